@@ -1,0 +1,97 @@
+//! The command line: clap definitions, dispatch and exit codes. No scoring
+//! logic lives here; each subcommand file turns its arguments into library
+//! calls.
+
+mod build_lexicon;
+mod evaluate;
+mod score;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit code: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: a runtime failure (e.g. an output could not be written).
+pub const EXIT_RUNTIME: u8 = 1;
+/// Exit code: a usage or input error.
+pub const EXIT_INPUT: u8 = 2;
+
+/// An error caused by the user's input or arguments (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InputError(pub String);
+
+/// corpus-eval: score LLM and RAG answers over transcript corpora and verify
+/// that every quoted citation stands in its source.
+#[derive(Debug, Parser)]
+#[command(name = "corpus-eval", version, about, long_about = None)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Where WordNet comes from.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WordnetArgs {
+    /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
+    /// embedded lexicon.
+    #[arg(long, value_name = "DIR")]
+    pub wordnet: Option<PathBuf>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Score a question corpus and verify its quotes; writes a run folder.
+    Evaluate(evaluate::EvaluateArgs),
+    /// Print one answer's score (a number, or null when it cannot be scored).
+    Score(score::ScoreArgs),
+    /// Print the enrichment of a word: WordNet synonyms and number forms.
+    Synonyms(score::SynonymsArgs),
+    /// Build the compact lexicon from a WordNet dict folder.
+    BuildLexicon(build_lexicon::BuildLexiconArgs),
+}
+
+/// Runs the parsed command line; returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Command::Evaluate(a) => evaluate::run(a),
+        Command::Score(a) => score::run_score(a),
+        Command::Synonyms(a) => score::run_synonyms(a),
+        Command::BuildLexicon(a) => build_lexicon::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("error: {err}");
+            for cause in err.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::from(exit_code_of(&err))
+        }
+    }
+}
+
+/// 2 for input and usage errors, 1 for everything else.
+fn exit_code_of(err: &anyhow::Error) -> u8 {
+    let input = err.chain().any(|c| {
+        c.is::<InputError>()
+            || c.is::<crate::corpus::CorpusError>()
+            || c.is::<crate::lexicon::LexiconError>()
+    });
+    if input {
+        EXIT_INPUT
+    } else {
+        EXIT_RUNTIME
+    }
+}
+
+/// Loads the embedded lexicon or the one `--wordnet` names.
+pub(crate) fn load_lexicon(args: &WordnetArgs) -> anyhow::Result<crate::lexicon::Lexicon> {
+    Ok(match &args.wordnet {
+        Some(dir) => crate::lexicon::Lexicon::from_wordnet_dir(dir)?,
+        None => crate::lexicon::Lexicon::embedded()?,
+    })
+}

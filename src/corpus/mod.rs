@@ -1,0 +1,82 @@
+//! Input data model and loaders: Socioscope question files and transcript
+//! corpora.
+//!
+//! Loaders parse JSON with serde_json (syntax errors carry line:column),
+//! then validate records one by one so an error names the record's index,
+//! its id and the field at fault.
+
+mod questions;
+mod transcripts;
+
+pub use questions::{load_questions, parse_questions, Answer, QaPair, QuestionSet, Quote};
+pub use transcripts::{load_transcripts, parse_transcripts, Transcript, TranscriptSet};
+
+use std::path::PathBuf;
+
+/// Errors from reading input files. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CorpusError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON, or a field has the wrong JSON type.
+    #[error("{path}:{line}:{column}: {message}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What serde_json said.
+        message: String,
+    },
+    /// A record is missing a required field or has an unusable value.
+    #[error("{path}: {record}: field `{field}`: {message}")]
+    Record {
+        /// The file.
+        path: PathBuf,
+        /// The record, e.g. "qa pair 3 (id \"q4\")".
+        record: String,
+        /// The field, e.g. "question.type".
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Reads a whole file as UTF-8.
+pub(crate) fn read_text(path: &std::path::Path) -> Result<String, CorpusError> {
+    let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        CorpusError::Record {
+            path: path.to_path_buf(),
+            record: format!("byte {at}"),
+            field: "(file)".into(),
+            message: "the file is not valid UTF-8".into(),
+        }
+    })
+}
+
+/// Parses JSON text into a value, mapping syntax errors to line:column.
+pub(crate) fn parse_json(
+    path: &std::path::Path,
+    text: &str,
+) -> Result<serde_json::Value, CorpusError> {
+    serde_json::from_str(text).map_err(|e| CorpusError::Json {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })
+}

@@ -1,0 +1,363 @@
+//! The main job as a library function: score every answer and verify every
+//! quote of a question set against a transcript corpus, then aggregate.
+//!
+//! Pure: inputs in, results out; reading files and writing the run folder
+//! belong to [`crate::corpus`] and [`crate::report`].
+
+use crate::citations::{self, MatchLevel, QuoteCheck, SourceText, Verdict};
+use crate::corpus::{QuestionSet, TranscriptSet};
+use crate::lexicon::Lexicon;
+use crate::scoring::{self, phrases::Analyzer, CompiledQuestion, QuestionType};
+use crate::stats::{summarize, GroupStat};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// Settings of an evaluation run.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalConfig {
+    /// The weakest verdict that counts as found.
+    pub match_level: MatchLevel,
+    /// Similarity a fuzzy match needs.
+    pub fuzzy_threshold: f64,
+    /// Seed of the bootstrap.
+    pub seed: u64,
+    /// Bootstrap resamples.
+    pub resamples: usize,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig {
+            match_level: MatchLevel::Normalized,
+            fuzzy_threshold: citations::DEFAULT_FUZZY_THRESHOLD,
+            seed: 42,
+            resamples: crate::stats::DEFAULT_RESAMPLES,
+        }
+    }
+}
+
+/// A checked quote.
+#[derive(Debug, Clone, Serialize)]
+pub struct QuoteResult {
+    /// The check's outcome.
+    #[serde(flatten)]
+    pub check: QuoteCheck,
+    /// Whether it counts as found under the run's match level.
+    pub found: bool,
+    /// The quote's source FILE.
+    pub source: Option<String>,
+}
+
+/// One scored answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerResult {
+    /// Score in [0, 1], or None when the question could not be scored.
+    pub score: Option<f64>,
+    /// The answer's source FILE.
+    pub source: Option<String>,
+    /// Its quotes, checked.
+    pub quotes: Vec<QuoteResult>,
+}
+
+/// One evaluated question.
+#[derive(Debug, Clone, Serialize)]
+pub struct PairResult {
+    /// The pair's id.
+    pub id: String,
+    /// The question type, when recognized.
+    pub qtype: Option<QuestionType>,
+    /// Found quotes / quotes; None without quotes.
+    pub existence_score: Option<f64>,
+    /// The answers.
+    pub answers: Vec<AnswerResult>,
+    /// Why the pair's answers are unscored, if they are.
+    pub warning: Option<String>,
+}
+
+/// The whole evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluation {
+    /// Per pair, in input order.
+    pub pairs: Vec<PairResult>,
+    /// The configuration used.
+    pub config: EvalConfig,
+    /// Signature of every setting that can change a number.
+    pub signature: String,
+}
+
+/// Aggregates of an evaluation (written to summary.json).
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Settings that produced these numbers.
+    pub signature: String,
+    /// Mean answer score per answer source.
+    pub transcript_average_scores: BTreeMap<String, GroupStat>,
+    /// Share of quotes found per quote source.
+    pub verbatim_average_scores: BTreeMap<String, GroupStat>,
+    /// Mean answer score per question type.
+    pub by_type: BTreeMap<String, GroupStat>,
+    /// Mean of all answer scores.
+    pub overall: GroupStat,
+    /// Mean existence score over the pairs that have quotes.
+    pub existence: GroupStat,
+    /// Number of quotes per verdict.
+    pub verdicts: BTreeMap<String, usize>,
+    /// Counts of pairs, answers and quotes.
+    pub counts: BTreeMap<String, usize>,
+    /// One line per unscored pair.
+    pub warnings: Vec<String>,
+}
+
+/// Group name for answers without a source.
+pub const NO_SOURCE: &str = "(no source)";
+
+/// Scores and verifies a question set against transcripts.
+pub fn evaluate(
+    questions: &QuestionSet,
+    transcripts: &TranscriptSet,
+    lexicon: &Lexicon,
+    config: &EvalConfig,
+) -> Evaluation {
+    let sources: Vec<SourceText> = transcripts
+        .transcripts
+        .iter()
+        .map(|t| SourceText::new(t.text.clone()))
+        .collect();
+    // Scores, one compiled metric per pair, in parallel.
+    let scored: Vec<(Option<QuestionType>, Vec<Option<f64>>, Option<String>)> = questions
+        .pairs
+        .par_iter()
+        .map_init(
+            || Analyzer::new(lexicon),
+            |analyzer, pair| match CompiledQuestion::compile(&pair.qtype, &pair.metric, lexicon) {
+                Ok(q) => {
+                    let scores = pair
+                        .answers
+                        .iter()
+                        .map(|a| Some(q.score(&a.answer, analyzer)))
+                        .collect();
+                    (Some(q.question_type()), scores, None)
+                }
+                Err(e) => {
+                    let t = QuestionType::parse(&pair.qtype).ok();
+                    let warn = format!(
+                        "qa pair {} (id {:?}): {e}; its answers are unscored",
+                        pair.index, pair.id
+                    );
+                    (t, vec![None; pair.answers.len()], Some(warn))
+                }
+            },
+        )
+        .collect();
+    // Quotes, flattened, in parallel.
+    let quote_refs: Vec<(usize, usize, &crate::corpus::Quote)> = questions
+        .pairs
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, p)| {
+            p.answers
+                .iter()
+                .enumerate()
+                .flat_map(move |(ai, a)| a.quotes.iter().map(move |q| (pi, ai, q)))
+        })
+        .collect();
+    let checks: Vec<QuoteCheck> = quote_refs
+        .par_iter()
+        .map(|(_, _, q)| {
+            let source = q.source.as_deref().and_then(|s| transcripts.position(s));
+            match source {
+                Some(i) => sources[i].check(&q.quote, config.fuzzy_threshold),
+                None => QuoteCheck::unknown_source(),
+            }
+        })
+        .collect();
+    let mut pairs: Vec<PairResult> = questions
+        .pairs
+        .iter()
+        .zip(scored)
+        .map(|(p, (qtype, scores, warning))| PairResult {
+            id: p.id.clone(),
+            qtype,
+            existence_score: None,
+            answers: p
+                .answers
+                .iter()
+                .zip(scores)
+                .map(|(a, score)| AnswerResult {
+                    score,
+                    source: a.source.clone(),
+                    quotes: Vec::with_capacity(a.quotes.len()),
+                })
+                .collect(),
+            warning,
+        })
+        .collect();
+    for ((pi, ai, q), check) in quote_refs.iter().zip(checks) {
+        let found = config.match_level.accepts(check.verdict);
+        pairs[*pi].answers[*ai].quotes.push(QuoteResult {
+            check,
+            found,
+            source: q.source.clone(),
+        });
+    }
+    for p in &mut pairs {
+        let (found, total) = p
+            .answers
+            .iter()
+            .flat_map(|a| &a.quotes)
+            .fold((0usize, 0usize), |(f, t), q| {
+                (f + usize::from(q.found), t + 1)
+            });
+        p.existence_score = (total > 0).then(|| found as f64 / total as f64);
+    }
+    Evaluation {
+        pairs,
+        config: config.clone(),
+        signature: signature(lexicon, config),
+    }
+}
+
+/// The signature of an evaluation's settings.
+pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
+    format!(
+        "corpus-eval:{}|{}|{}|ci:percentile-bootstrap-95,n={},seed={}",
+        env!("CARGO_PKG_VERSION"),
+        scoring::signature(lexicon),
+        citations::signature(config.match_level, config.fuzzy_threshold),
+        config.resamples,
+        config.seed
+    )
+}
+
+/// Groups scores by key and summarizes each group. Each group's bootstrap is
+/// seeded with the run seed mixed with the group's name, so adding a group
+/// does not change another's interval.
+fn grouped(groups: BTreeMap<String, Vec<f64>>, config: &EvalConfig) -> BTreeMap<String, GroupStat> {
+    groups
+        .into_iter()
+        .map(|(k, xs)| {
+            let seed = config.seed ^ crate::report::fnv1a(k.as_bytes());
+            (k, summarize(&xs, seed, config.resamples))
+        })
+        .collect()
+}
+
+/// Aggregates an evaluation.
+pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
+    let config = &eval.config;
+    let mut by_source: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut by_quote_source: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut by_type: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut all = Vec::new();
+    let mut existence = Vec::new();
+    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
+    for v in [
+        Verdict::Exact,
+        Verdict::Normalized,
+        Verdict::Fuzzy,
+        Verdict::NotFound,
+        Verdict::UnknownSource,
+    ] {
+        verdicts.insert(v.as_str().to_string(), 0);
+    }
+    let (mut answers, mut scored, mut quotes) = (0, 0, 0);
+    for p in &eval.pairs {
+        if let Some(e) = p.existence_score {
+            existence.push(e);
+        }
+        for a in &p.answers {
+            answers += 1;
+            if let Some(s) = a.score {
+                scored += 1;
+                all.push(s);
+                let src = a.source.clone().unwrap_or_else(|| NO_SOURCE.to_string());
+                by_source.entry(src).or_default().push(s);
+                if let Some(t) = p.qtype {
+                    by_type.entry(t.name().to_string()).or_default().push(s);
+                }
+            }
+            for q in &a.quotes {
+                quotes += 1;
+                *verdicts
+                    .entry(q.check.verdict.as_str().to_string())
+                    .or_default() += 1;
+                let src = q.source.clone().unwrap_or_else(|| NO_SOURCE.to_string());
+                by_quote_source
+                    .entry(src)
+                    .or_default()
+                    .push(if q.found { 1.0 } else { 0.0 });
+            }
+        }
+    }
+    let counts = BTreeMap::from([
+        ("pairs".to_string(), eval.pairs.len()),
+        ("answers".to_string(), answers),
+        ("scored_answers".to_string(), scored),
+        ("unscored_answers".to_string(), answers - scored),
+        ("quotes".to_string(), quotes),
+    ]);
+    Summary {
+        signature: eval.signature.clone(),
+        transcript_average_scores: grouped(by_source, config),
+        verbatim_average_scores: grouped(by_quote_source, config),
+        by_type: grouped(by_type, config),
+        overall: summarize(&all, config.seed, config.resamples),
+        existence: summarize(&existence, config.seed ^ 1, config.resamples),
+        verdicts,
+        counts,
+        warnings: eval
+            .pairs
+            .iter()
+            .filter_map(|p| p.warning.clone())
+            .collect(),
+    }
+}
+
+/// The input document with results added: `score` on every answer,
+/// `verdict`, `found`, `similarity` and `span` on every quote, and `id` and
+/// `existence_score` on every pair.
+pub fn annotate(questions: &QuestionSet, eval: &Evaluation) -> Value {
+    let mut doc = questions.clone();
+    if let Some(items) = doc.pairs_json_mut() {
+        for (item, res) in items.iter_mut().zip(&eval.pairs) {
+            let Value::Object(obj) = item else { continue };
+            if !obj.contains_key("id") || obj["id"].is_null() {
+                obj.insert("id".into(), Value::String(res.id.clone()));
+            }
+            obj.insert("existence_score".into(), json!(res.existence_score));
+            if let Some(w) = &res.warning {
+                obj.insert("warning".into(), Value::String(w.clone()));
+            }
+            let Some(Value::Array(answers)) = obj.get_mut("answers") else {
+                continue;
+            };
+            for (a, ar) in answers.iter_mut().zip(&res.answers) {
+                let Value::Object(ao) = a else { continue };
+                ao.insert("score".into(), json!(ar.score));
+                let Some(Value::Array(quotes)) = ao.get_mut("verbatims") else {
+                    continue;
+                };
+                for (q, qr) in quotes.iter_mut().zip(&ar.quotes) {
+                    let Value::Object(qo) = q else { continue };
+                    qo.insert("verdict".into(), json!(qr.check.verdict));
+                    qo.insert("found".into(), json!(qr.found));
+                    qo.insert("similarity".into(), json!(round6(qr.check.similarity)));
+                    qo.insert(
+                        "span".into(),
+                        match &qr.check.span {
+                            Some(s) => json!({"start": s.start, "end": s.end}),
+                            None => Value::Null,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    doc.document
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}

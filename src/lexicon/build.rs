@@ -1,0 +1,226 @@
+//! Builds the compact lexicon from a WordNet dict folder in the standard
+//! format (`data.*`, `index.*`, `*.exc`, as Debian's `wordnet-base`
+//! installs under `/usr/share/wordnet`).
+//!
+//! The compact format is plain UTF-8 text, gzipped when shipped:
+//!
+//! ```text
+//! corpus-eval-lexicon 1
+//! source\t<description of the dict folder>
+//! synsets\t<N>
+//! <pos>\t<lemma>\t<lemma>...            one line per synset, in data-file order
+//! lemmas\t<M>
+//! <lemma>\t<pos mask>\t<synset id> ...  sorted; ids in WordNet's sense order
+//! exceptions\t<K>
+//! <pos>\t<inflected>\t<base>\t<base>... from the *.exc files
+//! ```
+//!
+//! Lemmas are lower-cased with underscores turned into spaces and the
+//! adjective position markers "(a)", "(p)", "(ip)" removed. The pos mask has
+//! bit 0 for nouns, 1 for verbs, 2 for adjectives (satellites included) and
+//! 3 for adverbs.
+
+use super::LexiconError;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The four WordNet parts of speech: file suffix, pos letter.
+pub const POS_FILES: [(&str, char); 4] = [("noun", 'n'), ("verb", 'v'), ("adj", 'a'), ("adv", 'r')];
+
+/// The bit of a pos letter in a pos mask.
+pub fn pos_bit(pos: char) -> u8 {
+    match pos {
+        'n' => 1,
+        'v' => 2,
+        'a' | 's' => 4,
+        'r' => 8,
+        _ => 0,
+    }
+}
+
+/// Turns a WordNet word form into a lexicon key: lower case, spaces for
+/// underscores, adjective markers removed.
+pub fn clean_lemma(word: &str) -> String {
+    let w = word
+        .strip_suffix("(ip)")
+        .or_else(|| word.strip_suffix("(a)"))
+        .or_else(|| word.strip_suffix("(p)"))
+        .unwrap_or(word);
+    w.replace('_', " ").to_lowercase()
+}
+
+fn read(dir: &Path, name: &str) -> Result<String, LexiconError> {
+    let path = dir.join(name);
+    let bytes = std::fs::read(&path).map_err(|source| LexiconError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    // WordNet 3.0 files are ASCII; tolerate stray Latin-1 bytes.
+    Ok(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+    })
+}
+
+fn bad(dir: &Path, file: &str, line: usize, what: &str) -> LexiconError {
+    LexiconError::Format {
+        path: dir.join(file),
+        line,
+        message: what.to_string(),
+    }
+}
+
+/// Reads a WordNet dict folder and returns the compact lexicon text.
+pub fn build_compact(dir: &Path) -> Result<String, LexiconError> {
+    // Synsets, keyed by (pos file letter, byte offset).
+    let mut synset_lines: Vec<(char, Vec<String>)> = Vec::new();
+    let mut synset_ids: HashMap<(char, u64), u32> = HashMap::new();
+    for (suffix, pos) in POS_FILES {
+        let file = format!("data.{suffix}");
+        let text = read(dir, &file)?;
+        for (n, line) in text.lines().enumerate() {
+            if line.starts_with(' ') || line.trim().is_empty() {
+                continue;
+            }
+            let mut f = line.split(' ');
+            let offset: u64 = f
+                .next()
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| bad(dir, &file, n + 1, "synset offset is not a number"))?;
+            let _lex_filenum = f.next();
+            let ss_type = f
+                .next()
+                .and_then(|s| s.chars().next())
+                .ok_or_else(|| bad(dir, &file, n + 1, "missing synset type"))?;
+            let count = f
+                .next()
+                .and_then(|s| usize::from_str_radix(s, 16).ok())
+                .ok_or_else(|| bad(dir, &file, n + 1, "word count is not hexadecimal"))?;
+            let mut words = Vec::with_capacity(count);
+            for _ in 0..count {
+                let w = f
+                    .next()
+                    .ok_or_else(|| bad(dir, &file, n + 1, "fewer words than announced"))?;
+                let _lex_id = f.next();
+                let w = clean_lemma(w);
+                if !words.contains(&w) {
+                    words.push(w);
+                }
+            }
+            synset_ids.insert((pos, offset), synset_lines.len() as u32);
+            synset_lines.push((ss_type, words));
+        }
+    }
+
+    // Lemmas from the index files, synsets in sense order.
+    let mut lemmas: BTreeMap<String, (u8, Vec<u32>)> = BTreeMap::new();
+    for (suffix, pos) in POS_FILES {
+        let file = format!("index.{suffix}");
+        let text = read(dir, &file)?;
+        for (n, line) in text.lines().enumerate() {
+            if line.starts_with(' ') || line.trim().is_empty() {
+                continue;
+            }
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let parse = |i: usize| -> Result<usize, LexiconError> {
+                f.get(i)
+                    .and_then(|s| s.parse().ok())
+                    .ok_or_else(|| bad(dir, &file, n + 1, "malformed index line"))
+            };
+            let synset_cnt = parse(2)?;
+            let p_cnt = parse(3)?;
+            let first = 4 + p_cnt + 2;
+            let entry = lemmas.entry(clean_lemma(f[0])).or_insert((0, Vec::new()));
+            entry.0 |= pos_bit(pos);
+            for k in 0..synset_cnt {
+                let off: u64 = f
+                    .get(first + k)
+                    .and_then(|s| s.parse().ok())
+                    .ok_or_else(|| bad(dir, &file, n + 1, "missing synset offset"))?;
+                let id = synset_ids.get(&(pos, off)).ok_or_else(|| {
+                    bad(
+                        dir,
+                        &file,
+                        n + 1,
+                        &format!("offset {off} not in data.{suffix}"),
+                    )
+                })?;
+                if !entry.1.contains(id) {
+                    entry.1.push(*id);
+                }
+            }
+        }
+    }
+
+    let mut exceptions: Vec<(char, String, Vec<String>)> = Vec::new();
+    for (suffix, pos) in POS_FILES {
+        let file = format!("{suffix}.exc");
+        let text = read(dir, &file)?;
+        for line in text.lines() {
+            let mut f = line.split_whitespace();
+            let Some(inflected) = f.next() else { continue };
+            let bases: Vec<String> = f.map(clean_lemma).collect();
+            if !bases.is_empty() {
+                exceptions.push((pos, clean_lemma(inflected), bases));
+            }
+        }
+    }
+
+    let mut out = String::with_capacity(8 << 20);
+    out.push_str("corpus-eval-lexicon 1\n");
+    let _ = writeln!(out, "source\t{}", describe_source(dir));
+    let _ = writeln!(out, "synsets\t{}", synset_lines.len());
+    for (pos, words) in &synset_lines {
+        out.push(*pos);
+        for w in words {
+            out.push('\t');
+            out.push_str(w);
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "lemmas\t{}", lemmas.len());
+    for (lemma, (mask, ids)) in &lemmas {
+        let _ = write!(out, "{lemma}\t{mask}\t");
+        for (i, id) in ids.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            let _ = write!(out, "{id}");
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "exceptions\t{}", exceptions.len());
+    for (pos, inflected, bases) in &exceptions {
+        let _ = write!(out, "{pos}\t{inflected}");
+        for b in bases {
+            out.push('\t');
+            out.push_str(b);
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// A description of the dict folder: the WordNet version named in its
+/// license header, when there is one.
+fn describe_source(dir: &Path) -> String {
+    let version = read(dir, "data.noun")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .take(40)
+                .find_map(|l| {
+                    l.split("WordNet ")
+                        .nth(1)
+                        .map(|v| v.split_whitespace().next().map(str::to_string))
+                })
+                .flatten()
+        })
+        .map(|v| {
+            v.trim_end_matches(|c: char| !c.is_ascii_digit())
+                .to_string()
+        })
+        .unwrap_or_else(|| "unknown version".to_string());
+    format!("WordNet {version} dict files (data.*, index.*, *.exc)")
+}

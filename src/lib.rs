@@ -1,0 +1,32 @@
+//! corpus-eval: score LLM and RAG answers over transcript corpora and verify
+//! that every quoted citation really stands in its source.
+//!
+//! The main job ([`evaluate::evaluate`]) flows through these modules:
+//!
+//! - [`corpus`]: load question files and transcript corpora;
+//! - [`text`]: normalization, number words <-> digits;
+//! - [`lexicon`]: WordNet synonyms and the morphy lemmatizer;
+//! - [`scoring`]: the six question-type scorers;
+//! - [`citations`]: exact, normalized and fuzzy quote verification;
+//! - [`stats`]: means and bootstrap intervals;
+//! - [`report`]: run folders, manifests, charts and tables;
+//! - [`cli`]: the command line that wires them.
+//!
+//! ```
+//! use corpus_eval::{lexicon::Lexicon, scoring::score_answer};
+//! let lex = Lexicon::embedded().unwrap();
+//! let metric = serde_json::json!({"potato": 1.0, "leek": 0.5});
+//! assert_eq!(score_answer("ListMany", &metric, "Mostly potatoes.", &lex).unwrap(), 1.0);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod citations;
+pub mod cli;
+pub mod corpus;
+pub mod evaluate;
+pub mod lexicon;
+pub mod report;
+pub mod scoring;
+pub mod stats;
+pub mod text;

@@ -1,0 +1,177 @@
+//! PNG bar charts (plotters, bitmap backend) with an embedded DejaVu Sans
+//! font, so charts render the same on a machine without fonts.
+
+use super::ReportError;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use std::path::Path;
+use std::sync::Once;
+
+/// The font family name charts use.
+const FAMILY: &str = "sans-serif";
+
+static FONTS: Once = Once::new();
+
+/// Registers the bundled DejaVu Sans fonts with plotters (once).
+pub fn register_fonts() {
+    FONTS.call_once(|| {
+        let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, dejavu::sans::regular());
+        let _ = plotters::style::register_font(FAMILY, FontStyle::Bold, dejavu::sans::bold());
+    });
+}
+
+/// One bar: label, value in [0, 1], and the number of items behind it.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    /// Category label (e.g. a transcript FILE).
+    pub label: String,
+    /// The value, 0..1.
+    pub value: f64,
+    /// Items averaged.
+    pub n: usize,
+    /// Optional 95% interval.
+    pub ci: Option<(f64, f64)>,
+}
+
+/// A horizontal bar chart of values in [0, 1].
+#[derive(Debug, Clone)]
+pub struct BarChart<'a> {
+    /// Chart title.
+    pub title: &'a str,
+    /// Label of the value axis.
+    pub value_label: &'a str,
+    /// Label of the category axis.
+    pub category_label: &'a str,
+    /// Small print under the chart (e.g. the metric signature).
+    pub footnote: &'a str,
+    /// The bars, top to bottom.
+    pub bars: &'a [Bar],
+}
+
+/// Width of every chart, in pixels.
+pub const WIDTH: u32 = 1000;
+
+/// The height a chart with `n` bars gets (at least 500 px).
+pub fn height_for(n: usize) -> u32 {
+    (140 + 36 * n as u32).max(500)
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(max - 1).collect();
+        format!("{head}…")
+    }
+}
+
+/// Renders `chart` as a PNG at `path` (through a temporary file).
+pub fn render_bar_chart(path: &Path, chart: &BarChart) -> Result<(), ReportError> {
+    register_fonts();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp.png"));
+    let fail = |message: String| ReportError::Chart {
+        path: path.to_path_buf(),
+        message,
+    };
+    let result = draw(&tmp, chart).map_err(fail);
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path).map_err(|source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
+    let n = chart.bars.len();
+    let height = height_for(n);
+    let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (main, foot) = root.split_vertically(height - 28);
+    foot.draw(&Text::new(
+        shorten(chart.footnote, 150),
+        (10, 6),
+        (FAMILY, 12).into_font().color(&RGBColor(90, 90, 90)),
+    ))
+    .map_err(|e| e.to_string())?;
+    let labels: Vec<String> = chart.bars.iter().map(|b| shorten(&b.label, 36)).collect();
+    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4) as u32;
+    let label_area = (longest * 8 + 24).clamp(80, 340);
+    let mut builder = ChartBuilder::on(&main);
+    builder
+        .caption(chart.title, (FAMILY, 26).into_font().style(FontStyle::Bold))
+        .margin(16)
+        .margin_right(40)
+        .x_label_area_size(50)
+        .y_label_area_size(label_area);
+    let rows = n.max(1);
+    let mut ctx = builder
+        .build_cartesian_2d(0f64..1.0f64, (0usize..rows).into_segmented())
+        .map_err(|e| e.to_string())?;
+    ctx.configure_mesh()
+        .disable_y_mesh()
+        .x_desc(chart.value_label)
+        .y_desc(chart.category_label)
+        .x_labels(11)
+        .x_label_formatter(&|x| format!("{x:.1}"))
+        .y_labels(rows)
+        .y_label_formatter(&|y| match y {
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .label_style((FAMILY, 14))
+        .axis_desc_style((FAMILY, 16))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    if n == 0 {
+        ctx.draw_series(std::iter::once(Text::new(
+            "no data".to_string(),
+            (0.42, SegmentValue::CenterOf(0)),
+            (FAMILY, 20).into_font(),
+        )))
+        .map_err(|e| e.to_string())?;
+    }
+    let fill = RGBColor(52, 120, 198);
+    ctx.draw_series(chart.bars.iter().enumerate().map(|(i, b)| {
+        let mut r = Rectangle::new(
+            [
+                (0.0, SegmentValue::Exact(i)),
+                (b.value.clamp(0.0, 1.0), SegmentValue::Exact(i + 1)),
+            ],
+            fill.filled(),
+        );
+        r.set_margin(5, 5, 0, 0);
+        r
+    }))
+    .map_err(|e| e.to_string())?;
+    // Interval whiskers.
+    ctx.draw_series(chart.bars.iter().enumerate().filter_map(|(i, b)| {
+        b.ci.map(|(lo, hi)| {
+            PathElement::new(
+                vec![
+                    (lo.clamp(0.0, 1.0), SegmentValue::CenterOf(i)),
+                    (hi.clamp(0.0, 1.0), SegmentValue::CenterOf(i)),
+                ],
+                BLACK.stroke_width(2),
+            )
+        })
+    }))
+    .map_err(|e| e.to_string())?;
+    ctx.draw_series(chart.bars.iter().enumerate().map(|(i, b)| {
+        let x = (b.value.clamp(0.0, 1.0) + 0.01).min(0.86);
+        Text::new(
+            format!("{:.2} (n={})", b.value, b.n),
+            (x, SegmentValue::CenterOf(i)),
+            (FAMILY, 14).into_font().color(&BLACK),
+        )
+    }))
+    .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}

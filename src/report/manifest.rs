@@ -1,0 +1,57 @@
+//! Run manifests: what is needed to reproduce a run.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// An input file and its SHA-256.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputFile {
+    /// Path as given on the command line.
+    pub path: String,
+    /// SHA-256, hex.
+    pub sha256: String,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+impl InputFile {
+    /// Describes a file from its bytes.
+    pub fn new(path: &Path, bytes: &[u8]) -> InputFile {
+        InputFile {
+            path: path.display().to_string(),
+            sha256: super::sha256_hex(bytes),
+            bytes: bytes.len() as u64,
+        }
+    }
+}
+
+/// The manifest of a run (manifest.json).
+#[derive(Debug, Clone, Serialize)]
+pub struct Manifest {
+    /// Manifest format version.
+    pub manifest_version: u32,
+    /// "corpus-eval".
+    pub tool: String,
+    /// The crate version.
+    pub tool_version: String,
+    /// The subcommand.
+    pub command: String,
+    /// The full command line.
+    pub command_line: Vec<String>,
+    /// The inputs with their hashes, by role.
+    pub inputs: BTreeMap<String, InputFile>,
+    /// Every setting.
+    pub settings: Value,
+    /// The WordNet source and digest, when used.
+    pub wordnet: Option<Value>,
+    /// Signature of the metrics.
+    pub signature: String,
+    /// Start time, RFC 3339 UTC.
+    pub started_at: String,
+    /// End time, RFC 3339 UTC.
+    pub finished_at: String,
+    /// The files of the run folder.
+    pub outputs: Vec<String>,
+}

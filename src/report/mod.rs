@@ -1,0 +1,244 @@
+//! Run folders and everything written into them: atomic file writes,
+//! manifests, PNG charts and terminal tables.
+//!
+//! A run's files are written into a hidden staging folder that is renamed to
+//! `DIR/<UTC timestamp>-<short id>/` once complete, so a run folder is
+//! either whole or absent, and a run never overwrites another.
+
+pub mod charts;
+pub mod manifest;
+pub mod table;
+
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Errors from writing outputs.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// A file or folder could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A chart could not be drawn.
+    #[error("cannot draw chart {path}: {message}")]
+    Chart {
+        /// The chart file.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
+    move |source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// SHA-256 of bytes, lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// FNV-1a 64-bit hash (for seeds and short ids).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and
+/// a rename, so readers never see a half-written file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io(path))
+}
+
+/// Serializes `value` as pretty JSON and writes it atomically.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ReportError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| ReportError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// A UTC time as (year, month, day, hour, minute, second).
+pub fn utc_parts(t: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
+    let secs = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        year,
+        month,
+        day,
+        (rem / 3600) as u32,
+        (rem % 3600 / 60) as u32,
+        (rem % 60) as u32,
+    )
+}
+
+/// RFC 3339 UTC time with millisecond precision, e.g. "2026-11-22T05:21:00.123Z".
+pub fn rfc3339(t: SystemTime) -> String {
+    let (y, mo, d, h, mi, s) = utc_parts(t);
+    let ms = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_millis())
+        .unwrap_or(0);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
+}
+
+/// Compact UTC timestamp for folder names, e.g. "20261122T052100Z".
+pub fn folder_timestamp(t: SystemTime) -> String {
+    let (y, mo, d, h, mi, s) = utc_parts(t);
+    format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+}
+
+/// A run folder being written: files go to a staging folder until
+/// [`RunFolder::finish`] renames it into place.
+#[derive(Debug)]
+pub struct RunFolder {
+    staging: PathBuf,
+    final_path: PathBuf,
+}
+
+impl RunFolder {
+    /// Creates `parent/.<timestamp>-<id>.partial/`, choosing an id that no
+    /// existing run uses.
+    pub fn create(parent: &Path, started: SystemTime) -> Result<RunFolder, ReportError> {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        let stamp = folder_timestamp(started);
+        let nanos = started
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        for attempt in 0u32..1000 {
+            let seed = format!("{nanos}-{}-{attempt}", std::process::id());
+            let id = format!("{:06x}", fnv1a(seed.as_bytes()) & 0xff_ffff);
+            let name = format!("{stamp}-{id}");
+            let final_path = parent.join(&name);
+            let staging = parent.join(format!(".{name}.partial"));
+            if final_path.exists() {
+                continue;
+            }
+            match std::fs::create_dir(&staging) {
+                Ok(()) => {
+                    return Ok(RunFolder {
+                        staging,
+                        final_path,
+                    })
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io(&staging)(e)),
+            }
+        }
+        Err(io(parent)(std::io::Error::other("no free run folder name")))
+    }
+
+    /// Path of a file inside the (staging) folder.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.staging.join(name)
+    }
+
+    /// The path the folder will have once finished.
+    pub fn final_path(&self) -> &Path {
+        &self.final_path
+    }
+
+    /// Renames the staging folder into place and returns its path.
+    pub fn finish(self) -> Result<PathBuf, ReportError> {
+        if self.final_path.exists() {
+            return Err(io(&self.final_path)(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "run folder already exists",
+            )));
+        }
+        std::fs::rename(&self.staging, &self.final_path).map_err(io(&self.final_path))?;
+        Ok(self.final_path)
+    }
+
+    /// Removes the staging folder (after a failure).
+    pub fn abandon(self) {
+        let _ = std::fs::remove_dir_all(&self.staging);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn utc_formatting() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_411_260) + Duration::from_millis(5);
+        assert_eq!(rfc3339(t), "2026-11-23T05:21:00.005Z");
+        assert_eq!(folder_timestamp(UNIX_EPOCH), "19700101T000000Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn sha256_known_value() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn run_folders_never_collide() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = SystemTime::now();
+        let a = RunFolder::create(dir.path(), t).unwrap();
+        write_atomic(&a.file("x.json"), b"1").unwrap();
+        let a = a.finish().unwrap();
+        let b = RunFolder::create(dir.path(), t).unwrap().finish().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(std::fs::read(a.join("x.json")).unwrap(), b"1");
+    }
+}

@@ -1,0 +1,408 @@
+//! Question-type scorers.
+//!
+//! A question's metric is compiled once ([`CompiledQuestion::compile`]):
+//! parsed for its type and enriched with WordNet synonyms and number forms.
+//! Each answer is then scored by [`CompiledQuestion::score`], a pure function
+//! of the answer text, the compiled metric and the lexicon.
+//!
+//! ```
+//! use corpus_eval::lexicon::Lexicon;
+//! use corpus_eval::scoring::{score_answer};
+//! let lex = Lexicon::embedded().unwrap();
+//! let metric = serde_json::json!({"values": ["automobile", "bicycle"], "weights": [1.0, 0.5]});
+//! assert_eq!(score_answer("ListOne", &metric, "They drove cars.", &lex).unwrap(), 1.0);
+//! assert_eq!(score_answer("Yes/No", &serde_json::json!("yes"), "Yep, often", &lex).unwrap(), 1.0);
+//! ```
+
+pub mod metric;
+pub mod phrases;
+
+use crate::lexicon::Lexicon;
+use crate::text::normalize;
+use metric::{parse_rationale, parse_weighted, parse_yes_no, word_polarity};
+use phrases::{Analyzer, Forms, PhraseSet};
+use serde_json::Value;
+
+/// Jaro-Winkler similarity at or above which a Pick answer part matches the
+/// closest option.
+pub const PICK_JARO_WINKLER_THRESHOLD: f64 = 0.9;
+
+/// Words a Yes/No with Rationale answer needs after its polarity word for
+/// full coverage when the metric lists no keywords.
+pub const RATIONALE_MIN_WORDS: usize = 3;
+
+/// Why an answer could not be scored.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScoreError {
+    /// The question type is not one of the six.
+    #[error("unknown question type {0:?} (expected Yes/No, Yes/No with Rationale, ListOne, ListMany, PickOne or PickMany)")]
+    UnknownType(String),
+    /// The metric does not parse for the question type.
+    #[error("metric does not parse: {0}")]
+    Metric(String),
+}
+
+impl ScoreError {
+    pub(crate) fn metric(msg: impl Into<String>) -> Self {
+        ScoreError::Metric(msg.into())
+    }
+}
+
+/// The six question types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum QuestionType {
+    /// Yes/No.
+    YesNo,
+    /// Yes/No with Rationale.
+    YesNoRationale,
+    /// ListOne: free text naming one value.
+    ListOne,
+    /// ListMany: free text naming several values.
+    ListMany,
+    /// PickOne: one option named.
+    PickOne,
+    /// PickMany: several options named.
+    PickMany,
+}
+
+impl QuestionType {
+    /// Parses a type name case- and separator-insensitively
+    /// ("Yes/No", "yes_no", "ListOne", "list one", "Yes/No with Rationale").
+    pub fn parse(name: &str) -> Result<QuestionType, ScoreError> {
+        let key: String = name
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        Ok(match key.as_str() {
+            "yesno" => QuestionType::YesNo,
+            "yesnowithrationale" | "yesnorationale" => QuestionType::YesNoRationale,
+            "listone" => QuestionType::ListOne,
+            "listmany" => QuestionType::ListMany,
+            "pickone" => QuestionType::PickOne,
+            "pickmany" => QuestionType::PickMany,
+            _ => return Err(ScoreError::UnknownType(name.to_string())),
+        })
+    }
+
+    /// The canonical display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            QuestionType::YesNo => "Yes/No",
+            QuestionType::YesNoRationale => "Yes/No with Rationale",
+            QuestionType::ListOne => "ListOne",
+            QuestionType::ListMany => "ListMany",
+            QuestionType::PickOne => "PickOne",
+            QuestionType::PickMany => "PickMany",
+        }
+    }
+}
+
+/// A weighted value of a metric.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    /// The value as written.
+    pub value: String,
+    /// Its weight.
+    pub weight: f64,
+    /// The value normalized.
+    normalized: String,
+}
+
+/// A question's metric, parsed and enriched, ready to score answers.
+#[derive(Debug, Clone)]
+pub enum CompiledQuestion {
+    /// Yes/No: the expected polarity.
+    YesNo {
+        /// true for "yes".
+        expected: bool,
+    },
+    /// Yes/No with Rationale.
+    Rationale {
+        /// true for "yes".
+        expected: bool,
+        /// Weight of the rationale part.
+        weight: f64,
+        /// The keywords and their enrichments.
+        keywords: PhraseSet,
+    },
+    /// ListOne / ListMany / PickOne / PickMany.
+    Weighted {
+        /// Which of the four.
+        qtype: QuestionType,
+        /// The values with their weights.
+        choices: Vec<Choice>,
+        /// Each value with its enrichments.
+        phrases: PhraseSet,
+    },
+}
+
+/// Each text followed by its enrichment.
+fn enriched(texts: &[String], lexicon: &Lexicon) -> Vec<Vec<String>> {
+    texts
+        .iter()
+        .map(|t| {
+            let mut v = vec![t.clone()];
+            v.extend(lexicon.enrich(t));
+            v
+        })
+        .collect()
+}
+
+impl CompiledQuestion {
+    /// Parses `metric` for the type named `qtype` and enriches its values.
+    pub fn compile(
+        qtype: &str,
+        metric: &Value,
+        lexicon: &Lexicon,
+    ) -> Result<CompiledQuestion, ScoreError> {
+        let t = QuestionType::parse(qtype)?;
+        Ok(match t {
+            QuestionType::YesNo => CompiledQuestion::YesNo {
+                expected: parse_yes_no(metric)?,
+            },
+            QuestionType::YesNoRationale => {
+                let m = parse_rationale(metric)?;
+                CompiledQuestion::Rationale {
+                    expected: m.expected,
+                    weight: m.weight,
+                    keywords: PhraseSet::new(&enriched(&m.keywords, lexicon)),
+                }
+            }
+            _ => {
+                let pairs = parse_weighted(metric)?;
+                let values: Vec<String> = pairs.iter().map(|(v, _)| v.clone()).collect();
+                CompiledQuestion::Weighted {
+                    qtype: t,
+                    phrases: PhraseSet::new(&enriched(&values, lexicon)),
+                    choices: pairs
+                        .into_iter()
+                        .map(|(value, weight)| Choice {
+                            normalized: normalize(&value),
+                            value,
+                            weight,
+                        })
+                        .collect(),
+                }
+            }
+        })
+    }
+
+    /// The question type.
+    pub fn question_type(&self) -> QuestionType {
+        match self {
+            CompiledQuestion::YesNo { .. } => QuestionType::YesNo,
+            CompiledQuestion::Rationale { .. } => QuestionType::YesNoRationale,
+            CompiledQuestion::Weighted { qtype, .. } => *qtype,
+        }
+    }
+
+    /// Scores one answer, in [0, 1].
+    pub fn score(&self, answer: &str, analyzer: &mut Analyzer) -> f64 {
+        match self {
+            CompiledQuestion::YesNo { expected } => match polarity(answer) {
+                Some(p) if p == *expected => 1.0,
+                _ => 0.0,
+            },
+            CompiledQuestion::Rationale {
+                expected,
+                weight,
+                keywords,
+            } => {
+                if polarity(answer) != Some(*expected) {
+                    return 0.0;
+                }
+                let tokens = analyzer.analyze(answer);
+                let rest = tokens.get(1..).unwrap_or(&[]);
+                let coverage = if keywords.value_count() == 0 {
+                    if rest.len() >= RATIONALE_MIN_WORDS {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                } else {
+                    let hits = keywords.matches(rest).iter().filter(|h| **h).count();
+                    hits as f64 / keywords.value_count() as f64
+                };
+                (1.0 - weight) + weight * coverage
+            }
+            CompiledQuestion::Weighted {
+                qtype,
+                choices,
+                phrases,
+            } => {
+                let matched: Vec<bool> = match qtype {
+                    QuestionType::ListOne | QuestionType::ListMany => {
+                        phrases.matches(&analyzer.analyze(answer))
+                    }
+                    _ => {
+                        let parts = if *qtype == QuestionType::PickMany {
+                            split_parts(answer, choices, phrases, analyzer)
+                        } else {
+                            vec![answer.to_string()]
+                        };
+                        let mut hit = vec![false; choices.len()];
+                        for part in parts {
+                            if let Some(i) = pick_option(&part, choices, phrases, analyzer) {
+                                hit[i] = true;
+                            }
+                        }
+                        hit
+                    }
+                };
+                let weights = choices
+                    .iter()
+                    .zip(&matched)
+                    .filter(|(_, m)| **m)
+                    .map(|(c, _)| c.weight);
+                match qtype {
+                    QuestionType::ListOne | QuestionType::PickOne => weights
+                        .fold(None, |acc: Option<f64>, w| {
+                            Some(acc.map_or(w, |a| a.min(w)))
+                        })
+                        .unwrap_or(0.0),
+                    _ => weights.sum::<f64>().clamp(0.0, 1.0),
+                }
+            }
+        }
+    }
+
+    /// The values a metric names with their weights (empty for Yes/No types).
+    pub fn values(&self) -> Vec<(&str, f64)> {
+        match self {
+            CompiledQuestion::Weighted { choices, .. } => choices
+                .iter()
+                .map(|c| (c.value.as_str(), c.weight))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The polarity of an answer: its normalized first word as a yes- or no-word.
+pub fn polarity(answer: &str) -> Option<bool> {
+    let n = normalize(answer);
+    n.split(' ').next().and_then(word_polarity)
+}
+
+/// Splits a PickMany answer into the parts that name options: a JSON array
+/// of strings, or text split on commas, semicolons and newlines, then on
+/// " and " unless the segment as a whole names an option.
+fn split_parts(
+    answer: &str,
+    choices: &[Choice],
+    phrases: &PhraseSet,
+    analyzer: &mut Analyzer,
+) -> Vec<String> {
+    let trimmed = answer.trim();
+    if trimmed.starts_with('[') {
+        if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(trimmed) {
+            return items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect();
+        }
+    }
+    let mut parts = Vec::new();
+    for seg in trimmed.split([',', ';', '\n']) {
+        let seg = seg.trim();
+        if seg.is_empty() {
+            continue;
+        }
+        let norm = normalize(seg);
+        let whole = choices.iter().any(|c| c.normalized == norm)
+            || phrases.equals(&analyzer.analyze(seg)).iter().any(|h| *h);
+        if whole {
+            parts.push(seg.to_string());
+            continue;
+        }
+        for p in split_and(seg) {
+            parts.push(p);
+        }
+    }
+    parts
+}
+
+/// Splits on the word "and" (case-insensitive, surrounded by spaces).
+fn split_and(seg: &str) -> Vec<String> {
+    let lower = seg.to_lowercase();
+    if lower.len() != seg.len() {
+        // Case mapping changed byte lengths; split on the exact form only.
+        return seg
+            .split(" and ")
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut from = 0;
+    while let Some(pos) = lower[from..].find(" and ") {
+        let at = from + pos;
+        out.push(seg[start..at].trim().to_string());
+        start = at + 5;
+        from = start;
+    }
+    out.push(seg[start..].trim().to_string());
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// The option a part names: equal after normalization, else equal to an
+/// enrichment, else the closest by Jaro-Winkler when >= the threshold.
+fn pick_option(
+    part: &str,
+    choices: &[Choice],
+    phrases: &PhraseSet,
+    analyzer: &mut Analyzer,
+) -> Option<usize> {
+    let norm = normalize(part);
+    if norm.is_empty() {
+        return None;
+    }
+    if let Some(i) = choices.iter().position(|c| c.normalized == norm) {
+        return Some(i);
+    }
+    let tokens: Vec<Forms> = analyzer.analyze(part);
+    if let Some(i) = phrases.equals(&tokens).iter().position(|h| *h) {
+        return Some(i);
+    }
+    let mut best: Option<(usize, f64)> = None;
+    for (i, c) in choices.iter().enumerate() {
+        let s = strsim::jaro_winkler(&norm, &c.normalized);
+        if best.is_none_or(|(_, b)| s > b) {
+            best = Some((i, s));
+        }
+    }
+    best.filter(|(_, s)| *s >= PICK_JARO_WINKLER_THRESHOLD)
+        .map(|(i, _)| i)
+}
+
+/// Compiles and scores in one call (convenient for single answers; the
+/// pipeline compiles each question once).
+pub fn score_answer(
+    qtype: &str,
+    metric: &Value,
+    answer: &str,
+    lexicon: &Lexicon,
+) -> Result<f64, ScoreError> {
+    let q = CompiledQuestion::compile(qtype, metric, lexicon)?;
+    let mut analyzer = Analyzer::new(lexicon);
+    Ok(q.score(answer, &mut analyzer))
+}
+
+/// The scoring configuration, for signatures.
+pub fn signature(lexicon: &Lexicon) -> String {
+    format!(
+        "norm:{}|lemma:morphy({})|numbers:en-words<->digits|pick-jw:{}|rationale-min-words:{}",
+        crate::text::NORMALIZER_SIGNATURE,
+        lexicon.signature(),
+        PICK_JARO_WINKLER_THRESHOLD,
+        RATIONALE_MIN_WORDS
+    )
+}

@@ -1,0 +1,213 @@
+//! Quote normalization that keeps the way back to the original text.
+//!
+//! [`Normalized`] holds the normalized text and, for every normalized byte,
+//! the byte offset in the original of the character it came from, so a match
+//! found in normalized text maps back to an exact span of the original
+//! ([`Normalized::to_original`]).
+//!
+//! The quote normalizer ignores case, runs of whitespace, typographic quotes,
+//! apostrophes and dashes, and diacritics (NFKD with combining marks removed).
+//! Other punctuation is kept: a quote that drops it is a fuzzy match.
+//!
+//! ```
+//! use corpus_eval::text::aligned::Normalized;
+//! let original = "He said: “Café  au lait”.";
+//! let n = Normalized::new(original);
+//! assert_eq!(n.text(), "he said: \"cafe au lait\".");
+//! let start = n.text().find("cafe").unwrap();
+//! let span = n.to_original(original, start..start + 4).unwrap();
+//! assert_eq!(&original[span], "Café");
+//! ```
+
+use std::ops::Range;
+use unicode_normalization::char::{decompose_compatible, is_combining_mark};
+
+/// Short description of the quote normalizer, used in signatures.
+pub const QUOTE_NORMALIZER_SIGNATURE: &str =
+    "nfkd+strip-marks+lower+typographic-quotes-dashes+ws-collapse";
+
+/// Normalized text with a byte map back to its original.
+#[derive(Debug, Clone)]
+pub struct Normalized {
+    text: String,
+    /// For each byte of `text`: start offset in the original of its source char.
+    origin: Vec<u32>,
+    /// Byte length of the original text.
+    original_len: usize,
+}
+
+/// Folds one typographic character to its plain form.
+fn fold_typographic(c: char) -> char {
+    match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{02BC}' | '`'
+        | '\u{00B4}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
+        | '\u{00BB}' => '"',
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
+        | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => '-',
+        _ => c,
+    }
+}
+
+impl Normalized {
+    /// Normalizes `original`, recording where each output byte came from.
+    pub fn new(original: &str) -> Normalized {
+        let mut text = String::with_capacity(original.len());
+        let mut origin: Vec<u32> = Vec::with_capacity(original.len());
+        let mut pending_space: Option<u32> = None;
+        let push = |text: &mut String, origin: &mut Vec<u32>, c: char, at: u32| {
+            let before = text.len();
+            text.push(c);
+            origin.extend(std::iter::repeat_n(at, text.len() - before));
+        };
+        let bytes = original.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii() {
+                // Fast path for ASCII.
+                let at = i as u32;
+                i += 1;
+                if b.is_ascii_whitespace() {
+                    if !text.is_empty() && pending_space.is_none() {
+                        pending_space = Some(at);
+                    }
+                    continue;
+                }
+                if let Some(sp) = pending_space.take() {
+                    push(&mut text, &mut origin, ' ', sp);
+                }
+                let c = if b == b'`' {
+                    '\''
+                } else {
+                    b.to_ascii_lowercase() as char
+                };
+                text.push(c);
+                origin.push(at);
+                continue;
+            }
+            let ch = match original[i..].chars().next() {
+                Some(c) => c,
+                None => break,
+            };
+            let at = i as u32;
+            i += ch.len_utf8();
+            if ch.is_whitespace() {
+                if !text.is_empty() && pending_space.is_none() {
+                    pending_space = Some(at);
+                }
+                continue;
+            }
+            let mut produced: Vec<char> = Vec::with_capacity(2);
+            decompose_compatible(ch, |d| {
+                if !is_combining_mark(d) {
+                    produced.push(d);
+                }
+            });
+            for d in produced {
+                let d = fold_typographic(d);
+                if d.is_whitespace() {
+                    if !text.is_empty() && pending_space.is_none() {
+                        pending_space = Some(at);
+                    }
+                    continue;
+                }
+                if let Some(sp) = pending_space.take() {
+                    push(&mut text, &mut origin, ' ', sp);
+                }
+                for l in d.to_lowercase() {
+                    push(&mut text, &mut origin, l, at);
+                }
+            }
+        }
+        Normalized {
+            text,
+            origin,
+            original_len: original.len(),
+        }
+    }
+
+    /// The normalized text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Maps a byte range of the normalized text to the byte range of
+    /// `original` (the text this was built from) that it came from: from the
+    /// start of the first source char to the end of the last one. `None` when
+    /// the range is empty, out of bounds, or not on char boundaries.
+    pub fn to_original(&self, original: &str, range: Range<usize>) -> Option<Range<usize>> {
+        if range.start >= range.end
+            || range.end > self.text.len()
+            || !self.text.is_char_boundary(range.start)
+            || !self.text.is_char_boundary(range.end)
+        {
+            return None;
+        }
+        let start = *self.origin.get(range.start)? as usize;
+        let last = *self.origin.get(range.end - 1)? as usize;
+        if original.len() != self.original_len || !original.is_char_boundary(last) {
+            return None;
+        }
+        let end = last + original[last..].chars().next()?.len_utf8();
+        Some(start..end)
+    }
+}
+
+/// Converts a byte range of `text` into a range of character (Unicode scalar)
+/// offsets, the unit the output files use.
+pub fn byte_to_char_range(text: &str, range: Range<usize>) -> Range<usize> {
+    let start = text[..range.start].chars().count();
+    let len = text[range.start..range.end].chars().count();
+    start..start + len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(original: &str, needle: &str, expect: &str) {
+        let n = Normalized::new(original);
+        let at = n.text().find(needle).expect("needle in normalized text");
+        let span = n
+            .to_original(original, at..at + needle.len())
+            .expect("span");
+        assert_eq!(&original[span], expect);
+    }
+
+    #[test]
+    fn folds_quotes_dashes_case_and_space() {
+        let n = Normalized::new("  It’s  “GREAT” — really\n\tgreat ");
+        assert_eq!(n.text(), "it's \"great\" - really great");
+    }
+
+    #[test]
+    fn spans_slice_the_original() {
+        check("Élodie said “yes”", "elodie", "Élodie");
+        check("a   b", "a b", "a   b");
+        check("x ﬁne y", "fine", "ﬁne");
+        check("the Straße ends", "straße", "Straße");
+        check("he’s here", "he's", "he’s");
+    }
+
+    #[test]
+    fn trailing_whitespace_is_not_in_the_span() {
+        let original = "word   ";
+        let n = Normalized::new(original);
+        assert_eq!(n.text(), "word");
+        assert_eq!(n.to_original(original, 0..4), Some(0..4));
+    }
+
+    #[test]
+    fn bad_ranges_give_none() {
+        let n = Normalized::new("abc");
+        assert_eq!(n.to_original("abc", 2..2), None);
+        assert_eq!(n.to_original("abc", 0..9), None);
+        assert_eq!(n.to_original("other text", 0..1), None);
+    }
+
+    #[test]
+    fn char_ranges() {
+        assert_eq!(byte_to_char_range("éa b", 2..4), 1..3);
+    }
+}
