@@ -221,7 +221,7 @@ fn write_run(
     write_json(&folder.file("results.json"), results)?;
     write_json(&folder.file("summary.json"), summary)?;
     if !args.no_plots {
-        let footnote = format!("95% bootstrap CI whiskers · {}", summary.signature);
+        let footnote = format!("values: mean [95% bootstrap CI] n · {}", summary.signature);
         render_bar_chart(
             &folder.file("transcript_scores.png"),
             &BarChart {

@@ -77,6 +77,15 @@ pub(crate) fn parse_json(
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
-        message: e.to_string(),
+        message: without_position(&e.to_string()),
     })
+}
+
+/// serde_json's message without its trailing " at line L column C" (the
+/// error already starts with path:line:column).
+fn without_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) if msg[i..].contains(" column ") => msg[..i].to_string(),
+        _ => msg.to_string(),
+    }
 }

@@ -3,6 +3,7 @@
 
 use super::ReportError;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 use std::path::Path;
 use std::sync::Once;
@@ -100,9 +101,9 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
         (FAMILY, 12).into_font().color(&RGBColor(90, 90, 90)),
     ))
     .map_err(|e| e.to_string())?;
-    let labels: Vec<String> = chart.bars.iter().map(|b| shorten(&b.label, 36)).collect();
+    let labels: Vec<String> = chart.bars.iter().map(|b| shorten(&b.label, 46)).collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4) as u32;
-    let label_area = (longest * 8 + 24).clamp(80, 340);
+    let label_area = (longest * 8 + 24).clamp(80, 400);
     let mut builder = ChartBuilder::on(&main);
     builder
         .caption(chart.title, (FAMILY, 26).into_font().style(FontStyle::Bold))
@@ -112,7 +113,7 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
         .y_label_area_size(label_area);
     let rows = n.max(1);
     let mut ctx = builder
-        .build_cartesian_2d(0f64..1.0f64, (0usize..rows).into_segmented())
+        .build_cartesian_2d(0f64..1.0f64, (0usize..rows - 1).into_segmented())
         .map_err(|e| e.to_string())?;
     ctx.configure_mesh()
         .disable_y_mesh()
@@ -122,7 +123,9 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
         .x_label_formatter(&|x| format!("{x:.1}"))
         .y_labels(rows)
         .y_label_formatter(&|y| match y {
-            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            SegmentValue::CenterOf(r) if *r < n => {
+                labels.get(n - 1 - *r).cloned().unwrap_or_default()
+            }
             _ => String::new(),
         })
         .label_style((FAMILY, 14))
@@ -138,11 +141,13 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     }
     let fill = RGBColor(52, 120, 198);
+    // The first bar is drawn at the top.
+    let row = |i: usize| n - 1 - i;
     ctx.draw_series(chart.bars.iter().enumerate().map(|(i, b)| {
         let mut r = Rectangle::new(
             [
-                (0.0, SegmentValue::Exact(i)),
-                (b.value.clamp(0.0, 1.0), SegmentValue::Exact(i + 1)),
+                (0.0, SegmentValue::Exact(row(i))),
+                (b.value.clamp(0.0, 1.0), SegmentValue::Exact(row(i) + 1)),
             ],
             fill.filled(),
         );
@@ -150,25 +155,25 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
         r
     }))
     .map_err(|e| e.to_string())?;
-    // Interval whiskers.
-    ctx.draw_series(chart.bars.iter().enumerate().filter_map(|(i, b)| {
-        b.ci.map(|(lo, hi)| {
-            PathElement::new(
-                vec![
-                    (lo.clamp(0.0, 1.0), SegmentValue::CenterOf(i)),
-                    (hi.clamp(0.0, 1.0), SegmentValue::CenterOf(i)),
-                ],
-                BLACK.stroke_width(2),
-            )
-        })
-    }))
-    .map_err(|e| e.to_string())?;
     ctx.draw_series(chart.bars.iter().enumerate().map(|(i, b)| {
-        let x = (b.value.clamp(0.0, 1.0) + 0.01).min(0.86);
+        let v = b.value.clamp(0.0, 1.0);
+        let text = match b.ci {
+            Some((lo, hi)) => format!("{:.2}  [{lo:.2}, {hi:.2}]  n={}", b.value, b.n),
+            None => format!("{:.2}  n={}", b.value, b.n),
+        };
+        // Inside the bar (white) when there is no room to its right.
+        let (x, color) = if v > 0.62 {
+            (v - 0.36, WHITE)
+        } else {
+            (v + 0.01, BLACK)
+        };
         Text::new(
-            format!("{:.2} (n={})", b.value, b.n),
-            (x, SegmentValue::CenterOf(i)),
-            (FAMILY, 14).into_font().color(&BLACK),
+            text,
+            (x.max(0.005), SegmentValue::CenterOf(row(i))),
+            (FAMILY, 14)
+                .into_font()
+                .color(&color)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
         )
     }))
     .map_err(|e| e.to_string())?;

@@ -256,14 +256,16 @@ impl CompiledQuestion {
                     .zip(&matched)
                     .filter(|(_, m)| **m)
                     .map(|(c, _)| c.weight);
-                match qtype {
+                let score = match qtype {
                     QuestionType::ListOne | QuestionType::PickOne => weights
                         .fold(None, |acc: Option<f64>, w| {
                             Some(acc.map_or(w, |a| a.min(w)))
                         })
                         .unwrap_or(0.0),
                     _ => weights.sum::<f64>().clamp(0.0, 1.0),
-                }
+                };
+                // Drop float noise from summed weights (0.2 + 0.4 is 0.6 here).
+                (score * 1e12).round() / 1e12
             }
         }
     }
@@ -353,28 +355,43 @@ fn split_and(seg: &str) -> Vec<String> {
     out
 }
 
-/// The option a part names: equal after normalization, else equal to an
-/// enrichment, else the closest by Jaro-Winkler when >= the threshold.
+/// Drops one leading article ("the parking garage" -> "parking garage").
+fn strip_article(normalized: &str) -> &str {
+    for a in ["the ", "a ", "an "] {
+        if let Some(rest) = normalized.strip_prefix(a) {
+            return rest;
+        }
+    }
+    normalized
+}
+
+/// The option a part names: equal after normalization (a leading article
+/// ignored), else equal to an enrichment, else the closest by Jaro-Winkler
+/// when >= the threshold.
 fn pick_option(
     part: &str,
     choices: &[Choice],
     phrases: &PhraseSet,
     analyzer: &mut Analyzer,
 ) -> Option<usize> {
-    let norm = normalize(part);
+    let full = normalize(part);
+    let norm = strip_article(&full);
     if norm.is_empty() {
         return None;
     }
-    if let Some(i) = choices.iter().position(|c| c.normalized == norm) {
+    if let Some(i) = choices
+        .iter()
+        .position(|c| strip_article(&c.normalized) == norm)
+    {
         return Some(i);
     }
-    let tokens: Vec<Forms> = analyzer.analyze(part);
+    let tokens: Vec<Forms> = analyzer.analyze(norm);
     if let Some(i) = phrases.equals(&tokens).iter().position(|h| *h) {
         return Some(i);
     }
     let mut best: Option<(usize, f64)> = None;
     for (i, c) in choices.iter().enumerate() {
-        let s = strsim::jaro_winkler(&norm, &c.normalized);
+        let s = strsim::jaro_winkler(norm, strip_article(&c.normalized));
         if best.is_none_or(|(_, b)| s > b) {
             best = Some((i, s));
         }

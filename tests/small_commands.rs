@@ -1,0 +1,105 @@
+//! `corpus-eval score` and `corpus-eval synonyms`.
+
+use crate::util::{fixture, Dir};
+
+#[test]
+fn score_prints_the_number_alone() {
+    let d = Dir::new("score");
+    let r = d
+        .run(&[
+            "score",
+            "--type",
+            "ListMany",
+            "--metric",
+            r#"{"potato": 0.5, "kale": 0.25}"#,
+            "Potatoes and kale",
+        ])
+        .expect_code(0);
+    assert_eq!(r.stdout().trim(), "0.75");
+    let r = d
+        .run(&["score", "--type", "Yes/No", "--metric", "yes", "Yep."])
+        .expect_code(0);
+    assert_eq!(r.stdout().trim(), "1.0");
+    let r = d
+        .run(&["score", "--type", "Yes/No", "--metric", "no", "Yep."])
+        .expect_code(0);
+    assert_eq!(r.stdout().trim(), "0.0");
+}
+
+#[test]
+fn score_prints_null_for_unscorable() {
+    let d = Dir::new("score-null");
+    let r = d
+        .run(&["score", "--type", "Essay", "--metric", "yes", "x"])
+        .expect_code(0)
+        .expect_stderr(&["unknown question type"]);
+    assert_eq!(r.stdout().trim(), "null");
+    let r = d
+        .run(&["score", "--type", "ListOne", "--metric", "{oops", "x"])
+        .expect_code(0)
+        .expect_stderr(&["metric"]);
+    assert_eq!(r.stdout().trim(), "null");
+    d.run(&["score", "--type", "ListOne"]).expect_code(2);
+}
+
+#[test]
+fn synonyms_lists_the_enrichment() {
+    let d = Dir::new("synonyms");
+    let r = d.run(&["synonyms", "automobile"]).expect_code(0);
+    let out = r.stdout();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines.contains(&"car") && lines.contains(&"motorcar"),
+        "{out}"
+    );
+    assert!(!lines.contains(&"automobile"));
+    let r = d.run(&["synonyms", "5"]).expect_code(0);
+    assert!(r.stdout().lines().any(|l| l == "five"), "{}", r.stdout());
+    let r = d.run(&["synonyms", "twenty-one"]).expect_code(0);
+    assert!(r.stdout().lines().any(|l| l == "21"), "{}", r.stdout());
+    let r = d.run(&["synonyms", "qwxzv"]).expect_code(0);
+    assert_eq!(r.stdout(), "");
+}
+
+#[test]
+fn wordnet_dir_replaces_the_embedded_lexicon() {
+    let d = Dir::new("wordnet-dir");
+    let dict = fixture("lexicon/dict");
+    let r = d
+        .run(&[
+            "synonyms".as_ref(),
+            "car".as_ref(),
+            "--wordnet".as_ref(),
+            dict.as_os_str(),
+        ])
+        .expect_code(0);
+    assert!(
+        r.stdout().lines().any(|l| l == "automobile"),
+        "{}",
+        r.stdout()
+    );
+    // The fixture dict has no "spud"-bearing potato synset lines beyond its subset,
+    // and words outside it have no synonyms.
+    let r = d
+        .run(&[
+            "synonyms".as_ref(),
+            "tractor".as_ref(),
+            "--wordnet".as_ref(),
+            dict.as_os_str(),
+        ])
+        .expect_code(0);
+    assert_eq!(r.stdout(), "");
+    let r = d
+        .run(&[
+            "score".as_ref(),
+            "--type".as_ref(),
+            "ListOne".as_ref(),
+            "--metric".as_ref(),
+            r#"{"automobile": 1}"#.as_ref(),
+            "two cars".as_ref(),
+            "--wordnet".as_ref(),
+            dict.as_os_str(),
+        ])
+        .expect_code(0);
+    assert_eq!(r.stdout().trim(), "1.0");
+}
