@@ -1,1 +1,147 @@
-fn main() {}
+//! Criterion benchmarks of the main job's hot paths: lexicon load, List
+//! scoring, exact/normalized quote checks, and fuzzy quote search at scale.
+//!
+//! Run: `cargo bench --bench hot_paths` (or one group: `cargo bench -- fuzzy`).
+
+use corpus_eval::citations::SourceText;
+use corpus_eval::lexicon::Lexicon;
+use corpus_eval::scoring::{phrases::Analyzer, CompiledQuestion};
+use corpus_eval::stats::SplitMix64;
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use rayon::prelude::*;
+use serde_json::json;
+
+/// The sample transcripts' text, repeated with a counter so copies differ,
+/// until it reaches `bytes`.
+fn transcript_text(bytes: usize) -> String {
+    let corpus: serde_json::Value =
+        serde_json::from_str(include_str!("../datasets/corpus.json")).expect("sample corpus");
+    let chunks: Vec<&str> = corpus
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|c| c["page_content"].as_str())
+        .collect();
+    let mut out = String::with_capacity(bytes + 4096);
+    let mut k = 0usize;
+    while out.len() < bytes {
+        for c in &chunks {
+            out.push_str(&format!("[{k}] "));
+            out.push_str(c);
+            out.push('\n');
+        }
+        k += 1;
+    }
+    out
+}
+
+/// ~20-word quotes cut from `text` at random, half of them reworded (a word
+/// dropped, a letter changed), a tenth invented.
+fn quotes(text: &str, n: usize, seed: u64) -> Vec<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut rng = SplitMix64::new(seed);
+    (0..n)
+        .map(|i| {
+            let start = rng.below(words.len() - 25);
+            let mut q: Vec<String> = words[start..start + 20].iter().map(|w| w.to_string()).collect();
+            match i % 10 {
+                0 => q.iter_mut().for_each(|w| *w = w.chars().rev().collect()),
+                1..=5 => {
+                    q.remove(7);
+                    if let Some(w) = q.get_mut(12) {
+                        w.push('x');
+                    }
+                }
+                _ => {}
+            }
+            q.join(" ")
+        })
+        .collect()
+}
+
+fn lexicon_load(c: &mut Criterion) {
+    c.bench_function("lexicon/embedded_load", |b| b.iter(|| Lexicon::embedded().expect("loads")));
+}
+
+fn list_scoring(c: &mut Criterion) {
+    let lex = Lexicon::embedded().expect("loads");
+    let answers = [
+        "Mostly potatoes, leeks and some kale, plus rhubarb in the spring.",
+        "They grow spuds and leeks; the tomatoes failed after the greenhouse blew down.",
+        "I think it was kale, but honestly the garden is about community more than food.",
+        "Twenty-one households grow vegetables, mainly potatoes.",
+        "Nothing that I remember.",
+        "Carrots and onions were tried in 2019 but the slugs ate everything.",
+    ];
+    let mut group = c.benchmark_group("scoring");
+    for t in ["ListOne", "ListMany"] {
+        let q = CompiledQuestion::compile(
+            t,
+            &json!({"values": ["potato", "leek", "kale", "rhubarb", "21"], "weights": [0.3, 0.3, 0.2, 0.2, 0.1]}),
+            &lex,
+        )
+        .expect("compiles");
+        let mut analyzer = Analyzer::new(&lex);
+        group.throughput(Throughput::Elements(answers.len() as u64));
+        group.bench_function(t, |b| {
+            b.iter(|| answers.iter().map(|a| q.score(a, &mut analyzer)).sum::<f64>())
+        });
+    }
+    group.finish();
+}
+
+fn exact_normalized(c: &mut Criterion) {
+    let text = transcript_text(8 << 20);
+    // A quote near the end, typed with plain quotes and no diacritics: the
+    // normalized step must normalize the whole transcript to find it.
+    let tail: String = text[text.len() - 3000..].chars().skip(100).take(120).collect();
+    let exact_quote = tail.clone();
+    let normalized_quote = tail.to_uppercase();
+    let mut group = c.benchmark_group("quotes");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("exact", |b| {
+        b.iter_batched(
+            || SourceText::new(text.clone()),
+            |s| s.check(&exact_quote, 0.9),
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("normalized", |b| {
+        b.iter_batched(
+            || SourceText::new(text.clone()),
+            |s| s.check(&normalized_quote, 0.9),
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+/// 10k quotes of ~20 words against 50 MB of transcripts (10 transcripts of
+/// 5 MB), in parallel, index building included.
+fn fuzzy_at_scale(c: &mut Criterion) {
+    let texts: Vec<String> = (0..10).map(|i| transcript_text(5 << 20) + &format!("{i}")).collect();
+    let qs: Vec<(usize, String)> = quotes(&texts[0], 10_000, 7)
+        .into_iter()
+        .enumerate()
+        .map(|(i, q)| (i % 10, q))
+        .collect();
+    let mut group = c.benchmark_group("fuzzy");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(qs.len() as u64));
+    group.bench_function("10k_quotes_50MB", |b| {
+        b.iter_batched(
+            || texts.iter().map(|t| SourceText::new(t.clone())).collect::<Vec<_>>(),
+            |sources| {
+                qs.par_iter()
+                    .map(|(i, q)| sources[*i].check(q, 0.9).similarity)
+                    .sum::<f64>()
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, lexicon_load, list_scoring, exact_normalized, fuzzy_at_scale);
+criterion_main!(benches);

@@ -110,6 +110,9 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
+/// A pair's type (when known), its answers' scores and its warning.
+type ScoredPair = (Option<QuestionType>, Vec<Option<f64>>, Option<String>);
+
 /// Group name for answers without a source.
 pub const NO_SOURCE: &str = "(no source)";
 
@@ -126,7 +129,7 @@ pub fn evaluate(
         .map(|t| SourceText::new(t.text.clone()))
         .collect();
     // Scores, one compiled metric per pair, in parallel.
-    let scored: Vec<(Option<QuestionType>, Vec<Option<f64>>, Option<String>)> = questions
+    let scored: Vec<ScoredPair> = questions
         .pairs
         .par_iter()
         .map_init(

@@ -136,7 +136,7 @@ pub fn best_match(quote: &str, text: &str, index: &BigramIndex) -> Option<FuzzyM
         if text.chars().count() > FULL_SCAN_CHARS {
             return None;
         }
-        vec![0..text.len()]
+        std::iter::once(0..text.len()).collect()
     } else {
         let mut diags: Vec<(i64, u32)> = votes.into_iter().collect();
         diags.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
