@@ -43,7 +43,10 @@ fn quotes(text: &str, n: usize, seed: u64) -> Vec<String> {
     (0..n)
         .map(|i| {
             let start = rng.below(words.len() - 25);
-            let mut q: Vec<String> = words[start..start + 20].iter().map(|w| w.to_string()).collect();
+            let mut q: Vec<String> = words[start..start + 20]
+                .iter()
+                .map(|w| w.to_string())
+                .collect();
             match i % 10 {
                 0 => q.iter_mut().for_each(|w| *w = w.chars().rev().collect()),
                 1..=5 => {
@@ -60,7 +63,9 @@ fn quotes(text: &str, n: usize, seed: u64) -> Vec<String> {
 }
 
 fn lexicon_load(c: &mut Criterion) {
-    c.bench_function("lexicon/embedded_load", |b| b.iter(|| Lexicon::embedded().expect("loads")));
+    c.bench_function("lexicon/embedded_load", |b| {
+        b.iter(|| Lexicon::embedded().expect("loads"))
+    });
 }
 
 fn list_scoring(c: &mut Criterion) {
@@ -84,7 +89,12 @@ fn list_scoring(c: &mut Criterion) {
         let mut analyzer = Analyzer::new(&lex);
         group.throughput(Throughput::Elements(answers.len() as u64));
         group.bench_function(t, |b| {
-            b.iter(|| answers.iter().map(|a| q.score(a, &mut analyzer)).sum::<f64>())
+            b.iter(|| {
+                answers
+                    .iter()
+                    .map(|a| q.score(a, &mut analyzer))
+                    .sum::<f64>()
+            })
         });
     }
     group.finish();
@@ -94,7 +104,11 @@ fn exact_normalized(c: &mut Criterion) {
     let text = transcript_text(8 << 20);
     // A quote near the end, typed with plain quotes and no diacritics: the
     // normalized step must normalize the whole transcript to find it.
-    let tail: String = text[text.len() - 3000..].chars().skip(100).take(120).collect();
+    let tail: String = text[text.len() - 3000..]
+        .chars()
+        .skip(100)
+        .take(120)
+        .collect();
     let exact_quote = tail.clone();
     let normalized_quote = tail.to_uppercase();
     let mut group = c.benchmark_group("quotes");
@@ -120,7 +134,9 @@ fn exact_normalized(c: &mut Criterion) {
 /// 10k quotes of ~20 words against 50 MB of transcripts (10 transcripts of
 /// 5 MB), in parallel, index building included.
 fn fuzzy_at_scale(c: &mut Criterion) {
-    let texts: Vec<String> = (0..10).map(|i| transcript_text(5 << 20) + &format!("{i}")).collect();
+    let texts: Vec<String> = (0..10)
+        .map(|i| transcript_text(5 << 20) + &format!("{i}"))
+        .collect();
     let qs: Vec<(usize, String)> = quotes(&texts[0], 10_000, 7)
         .into_iter()
         .enumerate()
@@ -131,7 +147,12 @@ fn fuzzy_at_scale(c: &mut Criterion) {
     group.throughput(Throughput::Elements(qs.len() as u64));
     group.bench_function("10k_quotes_50MB", |b| {
         b.iter_batched(
-            || texts.iter().map(|t| SourceText::new(t.clone())).collect::<Vec<_>>(),
+            || {
+                texts
+                    .iter()
+                    .map(|t| SourceText::new(t.clone()))
+                    .collect::<Vec<_>>()
+            },
             |sources| {
                 qs.par_iter()
                     .map(|(i, q)| sources[*i].check(q, 0.9).similarity)
@@ -143,5 +164,11 @@ fn fuzzy_at_scale(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lexicon_load, list_scoring, exact_normalized, fuzzy_at_scale);
+criterion_group!(
+    benches,
+    lexicon_load,
+    list_scoring,
+    exact_normalized,
+    fuzzy_at_scale
+);
 criterion_main!(benches);

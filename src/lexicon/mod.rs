@@ -15,14 +15,15 @@ pub mod build;
 mod table;
 
 use crate::text::numbers::number_forms;
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use table::KeyTable;
 
-/// The gzipped compact lexicon compiled into the binary.
-pub static EMBEDDED_LEXICON: &[u8] = include_bytes!("../../datasets/wordnet-lexicon.txt.gz");
+/// The compact lexicon text compiled into the binary (build.rs decompresses
+/// `datasets/wordnet-lexicon.txt.gz` at build time).
+pub static EMBEDDED_LEXICON: &str = include_str!(concat!(env!("OUT_DIR"), "/wordnet-lexicon.txt"));
 
 /// Errors from loading or building a lexicon.
 #[derive(Debug, thiserror::Error)]
@@ -60,14 +61,25 @@ struct LemmaEntry {
 /// morphological exception lists.
 #[derive(Debug, Clone)]
 pub struct Lexicon {
-    text: String,
+    text: Cow<'static, str>,
     synsets: Vec<Range<u32>>,
     lemmas: Vec<LemmaEntry>,
     table: KeyTable,
     /// Exceptions: inflected form -> (pos letter, base forms).
     exceptions: HashMap<String, Vec<(char, Vec<String>)>>,
     source: String,
-    digest: String,
+    /// The bytes the digest is computed from, hashed on first use.
+    digest_input: DigestInput,
+    digest: std::sync::OnceLock<String>,
+}
+
+/// What a lexicon's SHA-256 covers.
+#[derive(Debug, Clone)]
+enum DigestInput {
+    /// The compact text itself.
+    Text,
+    /// A digest given by the caller.
+    Given(String),
 }
 
 /// Morphy's detachment rules per part of speech: (suffix, replacement).
@@ -105,27 +117,28 @@ fn rules(pos: char) -> &'static [(&'static str, &'static str)] {
 impl Lexicon {
     /// Loads the lexicon compiled into the binary.
     pub fn embedded() -> Result<Lexicon, LexiconError> {
-        let mut text = String::with_capacity(8 << 20);
-        flate2::read::GzDecoder::new(EMBEDDED_LEXICON)
-            .read_to_string(&mut text)
-            .map_err(|source| LexiconError::Io {
-                path: PathBuf::from("<embedded lexicon>"),
-                source,
-            })?;
-        let digest = crate::report::sha256_hex(EMBEDDED_LEXICON);
-        Lexicon::from_compact(text, "embedded compact lexicon", &digest)
+        Lexicon::from_compact(
+            Cow::Borrowed(EMBEDDED_LEXICON),
+            "embedded compact lexicon",
+            "",
+        )
     }
 
     /// Builds the lexicon from a WordNet dict folder in the standard format.
     pub fn from_wordnet_dir(dir: &Path) -> Result<Lexicon, LexiconError> {
         let text = build::build_compact(dir)?;
-        let digest = crate::report::sha256_hex(text.as_bytes());
         let origin = format!("dict folder {}", dir.display());
-        Lexicon::from_compact(text, &origin, &digest)
+        Lexicon::from_compact(Cow::Owned(text), &origin, "")
     }
 
-    /// Parses compact lexicon text (see [`build`] for the format).
-    pub fn from_compact(text: String, origin: &str, digest: &str) -> Result<Lexicon, LexiconError> {
+    /// Parses compact lexicon text (see [`build`] for the format); `digest`
+    /// identifies it in signatures (empty: the SHA-256 of the text).
+    pub fn from_compact(
+        text: impl Into<Cow<'static, str>>,
+        origin: &str,
+        digest: &str,
+    ) -> Result<Lexicon, LexiconError> {
+        let text: Cow<'static, str> = text.into();
         let fail = |line: usize, message: &str| LexiconError::Format {
             path: PathBuf::from(origin),
             line,
@@ -212,7 +225,12 @@ impl Lexicon {
             table,
             exceptions,
             source: format!("{source}; {origin}"),
-            digest: digest.to_string(),
+            digest_input: if digest.is_empty() {
+                DigestInput::Text
+            } else {
+                DigestInput::Given(digest.to_string())
+            },
+            digest: std::sync::OnceLock::new(),
             text,
         })
     }
@@ -222,14 +240,17 @@ impl Lexicon {
         &self.source
     }
 
-    /// SHA-256 of the lexicon data, hex.
+    /// SHA-256 of the compact lexicon text, hex, computed on first use.
     pub fn digest(&self) -> &str {
-        &self.digest
+        self.digest.get_or_init(|| match &self.digest_input {
+            DigestInput::Text => crate::report::sha256_hex(self.text.as_bytes()),
+            DigestInput::Given(d) => d.clone(),
+        })
     }
 
     /// Short signature for metric outputs: "wordnet:<source>#<digest prefix>".
     pub fn signature(&self) -> String {
-        let short: String = self.digest.chars().take(12).collect();
+        let short: String = self.digest().chars().take(12).collect();
         let version = self.source.split(" dict").next().unwrap_or("WordNet");
         format!("{version}#{short}")
     }
@@ -472,12 +493,10 @@ mod tests {
 
     #[test]
     fn rejects_garbage() {
-        assert!(Lexicon::from_compact("nope".into(), "x", "0").is_err());
-        assert!(Lexicon::from_compact(
-            "corpus-eval-lexicon 1\nsource\tx\nsynsets\t5\n".into(),
-            "x",
-            "0"
-        )
-        .is_err());
+        assert!(Lexicon::from_compact("nope", "x", "0").is_err());
+        assert!(
+            Lexicon::from_compact("corpus-eval-lexicon 1\nsource\tx\nsynsets\t5\n", "x", "0")
+                .is_err()
+        );
     }
 }

@@ -30,10 +30,54 @@ pub const QUOTE_NORMALIZER_SIGNATURE: &str =
 #[derive(Debug, Clone)]
 pub struct Normalized {
     text: String,
-    /// For each byte of `text`: start offset in the original of its source char.
-    origin: Vec<u32>,
+    /// The byte map, as segments sorted by normalized offset (see [`Segment`]).
+    segments: Vec<Segment>,
     /// Byte length of the original text.
     original_len: usize,
+}
+
+/// Where a stretch of normalized bytes came from. Bytes from `norm` up to
+/// the next segment map to `orig + (k - norm)` when `linear` (ASCII text kept
+/// byte for byte), else all to `orig` (the bytes one non-ASCII char became).
+/// Only breaks in the mapping (collapsed whitespace, non-ASCII chars) start
+/// a segment, so the map stays small and normalizing stays fast.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    norm: u32,
+    orig: u32,
+    linear: bool,
+}
+
+/// Builds the segment list while normalized bytes are appended.
+struct SegmentWriter {
+    segments: Vec<Segment>,
+}
+
+impl SegmentWriter {
+    /// Records that normalized byte `norm` comes from original byte `orig`
+    /// (one-to-one).
+    #[inline]
+    fn linear(&mut self, norm: usize, orig: u32) {
+        if let Some(last) = self.segments.last() {
+            if last.linear && last.orig as usize + (norm - last.norm as usize) == orig as usize {
+                return;
+            }
+        }
+        self.segments.push(Segment {
+            norm: norm as u32,
+            orig,
+            linear: true,
+        });
+    }
+
+    /// Records that the bytes from `norm` on all come from the char at `orig`.
+    fn whole_char(&mut self, norm: usize, orig: u32) {
+        self.segments.push(Segment {
+            norm: norm as u32,
+            orig,
+            linear: false,
+        });
+    }
 }
 
 /// Folds one typographic character to its plain form.
@@ -52,20 +96,17 @@ fn fold_typographic(c: char) -> char {
 impl Normalized {
     /// Normalizes `original`, recording where each output byte came from.
     pub fn new(original: &str) -> Normalized {
-        let mut text = String::with_capacity(original.len());
-        let mut origin: Vec<u32> = Vec::with_capacity(original.len());
-        let mut pending_space: Option<u32> = None;
-        let push = |text: &mut String, origin: &mut Vec<u32>, c: char, at: u32| {
-            let before = text.len();
-            text.push(c);
-            origin.extend(std::iter::repeat_n(at, text.len() - before));
-        };
         let bytes = original.as_bytes();
+        // Built as bytes (ASCII fast path) and checked as UTF-8 at the end.
+        let mut text: Vec<u8> = Vec::with_capacity(original.len());
+        let mut map = SegmentWriter {
+            segments: Vec::new(),
+        };
+        let mut pending_space: Option<u32> = None;
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
             if b.is_ascii() {
-                // Fast path for ASCII.
                 let at = i as u32;
                 i += 1;
                 if b.is_ascii_whitespace() {
@@ -75,20 +116,26 @@ impl Normalized {
                     continue;
                 }
                 if let Some(sp) = pending_space.take() {
-                    push(&mut text, &mut origin, ' ', sp);
+                    map.linear(text.len(), sp);
+                    text.push(b' ');
                 }
-                let c = if b == b'`' {
-                    '\''
+                map.linear(text.len(), at);
+                text.push(if b == b'`' {
+                    b'\''
                 } else {
-                    b.to_ascii_lowercase() as char
-                };
-                text.push(c);
-                origin.push(at);
+                    b.to_ascii_lowercase()
+                });
+                // The rest of the run of plain ASCII maps one to one.
+                let run = bytes[i..]
+                    .iter()
+                    .position(|c| !c.is_ascii() || c.is_ascii_whitespace() || *c == b'`')
+                    .unwrap_or(bytes.len() - i);
+                text.extend(bytes[i..i + run].iter().map(u8::to_ascii_lowercase));
+                i += run;
                 continue;
             }
-            let ch = match original[i..].chars().next() {
-                Some(c) => c,
-                None => break,
+            let Some(ch) = original[i..].chars().next() else {
+                break;
             };
             let at = i as u32;
             i += ch.len_utf8();
@@ -104,6 +151,7 @@ impl Normalized {
                     produced.push(d);
                 }
             });
+            let mut started = false;
             for d in produced {
                 let d = fold_typographic(d);
                 if d.is_whitespace() {
@@ -113,18 +161,42 @@ impl Normalized {
                     continue;
                 }
                 if let Some(sp) = pending_space.take() {
-                    push(&mut text, &mut origin, ' ', sp);
+                    map.linear(text.len(), sp);
+                    text.push(b' ');
+                    started = false;
+                }
+                if !started {
+                    map.whole_char(text.len(), at);
+                    started = true;
                 }
                 for l in d.to_lowercase() {
-                    push(&mut text, &mut origin, l, at);
+                    let mut buf = [0u8; 4];
+                    text.extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
                 }
             }
         }
+        // Only whole chars were pushed, so this is valid UTF-8.
+        let text = String::from_utf8(text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Normalized {
             text,
-            origin,
+            segments: map.segments,
             original_len: original.len(),
         }
+    }
+
+    /// The original byte offset of the char that normalized byte `k` came from.
+    fn origin_of(&self, k: usize) -> Option<usize> {
+        let i = self
+            .segments
+            .partition_point(|s| s.norm as usize <= k)
+            .checked_sub(1)?;
+        let s = self.segments[i];
+        Some(if s.linear {
+            s.orig as usize + (k - s.norm as usize)
+        } else {
+            s.orig as usize
+        })
     }
 
     /// The normalized text.
@@ -144,8 +216,8 @@ impl Normalized {
         {
             return None;
         }
-        let start = *self.origin.get(range.start)? as usize;
-        let last = *self.origin.get(range.end - 1)? as usize;
+        let start = self.origin_of(range.start)?;
+        let last = self.origin_of(range.end - 1)?;
         if original.len() != self.original_len || !original.is_char_boundary(last) {
             return None;
         }
