@@ -35,12 +35,7 @@ pub struct BigramIndex {
 }
 
 fn word_hash(w: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in w.as_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    crate::report::fnv1a(w.as_bytes())
 }
 
 fn pair_hash(a: u64, b: u64) -> u64 {

@@ -10,13 +10,10 @@ pub struct KeyTable {
     mask: usize,
 }
 
-/// FNV-1a, 64 bits: fast for the short keys of a lexicon.
+/// FNV-1a, 64 bits (fast for the short keys of a lexicon), with its high
+/// bits folded into the low ones the table indexes by.
 fn hash(key: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in key {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
+    let h = crate::report::fnv1a(key);
     h ^ (h >> 29)
 }
 

@@ -103,6 +103,8 @@ impl Normalized {
             segments: Vec::new(),
         };
         let mut pending_space: Option<u32> = None;
+        // Chars one non-ASCII char decomposes into, reused across chars.
+        let mut produced: Vec<char> = Vec::with_capacity(4);
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
@@ -145,14 +147,14 @@ impl Normalized {
                 }
                 continue;
             }
-            let mut produced: Vec<char> = Vec::with_capacity(2);
+            produced.clear();
             decompose_compatible(ch, |d| {
                 if !is_combining_mark(d) {
                     produced.push(d);
                 }
             });
             let mut started = false;
-            for d in produced {
+            for &d in &produced {
                 let d = fold_typographic(d);
                 if d.is_whitespace() {
                     if !text.is_empty() && pending_space.is_none() {
