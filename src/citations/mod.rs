@@ -154,9 +154,8 @@ impl SourceText {
             let mut v = Vec::with_capacity(self.text.len() / CHECKPOINT + 1);
             let mut chars = 0;
             let bytes = self.text.as_bytes();
-            for (k, chunk) in bytes.chunks(CHECKPOINT).enumerate() {
+            for chunk in bytes.chunks(CHECKPOINT) {
                 v.push(chars);
-                let _ = k;
                 chars += chunk.iter().filter(|&&b| (b as i8) >= -0x40).count();
             }
             v.push(chars);

@@ -162,12 +162,10 @@ impl Lexicon {
         let n_synsets = count(&mut lines, "synsets")?;
         let mut synsets = Vec::with_capacity(n_synsets);
         for _ in 0..n_synsets {
-            let (no, _) = lines
-                .peek()
-                .ok_or_else(|| fail(lines.line, "truncated synsets"))?;
+            let line_no = lines.line + 1;
             let range = lines
                 .next_range()
-                .ok_or_else(|| fail(no, "truncated synsets"))?;
+                .ok_or_else(|| fail(line_no, "truncated synsets"))?;
             synsets.push(range);
         }
         let n_lemmas = count(&mut lines, "lemmas")?;
@@ -439,10 +437,6 @@ impl<'a> LineCursor<'a> {
     fn next(&mut self) -> Option<(usize, &'a str)> {
         let r = self.next_range()?;
         Some((self.line, &self.text[r.start as usize..r.end as usize]))
-    }
-
-    fn peek(&self) -> Option<(usize, ())> {
-        (self.at < self.text.len()).then_some((self.line + 1, ()))
     }
 }
 
