@@ -10,6 +10,7 @@
 //! - [`citations`]: exact, normalized and fuzzy quote verification;
 //! - [`stats`]: means and bootstrap intervals;
 //! - [`report`]: run folders, manifests, charts and tables;
+//! - [`metrics`]: HotpotQA answer, citation and supporting-fact metrics;
 //! - [`cli`]: the command line that wires them.
 //!
 //! ```
@@ -25,7 +26,9 @@ pub mod citations;
 pub mod cli;
 pub mod corpus;
 pub mod evaluate;
+pub mod hotpot;
 pub mod lexicon;
+pub mod metrics;
 pub mod report;
 pub mod scoring;
 pub mod stats;

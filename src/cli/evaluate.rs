@@ -1,6 +1,6 @@
 //! `corpus-eval evaluate`: the main job.
 
-use super::{load_lexicon, InputError, WordnetArgs, EXIT_OK};
+use super::{as_text, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK};
 use crate::citations::MatchLevel;
 use crate::corpus::{parse_questions, parse_transcripts};
 use crate::evaluate::{annotate, evaluate, summarize_evaluation, EvalConfig, Summary};
@@ -11,7 +11,7 @@ use crate::stats::GroupStat;
 use anyhow::Context;
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 /// `--match` values.
@@ -50,27 +50,6 @@ pub struct EvaluateArgs {
     /// WordNet source.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
-}
-
-fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| {
-        crate::corpus::CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-        .into()
-    })
-}
-
-fn as_text(path: &Path, bytes: Vec<u8>) -> anyhow::Result<String> {
-    String::from_utf8(bytes).map_err(|e| {
-        InputError(format!(
-            "{}: not valid UTF-8 (byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-        .into()
-    })
 }
 
 fn bars(groups: &BTreeMap<String, GroupStat>) -> Vec<Bar> {

@@ -4,10 +4,12 @@
 
 mod build_lexicon;
 mod evaluate;
+mod hotpot;
 mod score;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Exit code: success.
@@ -46,6 +48,8 @@ pub struct WordnetArgs {
 pub enum Command {
     /// Score a question corpus and verify its quotes; writes a run folder.
     Evaluate(evaluate::EvaluateArgs),
+    /// HotpotQA answer, citation and supporting-fact metrics; writes a run folder and an HTML report.
+    Hotpot(hotpot::HotpotArgs),
     /// Print one answer's score (a number, or null when it cannot be scored).
     Score(score::ScoreArgs),
     /// Print the enrichment of a word: WordNet synonyms and number forms.
@@ -58,6 +62,7 @@ pub enum Command {
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Evaluate(a) => evaluate::run(a),
+        Command::Hotpot(a) => hotpot::run(a),
         Command::Score(a) => score::run_score(a),
         Command::Synonyms(a) => score::run_synonyms(a),
         Command::BuildLexicon(a) => build_lexicon::run(a),
@@ -94,4 +99,47 @@ pub(crate) fn load_lexicon(args: &WordnetArgs) -> anyhow::Result<crate::lexicon:
         Some(dir) => crate::lexicon::Lexicon::from_wordnet_dir(dir)?,
         None => crate::lexicon::Lexicon::embedded()?,
     })
+}
+
+/// Reads an input file whole; a failure names the file (exit 2).
+pub(crate) fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).map_err(|source| {
+        crate::corpus::CorpusError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
+    })
+}
+
+/// The bytes of an input file as UTF-8 text; a failure names the file and
+/// the first bad byte (exit 2).
+pub(crate) fn as_text(path: &Path, bytes: Vec<u8>) -> anyhow::Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        InputError(format!(
+            "{}: not valid UTF-8 (byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+        .into()
+    })
+}
+
+/// Writes a run's files into `folder` with `write`, then renames the folder
+/// into place; on any failure the staging folder is removed and nothing is
+/// left behind.
+pub(crate) fn complete_run<T>(
+    folder: crate::report::RunFolder,
+    write: impl FnOnce(&crate::report::RunFolder) -> anyhow::Result<T>,
+) -> anyhow::Result<(PathBuf, T)> {
+    match write(&folder) {
+        Ok(value) => {
+            let path = folder.finish().context("finishing the run folder")?;
+            Ok((path, value))
+        }
+        Err(e) => {
+            folder.abandon();
+            Err(e)
+        }
+    }
 }

@@ -1,10 +1,11 @@
-//! Input data model and loaders: Socioscope question files and transcript
-//! corpora.
+//! Input data model and loaders: Socioscope question files, transcript
+//! corpora and HotpotQA prediction/gold files.
 //!
 //! Loaders parse JSON with serde_json (syntax errors carry line:column),
 //! then validate records one by one so an error names the record's index,
 //! its id and the field at fault.
 
+pub mod hotpot;
 mod questions;
 mod transcripts;
 
@@ -73,12 +74,18 @@ pub(crate) fn parse_json(
     path: &std::path::Path,
     text: &str,
 ) -> Result<serde_json::Value, CorpusError> {
-    serde_json::from_str(text).map_err(|e| CorpusError::Json {
+    serde_json::from_str(text).map_err(|e| json_error(path, &e))
+}
+
+/// A serde_json error as a [`CorpusError::Json`] naming the file and the
+/// line:column.
+pub(crate) fn json_error(path: &std::path::Path, e: &serde_json::Error) -> CorpusError {
+    CorpusError::Json {
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
         message: without_position(&e.to_string()),
-    })
+    }
 }
 
 /// serde_json's message without its trailing " at line L column C" (the

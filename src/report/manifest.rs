@@ -45,6 +45,7 @@ pub struct Manifest {
     /// Every setting.
     pub settings: Value,
     /// The WordNet source and digest, when used.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<Value>,
     /// Signature of the metrics.
     pub signature: String,
@@ -54,4 +55,32 @@ pub struct Manifest {
     pub finished_at: String,
     /// The files of the run folder.
     pub outputs: Vec<String>,
+}
+
+impl Manifest {
+    /// A manifest for a run of `command` started at `started` and finishing
+    /// now, with the process's command line.
+    pub fn new(
+        command: &str,
+        inputs: BTreeMap<String, InputFile>,
+        settings: Value,
+        signature: String,
+        started: std::time::SystemTime,
+        outputs: Vec<String>,
+    ) -> Manifest {
+        Manifest {
+            manifest_version: 1,
+            tool: "corpus-eval".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            command: command.into(),
+            command_line: std::env::args().collect(),
+            inputs,
+            settings,
+            wordnet: None,
+            signature,
+            started_at: super::rfc3339(started),
+            finished_at: super::rfc3339(std::time::SystemTime::now()),
+            outputs,
+        }
+    }
 }

@@ -6,7 +6,10 @@
 //! either whole or absent, and a run never overwrites another.
 
 pub mod charts;
+pub mod csv;
+pub mod html;
 pub mod manifest;
+pub mod panels;
 pub mod table;
 
 use sha2::{Digest, Sha256};

@@ -23,6 +23,18 @@ pub fn summary_table(rows: &[(&str, &str, GroupStat)]) -> String {
     t.to_string()
 }
 
+/// A plain table from a header and rows of cells.
+pub fn grid_table<S: AsRef<str>>(header: &[S], rows: &[Vec<String>]) -> String {
+    let mut b = Builder::default();
+    b.push_record(header.iter().map(|h| h.as_ref().to_string()));
+    for r in rows {
+        b.push_record(r.iter().cloned());
+    }
+    let mut t = b.build();
+    t.with(Style::rounded());
+    t.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

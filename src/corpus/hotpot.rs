@@ -1,0 +1,349 @@
+//! HotpotQA inputs: the simple format (arrays of `{"answer", "citations"}`)
+//! and the official one (HotpotQA gold JSON and leaderboard predictions).
+//!
+//! Gold files of the official format carry every paragraph of context
+//! (~45 MB for the dev set); they are deserialized into records holding
+//! only `_id`, `answer`, `question` and `supporting_facts`, and serde skips
+//! the rest without building it.
+
+use super::{json_error, CorpusError};
+use crate::metrics::hotpot::{OfficialGold, SimpleItem, SupportingFact};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One record of a simple-format file.
+#[derive(Debug, Clone)]
+pub struct SimpleRecord {
+    /// `id`, when given (a number is kept as its decimal text).
+    pub id: Option<String>,
+    /// `question`, when given.
+    pub question: Option<String>,
+    /// Answer and citations.
+    pub item: SimpleItem,
+}
+
+/// One gold record of the official format.
+#[derive(Debug, Clone)]
+pub struct OfficialGoldRecord {
+    /// Id, answer and supporting facts.
+    pub gold: OfficialGold,
+    /// The question text, when the file has it.
+    pub question: Option<String>,
+}
+
+/// An official-format prediction file.
+#[derive(Debug, Clone, Default)]
+pub struct OfficialPredictions {
+    /// Predicted answer per id.
+    pub answer: HashMap<String, String>,
+    /// Predicted supporting facts per id.
+    pub sp: HashMap<String, Vec<SupportingFact>>,
+}
+
+fn record_err(path: &Path, record: String, field: &str, message: String) -> CorpusError {
+    CorpusError::Record {
+        path: path.to_path_buf(),
+        record,
+        field: field.to_string(),
+        message,
+    }
+}
+
+fn describe(v: &Value) -> String {
+    let text = v.to_string();
+    let kind = match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    if text.chars().count() > 40 {
+        let head: String = text.chars().take(40).collect();
+        format!("{kind} ({head}…)")
+    } else {
+        format!("{kind} ({text})")
+    }
+}
+
+/// An integer from a JSON number; integral floats such as `2.0` count (the
+/// reference scripts compare them equal to `2`).
+fn as_integer(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        }),
+        _ => None,
+    }
+}
+
+/// `true` when a parsed prediction file is in the official format (an
+/// object with `answer` and `sp`).
+pub fn is_official_predictions(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| o.contains_key("answer") && o.contains_key("sp"))
+}
+
+/// Parses a simple-format file (already parsed as JSON).
+pub fn simple_records(path: &Path, doc: &Value) -> Result<Vec<SimpleRecord>, CorpusError> {
+    let items = doc.as_array().ok_or_else(|| {
+        record_err(
+            path,
+            "(file)".into(),
+            "(top level)",
+            format!(
+                "expected an array of {{\"answer\", \"citations\"}} records, found {}",
+                describe(doc)
+            ),
+        )
+    })?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, v)| simple_record(path, index, v))
+        .collect()
+}
+
+fn simple_record(path: &Path, index: usize, v: &Value) -> Result<SimpleRecord, CorpusError> {
+    let Some(obj) = v.as_object() else {
+        return Err(record_err(
+            path,
+            format!("item {index}"),
+            "(item)",
+            format!("expected an object, found {}", describe(v)),
+        ));
+    };
+    let id = match obj.get("id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(other) => {
+            return Err(record_err(
+                path,
+                format!("item {index}"),
+                "id",
+                format!("expected a string or a number, found {}", describe(other)),
+            ))
+        }
+    };
+    let record = match &id {
+        Some(id) => format!("item {index} (id {id:?})"),
+        None => format!("item {index}"),
+    };
+    let answer = match obj.get("answer") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(record_err(
+                path,
+                record,
+                "answer",
+                format!("expected a string, found {}", describe(other)),
+            ))
+        }
+        None => return Err(record_err(path, record, "answer", "missing".into())),
+    };
+    let citations = match obj.get("citations") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => {
+            let mut out = Vec::with_capacity(a.len());
+            for (k, c) in a.iter().enumerate() {
+                let n = as_integer(c).ok_or_else(|| {
+                    record_err(
+                        path,
+                        record.clone(),
+                        &format!("citations[{k}]"),
+                        format!("expected an integer, found {}", describe(c)),
+                    )
+                })?;
+                out.push(n);
+            }
+            out
+        }
+        Some(other) => {
+            return Err(record_err(
+                path,
+                record,
+                "citations",
+                format!("expected an array of integers, found {}", describe(other)),
+            ))
+        }
+    };
+    let question = match obj.get("question") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(record_err(
+                path,
+                record,
+                "question",
+                format!("expected a string, found {}", describe(other)),
+            ))
+        }
+    };
+    Ok(SimpleRecord {
+        id,
+        question,
+        item: SimpleItem { answer, citations },
+    })
+}
+
+/// A gold record as read: only the fields the metrics use; serde skips the
+/// others (`context`, `type`, `level`) without building them.
+#[derive(Deserialize)]
+struct RawGold {
+    #[serde(rename = "_id")]
+    id: Option<Value>,
+    answer: Option<Value>,
+    question: Option<Value>,
+    supporting_facts: Option<Value>,
+}
+
+/// Reads the supporting facts `[[title, sent_id], ...]` of one record.
+fn supporting_facts(
+    path: &Path,
+    record: &str,
+    field: &str,
+    v: &Value,
+) -> Result<Vec<SupportingFact>, CorpusError> {
+    let err = |f: String, m: String| record_err(path, record.to_string(), &f, m);
+    let Some(list) = v.as_array() else {
+        return Err(err(
+            field.to_string(),
+            format!(
+                "expected an array of [title, sent_id] pairs, found {}",
+                describe(v)
+            ),
+        ));
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for (k, fact) in list.iter().enumerate() {
+        let pair = fact.as_array().filter(|a| a.len() == 2);
+        let parsed = pair.and_then(|a| Some((a[0].as_str()?.to_string(), as_integer(&a[1])?)));
+        match parsed {
+            Some(p) => out.push(p),
+            None => {
+                return Err(err(
+                    format!("{field}[{k}]"),
+                    format!("expected [string, integer], found {}", describe(fact)),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Parses an official gold file (the HotpotQA JSON) from its bytes.
+pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord>, CorpusError> {
+    let raw: Vec<RawGold> = serde_json::from_slice(bytes).map_err(|e| json_error(path, &e))?;
+    let mut out = Vec::with_capacity(raw.len());
+    for (index, r) in raw.into_iter().enumerate() {
+        let id = match r.id {
+            Some(Value::String(s)) => s,
+            Some(Value::Number(n)) => n.to_string(),
+            Some(other) => {
+                return Err(record_err(
+                    path,
+                    format!("item {index}"),
+                    "_id",
+                    format!("expected a string, found {}", describe(&other)),
+                ))
+            }
+            None => {
+                return Err(record_err(
+                    path,
+                    format!("item {index}"),
+                    "_id",
+                    "missing".into(),
+                ))
+            }
+        };
+        let record = format!("item {index} (_id {id:?})");
+        let answer = match r.answer {
+            Some(Value::String(s)) => s,
+            Some(other) => {
+                return Err(record_err(
+                    path,
+                    record,
+                    "answer",
+                    format!("expected a string, found {}", describe(&other)),
+                ))
+            }
+            None => return Err(record_err(path, record, "answer", "missing".into())),
+        };
+        let facts = match &r.supporting_facts {
+            Some(v) => supporting_facts(path, &record, "supporting_facts", v)?,
+            None => {
+                return Err(record_err(
+                    path,
+                    record,
+                    "supporting_facts",
+                    "missing".into(),
+                ))
+            }
+        };
+        let question = match r.question {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        };
+        out.push(OfficialGoldRecord {
+            gold: OfficialGold {
+                id,
+                answer,
+                supporting_facts: facts,
+            },
+            question,
+        });
+    }
+    Ok(out)
+}
+
+/// Reads an official prediction file (already parsed as JSON).
+pub fn official_predictions(path: &Path, doc: &Value) -> Result<OfficialPredictions, CorpusError> {
+    let obj = doc.as_object().ok_or_else(|| {
+        record_err(
+            path,
+            "(file)".into(),
+            "(top level)",
+            "expected an object {\"answer\": {id: str}, \"sp\": {id: [[title, sent_id]]}}".into(),
+        )
+    })?;
+    let section = |name: &str| -> Result<&serde_json::Map<String, Value>, CorpusError> {
+        match obj.get(name) {
+            Some(Value::Object(m)) => Ok(m),
+            Some(other) => Err(record_err(
+                path,
+                "(file)".into(),
+                name,
+                format!("expected an object keyed by _id, found {}", describe(other)),
+            )),
+            None => Err(record_err(path, "(file)".into(), name, "missing".into())),
+        }
+    };
+    let mut preds = OfficialPredictions::default();
+    for (id, v) in section("answer")? {
+        match v {
+            Value::String(s) => {
+                preds.answer.insert(id.clone(), s.clone());
+            }
+            other => {
+                return Err(record_err(
+                    path,
+                    format!("answer for _id {id:?}"),
+                    &format!("answer.{id}"),
+                    format!("expected a string, found {}", describe(other)),
+                ))
+            }
+        }
+    }
+    for (id, v) in section("sp")? {
+        let record = format!("sp for _id {id:?}");
+        let facts = supporting_facts(path, &record, &format!("sp.{id}"), v)?;
+        preds.sp.insert(id.clone(), facts);
+    }
+    Ok(preds)
+}

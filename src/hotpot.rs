@@ -1,0 +1,307 @@
+//! HotpotQA evaluation as a library function: pair predictions with gold
+//! records, score every item, average.
+//!
+//! Pure, like [`crate::evaluate`]: parsed records in, a [`HotpotEvaluation`]
+//! out. Both formats produce the same shape (metric names, one row of
+//! values per item, averages), which the run folder, the charts, the HTML
+//! report and `compare` consume without caring which format it was.
+
+use crate::corpus::hotpot::{OfficialGoldRecord, OfficialPredictions, SimpleRecord};
+use crate::metrics::hotpot::{
+    official_averages, official_scores, official_signature, simple_averages, simple_scores,
+    simple_signature, OFFICIAL_METRICS, SIMPLE_METRICS,
+};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+/// The two input formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HotpotFormat {
+    /// Arrays of `{"answer", "citations"}` (the six-metric framework).
+    Simple,
+    /// HotpotQA gold JSON and leaderboard predictions (hotpot_evaluate_v1).
+    Official,
+}
+
+impl HotpotFormat {
+    /// "simple" or "official".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HotpotFormat::Simple => "simple",
+            HotpotFormat::Official => "official",
+        }
+    }
+
+    /// The metric names of this format, in output order.
+    pub fn metric_names(self) -> &'static [&'static str] {
+        match self {
+            HotpotFormat::Simple => &SIMPLE_METRICS,
+            HotpotFormat::Official => &OFFICIAL_METRICS,
+        }
+    }
+}
+
+/// Predictions and gold that cannot be paired.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HotpotError {
+    /// The two simple-format files hold different numbers of items.
+    #[error("{predictions} prediction(s) but {gold} gold item(s): the files must have the same length (items are paired by position)")]
+    LengthMismatch {
+        /// Items in the prediction file.
+        predictions: usize,
+        /// Items in the gold file.
+        gold: usize,
+    },
+    /// Both files give ids, and they differ at a position.
+    #[error("item {index}: prediction id {prediction:?} but gold id {gold:?} (items are paired by position)")]
+    IdMismatch {
+        /// Position.
+        index: usize,
+        /// The prediction's id.
+        prediction: String,
+        /// The gold record's id.
+        gold: String,
+    },
+}
+
+/// One scored item.
+#[derive(Debug, Clone)]
+pub struct Example {
+    /// The item's id (the 0-based position when the files give none).
+    pub id: String,
+    /// The question, when given.
+    pub question: Option<String>,
+    /// The predicted answer (None when the prediction is missing).
+    pub prediction: Option<String>,
+    /// The gold answer.
+    pub gold: String,
+    /// One value per metric name (None: not applicable or not predicted).
+    pub scores: Vec<Option<f64>>,
+}
+
+/// The evaluation of one prediction file.
+#[derive(Debug, Clone)]
+pub struct HotpotEvaluation {
+    /// Which format.
+    pub format: HotpotFormat,
+    /// Every item, in gold order.
+    pub examples: Vec<Example>,
+    /// Averages, aligned with `format.metric_names()`.
+    pub averages: Vec<f64>,
+    /// Official format: gold ids without a predicted answer.
+    pub missing_answer: Vec<String>,
+    /// Official format: gold ids without predicted supporting facts.
+    pub missing_sp: Vec<String>,
+    /// Official format: predicted ids that are not in the gold file.
+    pub extra_predictions: usize,
+    /// Simple format: items whose gold answer is "insufficient context".
+    pub insufficient_context_n: Option<usize>,
+    /// The metric signature.
+    pub signature: String,
+}
+
+impl HotpotEvaluation {
+    /// Number of items (the averages' denominator).
+    pub fn n(&self) -> usize {
+        self.examples.len()
+    }
+
+    /// The averaged metrics by name, plus `n`: what `--json` prints.
+    pub fn averages_json(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        for (name, v) in self.format.metric_names().iter().zip(&self.averages) {
+            m.insert((*name).to_string(), json!(v));
+        }
+        m.insert("n".into(), json!(self.n()));
+        m
+    }
+
+    /// metrics.json: the averages plus format, system, counts and signature.
+    pub fn metrics_json(&self, system: &str) -> Value {
+        let mut m = Map::new();
+        m.insert("system".into(), json!(system));
+        m.insert("format".into(), json!(self.format));
+        m.extend(self.averages_json());
+        if let Some(k) = self.insufficient_context_n {
+            m.insert("insufficient_context_n".into(), json!(k));
+        }
+        if self.format == HotpotFormat::Official {
+            m.insert("missing_answer".into(), json!(self.missing_answer));
+            m.insert("missing_sp".into(), json!(self.missing_sp));
+            m.insert("extra_predictions".into(), json!(self.extra_predictions));
+        }
+        m.insert("signature".into(), json!(self.signature));
+        Value::Object(m)
+    }
+
+    /// per_example.json: one object per item with id, question, answers and
+    /// every metric.
+    pub fn per_example_json(&self) -> Value {
+        let names = self.format.metric_names();
+        Value::Array(
+            self.examples
+                .iter()
+                .map(|e| {
+                    let mut m = Map::new();
+                    m.insert("id".into(), json!(e.id));
+                    if let Some(q) = &e.question {
+                        m.insert("question".into(), json!(q));
+                    }
+                    m.insert("prediction".into(), json!(e.prediction));
+                    m.insert("gold".into(), json!(e.gold));
+                    for (name, v) in names.iter().zip(&e.scores) {
+                        m.insert((*name).to_string(), json!(v));
+                    }
+                    Value::Object(m)
+                })
+                .collect(),
+        )
+    }
+
+    /// The per-item values of one metric (None as 0, as in the averages of
+    /// the official format); for charts.
+    pub fn column(&self, metric: &str) -> Vec<f64> {
+        let Some(k) = self.format.metric_names().iter().position(|m| *m == metric) else {
+            return Vec::new();
+        };
+        self.examples
+            .iter()
+            .map(|e| e.scores[k].unwrap_or(0.0))
+            .collect()
+    }
+
+    /// The average of one metric by name.
+    pub fn average(&self, metric: &str) -> Option<f64> {
+        let k = self
+            .format
+            .metric_names()
+            .iter()
+            .position(|m| *m == metric)?;
+        self.averages.get(k).copied()
+    }
+}
+
+/// Scores simple-format predictions against gold records, paired by
+/// position.
+pub fn evaluate_simple(
+    predictions: &[SimpleRecord],
+    gold: &[SimpleRecord],
+) -> Result<HotpotEvaluation, HotpotError> {
+    if predictions.len() != gold.len() {
+        return Err(HotpotError::LengthMismatch {
+            predictions: predictions.len(),
+            gold: gold.len(),
+        });
+    }
+    for (index, (p, g)) in predictions.iter().zip(gold).enumerate() {
+        if let (Some(pi), Some(gi)) = (&p.id, &g.id) {
+            if pi != gi {
+                return Err(HotpotError::IdMismatch {
+                    index,
+                    prediction: pi.clone(),
+                    gold: gi.clone(),
+                });
+            }
+        }
+    }
+    let scores: Vec<_> = predictions
+        .par_iter()
+        .zip(gold.par_iter())
+        .map(|(p, g)| simple_scores(&p.item, &g.item))
+        .collect();
+    let averages = simple_averages(&scores);
+    let examples = predictions
+        .iter()
+        .zip(gold)
+        .zip(&scores)
+        .enumerate()
+        .map(|(index, ((p, g), s))| Example {
+            id: g
+                .id
+                .clone()
+                .or_else(|| p.id.clone())
+                .unwrap_or_else(|| index.to_string()),
+            question: g.question.clone().or_else(|| p.question.clone()),
+            prediction: Some(p.item.answer.clone()),
+            gold: g.item.answer.clone(),
+            scores: s.values().to_vec(),
+        })
+        .collect();
+    Ok(HotpotEvaluation {
+        format: HotpotFormat::Simple,
+        examples,
+        averages: averages.values().to_vec(),
+        missing_answer: Vec::new(),
+        missing_sp: Vec::new(),
+        extra_predictions: 0,
+        insufficient_context_n: Some(averages.insufficient_context_n),
+        signature: simple_signature(),
+    })
+}
+
+/// Scores official-format predictions against the HotpotQA gold records,
+/// with the official script's semantics (every gold item counts).
+pub fn evaluate_official(
+    predictions: &OfficialPredictions,
+    gold: &[OfficialGoldRecord],
+) -> HotpotEvaluation {
+    let scores: Vec<_> = gold
+        .par_iter()
+        .map(|g| {
+            let id = &g.gold.id;
+            official_scores(
+                &g.gold,
+                predictions.answer.get(id).map(String::as_str),
+                predictions.sp.get(id).map(Vec::as_slice),
+            )
+        })
+        .collect();
+    let averages = official_averages(&scores).to_vec();
+    let mut missing_answer = Vec::new();
+    let mut missing_sp = Vec::new();
+    for g in gold {
+        if !predictions.answer.contains_key(&g.gold.id) {
+            missing_answer.push(g.gold.id.clone());
+        }
+        if !predictions.sp.contains_key(&g.gold.id) {
+            missing_sp.push(g.gold.id.clone());
+        }
+    }
+    let gold_ids: std::collections::HashSet<&str> =
+        gold.iter().map(|g| g.gold.id.as_str()).collect();
+    let extra_predictions = predictions
+        .answer
+        .keys()
+        .chain(
+            predictions
+                .sp
+                .keys()
+                .filter(|k| !predictions.answer.contains_key(*k)),
+        )
+        .filter(|k| !gold_ids.contains(k.as_str()))
+        .count();
+    let examples = gold
+        .iter()
+        .zip(&scores)
+        .map(|(g, s)| Example {
+            id: g.gold.id.clone(),
+            question: g.question.clone(),
+            prediction: predictions.answer.get(&g.gold.id).cloned(),
+            gold: g.gold.answer.clone(),
+            scores: s.values().to_vec(),
+        })
+        .collect();
+    HotpotEvaluation {
+        format: HotpotFormat::Official,
+        examples,
+        averages,
+        missing_answer,
+        missing_sp,
+        extra_predictions,
+        insufficient_context_n: None,
+        signature: official_signature(),
+    }
+}

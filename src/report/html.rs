@@ -1,0 +1,192 @@
+//! Self-contained HTML reports: one file, styles inline, charts embedded
+//! as `data:` URIs, no script or font fetched from anywhere.
+//!
+//! A small inline script records, once the page has loaded, how many of
+//! its images decoded (`<body data-images-loaded="2/2">`), so a headless
+//! browser can check the page without a screenshot.
+//!
+//! ```
+//! use corpus_eval::report::html::HtmlPage;
+//! let mut page = HtmlPage::new("Report");
+//! page.heading(2, "Results");
+//! page.table("results", &["metric".into(), "value".into()], &[vec!["f1".into(), "0.5".into()]]);
+//! let html = page.render();
+//! assert!(html.contains("<table id=\"results\">") && html.contains("<td>0.5</td>"));
+//! ```
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Standard base64 (RFC 4648, with padding).
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        let sextet = |k: u32| char::from(ALPHABET[((n >> k) & 63) as usize]);
+        out.push(sextet(18));
+        out.push(sextet(12));
+        out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
+        out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:Arial,Helvetica,sans-serif;margin:40px;background:#f5f5f5;color:#222}\
+.container{background:#fff;padding:30px;border-radius:10px;box-shadow:0 2px 4px rgba(0,0,0,.1);max-width:1400px;margin:auto}\
+h1{color:#2c3e50;border-bottom:3px solid #3498db;padding-bottom:10px}\
+h2{color:#34495e;margin-top:30px}\
+table{border-collapse:collapse;width:100%;margin:20px 0}\
+th,td{border:1px solid #ddd;padding:8px 12px;text-align:center}\
+td.text{text-align:left}\
+th{background:#3498db;color:#fff;font-weight:bold}\
+tr:nth-child(even){background:#f2f2f2}\
+.note{font-style:italic;color:#666;margin:10px 0}\
+img{max-width:100%;height:auto;border:1px solid #eee}\
+pre{background:#f8f8f8;border:1px solid #ddd;padding:12px;overflow-x:auto;font-size:12px}\
+code{font-size:90%}";
+
+const IMAGE_CHECK: &str = "window.addEventListener('load',function(){var i=document.images,ok=0;\
+for(var k=0;k<i.length;k++){if(i[k].complete&&i[k].naturalWidth>0){ok++;}}\
+document.body.setAttribute('data-images-loaded',ok+'/'+i.length);});";
+
+/// An HTML page being assembled, section by section.
+#[derive(Debug, Clone)]
+pub struct HtmlPage {
+    title: String,
+    body: String,
+}
+
+impl HtmlPage {
+    /// A page with a title (also its `<h1>`).
+    pub fn new(title: &str) -> HtmlPage {
+        HtmlPage {
+            title: title.to_string(),
+            body: format!("<h1>{}</h1>\n", escape(title)),
+        }
+    }
+
+    /// A heading (`level` 2..6).
+    pub fn heading(&mut self, level: u8, text: &str) {
+        let l = level.clamp(2, 6);
+        self.body
+            .push_str(&format!("<h{l}>{}</h{l}>\n", escape(text)));
+    }
+
+    /// A paragraph of plain text.
+    pub fn paragraph(&mut self, text: &str) {
+        self.body.push_str(&format!("<p>{}</p>\n", escape(text)));
+    }
+
+    /// A paragraph in the muted note style.
+    pub fn note(&mut self, text: &str) {
+        self.body
+            .push_str(&format!("<p class=\"note\">{}</p>\n", escape(text)));
+    }
+
+    /// A list of `term: explanation` items.
+    pub fn definitions(&mut self, items: &[(&str, &str)]) {
+        self.body.push_str("<ul>\n");
+        for (term, text) in items {
+            self.body.push_str(&format!(
+                "<li><strong>{}:</strong> {}</li>\n",
+                escape(term),
+                escape(text)
+            ));
+        }
+        self.body.push_str("</ul>\n");
+    }
+
+    /// A table; cells that do not look numeric are left-aligned.
+    pub fn table(&mut self, id: &str, headers: &[String], rows: &[Vec<String>]) {
+        self.body
+            .push_str(&format!("<table id=\"{}\">\n<thead><tr>", escape(id)));
+        for h in headers {
+            self.body.push_str(&format!("<th>{}</th>", escape(h)));
+        }
+        self.body.push_str("</tr></thead>\n<tbody>\n");
+        for row in rows {
+            self.body.push_str("<tr>");
+            for cell in row {
+                let numeric = cell.parse::<f64>().is_ok() || cell == "n/a";
+                if numeric {
+                    self.body.push_str(&format!("<td>{}</td>", escape(cell)));
+                } else {
+                    self.body
+                        .push_str(&format!("<td class=\"text\">{}</td>", escape(cell)));
+                }
+            }
+            self.body.push_str("</tr>\n");
+        }
+        self.body.push_str("</tbody>\n</table>\n");
+    }
+
+    /// An embedded PNG image.
+    pub fn png(&mut self, alt: &str, bytes: &[u8]) {
+        self.body.push_str(&format!(
+            "<p><img alt=\"{}\" src=\"data:image/png;base64,{}\"></p>\n",
+            escape(alt),
+            base64(bytes)
+        ));
+    }
+
+    /// Preformatted text (e.g. a manifest).
+    pub fn preformatted(&mut self, text: &str) {
+        self.body
+            .push_str(&format!("<pre>{}</pre>\n", escape(text)));
+    }
+
+    /// The whole document.
+    pub fn render(&self) -> String {
+        format!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<div class=\"container\">\n{}</div>\n\
+             <script>{IMAGE_CHECK}</script>\n</body>\n</html>\n",
+            escape(&self.title),
+            self.body
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_known_values() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
+    }
+
+    #[test]
+    fn escapes_markup() {
+        let mut p = HtmlPage::new("a<b>");
+        p.paragraph("x & \"y\"");
+        let html = p.render();
+        assert!(html.contains("<title>a&lt;b&gt;</title>"));
+        assert!(html.contains("<p>x &amp; &quot;y&quot;</p>"));
+    }
+}
