@@ -11,8 +11,10 @@ use crate::metrics::hotpot::{
     official_averages, official_scores, official_signature, simple_averages, simple_scores,
     simple_signature, OFFICIAL_METRICS, SIMPLE_METRICS,
 };
+use crate::report::csv::push_record;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 /// The two input formats.
@@ -137,28 +139,59 @@ impl HotpotEvaluation {
         Value::Object(m)
     }
 
-    /// per_example.json: one object per item with id, question, answers and
-    /// every metric.
-    pub fn per_example_json(&self) -> Value {
+    /// per_example.json: a JSON array with one compact object per line
+    /// (id, question when given, prediction, gold, every metric).
+    pub fn per_example_json(&self) -> Vec<u8> {
         let names = self.format.metric_names();
-        Value::Array(
-            self.examples
-                .iter()
-                .map(|e| {
-                    let mut m = Map::new();
-                    m.insert("id".into(), json!(e.id));
-                    if let Some(q) = &e.question {
-                        m.insert("question".into(), json!(q));
-                    }
-                    m.insert("prediction".into(), json!(e.prediction));
-                    m.insert("gold".into(), json!(e.gold));
-                    for (name, v) in names.iter().zip(&e.scores) {
-                        m.insert((*name).to_string(), json!(v));
-                    }
-                    Value::Object(m)
-                })
-                .collect(),
-        )
+        let mut out = Vec::with_capacity(self.examples.len() * 400 + 4);
+        out.extend_from_slice(b"[\n");
+        for (i, e) in self.examples.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",\n");
+            }
+            // Serializing a plain struct into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut out, &ExampleRow { example: e, names });
+        }
+        out.extend_from_slice(b"\n]\n");
+        out
+    }
+
+    /// per_example.csv: header `id,question,prediction,gold,<metrics>`, one
+    /// row per item; a metric that does not apply is an empty field.
+    pub fn per_example_csv(&self) -> String {
+        use std::fmt::Write;
+        let names = self.format.metric_names();
+        let mut out = String::with_capacity(self.examples.len() * 200);
+        push_record(
+            &mut out,
+            ["id", "question", "prediction", "gold"]
+                .into_iter()
+                .chain(names.iter().copied()),
+        );
+        let mut number = String::new();
+        for e in &self.examples {
+            push_record(
+                &mut out,
+                [
+                    e.id.as_str(),
+                    e.question.as_deref().unwrap_or(""),
+                    e.prediction.as_deref().unwrap_or(""),
+                    e.gold.as_str(),
+                ],
+            );
+            // Append the metrics to the record just written (before its \n).
+            out.pop();
+            for v in &e.scores {
+                out.push(',');
+                if let Some(x) = v {
+                    number.clear();
+                    let _ = write!(number, "{x}");
+                    out.push_str(&number);
+                }
+            }
+            out.push('\n');
+        }
+        out
     }
 
     /// The per-item values of one metric (None as 0, as in the averages of
@@ -303,5 +336,28 @@ pub fn evaluate_official(
         extra_predictions,
         insufficient_context_n: None,
         signature: official_signature(),
+    }
+}
+
+/// One line of per_example.json.
+struct ExampleRow<'a> {
+    example: &'a Example,
+    names: &'static [&'static str],
+}
+
+impl Serialize for ExampleRow<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let e = self.example;
+        let mut m = serializer.serialize_map(None)?;
+        m.serialize_entry("id", &e.id)?;
+        if let Some(q) = &e.question {
+            m.serialize_entry("question", q)?;
+        }
+        m.serialize_entry("prediction", &e.prediction)?;
+        m.serialize_entry("gold", &e.gold)?;
+        for (name, v) in self.names.iter().zip(&e.scores) {
+            m.serialize_entry(name, v)?;
+        }
+        m.end()
     }
 }

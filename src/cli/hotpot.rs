@@ -1,13 +1,12 @@
 //! `corpus-eval hotpot`: HotpotQA answer and citation metrics, simple or
 //! official format, with a run folder and an HTML report.
 
-use super::{complete_run, read_input, InputError, EXIT_OK};
+use super::{complete_run, map_input, InputError, EXIT_OK};
 use crate::corpus::hotpot::{
     is_official_predictions, official_gold, official_predictions, simple_records,
 };
 use crate::corpus::json_error;
 use crate::hotpot::{evaluate_official, evaluate_simple, HotpotEvaluation, HotpotFormat};
-use crate::report::csv::write_csv;
 use crate::report::html::HtmlPage;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::panels::{render_metric_panels, MetricPanels};
@@ -15,7 +14,7 @@ use crate::report::table::grid_table;
 use crate::report::{write_atomic, write_json, RunFolder};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 /// `--format` values.
@@ -101,48 +100,20 @@ fn fmt_opt(v: Option<f64>, digits: usize) -> String {
 /// Runs `hotpot`.
 pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
-    let p_bytes = read_input(&args.predictions)?;
-    let g_bytes = read_input(&args.gold)?;
-    let p_info = InputFile::new(&args.predictions, &p_bytes);
-    let g_info = InputFile::new(&args.gold, &g_bytes);
-    let p_doc: Value =
-        serde_json::from_slice(&p_bytes).map_err(|e| json_error(&args.predictions, &e))?;
-    drop(p_bytes);
-    let official = match args.format {
-        FormatArg::Auto => is_official_predictions(&p_doc),
-        FormatArg::Simple => false,
-        FormatArg::Official => {
-            if !is_official_predictions(&p_doc) {
-                return Err(InputError(format!(
-                    "{}: --format official needs an object with \"answer\" and \"sp\"",
-                    args.predictions.display()
-                ))
-                .into());
-            }
-            true
-        }
-    };
-    let eval = if official {
-        let preds = official_predictions(&args.predictions, &p_doc)?;
-        drop(p_doc);
-        let gold = official_gold(&args.gold, &g_bytes)?;
-        drop(g_bytes);
-        evaluate_official(&preds, &gold)
-    } else {
-        let preds = simple_records(&args.predictions, &p_doc)?;
-        drop(p_doc);
-        let g_doc: Value =
-            serde_json::from_slice(&g_bytes).map_err(|e| json_error(&args.gold, &e))?;
-        drop(g_bytes);
-        let gold = simple_records(&args.gold, &g_doc)?;
-        evaluate_simple(&preds, &gold).map_err(|e| {
-            InputError(format!(
-                "{} vs {}: {e}",
-                args.predictions.display(),
-                args.gold.display()
-            ))
-        })?
-    };
+    let p_bytes = map_input(&args.predictions)?;
+    let g_bytes = map_input(&args.gold)?;
+    // Hash the inputs on one core while the other parses and scores.
+    let ((p_info, g_info), eval) = rayon::join(
+        || {
+            (
+                InputFile::new(&args.predictions, &p_bytes),
+                InputFile::new(&args.gold, &g_bytes),
+            )
+        },
+        || evaluate_inputs(&args, &p_bytes, &g_bytes),
+    );
+    let eval = eval?;
+    drop((p_bytes, g_bytes));
     let system = match &args.name {
         Some(n) => n.clone(),
         None => args
@@ -198,6 +169,48 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
+/// Parses both files in the chosen format and scores them.
+fn evaluate_inputs(
+    args: &HotpotArgs,
+    p_bytes: &[u8],
+    g_bytes: &[u8],
+) -> anyhow::Result<HotpotEvaluation> {
+    let p_doc: Value =
+        serde_json::from_slice(p_bytes).map_err(|e| json_error(&args.predictions, &e))?;
+    let official = match args.format {
+        FormatArg::Auto => is_official_predictions(&p_doc),
+        FormatArg::Simple => false,
+        FormatArg::Official => {
+            if !is_official_predictions(&p_doc) {
+                return Err(InputError(format!(
+                    "{}: --format official needs an object with \"answer\" and \"sp\"",
+                    args.predictions.display()
+                ))
+                .into());
+            }
+            true
+        }
+    };
+    if official {
+        let preds = official_predictions(&args.predictions, &p_doc)?;
+        drop(p_doc);
+        let gold = official_gold(&args.gold, g_bytes)?;
+        return Ok(evaluate_official(&preds, &gold));
+    }
+    let preds = simple_records(&args.predictions, &p_doc)?;
+    drop(p_doc);
+    let g_doc: Value = serde_json::from_slice(g_bytes).map_err(|e| json_error(&args.gold, &e))?;
+    let gold = simple_records(&args.gold, &g_doc)?;
+    evaluate_simple(&preds, &gold).map_err(|e| {
+        InputError(format!(
+            "{} vs {}: {e}",
+            args.predictions.display(),
+            args.gold.display()
+        ))
+        .into()
+    })
+}
+
 fn warn_missing(eval: &HotpotEvaluation) {
     for (what, ids) in [("answer", &eval.missing_answer), ("sp", &eval.missing_sp)] {
         if ids.is_empty() {
@@ -219,32 +232,6 @@ fn warn_missing(eval: &HotpotEvaluation) {
     }
 }
 
-fn per_example_rows(eval: &HotpotEvaluation) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut header: Vec<String> = ["id", "question", "prediction", "gold"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    header.extend(eval.format.metric_names().iter().map(|s| s.to_string()));
-    let rows = eval
-        .examples
-        .iter()
-        .map(|e| {
-            let mut r = vec![
-                e.id.clone(),
-                e.question.clone().unwrap_or_default(),
-                e.prediction.clone().unwrap_or_default(),
-                e.gold.clone(),
-            ];
-            r.extend(e.scores.iter().map(|v| match v {
-                Some(x) => x.to_string(),
-                None => String::new(),
-            }));
-            r
-        })
-        .collect();
-    (header, rows)
-}
-
 fn write_run(
     folder: &RunFolder,
     eval: &HotpotEvaluation,
@@ -260,22 +247,25 @@ fn write_run(
         "per_example.csv".to_string(),
     ];
     write_json(&folder.file("metrics.json"), &eval.metrics_json(system))?;
-    write_json(&folder.file("per_example.json"), &eval.per_example_json())?;
-    let (header, rows) = per_example_rows(eval);
-    write_csv(&folder.file("per_example.csv"), &header, &rows)?;
-    let chart = if no_plots {
-        None
-    } else {
-        let png = folder.file("hotpot_metrics.png");
-        draw_panels(&png, eval, system)?;
+    let png = folder.file("hotpot_metrics.png");
+    // The chart renders on one core while the other formats the tables.
+    let (chart, (json, csv)) = rayon::join(
+        || -> anyhow::Result<Option<Vec<u8>>> {
+            if no_plots {
+                return Ok(None);
+            }
+            let bytes = draw_panels(eval, system)?;
+            write_atomic(&png, &bytes)?;
+            Ok(Some(bytes))
+        },
+        || (eval.per_example_json(), eval.per_example_csv()),
+    );
+    write_atomic(&folder.file("per_example.json"), &json)?;
+    write_atomic(&folder.file("per_example.csv"), csv.as_bytes())?;
+    let chart = chart?;
+    if chart.is_some() {
         outputs.push("hotpot_metrics.png".into());
-        Some(
-            std::fs::read(&png).map_err(|source| crate::report::ReportError::Io {
-                path: png.clone(),
-                source,
-            })?,
-        )
-    };
+    }
     outputs.push("report.html".into());
     outputs.push("manifest.json".into());
     let manifest = Manifest::new(
@@ -292,7 +282,7 @@ fn write_run(
     Ok(())
 }
 
-fn draw_panels(path: &Path, eval: &HotpotEvaluation, system: &str) -> anyhow::Result<()> {
+fn draw_panels(eval: &HotpotEvaluation, system: &str) -> anyhow::Result<Vec<u8>> {
     let (f1, em, p, r, sf1, label) = match eval.format {
         HotpotFormat::Simple => (
             "answer_f1",
@@ -312,20 +302,16 @@ fn draw_panels(path: &Path, eval: &HotpotEvaluation, system: &str) -> anyhow::Re
         ),
     };
     let title = format!("HotpotQA answer generation quality: {system}");
-    render_metric_panels(
-        path,
-        &MetricPanels {
-            title: &title,
-            set_label: label,
-            answer_f1: &eval.column(f1),
-            answer_em: &eval.column(em),
-            precision: &eval.column(p),
-            recall: &eval.column(r),
-            set_f1: &eval.column(sf1),
-            footnote: &eval.signature,
-        },
-    )?;
-    Ok(())
+    Ok(render_metric_panels(&MetricPanels {
+        title: &title,
+        set_label: label,
+        answer_f1: &eval.column(f1),
+        answer_em: &eval.column(em),
+        precision: &eval.column(p),
+        recall: &eval.column(r),
+        set_f1: &eval.column(sf1),
+        footnote: &eval.signature,
+    })?)
 }
 
 fn render_report(

@@ -112,6 +112,44 @@ pub(crate) fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
     })
 }
 
+/// An input file's bytes: memory-mapped when the file is large, read
+/// otherwise.
+pub(crate) enum InputBytes {
+    /// A mapped file.
+    Mapped(memmap2::Mmap),
+    /// Bytes read into memory.
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for InputBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            InputBytes::Mapped(m) => m,
+            InputBytes::Read(v) => v,
+        }
+    }
+}
+
+/// Maps a large input file into memory (no copy; the page cache serves it),
+/// or reads a small one. A failure names the file (exit 2).
+pub(crate) fn map_input(path: &Path) -> anyhow::Result<InputBytes> {
+    let io_err = |source| crate::corpus::CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io_err)?;
+    let len = file.metadata().map_err(io_err)?.len();
+    if len < 1 << 20 || !file.metadata().map_err(io_err)?.is_file() {
+        return read_input(path).map(InputBytes::Read);
+    }
+    // SAFETY: the map is read-only and private to this process; the input
+    // is expected not to change while the command runs (as with any tool
+    // that maps its inputs, a concurrent truncation could fault).
+    let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_err)?;
+    Ok(InputBytes::Mapped(map))
+}
+
 /// The bytes of an input file as UTF-8 text; a failure names the file and
 /// the first bad byte (exit 2).
 pub(crate) fn as_text(path: &Path, bytes: Vec<u8>) -> anyhow::Result<String> {

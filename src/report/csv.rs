@@ -19,16 +19,21 @@ fn push_field(out: &mut String, field: &str) {
     }
 }
 
-/// One CSV record, newline-terminated.
-pub fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
-    let mut out = String::new();
-    for (i, f) in fields.iter().enumerate() {
+/// Appends one CSV record (newline-terminated) to `out`.
+pub fn push_record<'a>(out: &mut String, fields: impl IntoIterator<Item = &'a str>) {
+    for (i, f) in fields.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_field(&mut out, f.as_ref());
+        push_field(out, f);
     }
     out.push('\n');
+}
+
+/// One CSV record, newline-terminated.
+pub fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
+    let mut out = String::new();
+    push_record(&mut out, fields.iter().map(AsRef::as_ref));
     out
 }
 

@@ -13,7 +13,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
-use std::path::Path;
 
 const FAMILY: &str = "sans-serif";
 /// Figure size in pixels.
@@ -106,29 +105,33 @@ fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
-/// Renders the figure as a PNG at `path` (through a temporary file).
-pub fn render_metric_panels(path: &Path, data: &MetricPanels) -> Result<(), ReportError> {
+/// Renders the figure and returns the PNG file's bytes.
+pub fn render_metric_panels(data: &MetricPanels) -> Result<Vec<u8>, ReportError> {
     register_fonts();
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp.png"));
-    if let Err(message) = draw(&tmp, data) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(ReportError::Chart {
-            path: path.to_path_buf(),
-            message,
-        });
-    }
-    std::fs::rename(&tmp, path).map_err(|source| ReportError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    let fail = |message: String| ReportError::Chart {
+        path: "hotpot_metrics.png".into(),
+        message,
+    };
+    let mut rgb = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
+    draw(&mut rgb, data).map_err(fail)?;
+    encode_png(&rgb, SIZE).map_err(fail)
 }
 
-fn draw(path: &Path, d: &MetricPanels) -> Result<(), String> {
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+/// Encodes 8-bit RGB pixels as a PNG.
+pub fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Default);
+    let mut writer = encoder.write_header().map_err(err)?;
+    writer.write_image_data(rgb).map_err(err)?;
+    writer.finish().map_err(err)?;
+    Ok(out)
+}
+
+fn draw(rgb: &mut [u8], d: &MetricPanels) -> Result<(), String> {
+    let root = BitMapBackend::with_buffer(rgb, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let (top, rest) = root.split_vertically(56);
     top.draw(&Text::new(
