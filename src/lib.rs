@@ -24,6 +24,7 @@
 
 pub mod citations;
 pub mod cli;
+pub mod compare;
 pub mod corpus;
 pub mod evaluate;
 pub mod hotpot;

@@ -3,6 +3,7 @@
 mod util;
 
 mod evaluate_cli;
+mod hotpot_cli;
 mod lexicon_build;
 mod scoring_rules;
 mod small_commands;

@@ -3,6 +3,7 @@
 //! calls.
 
 mod build_lexicon;
+mod compare;
 mod evaluate;
 mod hotpot;
 mod score;
@@ -50,6 +51,8 @@ pub enum Command {
     Evaluate(evaluate::EvaluateArgs),
     /// HotpotQA answer, citation and supporting-fact metrics; writes a run folder and an HTML report.
     Hotpot(hotpot::HotpotArgs),
+    /// Compare systems side by side, with paired bootstrap tests of every difference.
+    Compare(compare::CompareArgs),
     /// Print one answer's score (a number, or null when it cannot be scored).
     Score(score::ScoreArgs),
     /// Print the enrichment of a word: WordNet synonyms and number forms.
@@ -63,6 +66,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Evaluate(a) => evaluate::run(a),
         Command::Hotpot(a) => hotpot::run(a),
+        Command::Compare(a) => compare::run(a),
         Command::Score(a) => score::run_score(a),
         Command::Synonyms(a) => score::run_synonyms(a),
         Command::BuildLexicon(a) => build_lexicon::run(a),

@@ -53,7 +53,7 @@ pub enum CorpusError {
 }
 
 /// Reads a whole file as UTF-8.
-pub(crate) fn read_text(path: &std::path::Path) -> Result<String, CorpusError> {
+pub fn read_text(path: &std::path::Path) -> Result<String, CorpusError> {
     let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
         path: path.to_path_buf(),
         source,
@@ -79,7 +79,7 @@ pub(crate) fn parse_json(
 
 /// A serde_json error as a [`CorpusError::Json`] naming the file and the
 /// line:column.
-pub(crate) fn json_error(path: &std::path::Path, e: &serde_json::Error) -> CorpusError {
+pub fn json_error(path: &std::path::Path, e: &serde_json::Error) -> CorpusError {
     CorpusError::Json {
         path: path.to_path_buf(),
         line: e.line(),

@@ -13,6 +13,8 @@
 
 use serde::Serialize;
 
+pub mod paired;
+
 /// Bootstrap resamples used by default.
 pub const DEFAULT_RESAMPLES: usize = 2000;
 
