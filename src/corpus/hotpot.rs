@@ -69,6 +69,26 @@ fn describe(v: &Value) -> String {
     }
 }
 
+/// A string field: `None` when absent or null, an error naming the record
+/// and field when it holds anything but a string.
+fn string_field(
+    path: &Path,
+    record: &str,
+    field: &str,
+    v: Option<&Value>,
+) -> Result<Option<String>, CorpusError> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(record_err(
+            path,
+            record.to_string(),
+            field,
+            format!("expected a string, found {}", describe(other)),
+        )),
+    }
+}
+
 /// An integer from a JSON number; integral floats such as `2.0` count (the
 /// reference scripts compare them equal to `2`).
 fn as_integer(v: &Value) -> Option<i64> {
@@ -135,18 +155,8 @@ fn simple_record(path: &Path, index: usize, v: &Value) -> Result<SimpleRecord, C
         Some(id) => format!("item {index} (id {id:?})"),
         None => format!("item {index}"),
     };
-    let answer = match obj.get("answer") {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => {
-            return Err(record_err(
-                path,
-                record,
-                "answer",
-                format!("expected a string, found {}", describe(other)),
-            ))
-        }
-        None => return Err(record_err(path, record, "answer", "missing".into())),
-    };
+    let answer = string_field(path, &record, "answer", obj.get("answer"))?
+        .ok_or_else(|| record_err(path, record.clone(), "answer", "missing".into()))?;
     let citations = match obj.get("citations") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => {
@@ -173,18 +183,7 @@ fn simple_record(path: &Path, index: usize, v: &Value) -> Result<SimpleRecord, C
             ))
         }
     };
-    let question = match obj.get("question") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => {
-            return Err(record_err(
-                path,
-                record,
-                "question",
-                format!("expected a string, found {}", describe(other)),
-            ))
-        }
-    };
+    let question = string_field(path, &record, "question", obj.get("question"))?;
     Ok(SimpleRecord {
         id,
         question,
@@ -263,18 +262,8 @@ pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord
             }
         };
         let record = format!("item {index} (_id {id:?})");
-        let answer = match r.answer {
-            Some(Value::String(s)) => s,
-            Some(other) => {
-                return Err(record_err(
-                    path,
-                    record,
-                    "answer",
-                    format!("expected a string, found {}", describe(&other)),
-                ))
-            }
-            None => return Err(record_err(path, record, "answer", "missing".into())),
-        };
+        let answer = string_field(path, &record, "answer", r.answer.as_ref())?
+            .ok_or_else(|| record_err(path, record.clone(), "answer", "missing".into()))?;
         let facts = match &r.supporting_facts {
             Some(v) => supporting_facts(path, &record, "supporting_facts", v)?,
             None => {
@@ -286,10 +275,7 @@ pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord
                 ))
             }
         };
-        let question = match r.question {
-            Some(Value::String(s)) => Some(s),
-            _ => None,
-        };
+        let question = string_field(path, &record, "question", r.question.as_ref())?;
         out.push(OfficialGoldRecord {
             gold: OfficialGold {
                 id,

@@ -9,6 +9,7 @@
 
 use super::charts::register_fonts;
 use super::ReportError;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -211,6 +212,24 @@ fn draw(rgb: &mut [u8], d: &MetricPanels) -> Result<(), String> {
     Ok(())
 }
 
+type ValueChart<'a, 'b> =
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws the series legend in a white box at `position`.
+fn draw_legend<'a, 'b: 'a>(
+    chart: &mut ValueChart<'a, 'b>,
+    position: SeriesLabelPosition,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font((FAMILY, 13))
+        .draw()
+        .map_err(err)
+}
+
 fn x_axis_name(n: usize, width: usize) -> String {
     if width == 1 {
         format!("examples (n={n})")
@@ -287,15 +306,7 @@ fn grouped_bars(
             )))
             .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .label_font((FAMILY, 13))
-        .draw()
-        .map_err(err)?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
 fn histogram(
@@ -358,15 +369,7 @@ fn histogram(
         .map_err(err)?
         .label(format!("Mean: {m:.3} (n={})", xs.len()))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], RED.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .label_font((FAMILY, 13))
-        .draw()
-        .map_err(err)?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 fn heatmap(area: &Area, rows: &[(String, &[f64])]) -> Result<(), String> {
