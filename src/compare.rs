@@ -33,6 +33,8 @@ pub struct SystemResult {
     pub n: Option<usize>,
     /// Per-example scores by id, aligned with the metric names, when known.
     pub per_example: Option<Vec<(String, Vec<Option<f64>>)>>,
+    /// SHA-256 of the gold file, from the run's manifest.json when there is one.
+    pub gold_sha256: Option<String>,
 }
 
 /// Problems that make systems incomparable.
@@ -144,7 +146,7 @@ fn per_example_from_array(
     };
     let names = format.metric_names();
     let mut out = Vec::with_capacity(items.len());
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         let rec = format!("item {i}");
         let obj = item
@@ -162,9 +164,18 @@ fn per_example_from_array(
                 ))
             }
         };
-        if !seen.insert(id.clone()) {
-            return Err(record(path, &rec, "id", format!("duplicate id {id:?}")));
-        }
+        // A repeated id (hotpot scores duplicates as separate items) is
+        // paired by occurrence: the second "x" of one run with the second
+        // "x" of the other.
+        let occurrence = seen
+            .entry(id.clone())
+            .and_modify(|k| *k += 1)
+            .or_insert(1usize);
+        let id = if *occurrence > 1 {
+            format!("{id}#{occurrence}")
+        } else {
+            id
+        };
         let mut scores = Vec::with_capacity(names.len());
         for name in names {
             scores.push(match obj.get(*name) {
@@ -259,8 +270,17 @@ pub fn load_system(name: &str, path: &Path) -> Result<SystemResult, CorpusError>
             "no metrics found".into(),
         ));
     };
+    let gold_sha256 = metrics_path
+        .as_ref()
+        .or(per_example_path.as_ref())
+        .and_then(|p| p.parent())
+        .map(|d| d.join("manifest.json"))
+        .filter(|m| m.is_file())
+        .and_then(|m| read_json(&m).ok())
+        .and_then(|m| m["inputs"]["gold"]["sha256"].as_str().map(String::from));
     Ok(SystemResult {
         name: name.to_string(),
+        gold_sha256,
         source: path.to_path_buf(),
         files,
         format,
@@ -319,13 +339,15 @@ pub struct Comparison {
     pub resamples: usize,
     /// Bootstrap seed.
     pub seed: u64,
+    /// Things the reader should know (e.g. different gold files).
+    pub warnings: Vec<String>,
 }
 
 /// Signature of the comparison method.
 pub fn signature(resamples: usize, seed: u64) -> String {
     format!(
         "paired-bootstrap|pairing:item-id|resamples:{resamples}|seed:{seed}|ci:95%-percentile|\
-         p:two-sided,null-centred,(1+k)/(1+B)|diff:B-A|version:{}",
+         p:two-sided-sign-flip,exact-n<=16|diff:B-A|version:{}",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -426,11 +448,26 @@ pub fn compare(
             differences.extend(tests);
         }
     }
+    let mut warnings = Vec::new();
+    let golds: Vec<(&str, &str)> = systems
+        .iter()
+        .filter_map(|s| s.gold_sha256.as_deref().map(|g| (s.name.as_str(), g)))
+        .collect();
+    if let Some((first, g0)) = golds.first() {
+        for (name, g) in &golds[1..] {
+            if g != g0 {
+                warnings.push(format!(
+                    "{first:?} and {name:?} were scored against different gold files (SHA-256 differs); items are paired by id, which may not mean the same item"
+                ));
+            }
+        }
+    }
     Ok(Comparison {
         format,
         systems,
         differences,
         resamples,
         seed,
+        warnings,
     })
 }

@@ -57,16 +57,6 @@ pub enum HotpotError {
         /// Items in the gold file.
         gold: usize,
     },
-    /// Both files give ids, and they differ at a position.
-    #[error("item {index}: prediction id {prediction:?} but gold id {gold:?} (items are paired by position)")]
-    IdMismatch {
-        /// Position.
-        index: usize,
-        /// The prediction's id.
-        prediction: String,
-        /// The gold record's id.
-        gold: String,
-    },
 }
 
 /// One scored item.
@@ -103,6 +93,8 @@ pub struct HotpotEvaluation {
     pub insufficient_context_n: Option<usize>,
     /// The metric signature.
     pub signature: String,
+    /// Problems worth a warning that do not stop the evaluation.
+    pub warnings: Vec<String>,
 }
 
 impl HotpotEvaluation {
@@ -134,6 +126,9 @@ impl HotpotEvaluation {
             m.insert("missing_answer".into(), json!(self.missing_answer));
             m.insert("missing_sp".into(), json!(self.missing_sp));
             m.insert("extra_predictions".into(), json!(self.extra_predictions));
+        }
+        if !self.warnings.is_empty() {
+            m.insert("warnings".into(), json!(self.warnings));
         }
         m.insert("signature".into(), json!(self.signature));
         Value::Object(m)
@@ -229,16 +224,25 @@ pub fn evaluate_simple(
             gold: gold.len(),
         });
     }
-    for (index, (p, g)) in predictions.iter().zip(gold).enumerate() {
-        if let (Some(pi), Some(gi)) = (&p.id, &g.id) {
-            if pi != gi {
-                return Err(HotpotError::IdMismatch {
-                    index,
-                    prediction: pi.clone(),
-                    gold: gi.clone(),
-                });
-            }
-        }
+    // Items are paired by position, as the framework does; ids that
+    // disagree are reported, not fatal (e.g. 1 and "1").
+    let mismatched: Vec<String> = predictions
+        .iter()
+        .zip(gold)
+        .enumerate()
+        .filter_map(|(index, (p, g))| match (&p.id, &g.id) {
+            (Some(pi), Some(gi)) if pi != gi => Some(format!(
+                "item {index}: prediction id {pi:?}, gold id {gi:?}"
+            )),
+            _ => None,
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    if let Some(first) = mismatched.first() {
+        warnings.push(format!(
+            "{} item(s) have different ids in the two files (paired by position anyway); first: {first}",
+            mismatched.len()
+        ));
     }
     let scores: Vec<_> = predictions
         .par_iter()
@@ -272,6 +276,7 @@ pub fn evaluate_simple(
         extra_predictions: 0,
         insufficient_context_n: Some(averages.insufficient_context_n),
         signature: simple_signature(),
+        warnings,
     })
 }
 
@@ -336,6 +341,7 @@ pub fn evaluate_official(
         extra_predictions,
         insufficient_context_n: None,
         signature: official_signature(),
+        warnings: Vec::new(),
     }
 }
 

@@ -402,7 +402,18 @@ fn bad_input_names_file_item_and_field() {
         "idb.json",
         &json!([{"id": "a", "answer": "x"}, {"id": "c", "answer": "y"}]),
     );
-    rejected(&dir, &ids_a, &ids_b, &[], &["item 1", "\"b\"", "\"c\""]);
+    // Ids that disagree are paired by position (as the framework does), with a warning.
+    let run = dir
+        .run(&[
+            "hotpot".as_ref(),
+            ids_a.as_os_str(),
+            ids_b.as_os_str(),
+            "--out".as_ref(),
+            "ok".as_ref(),
+        ])
+        .expect_code(0)
+        .expect_stderr(&["warning", "item 1", "\"b\"", "\"c\""]);
+    drop(run);
     rejected(
         &dir,
         &ids_a,
@@ -634,4 +645,50 @@ fn compare_accepts_plain_metrics_and_rejects_mixtures() {
     .expect_stderr(&["c.json", "answer_f1", "expected a number"]);
     dir.run(&["compare".to_string(), format!("A={}", a.display())])
         .expect_code(2);
+}
+
+#[test]
+fn compare_pairs_repeated_ids_and_warns_about_different_gold() {
+    let dir = Dir::new("compare-ids");
+    let gold = write(
+        &dir,
+        "gold.json",
+        &json!([{"id": "x", "answer": "a"}, {"id": "x", "answer": "b"}, {"answer": "c"}]),
+    );
+    let other_gold = write(
+        &dir,
+        "gold2.json",
+        &json!([{"id": "x", "answer": "z"}, {"id": "x", "answer": "b"}, {"answer": "c"}]),
+    );
+    let pred = write(
+        &dir,
+        "pred.json",
+        &json!([{"answer": "a"}, {"answer": "b"}, {"answer": "q"}]),
+    );
+    let a = run_hotpot(&dir, &pred, &gold, "a");
+    let b = run_hotpot(&dir, &pred, &other_gold, "b");
+    let run = dir
+        .run(&[
+            "compare".to_string(),
+            format!("A={}", a.display()),
+            format!("B={}", b.display()),
+        ])
+        .expect_code(0)
+        .expect_stderr(&["different gold files"]);
+    assert!(run.stdout().contains("answer_em"), "{}", run.stdout());
+    let folder = &dir.run_folders("reports")[0];
+    let cmp = read_json(&folder.join("comparison.json"));
+    let em = cmp["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["metric"] == "answer_em")
+        .unwrap()["paired"]
+        .clone();
+    // Three items paired (x, x#2, 2): A gets 2/3, B 1/3; n = 3 is far too
+    // few for significance (exact sign-flip p = 1).
+    assert_eq!(em["n"], 3);
+    assert!((em["diff"].as_f64().unwrap() + 1.0 / 3.0).abs() < 1e-12);
+    assert_eq!(em["p_value"], 1.0);
+    assert_eq!(cmp["warnings"].as_array().unwrap().len(), 1);
 }

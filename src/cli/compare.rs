@@ -119,6 +119,13 @@ fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<Strin
 /// Runs `compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
+    if args.resamples < 100 {
+        return Err(InputError(format!(
+            "--resamples must be at least 100, got {}",
+            args.resamples
+        ))
+        .into());
+    }
     let mut systems = Vec::new();
     for spec in &args.systems {
         let Some((name, path)) = spec
@@ -134,6 +141,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     }
     let comparison =
         compare(systems, args.seed, args.resamples).map_err(|e| InputError(e.to_string()))?;
+    for w in &comparison.warnings {
+        eprintln!("warning: {w}");
+    }
     let sig = signature(args.resamples, args.seed);
 
     let mut inputs = BTreeMap::new();
@@ -208,6 +218,7 @@ fn write_run(
             Value::Object(m)
         }).collect::<Vec<_>>(),
         "differences": c.differences,
+        "warnings": c.warnings,
         "signature": sig,
     });
     write_json(&folder.file("comparison.json"), &json)?;
@@ -250,7 +261,7 @@ fn write_run(
     page.table("comparison", &header, &rows);
     page.heading(2, "Differences (paired bootstrap)");
     page.note(&format!(
-        "diff = B - A over the items both systems scored (matched by id); 95% percentile interval and two-sided p-value from {} paired resamples (seed {}). An interval that excludes 0 (p < 0.05) marks a difference unlikely to be resampling noise.",
+        "diff = B - A over the items both systems scored (matched by id); 95% paired-bootstrap percentile interval ({} resamples, seed {}) and two-sided sign-flip p-value (exact up to 16 items). A small p-value with an interval that excludes 0 marks a difference unlikely to be noise; with many metrics and pairs some p < 0.05 arise by chance, so correct for multiple comparisons (e.g. Holm) before claiming several at once.",
         c.resamples, c.seed
     ));
     let (header, rows) = difference_rows(c, 4);
@@ -266,6 +277,9 @@ fn write_run(
             "reliable edge-case handling",
         ),
     ]);
+    for w in &c.warnings {
+        page.note(&format!("Warning: {w}"));
+    }
     page.heading(2, "Run manifest");
     page.preformatted(&serde_json::to_string_pretty(&manifest)?);
     write_atomic(&folder.file("comparison.html"), page.render().as_bytes())?;

@@ -212,6 +212,9 @@ fn evaluate_inputs(
 }
 
 fn warn_missing(eval: &HotpotEvaluation) {
+    for w in &eval.warnings {
+        eprintln!("warning: {w}");
+    }
     for (what, ids) in [("answer", &eval.missing_answer), ("sp", &eval.missing_sp)] {
         if ids.is_empty() {
             continue;

@@ -4,18 +4,23 @@
 //! difference is `d = mean(b) - mean(a)`. Items are resampled with
 //! replacement (the same indices for both systems, which keeps the pairing)
 //! `resamples` times; the 95% interval is the 2.5th..97.5th percentile of
-//! the resampled differences, and the two-sided p-value tests "no
-//! difference" by centring the bootstrap distribution on zero:
-//! `p = (1 + #{|d*_k - d| >= |d|}) / (1 + resamples)` (Efron & Tibshirani,
-//! ch. 16), so p is never 0 and equals 1 when `d == 0`.
+//! the resampled differences.
+//!
+//! The two-sided p-value of "no difference" comes from the paired
+//! sign-flip (randomization) test: under the null each item's difference
+//! is as likely negated, so p is the share of sign assignments whose mean
+//! difference is at least as far from 0 as the observed one. It is exact
+//! (all 2^n assignments) for n <= 16 items, and estimated from `resamples`
+//! random assignments above that as `(1 + k) / (1 + resamples)`. It equals
+//! 1 when `d == 0` and stays honest for tiny n (n = 1 gives p = 1).
 //!
 //! ```
 //! use corpus_eval::stats::paired::paired_bootstrap;
-//! let a = [0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0];
-//! let b = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0];
+//! let a = [0.0; 10];
+//! let b = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0];
 //! let d = paired_bootstrap(&a, &b, 42, 2000).unwrap();
-//! assert_eq!(d.diff, 0.5);
-//! assert!(d.ci_low > 0.0 && d.p_value < 0.05);
+//! assert!((d.diff - 0.9).abs() < 1e-12);
+//! assert!(d.ci_low > 0.0 && d.p_value < 0.01);
 //! ```
 
 use super::{percentile, SplitMix64};
@@ -39,7 +44,7 @@ pub struct PairedDiff {
     pub ci_low: f64,
     /// 97.5th percentile of the resampled differences.
     pub ci_high: f64,
-    /// Two-sided bootstrap p-value of "no difference".
+    /// Two-sided sign-flip p-value of "no difference".
     pub p_value: f64,
 }
 
@@ -58,18 +63,13 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], seed: u64, resamples: usize) -> Op
     let mut resampled: Vec<f64> = (0..resamples)
         .map(|_| (0..n).map(|_| deltas[rng.below(n)]).sum::<f64>() / n as f64)
         .collect();
-    // A tolerance keeps ties (e.g. d == 0) counted despite rounding.
-    let eps = 1e-12;
-    let extreme = resampled
-        .iter()
-        .filter(|d| (*d - diff).abs() >= diff.abs() - eps)
-        .count();
     resampled.sort_by(f64::total_cmp);
     let (ci_low, ci_high) = if resamples == 0 {
         (diff, diff)
     } else {
         (percentile(&resampled, 0.025), percentile(&resampled, 0.975))
     };
+    let p_value = sign_flip_p(&deltas, diff, &mut rng, resamples);
     Some(PairedDiff {
         n,
         mean_a,
@@ -77,13 +77,52 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], seed: u64, resamples: usize) -> Op
         diff,
         ci_low,
         ci_high,
-        p_value: (1 + extreme) as f64 / (1 + resamples) as f64,
+        p_value,
     })
+}
+
+/// Largest n for which the sign-flip test enumerates every assignment.
+const EXACT_SIGN_FLIP_MAX_N: usize = 16;
+
+/// Two-sided paired sign-flip p-value of the mean difference `diff`.
+fn sign_flip_p(deltas: &[f64], diff: f64, rng: &mut SplitMix64, resamples: usize) -> f64 {
+    let n = deltas.len();
+    // A tolerance keeps ties (e.g. d == 0) counted despite rounding.
+    let threshold = diff.abs() * n as f64 - 1e-9;
+    let extreme = |mut signs: u64, rng: Option<&mut SplitMix64>| -> bool {
+        let mut sum = 0.0;
+        let mut rng = rng;
+        for (i, d) in deltas.iter().enumerate() {
+            if let Some(r) = rng.as_deref_mut() {
+                if i % 64 == 0 {
+                    signs = r.next_u64();
+                }
+            }
+            let bit = (signs >> (i % 64)) & 1;
+            sum += if bit == 1 { -d } else { *d };
+        }
+        sum.abs() >= threshold
+    };
+    if n <= EXACT_SIGN_FLIP_MAX_N {
+        let total = 1u64 << n;
+        let count = (0..total).filter(|&m| extreme(m, None)).count();
+        return count as f64 / total as f64;
+    }
+    let count = (0..resamples).filter(|_| extreme(0, Some(rng))).count();
+    (1 + count) as f64 / (1 + resamples) as f64
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiny_samples_are_not_significant() {
+        let d = paired_bootstrap(&[0.0], &[1.0], 1, 1000).unwrap();
+        assert_eq!(d.p_value, 1.0);
+        let d = paired_bootstrap(&[0.0; 5], &[1.0; 5], 1, 1000).unwrap();
+        assert_eq!(d.p_value, 2.0 / 32.0);
+    }
 
     #[test]
     fn identical_systems_have_p_one() {
