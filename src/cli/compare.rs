@@ -3,7 +3,7 @@
 
 use super::{complete_run, InputError, EXIT_OK};
 use crate::compare::{compare, load_system, signature, Comparison};
-use crate::report::csv::csv_line;
+use crate::report::csv::write_csv;
 use crate::report::html::HtmlPage;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::table::grid_table;
@@ -196,13 +196,9 @@ fn write_run(
     started: SystemTime,
 ) -> anyhow::Result<()> {
     let (header, rows) = side_by_side(c, 0);
-    let mut csv = csv_line(&header);
-    rows.iter().for_each(|r| csv.push_str(&csv_line(r)));
-    write_atomic(&folder.file("comparison.csv"), csv.as_bytes())?;
+    write_csv(&folder.file("comparison.csv"), &header, &rows)?;
     let (dheader, drows) = difference_rows(c, 0);
-    let mut dcsv = csv_line(&dheader);
-    drows.iter().for_each(|r| dcsv.push_str(&csv_line(r)));
-    write_atomic(&folder.file("differences.csv"), dcsv.as_bytes())?;
+    write_csv(&folder.file("differences.csv"), &dheader, &drows)?;
     let names = c.format.metric_names();
     let json = json!({
         "format": c.format,

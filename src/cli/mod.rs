@@ -143,8 +143,8 @@ pub(crate) fn map_input(path: &Path) -> anyhow::Result<InputBytes> {
         source,
     };
     let file = std::fs::File::open(path).map_err(io_err)?;
-    let len = file.metadata().map_err(io_err)?.len();
-    if len < 1 << 20 || !file.metadata().map_err(io_err)?.is_file() {
+    let meta = file.metadata().map_err(io_err)?;
+    if meta.len() < 1 << 20 || !meta.is_file() {
         return read_input(path).map(InputBytes::Read);
     }
     // SAFETY: the map is read-only and private to this process; the input

@@ -202,17 +202,13 @@ struct RawGold {
     supporting_facts: Option<Value>,
 }
 
-/// Reads the supporting facts `[[title, sent_id], ...]` of one record.
-fn supporting_facts(
-    path: &Path,
-    record: &str,
-    field: &str,
-    v: &Value,
-) -> Result<Vec<SupportingFact>, CorpusError> {
-    let err = |f: String, m: String| record_err(path, record.to_string(), &f, m);
+/// Reads supporting facts `[[title, sent_id], ...]`. On error: the index
+/// of the bad fact (None: the list itself) and what is wrong, so callers
+/// build the record and field names only when they are needed.
+fn supporting_facts(v: &Value) -> Result<Vec<SupportingFact>, (Option<usize>, String)> {
     let Some(list) = v.as_array() else {
-        return Err(err(
-            field.to_string(),
+        return Err((
+            None,
             format!(
                 "expected an array of [title, sent_id] pairs, found {}",
                 describe(v)
@@ -222,18 +218,32 @@ fn supporting_facts(
     let mut out = Vec::with_capacity(list.len());
     for (k, fact) in list.iter().enumerate() {
         let pair = fact.as_array().filter(|a| a.len() == 2);
-        let parsed = pair.and_then(|a| Some((a[0].as_str()?.to_string(), as_integer(&a[1])?)));
-        match parsed {
+        match pair.and_then(|a| Some((a[0].as_str()?.to_string(), as_integer(&a[1])?))) {
             Some(p) => out.push(p),
             None => {
-                return Err(err(
-                    format!("{field}[{k}]"),
+                return Err((
+                    Some(k),
                     format!("expected [string, integer], found {}", describe(fact)),
                 ))
             }
         }
     }
     Ok(out)
+}
+
+/// A [`supporting_facts`] error as a [`CorpusError`] naming the record and
+/// the field (`field[k]` for a bad fact).
+fn facts_error(
+    path: &Path,
+    record: String,
+    field: &str,
+    (k, message): (Option<usize>, String),
+) -> CorpusError {
+    let field = match k {
+        Some(k) => format!("{field}[{k}]"),
+        None => field.to_string(),
+    };
+    record_err(path, record, &field, message)
 }
 
 /// Parses an official gold file (the HotpotQA JSON) from its bytes.
@@ -265,7 +275,8 @@ pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord
         let answer = string_field(path, &record, "answer", r.answer.as_ref())?
             .ok_or_else(|| record_err(path, record.clone(), "answer", "missing".into()))?;
         let facts = match &r.supporting_facts {
-            Some(v) => supporting_facts(path, &record, "supporting_facts", v)?,
+            Some(v) => supporting_facts(v)
+                .map_err(|e| facts_error(path, record.clone(), "supporting_facts", e))?,
             None => {
                 return Err(record_err(
                     path,
@@ -327,8 +338,8 @@ pub fn official_predictions(path: &Path, doc: &Value) -> Result<OfficialPredicti
         }
     }
     for (id, v) in section("sp")? {
-        let record = format!("sp for _id {id:?}");
-        let facts = supporting_facts(path, &record, &format!("sp.{id}"), v)?;
+        let facts = supporting_facts(v)
+            .map_err(|e| facts_error(path, format!("sp for _id {id:?}"), &format!("sp.{id}"), e))?;
         preds.sp.insert(id.clone(), facts);
     }
     Ok(preds)

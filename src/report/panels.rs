@@ -9,6 +9,7 @@
 
 use super::charts::register_fonts;
 use super::ReportError;
+use crate::stats::mean;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -62,14 +63,6 @@ pub fn bin_means(xs: &[f64], max: usize) -> (Vec<f64>, usize) {
         .map(|c| c.iter().sum::<f64>() / c.len() as f64)
         .collect();
     (means, width)
-}
-
-fn mean(xs: &[f64]) -> f64 {
-    if xs.is_empty() {
-        0.0
-    } else {
-        xs.iter().sum::<f64>() / xs.len() as f64
-    }
 }
 
 /// RdYlGn colormap (ColorBrewer, 11 classes) at t in [0, 1].

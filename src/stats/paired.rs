@@ -84,31 +84,42 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], seed: u64, resamples: usize) -> Op
 /// Largest n for which the sign-flip test enumerates every assignment.
 const EXACT_SIGN_FLIP_MAX_N: usize = 16;
 
+/// Whether `deltas`, item i negated where `negate(i)`, sum at least
+/// `threshold` away from 0.
+fn is_extreme(deltas: &[f64], threshold: f64, mut negate: impl FnMut(usize) -> bool) -> bool {
+    let sum: f64 = deltas
+        .iter()
+        .enumerate()
+        .map(|(i, d)| if negate(i) { -d } else { *d })
+        .sum();
+    sum.abs() >= threshold
+}
+
 /// Two-sided paired sign-flip p-value of the mean difference `diff`.
 fn sign_flip_p(deltas: &[f64], diff: f64, rng: &mut SplitMix64, resamples: usize) -> f64 {
     let n = deltas.len();
     // A tolerance keeps ties (e.g. d == 0) counted despite rounding.
     let threshold = diff.abs() * n as f64 - 1e-9;
-    let extreme = |mut signs: u64, rng: Option<&mut SplitMix64>| -> bool {
-        let mut sum = 0.0;
-        let mut rng = rng;
-        for (i, d) in deltas.iter().enumerate() {
-            if let Some(r) = rng.as_deref_mut() {
-                if i % 64 == 0 {
-                    signs = r.next_u64();
-                }
-            }
-            let bit = (signs >> (i % 64)) & 1;
-            sum += if bit == 1 { -d } else { *d };
-        }
-        sum.abs() >= threshold
-    };
     if n <= EXACT_SIGN_FLIP_MAX_N {
         let total = 1u64 << n;
-        let count = (0..total).filter(|&m| extreme(m, None)).count();
+        let count = (0..total)
+            .filter(|&m| is_extreme(deltas, threshold, |i| (m >> i) & 1 == 1))
+            .count();
         return count as f64 / total as f64;
     }
-    let count = (0..resamples).filter(|_| extreme(0, Some(rng))).count();
+    let mut count = 0;
+    for _ in 0..resamples {
+        let mut word = 0u64;
+        let random_signs = |i: usize| {
+            if i % 64 == 0 {
+                word = rng.next_u64();
+            }
+            (word >> (i % 64)) & 1 == 1
+        };
+        if is_extreme(deltas, threshold, random_signs) {
+            count += 1;
+        }
+    }
     (1 + count) as f64 / (1 + resamples) as f64
 }
 
