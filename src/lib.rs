@@ -11,6 +11,9 @@
 //! - [`stats`]: means and bootstrap intervals;
 //! - [`report`]: run folders, manifests, charts and tables;
 //! - [`metrics`]: HotpotQA answer, citation and supporting-fact metrics;
+//! - [`semantic`]: sentence embeddings (all-MiniLM-L6-v2 with candle), anchors,
+//!   the answer-judging methods and threshold search;
+//! - [`judge`]: LLM-as-judge over an OpenAI-compatible API, with a verdict cache;
 //! - [`cli`]: the command line that wires them.
 //!
 //! ```
@@ -28,9 +31,11 @@ pub mod compare;
 pub mod corpus;
 pub mod evaluate;
 pub mod hotpot;
+pub mod judge;
 pub mod lexicon;
 pub mod metrics;
 pub mod report;
 pub mod scoring;
+pub mod semantic;
 pub mod stats;
 pub mod text;

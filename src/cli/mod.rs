@@ -7,6 +7,7 @@ mod compare;
 mod evaluate;
 mod hotpot;
 mod score;
+mod similarity;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -59,6 +60,10 @@ pub enum Command {
     Synonyms(score::SynonymsArgs),
     /// Build the compact lexicon from a WordNet dict folder.
     BuildLexicon(build_lexicon::BuildLexiconArgs),
+    /// Print the cosine similarity of two texts (sentence embeddings).
+    Similarity(similarity::SimilarityArgs),
+    /// Write sentence embeddings (JSONL) for a list of texts.
+    Embed(similarity::EmbedArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -70,6 +75,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Score(a) => score::run_score(a),
         Command::Synonyms(a) => score::run_synonyms(a),
         Command::BuildLexicon(a) => build_lexicon::run(a),
+        Command::Similarity(a) => similarity::run_similarity(a),
+        Command::Embed(a) => similarity::run_embed(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -89,6 +96,9 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
         c.is::<InputError>()
             || c.is::<crate::corpus::CorpusError>()
             || c.is::<crate::lexicon::LexiconError>()
+            || c
+                .downcast_ref::<crate::semantic::SemanticError>()
+                .is_some_and(|e| e.is_missing_model())
     });
     if input {
         EXIT_INPUT

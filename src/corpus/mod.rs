@@ -6,7 +6,9 @@
 //! its id and the field at fault.
 
 pub mod hotpot;
+pub mod judged;
 mod questions;
+pub mod records;
 mod transcripts;
 
 pub use questions::{load_questions, parse_questions, Answer, QaPair, QuestionSet, Quote};

@@ -1,0 +1,149 @@
+//! `corpus-eval similarity` and `corpus-eval embed`: the embedding model from
+//! the command line.
+
+use super::{InputError, EXIT_OK};
+use crate::corpus::records::load_records;
+use crate::semantic::{load_model, Embedder, ModelSearch};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Where the sentence-embedding model comes from.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ModelArgs {
+    /// Folder of the sentence-embedding model (Hugging Face layout:
+    /// config.json, tokenizer.json, model.safetensors). Default:
+    /// $CORPUS_EVAL_MODEL_DIR, then models/all-MiniLM-L6-v2, then the
+    /// Hugging Face cache.
+    #[arg(long, value_name = "DIR")]
+    pub model_dir: Option<PathBuf>,
+}
+
+/// Finds and loads the model; a missing model is an input error (exit 2)
+/// whose message says how to get one.
+pub(crate) fn load_embedder(args: &ModelArgs) -> anyhow::Result<Embedder> {
+    let (embedder, _) = load_model(&ModelSearch::from_env(args.model_dir.clone()))?;
+    Ok(embedder)
+}
+
+/// Arguments of `similarity`.
+#[derive(Debug, clap::Args)]
+pub struct SimilarityArgs {
+    /// The first text.
+    pub text_a: String,
+    /// The second text.
+    pub text_b: String,
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// Runs `similarity`: prints the cosine alone.
+pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {
+    let embedder = load_embedder(&args.model)?;
+    let v = embedder.embed(&[args.text_a.as_str(), args.text_b.as_str()])?;
+    println!("{:.6}", crate::semantic::cosine(&v[0], &v[1]));
+    Ok(EXIT_OK)
+}
+
+/// Arguments of `embed`.
+#[derive(Debug, clap::Args)]
+pub struct EmbedArgs {
+    /// The texts: a .json array (of strings or {"id", "text"}), .jsonl lines
+    /// of the same, or any other file as plain text, one text per line.
+    pub file: PathBuf,
+    /// Write the JSONL here (atomically) instead of to stdout.
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// One text to embed.
+struct TextItem {
+    id: Option<Value>,
+    text: String,
+}
+
+fn load_texts(path: &std::path::Path) -> anyhow::Result<Vec<TextItem>> {
+    let is_json = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ["json", "jsonl", "ndjson"].contains(&e.to_ascii_lowercase().as_str()));
+    if !is_json {
+        let text = crate::corpus::read_text(path)?;
+        return Ok(text
+            .lines()
+            .map(|l| TextItem {
+                id: None,
+                text: l.to_string(),
+            })
+            .collect());
+    }
+    load_records(path)?
+        .into_iter()
+        .map(|r| match r.value {
+            Value::String(s) => Ok(TextItem { id: None, text: s }),
+            Value::Object(ref o) => match o.get("text") {
+                Some(Value::String(s)) => Ok(TextItem {
+                    id: o.get("id").cloned(),
+                    text: s.clone(),
+                }),
+                _ => Err(InputError(format!(
+                    "{}: {}: field `text`: expected a string",
+                    path.display(),
+                    r.label(None)
+                ))
+                .into()),
+            },
+            _ => Err(InputError(format!(
+                "{}: {}: expected a string or an object with \"text\"",
+                path.display(),
+                r.label(None)
+            ))
+            .into()),
+        })
+        .collect()
+}
+
+/// Runs `embed`: one JSON line per text, `{"index", "id"?, "text",
+/// "embedding"}`, in input order.
+pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
+    let items = load_texts(&args.file)?;
+    let embedder = load_embedder(&args.model)?;
+    let texts: Vec<&str> = items.iter().map(|t| t.text.as_str()).collect();
+    let started = std::time::Instant::now();
+    let vectors = embedder.embed(&texts)?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut out = Vec::with_capacity(items.len() * (embedder.dim() * 12 + 64));
+    for (i, (item, v)) in items.iter().zip(&vectors).enumerate() {
+        let mut line = json!({"index": i});
+        if let Some(id) = &item.id {
+            line["id"] = id.clone();
+        }
+        line["text"] = Value::String(item.text.clone());
+        line["embedding"] = json!(v);
+        serde_json::to_writer(&mut out, &line)?;
+        out.push(b'\n');
+    }
+    match &args.output {
+        Some(path) => {
+            crate::report::write_atomic(path, &out)?;
+            eprintln!(
+                "{} embeddings ({} dims, {}) -> {} in {elapsed:.2}s",
+                items.len(),
+                embedder.dim(),
+                embedder.signature(),
+                path.display()
+            );
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            lock.write_all(&out)?;
+            lock.flush()?;
+        }
+    }
+    Ok(EXIT_OK)
+}
