@@ -32,6 +32,7 @@ pub mod corpus;
 pub mod evaluate;
 pub mod hotpot;
 pub mod judge;
+pub mod judge_answers;
 pub mod lexicon;
 pub mod metrics;
 pub mod report;

@@ -6,6 +6,7 @@ mod build_lexicon;
 mod compare;
 mod evaluate;
 mod hotpot;
+mod judge_answers;
 mod score;
 mod similarity;
 
@@ -64,6 +65,10 @@ pub enum Command {
     Similarity(similarity::SimilarityArgs),
     /// Write sentence embeddings (JSONL) for a list of texts.
     Embed(similarity::EmbedArgs),
+    /// Score answers against ground truths: keyword, semantic_fixed, semantic_dynamic, llm_judge or hybrid.
+    JudgeAnswers(judge_answers::JudgeAnswersArgs),
+    /// Search the similarity threshold (0.50..0.90 step 0.05) against labels or the proxy.
+    Threshold(judge_answers::ThresholdArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -77,6 +82,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::BuildLexicon(a) => build_lexicon::run(a),
         Command::Similarity(a) => similarity::run_similarity(a),
         Command::Embed(a) => similarity::run_embed(a),
+        Command::JudgeAnswers(a) => judge_answers::run(a),
+        Command::Threshold(a) => judge_answers::run_threshold(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -96,6 +103,10 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
         c.is::<InputError>()
             || c.is::<crate::corpus::CorpusError>()
             || c.is::<crate::lexicon::LexiconError>()
+            || matches!(
+                c.downcast_ref::<crate::judge::JudgeError>(),
+                Some(crate::judge::JudgeError::Config { .. })
+            )
             || c
                 .downcast_ref::<crate::semantic::SemanticError>()
                 .is_some_and(|e| e.is_missing_model())

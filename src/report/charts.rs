@@ -68,6 +68,15 @@ fn shorten(s: &str, max: usize) -> String {
 
 /// Renders `chart` as a PNG at `path` (through a temporary file).
 pub fn render_bar_chart(path: &Path, chart: &BarChart) -> Result<(), ReportError> {
+    render_atomically(path, |tmp| draw(tmp, chart))
+}
+
+/// Draws a PNG with `draw` into a temporary file beside `path`, then
+/// renames it into place; a failure leaves nothing behind.
+fn render_atomically(
+    path: &Path,
+    draw: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), ReportError> {
     register_fonts();
     let name = path
         .file_name()
@@ -78,7 +87,7 @@ pub fn render_bar_chart(path: &Path, chart: &BarChart) -> Result<(), ReportError
         path: path.to_path_buf(),
         message,
     };
-    let result = draw(&tmp, chart).map_err(fail);
+    let result = draw(&tmp).map_err(fail);
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
@@ -174,6 +183,89 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
                 .into_font()
                 .color(&color)
                 .pos(Pos::new(HPos::Left, VPos::Center)),
+        )
+    }))
+    .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// A histogram of scores in [0, 1]: 11 bins centred on 0.0, 0.1, ..., 1.0.
+#[derive(Debug, Clone)]
+pub struct ScoreHistogram<'a> {
+    /// Chart title.
+    pub title: &'a str,
+    /// Small print under the chart (e.g. the signature).
+    pub footnote: &'a str,
+    /// The scores (values outside [0, 1] are clamped).
+    pub scores: &'a [f64],
+}
+
+/// The bin (0..=10) of a score: the nearest tenth.
+pub fn score_bin(score: f64) -> usize {
+    (score.clamp(0.0, 1.0) * 10.0).round() as usize
+}
+
+/// Renders a score histogram as a PNG at `path` (through a temporary file).
+pub fn render_score_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), ReportError> {
+    render_atomically(path, |tmp| draw_histogram(tmp, chart))
+}
+
+fn draw_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), String> {
+    let mut counts = [0usize; 11];
+    for &s in chart.scores {
+        counts[score_bin(s)] += 1;
+    }
+    let top = counts.iter().copied().max().unwrap_or(0).max(1);
+    let height = 560;
+    let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (main, foot) = root.split_vertically(height - 28);
+    foot.draw(&Text::new(
+        shorten(chart.footnote, 150),
+        (10, 6),
+        (FAMILY, 12).into_font().color(&RGBColor(90, 90, 90)),
+    ))
+    .map_err(|e| e.to_string())?;
+    let mut ctx = ChartBuilder::on(&main)
+        .caption(chart.title, (FAMILY, 24).into_font().style(FontStyle::Bold))
+        .margin(16)
+        .margin_right(30)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0usize..10).into_segmented(), 0usize..top + top / 8 + 1)
+        .map_err(|e| e.to_string())?;
+    ctx.configure_mesh()
+        .disable_x_mesh()
+        .x_desc("score")
+        .y_desc("items")
+        .x_labels(11)
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(b) => format!("{:.1}", *b as f64 / 10.0),
+            _ => String::new(),
+        })
+        .label_style((FAMILY, 14))
+        .axis_desc_style((FAMILY, 16))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let fill = RGBColor(52, 120, 198);
+    ctx.draw_series(counts.iter().enumerate().map(|(b, &c)| {
+        let mut r = Rectangle::new(
+            [(SegmentValue::Exact(b), 0), (SegmentValue::Exact(b + 1), c)],
+            fill.filled(),
+        );
+        r.set_margin(0, 0, 6, 6);
+        r
+    }))
+    .map_err(|e| e.to_string())?;
+    ctx.draw_series(counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(b, &c)| {
+        Text::new(
+            c.to_string(),
+            (SegmentValue::CenterOf(b), c),
+            (FAMILY, 14)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Bottom)),
         )
     }))
     .map_err(|e| e.to_string())?;

@@ -208,6 +208,30 @@ impl Anchors {
         Anchors { items }
     }
 
+    /// Drops the anchors the question already states: "Bastille" in "When
+    /// was the Bastille stormed?" is context, not something the answer must
+    /// supply. Names and months are matched up to inflection, numbers by
+    /// value.
+    pub fn excluding_context(mut self, question: &str, lexicon: &Lexicon) -> Anchors {
+        if question.trim().is_empty() {
+            return self;
+        }
+        let norm = text::normalize(question);
+        let numbers: HashSet<String> = numbers_in(question).into_iter().collect();
+        let mut words: HashSet<String> = HashSet::new();
+        for w in text::words(&norm) {
+            words.extend(lexicon.lemma_forms(w));
+        }
+        self.items.retain(|a| match a.kind {
+            AnchorKind::Number => !numbers.contains(&a.forms[0]),
+            AnchorKind::Month | AnchorKind::Name => !lexicon
+                .lemma_forms(&a.forms[0])
+                .iter()
+                .any(|f| words.contains(f)),
+        });
+        self
+    }
+
     /// The anchors, numbers first, then names and months in text order.
     pub fn iter(&self) -> impl Iterator<Item = &Anchor> {
         self.items.iter()
@@ -303,6 +327,19 @@ mod tests {
         assert_eq!(check(gt, "The capital of France is London"), Err(vec!["Paris".into()]));
         assert_eq!(check(gt, "The capital of France is Lyon"), Err(vec!["Paris".into()]));
         assert_eq!(check(gt, "I don't know"), Err(vec!["France".into(), "Paris".into()]));
+    }
+
+    #[test]
+    fn the_question_is_context() {
+        let a = Anchors::of("The Bastille was stormed on 14 July 1789", lex())
+            .excluding_context("When was the Bastille stormed?", lex());
+        let texts: Vec<&str> = a.iter().map(|a| a.text.as_str()).collect();
+        assert_eq!(texts, ["14", "1789", "July"]);
+        let a = Anchors::of("21 participants took part in 2019", lex())
+            .excluding_context("How many participants took part in the 2019 study?", lex());
+        assert_eq!(a.iter().map(|a| a.text.as_str()).collect::<Vec<_>>(), ["21"]);
+        let a = Anchors::of("Paris", lex()).excluding_context("", lex());
+        assert_eq!(a.len(), 1);
     }
 
     #[test]

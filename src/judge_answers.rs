@@ -1,0 +1,444 @@
+//! `judge-answers` as library functions: score answers against ground truths
+//! with one of the semantic-evaluation design's methods, and summarize
+//! against human labels and per system.
+//!
+//! The flow is split so the caller can estimate the judge's cost before any
+//! call: [`prepare`] computes similarities, anchors and the method's own
+//! scores; [`judge_plan`] lists the items the judge must see; [`finish`]
+//! merges the judge's verdicts and summarizes.
+
+use crate::corpus::judged::JudgedItem;
+use crate::judge::{JudgeCounts, Verdict, VerdictStatus};
+use crate::lexicon::Lexicon;
+use crate::semantic::anchors::Anchors;
+use crate::semantic::methods::{
+    competition_ranks, keyword_score, label_metrics, threshold_score, LabelMetrics, Method,
+    POSITIVE_ABOVE,
+};
+use crate::semantic::{EmbeddingCache, SemanticError};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The settings of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeAnswersConfig {
+    /// The method.
+    pub method: Method,
+    /// The similarity threshold (fixed, or chosen for semantic_dynamic).
+    pub threshold: f64,
+    /// Require the ground truth's anchors in the answer (semantic methods).
+    pub anchors: bool,
+    /// hybrid: the judge re-scores items whose similarity is within this of the threshold.
+    pub band: f64,
+    /// hybrid: the judge re-scores every item of the N systems with the best semantic mean.
+    pub judge_top: usize,
+}
+
+/// What [`prepare`] computed for every item.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Cosine of answer and ground truth (semantic methods).
+    pub similarities: Option<Vec<f64>>,
+    /// Anchors the answer lacks, per item (when anchors are checked).
+    pub missing_anchors: Option<Vec<Vec<String>>>,
+    /// The method's score before any judge verdict (None for llm_judge).
+    pub base_scores: Vec<Option<f64>>,
+}
+
+/// Similarities of every item (one batched embedding of the distinct texts).
+pub fn similarities(items: &[JudgedItem], cache: &EmbeddingCache) -> Result<Vec<f64>, SemanticError> {
+    let pairs: Vec<(&str, &str)> = items
+        .iter()
+        .map(|i| (i.answer.as_str(), i.ground_truth.as_str()))
+        .collect();
+    cache.similarities(&pairs)
+}
+
+/// The anchors each answer lacks (empty when it has them all); anchors the
+/// question already states are not required.
+pub fn missing_anchors(items: &[JudgedItem], lexicon: &Lexicon) -> Vec<Vec<String>> {
+    items
+        .par_iter()
+        .map(|i| match Anchors::of(&i.ground_truth, lexicon)
+            .excluding_context(&i.question, lexicon)
+            .satisfied_by(&i.answer, lexicon)
+        {
+            Ok(()) => Vec::new(),
+            Err(missing) => missing,
+        })
+        .collect()
+}
+
+/// Computes similarities (semantic methods), anchors (when on) and the
+/// method's scores.
+pub fn prepare(
+    items: &[JudgedItem],
+    config: &JudgeAnswersConfig,
+    cache: Option<&EmbeddingCache>,
+    lexicon: &Lexicon,
+) -> Result<Prepared, SemanticError> {
+    let similarities = if config.method.uses_embeddings() {
+        let cache = cache.ok_or_else(|| SemanticError::Inference {
+            message: format!("{} needs the embedding model", config.method.as_str()),
+        })?;
+        Some(similarities(items, cache)?)
+    } else {
+        None
+    };
+    let missing = (config.anchors && config.method.uses_embeddings())
+        .then(|| missing_anchors(items, lexicon));
+    let base_scores = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match config.method {
+            Method::Keyword => Some(keyword_score(&item.answer, &item.ground_truth)),
+            Method::LlmJudge => None,
+            Method::SemanticFixed | Method::SemanticDynamic | Method::Hybrid => {
+                let sim = similarities.as_ref().map(|s| s[i]).unwrap_or(0.0);
+                let ok = missing.as_ref().is_none_or(|m| m[i].is_empty());
+                Some(threshold_score(sim, config.threshold, ok))
+            }
+        })
+        .collect();
+    Ok(Prepared {
+        similarities,
+        missing_anchors: missing,
+        base_scores,
+    })
+}
+
+/// The items the judge must score: all of them for llm_judge; for hybrid,
+/// those whose similarity lies within the band of the threshold and every
+/// item of the top `judge_top` systems by semantic mean score.
+pub fn judge_plan(items: &[JudgedItem], prepared: &Prepared, config: &JudgeAnswersConfig) -> Vec<usize> {
+    match config.method {
+        Method::LlmJudge => (0..items.len()).collect(),
+        Method::Hybrid => {
+            let sims = prepared.similarities.as_deref().unwrap_or(&[]);
+            let top: Vec<String> = system_means(items, &prepared.base_scores)
+                .into_iter()
+                .take(config.judge_top)
+                .map(|s| s.system)
+                .collect();
+            (0..items.len())
+                .filter(|&i| {
+                    sims.get(i)
+                        .is_some_and(|s| (s - config.threshold).abs() <= config.band + 1e-12)
+                        || top.contains(&items[i].system)
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// One item's result (a line of scores.jsonl).
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemScore {
+    /// The item's id.
+    pub id: String,
+    /// Its system.
+    pub system: String,
+    /// The method.
+    pub method: Method,
+    /// The score; null when the judge failed on an llm_judge item.
+    pub score: Option<f64>,
+    /// Cosine of answer and ground truth (semantic methods).
+    pub similarity: Option<f64>,
+    /// The threshold applied (semantic methods).
+    pub threshold: Option<f64>,
+    /// What the score comes from: "keyword", "semantic" or "judge".
+    pub source: &'static str,
+    /// The human label, when given.
+    pub label: Option<bool>,
+    /// Anchors the answer lacks (when anchors are checked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchors_missing: Option<Vec<String>>,
+    /// The judge's raw reply (when the judge saw the item).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_reply: Option<String>,
+    /// ok, cached or failed (when the judge saw the item).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_status: Option<VerdictStatus>,
+    /// Why the judge failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_error: Option<String>,
+}
+
+/// One system's line of the summary.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SystemScore {
+    /// The system.
+    pub system: String,
+    /// Mean score of its scored items.
+    pub mean_score: f64,
+    /// 1 = best; equal means share a rank.
+    pub rank: usize,
+    /// Items scored.
+    pub n: usize,
+}
+
+/// The summary (summary.json).
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeAnswersSummary {
+    /// The method.
+    pub method: Method,
+    /// The threshold (null for keyword and llm_judge).
+    pub threshold: Option<f64>,
+    /// Items.
+    pub n: usize,
+    /// Items with a score (failed judge verdicts have none).
+    pub n_scored: usize,
+    /// Mean score of the scored items.
+    pub mean_score: Option<f64>,
+    /// Against the labels (null without labels).
+    pub accuracy: Option<f64>,
+    /// Against the labels.
+    pub precision: Option<f64>,
+    /// Against the labels.
+    pub recall: Option<f64>,
+    /// Against the labels.
+    pub f1: Option<f64>,
+    /// Labelled, scored items the metrics are computed on.
+    pub n_labelled: usize,
+    /// Per system, best first.
+    pub systems: Vec<SystemScore>,
+    /// The judge's counters (zeros when it was not used).
+    pub judge: JudgeCounts,
+    /// Whether anchors were checked.
+    pub anchors: bool,
+    /// How many scores are exactly 0, 0.5 and 1.
+    pub score_counts: ScoreCounts,
+    /// The settings behind the numbers.
+    pub signature: String,
+}
+
+/// Counts of the characteristic scores.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ScoreCounts {
+    /// Scores of exactly 0.
+    pub zero: usize,
+    /// Scores of exactly 0.5 (the keyword method's floor).
+    pub half: usize,
+    /// Scores of exactly 1.
+    pub one: usize,
+    /// Any other score.
+    pub other: usize,
+}
+
+/// Means per system over the scored items, best first, with ranks.
+pub fn system_means(items: &[JudgedItem], scores: &[Option<f64>]) -> Vec<SystemScore> {
+    let mut order: Vec<String> = Vec::new();
+    let mut sums: std::collections::HashMap<&str, (f64, usize)> = std::collections::HashMap::new();
+    for (item, score) in items.iter().zip(scores) {
+        if !sums.contains_key(item.system.as_str()) {
+            order.push(item.system.clone());
+        }
+        let e = sums.entry(item.system.as_str()).or_insert((0.0, 0));
+        if let Some(s) = score {
+            e.0 += s;
+            e.1 += 1;
+        }
+    }
+    let means: Vec<f64> = order
+        .iter()
+        .map(|s| {
+            let (sum, n) = sums[s.as_str()];
+            if n == 0 { 0.0 } else { sum / n as f64 }
+        })
+        .collect();
+    let ranks = competition_ranks(&means);
+    let mut out: Vec<SystemScore> = order
+        .into_iter()
+        .zip(means)
+        .zip(ranks)
+        .map(|((system, mean_score), rank)| SystemScore {
+            n: sums[system.as_str()].1,
+            system,
+            mean_score,
+            rank,
+        })
+        .collect();
+    out.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.system.cmp(&b.system)));
+    out
+}
+
+/// Merges the judge's verdicts (`(item index, verdict)`) into the scores
+/// and summarizes. A failed verdict leaves an llm_judge item unscored and a
+/// hybrid item with its semantic score; both are counted as failed.
+pub fn finish(
+    items: &[JudgedItem],
+    prepared: &Prepared,
+    verdicts: &[(usize, Verdict)],
+    config: &JudgeAnswersConfig,
+    judge_counts: JudgeCounts,
+    signature: String,
+) -> (Vec<ItemScore>, JudgeAnswersSummary) {
+    let semantic = config.method.uses_embeddings();
+    let mut scores: Vec<ItemScore> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| ItemScore {
+            id: item.id.clone(),
+            system: item.system.clone(),
+            method: config.method,
+            score: prepared.base_scores[i],
+            similarity: prepared.similarities.as_ref().map(|s| s[i]),
+            threshold: semantic.then_some(config.threshold),
+            source: match config.method {
+                Method::Keyword => "keyword",
+                Method::LlmJudge => "judge",
+                _ => "semantic",
+            },
+            label: item.label,
+            anchors_missing: prepared.missing_anchors.as_ref().map(|m| m[i].clone()),
+            judge_reply: None,
+            judge_status: None,
+            judge_error: None,
+        })
+        .collect();
+    for (i, v) in verdicts {
+        let Some(s) = scores.get_mut(*i) else { continue };
+        s.judge_reply = v.reply.clone();
+        s.judge_status = Some(v.status);
+        s.judge_error = v.error.clone();
+        if let Some(score) = v.score {
+            s.score = Some(score);
+            s.source = "judge";
+        }
+    }
+    let final_scores: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
+    let scored: Vec<f64> = final_scores.iter().flatten().copied().collect();
+    let (predicted, labels): (Vec<bool>, Vec<bool>) = scores
+        .iter()
+        .filter_map(|s| Some((s.score? > POSITIVE_ABOVE, s.label?)))
+        .unzip();
+    let metrics: Option<LabelMetrics> =
+        (!labels.is_empty()).then(|| label_metrics(&predicted, &labels));
+    let mut counts = ScoreCounts::default();
+    for s in &scored {
+        match *s {
+            x if x == 0.0 => counts.zero += 1,
+            x if x == 0.5 => counts.half += 1,
+            x if x == 1.0 => counts.one += 1,
+            _ => counts.other += 1,
+        }
+    }
+    let summary = JudgeAnswersSummary {
+        method: config.method,
+        threshold: semantic.then_some(config.threshold),
+        n: items.len(),
+        n_scored: scored.len(),
+        mean_score: (!scored.is_empty()).then(|| crate::stats::mean(&scored)),
+        accuracy: metrics.map(|m| m.accuracy),
+        precision: metrics.map(|m| m.precision),
+        recall: metrics.map(|m| m.recall),
+        f1: metrics.map(|m| m.f1),
+        n_labelled: labels.len(),
+        systems: system_means(items, &final_scores),
+        judge: judge_counts,
+        anchors: config.anchors && semantic,
+        score_counts: counts,
+        signature,
+    };
+    (scores, summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, system: &str, answer: &str, gt: &str, label: Option<bool>) -> JudgedItem {
+        JudgedItem {
+            id: id.into(),
+            question: String::new(),
+            answer: answer.into(),
+            ground_truth: gt.into(),
+            label,
+            system: system.into(),
+        }
+    }
+
+    fn config(method: Method) -> JudgeAnswersConfig {
+        JudgeAnswersConfig {
+            method,
+            threshold: 0.75,
+            anchors: true,
+            band: 0.1,
+            judge_top: 0,
+        }
+    }
+
+    #[test]
+    fn keyword_scores_and_label_metrics() {
+        let lex = Lexicon::embedded().unwrap();
+        let items = vec![
+            item("a", "s1", "It is Paris", "Paris", Some(true)),
+            item("b", "s1", "It is Lyon", "Paris", Some(false)),
+            item("c", "s2", "No idea", "Paris", Some(true)),
+        ];
+        let cfg = config(Method::Keyword);
+        let p = prepare(&items, &cfg, None, &lex).unwrap();
+        assert_eq!(p.base_scores, vec![Some(1.0), Some(0.5), Some(0.5)]);
+        assert!(judge_plan(&items, &p, &cfg).is_empty());
+        let (scores, summary) = finish(&items, &p, &[], &cfg, JudgeCounts::default(), "sig".into());
+        assert_eq!(scores[1].source, "keyword");
+        assert_eq!(summary.score_counts.half, 2);
+        // 0.5 is not above 0.5: only "a" is predicted correct.
+        assert_eq!(summary.accuracy, Some(2.0 / 3.0));
+        assert_eq!(summary.precision, Some(1.0));
+        assert_eq!(summary.recall, Some(0.5));
+        assert_eq!(summary.systems[0].system, "s1");
+        assert_eq!(summary.systems[0].mean_score, 0.75);
+        assert_eq!(summary.systems[1].rank, 2);
+        assert_eq!(summary.threshold, None);
+    }
+
+    #[test]
+    fn semantic_needs_the_model() {
+        let lex = Lexicon::embedded().unwrap();
+        let items = vec![item("a", "s", "x", "y", None)];
+        assert!(prepare(&items, &config(Method::SemanticFixed), None, &lex).is_err());
+    }
+
+    #[test]
+    fn hybrid_plan_takes_the_band_and_top_systems() {
+        let items = vec![
+            item("a", "s1", "", "", None),
+            item("b", "s1", "", "", None),
+            item("c", "s2", "", "", None),
+            item("d", "s2", "", "", None),
+        ];
+        let p = Prepared {
+            similarities: Some(vec![0.70, 0.95, 0.20, 0.86]),
+            missing_anchors: None,
+            base_scores: vec![Some(0.0), Some(1.0), Some(0.0), Some(1.0)],
+        };
+        let mut cfg = config(Method::Hybrid);
+        assert_eq!(judge_plan(&items, &p, &cfg), vec![0]);
+        cfg.judge_top = 1;
+        // s1 and s2 tie at 0.5; the tie keeps file order: s1 first.
+        assert_eq!(judge_plan(&items, &p, &cfg), vec![0, 1]);
+        let failed = Verdict {
+            score: None,
+            status: VerdictStatus::Failed,
+            reply: Some("?".into()),
+            error: Some("no score".into()),
+            requests: 3,
+        };
+        let ok = Verdict {
+            score: Some(0.8),
+            status: VerdictStatus::Ok,
+            reply: Some("0.8".into()),
+            error: None,
+            requests: 1,
+        };
+        let (scores, summary) = finish(&items, &p, &[(0, failed), (1, ok)], &cfg, JudgeCounts::default(), String::new());
+        assert_eq!(scores[0].score, Some(0.0));
+        assert_eq!(scores[0].source, "semantic");
+        assert_eq!(scores[0].judge_status, Some(VerdictStatus::Failed));
+        assert_eq!(scores[1].score, Some(0.8));
+        assert_eq!(scores[1].source, "judge");
+        assert_eq!(summary.n_scored, 4);
+    }
+}
