@@ -46,7 +46,10 @@ pub struct Prepared {
 }
 
 /// Similarities of every item (one batched embedding of the distinct texts).
-pub fn similarities(items: &[JudgedItem], cache: &EmbeddingCache) -> Result<Vec<f64>, SemanticError> {
+pub fn similarities(
+    items: &[JudgedItem],
+    cache: &EmbeddingCache,
+) -> Result<Vec<f64>, SemanticError> {
     let pairs: Vec<(&str, &str)> = items
         .iter()
         .map(|i| (i.answer.as_str(), i.ground_truth.as_str()))
@@ -59,12 +62,14 @@ pub fn similarities(items: &[JudgedItem], cache: &EmbeddingCache) -> Result<Vec<
 pub fn missing_anchors(items: &[JudgedItem], lexicon: &Lexicon) -> Vec<Vec<String>> {
     items
         .par_iter()
-        .map(|i| match Anchors::of(&i.ground_truth, lexicon)
-            .excluding_context(&i.question, lexicon)
-            .satisfied_by(&i.answer, lexicon)
-        {
-            Ok(()) => Vec::new(),
-            Err(missing) => missing,
+        .map(|i| {
+            match Anchors::of(&i.ground_truth, lexicon)
+                .excluding_context(&i.question, lexicon)
+                .satisfied_by(&i.answer, lexicon)
+            {
+                Ok(()) => Vec::new(),
+                Err(missing) => missing,
+            }
         })
         .collect()
 }
@@ -110,7 +115,11 @@ pub fn prepare(
 /// The items the judge must score: all of them for llm_judge; for hybrid,
 /// those whose similarity lies within the band of the threshold and every
 /// item of the top `judge_top` systems by semantic mean score.
-pub fn judge_plan(items: &[JudgedItem], prepared: &Prepared, config: &JudgeAnswersConfig) -> Vec<usize> {
+pub fn judge_plan(
+    items: &[JudgedItem],
+    prepared: &Prepared,
+    config: &JudgeAnswersConfig,
+) -> Vec<usize> {
     match config.method {
         Method::LlmJudge => (0..items.len()).collect(),
         Method::Hybrid => {
@@ -244,7 +253,11 @@ pub fn system_means(items: &[JudgedItem], scores: &[Option<f64>]) -> Vec<SystemS
         .iter()
         .map(|s| {
             let (sum, n) = sums[s.as_str()];
-            if n == 0 { 0.0 } else { sum / n as f64 }
+            if n == 0 {
+                0.0
+            } else {
+                sum / n as f64
+            }
         })
         .collect();
     let ranks = competition_ranks(&means);
@@ -298,7 +311,9 @@ pub fn finish(
         })
         .collect();
     for (i, v) in verdicts {
-        let Some(s) = scores.get_mut(*i) else { continue };
+        let Some(s) = scores.get_mut(*i) else {
+            continue;
+        };
         s.judge_reply = v.reply.clone();
         s.judge_status = Some(v.status);
         s.judge_error = v.error.clone();
@@ -318,9 +333,9 @@ pub fn finish(
     let mut counts = ScoreCounts::default();
     for s in &scored {
         match *s {
-            x if x == 0.0 => counts.zero += 1,
-            x if x == 0.5 => counts.half += 1,
-            x if x == 1.0 => counts.one += 1,
+            0.0 => counts.zero += 1,
+            0.5 => counts.half += 1,
+            1.0 => counts.one += 1,
             _ => counts.other += 1,
         }
     }
@@ -433,7 +448,14 @@ mod tests {
             error: None,
             requests: 1,
         };
-        let (scores, summary) = finish(&items, &p, &[(0, failed), (1, ok)], &cfg, JudgeCounts::default(), String::new());
+        let (scores, summary) = finish(
+            &items,
+            &p,
+            &[(0, failed), (1, ok)],
+            &cfg,
+            JudgeCounts::default(),
+            String::new(),
+        );
         assert_eq!(scores[0].score, Some(0.0));
         assert_eq!(scores[0].source, "semantic");
         assert_eq!(scores[0].judge_status, Some(VerdictStatus::Failed));

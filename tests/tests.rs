@@ -4,6 +4,8 @@ mod util;
 
 mod evaluate_cli;
 mod hotpot_cli;
+mod judge_cli;
 mod lexicon_build;
 mod scoring_rules;
+mod semantic_cli;
 mod small_commands;

@@ -2,18 +2,26 @@
 //! against ground truths with the semantic-evaluation methods.
 
 use super::similarity::{load_embedder, ModelArgs};
-use super::{complete_run, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
+use super::{
+    complete_run, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME,
+};
 use crate::corpus::judged::{load_judged_items, JudgedItem};
 use crate::judge::{cost, prompt, Judge, JudgeClient, JudgeConfig, VerdictCache};
-use crate::judge_answers::{finish, judge_plan, missing_anchors, prepare, similarities, ItemScore, JudgeAnswersConfig, JudgeAnswersSummary};
+use crate::judge_answers::{
+    finish, judge_plan, missing_anchors, prepare, similarities, ItemScore, JudgeAnswersConfig,
+    JudgeAnswersSummary,
+};
 use crate::lexicon::Lexicon;
 use crate::report::charts::{render_score_histogram, ScoreHistogram};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::table::grid_table;
 use crate::report::{write_atomic, write_json, RunFolder};
 use crate::semantic::anchors::ANCHORS_SIGNATURE;
-use crate::semantic::methods::{keyword_score, sample_indices, search_threshold, Method, Optimize, ThresholdSearch, DEFAULT_THRESHOLD};
-use crate::semantic::{EmbeddingCache, Embedder};
+use crate::semantic::methods::{
+    keyword_score, sample_indices, search_threshold, Method, Optimize, ThresholdSearch,
+    DEFAULT_THRESHOLD,
+};
+use crate::semantic::{Embedder, EmbeddingCache};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -165,17 +173,31 @@ fn search(
     anchors: bool,
     optimize: Optimize,
 ) -> anyhow::Result<(ThresholdSearch, usize)> {
-    let labelled: Vec<JudgedItem> = items.iter().filter(|i| i.label.is_some()).cloned().collect();
-    let used = if labelled.is_empty() { items } else { &labelled[..] };
+    let labelled: Vec<JudgedItem> = items
+        .iter()
+        .filter(|i| i.label.is_some())
+        .cloned()
+        .collect();
+    let used = if labelled.is_empty() {
+        items
+    } else {
+        &labelled[..]
+    };
     let sims = similarities(used, cache)?;
     let ok: Vec<bool> = if anchors {
-        missing_anchors(used, lexicon).iter().map(Vec::is_empty).collect()
+        missing_anchors(used, lexicon)
+            .iter()
+            .map(Vec::is_empty)
+            .collect()
     } else {
         vec![true; used.len()]
     };
-    let labels: Option<Vec<bool>> = (!labelled.is_empty())
-        .then(|| used.iter().map(|i| i.label.unwrap_or(false)).collect());
-    Ok((search_threshold(&sims, &ok, labels.as_deref(), optimize), used.len()))
+    let labels: Option<Vec<bool>> =
+        (!labelled.is_empty()).then(|| used.iter().map(|i| i.label.unwrap_or(false)).collect());
+    Ok((
+        search_threshold(&sims, &ok, labels.as_deref(), optimize),
+        used.len(),
+    ))
 }
 
 fn threshold_table(s: &ThresholdSearch) -> String {
@@ -194,7 +216,17 @@ fn threshold_table(s: &ThresholdSearch) -> String {
             ]
         })
         .collect();
-    grid_table(&["threshold", "correct", "accuracy", "precision", "recall", "f1"], &rows)
+    grid_table(
+        &[
+            "threshold",
+            "correct",
+            "accuracy",
+            "precision",
+            "recall",
+            "f1",
+        ],
+        &rows,
+    )
 }
 
 /// Runs `threshold`: prints the grid and, last, `threshold: 0.60`.
@@ -212,7 +244,11 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     println!("{}", threshold_table(&s));
     println!(
         "target: {} ({n} items), optimize: {}, anchors: {}, {}",
-        if s.target == "labels" { "human labels" } else { "proxy labels (similarity > 0.9)" },
+        if s.target == "labels" {
+            "human labels"
+        } else {
+            "proxy labels (similarity > 0.9)"
+        },
         optimize_name(s.optimize),
         if anchors { "on" } else { "off" },
         embedder.signature()
@@ -250,7 +286,10 @@ fn make_judge(args: &JudgeArgs) -> anyhow::Result<Judge> {
         .ok_or_else(|| InputError("the judge needs --judge-url (or $CORPUS_EVAL_JUDGE_URL): an OpenAI-compatible API base URL".into()))?;
     check_range("--judge-timeout", args.judge_timeout, 0.001, 3600.0)?;
     if args.judge_attempts == 0 || args.judge_concurrency == 0 {
-        return Err(InputError("--judge-attempts and --judge-concurrency must be at least 1".into()).into());
+        return Err(InputError(
+            "--judge-attempts and --judge-concurrency must be at least 1".into(),
+        )
+        .into());
     }
     let client = JudgeClient::new(
         JudgeConfig {
@@ -276,19 +315,27 @@ fn make_judge(args: &JudgeArgs) -> anyhow::Result<Judge> {
     Ok(Judge::new(client, cache))
 }
 
-/// How semantic_dynamic chose its threshold.
+/// semantic_dynamic's threshold, how it was chosen (for the manifest) and
+/// the validation file with its bytes, when one was given.
+type DynamicThreshold = (f64, Value, Option<(PathBuf, Vec<u8>)>);
+
+/// Chooses semantic_dynamic's threshold on the validation items.
 fn dynamic_threshold(
     args: &JudgeAnswersArgs,
     items: &[JudgedItem],
     cache: &EmbeddingCache,
     lexicon: &Lexicon,
     anchors: bool,
-) -> anyhow::Result<(f64, Value, Option<(PathBuf, Vec<u8>)>)> {
+) -> anyhow::Result<DynamicThreshold> {
     let optimize = args.semantic.optimize;
     let (validation, source, file) = match &args.validation {
         Some(path) => {
             let bytes = read_input(path)?;
-            (load_items(path)?, format!("file {}", path.display()), Some((path.clone(), bytes)))
+            (
+                load_items(path)?,
+                format!("file {}", path.display()),
+                Some((path.clone(), bytes)),
+            )
         }
         None => {
             check_range("--validation-fraction", args.validation_fraction, 1e-9, 1.0)?;
@@ -299,7 +346,10 @@ fn dynamic_threshold(
                 .collect();
             (
                 picked,
-                format!("fraction {} of the input, seed {}", args.validation_fraction, args.seed),
+                format!(
+                    "fraction {} of the input, seed {}",
+                    args.validation_fraction, args.seed
+                ),
                 None,
             )
         }
@@ -370,7 +420,12 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         for p in &prompts {
             cached += j.is_cached(p)? as usize;
         }
-        let e = cost::estimate(prompts.len() - cached, cached, args.judge.tokens_per_eval, args.judge.price_per_1k);
+        let e = cost::estimate(
+            prompts.len() - cached,
+            cached,
+            args.judge.tokens_per_eval,
+            args.judge.price_per_1k,
+        );
         let line = format!(
             "judge cost estimate: {} calls x {} tokens / 1000 x ${}/1k tokens = ${:.4} ({} verdicts cached, free)",
             e.evaluations, e.tokens_per_eval, e.price_per_1k, e.usd, e.cached
@@ -381,13 +436,19 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         }
         if let Some(max) = args.judge.max_cost {
             if e.usd > max {
-                return Err(InputError(format!("{line}: above --max-cost ${max}; nothing was called")).into());
+                return Err(InputError(format!(
+                    "{line}: above --max-cost ${max}; nothing was called"
+                ))
+                .into());
             }
         }
         eprintln!("{line}");
         estimate = Some(e);
     } else if args.judge.estimate_cost {
-        println!("judge cost estimate: 0 calls (method {} does not use the judge) = $0.0000", method.as_str());
+        println!(
+            "judge cost estimate: 0 calls (method {} does not use the judge) = $0.0000",
+            method.as_str()
+        );
         return Ok(EXIT_OK);
     }
 
@@ -410,7 +471,10 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     let signature = signature(&config, embedder.as_ref(), judge.as_ref(), &lexicon);
     let (scores, summary) = finish(&items, &prepared, &verdicts, &config, counts, signature);
 
-    let mut inputs = BTreeMap::from([("input".to_string(), InputFile::new(&args.input, &input_bytes))]);
+    let mut inputs = BTreeMap::from([(
+        "input".to_string(),
+        InputFile::new(&args.input, &input_bytes),
+    )]);
     if let Some((path, bytes)) = &validation_file {
         inputs.insert("validation".into(), InputFile::new(path, bytes));
     }
@@ -456,18 +520,34 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         scores.iter().filter_map(|s| s.score).collect(),
     )];
     if method == Method::Hybrid {
-        histograms.push(("semantic_fixed".into(), prepared.base_scores.iter().flatten().copied().collect()));
+        histograms.push((
+            "semantic_fixed".into(),
+            prepared.base_scores.iter().flatten().copied().collect(),
+        ));
     }
     if method != Method::Keyword {
         histograms.push((
             "keyword".into(),
-            items.iter().map(|i| keyword_score(&i.answer, &i.ground_truth)).collect(),
+            items
+                .iter()
+                .map(|i| keyword_score(&i.answer, &i.ground_truth))
+                .collect(),
         ));
     }
 
     let folder = RunFolder::create(&args.out, started)?;
     let (path, ()) = complete_run(folder, |folder| {
-        write_run(folder, &scores, &summary, &histograms, inputs, settings, started, args.no_plots, &lexicon)
+        write_run(
+            folder,
+            &scores,
+            &summary,
+            &histograms,
+            inputs,
+            settings,
+            started,
+            args.no_plots,
+            &lexicon,
+        )
     })?;
 
     if args.json {
@@ -487,13 +567,21 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-fn signature(config: &JudgeAnswersConfig, embedder: Option<&Embedder>, judge: Option<&Judge>, lexicon: &Lexicon) -> String {
+fn signature(
+    config: &JudgeAnswersConfig,
+    embedder: Option<&Embedder>,
+    judge: Option<&Judge>,
+    lexicon: &Lexicon,
+) -> String {
     let mut parts = vec![
         format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")),
         format!("method:{}", config.method.as_str()),
     ];
     match config.method {
-        Method::Keyword => parts.push(format!("norm:{}|match:substring|miss:0.5", crate::text::NORMALIZER_SIGNATURE)),
+        Method::Keyword => parts.push(format!(
+            "norm:{}|match:substring|miss:0.5",
+            crate::text::NORMALIZER_SIGNATURE
+        )),
         Method::LlmJudge => {}
         _ => {
             parts.push(format!("threshold:{:.2}", config.threshold));
@@ -505,7 +593,10 @@ fn signature(config: &JudgeAnswersConfig, embedder: Option<&Embedder>, judge: Op
         }
     }
     if config.method == Method::Hybrid {
-        parts.push(format!("band:{}|judge_top:{}", config.band, config.judge_top));
+        parts.push(format!(
+            "band:{}|judge_top:{}",
+            config.band, config.judge_top
+        ));
     }
     if let Some(e) = embedder {
         parts.push(e.signature());
@@ -540,7 +631,10 @@ fn write_run(
         for (name, values) in histograms {
             let file = format!("score_distribution_{name}.png");
             let half = values.iter().filter(|v| **v == 0.5).count();
-            let title = format!("Score distribution: {name} (n={}, scores of 0.5: {half})", values.len());
+            let title = format!(
+                "Score distribution: {name} (n={}, scores of 0.5: {half})",
+                values.len()
+            );
             render_score_histogram(
                 &folder.file(&file),
                 &ScoreHistogram {
@@ -553,7 +647,14 @@ fn write_run(
         }
     }
     outputs.push("manifest.json".into());
-    let mut manifest = Manifest::new("judge-answers", inputs, settings, summary.signature.clone(), started, outputs);
+    let mut manifest = Manifest::new(
+        "judge-answers",
+        inputs,
+        settings,
+        summary.signature.clone(),
+        started,
+        outputs,
+    );
     manifest.wordnet = Some(json!({"source": lexicon.source(), "digest": lexicon.digest()}));
     write_json(&folder.file("manifest.json"), &manifest)?;
     Ok(())
@@ -563,24 +664,62 @@ fn print_summary(s: &JudgeAnswersSummary) {
     let rows: Vec<Vec<String>> = s
         .systems
         .iter()
-        .map(|x| vec![x.rank.to_string(), x.system.clone(), x.n.to_string(), format!("{:.4}", x.mean_score)])
+        .map(|x| {
+            vec![
+                x.rank.to_string(),
+                x.system.clone(),
+                x.n.to_string(),
+                format!("{:.4}", x.mean_score),
+            ]
+        })
         .collect();
-    println!("{}", grid_table(&["rank", "system", "n", "mean score"], &rows));
-    let f = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_else(|| "n/a (no labels)".into());
+    println!(
+        "{}",
+        grid_table(&["rank", "system", "n", "mean score"], &rows)
+    );
+    let f = |v: Option<f64>| {
+        v.map(|x| format!("{x:.4}"))
+            .unwrap_or_else(|| "n/a (no labels)".into())
+    };
     let mut lines = vec![
         vec!["method".to_string(), s.method.as_str().to_string()],
-        vec!["threshold".into(), s.threshold.map(|t| format!("{t:.2}")).unwrap_or_else(|| "n/a".into())],
-        vec!["anchors".into(), if s.anchors { "on".into() } else { "off".into() }],
+        vec![
+            "threshold".into(),
+            s.threshold
+                .map(|t| format!("{t:.2}"))
+                .unwrap_or_else(|| "n/a".into()),
+        ],
+        vec![
+            "anchors".into(),
+            if s.anchors { "on".into() } else { "off".into() },
+        ],
         vec!["items".into(), format!("{} ({} scored)", s.n, s.n_scored)],
-        vec!["mean score".into(), s.mean_score.map(|m| format!("{m:.4}")).unwrap_or_else(|| "n/a".into())],
-        vec!["scores 0 / 0.5 / 1 / other".into(), format!("{} / {} / {} / {}", s.score_counts.zero, s.score_counts.half, s.score_counts.one, s.score_counts.other)],
+        vec![
+            "mean score".into(),
+            s.mean_score
+                .map(|m| format!("{m:.4}"))
+                .unwrap_or_else(|| "n/a".into()),
+        ],
+        vec![
+            "scores 0 / 0.5 / 1 / other".into(),
+            format!(
+                "{} / {} / {} / {}",
+                s.score_counts.zero, s.score_counts.half, s.score_counts.one, s.score_counts.other
+            ),
+        ],
         vec!["accuracy".into(), f(s.accuracy)],
         vec!["precision".into(), f(s.precision)],
         vec!["recall".into(), f(s.recall)],
         vec!["f1".into(), f(s.f1)],
     ];
     if s.method.uses_judge() {
-        lines.push(vec!["judge calls / cached / failed".into(), format!("{} / {} / {}", s.judge.calls, s.judge.cached, s.judge.failed)]);
+        lines.push(vec![
+            "judge calls / cached / failed".into(),
+            format!(
+                "{} / {} / {}",
+                s.judge.calls, s.judge.cached, s.judge.failed
+            ),
+        ]);
     }
     println!("{}", grid_table(&["", "value"], &lines));
     println!("signature: {}", s.signature);
@@ -592,7 +731,13 @@ mod tests {
 
     #[test]
     fn urls_lose_credentials() {
-        assert_eq!(redact_url("https://user:pw@h.example/v1?key=1"), "https://h.example/v1");
-        assert_eq!(redact_url("http://127.0.0.1:8/v1/chat/completions"), "http://127.0.0.1:8/v1/chat/completions");
+        assert_eq!(
+            redact_url("https://user:pw@h.example/v1?key=1"),
+            "https://h.example/v1"
+        );
+        assert_eq!(
+            redact_url("http://127.0.0.1:8/v1/chat/completions"),
+            "http://127.0.0.1:8/v1/chat/completions"
+        );
     }
 }

@@ -107,8 +107,7 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
                 c.downcast_ref::<crate::judge::JudgeError>(),
                 Some(crate::judge::JudgeError::Config { .. })
             )
-            || c
-                .downcast_ref::<crate::semantic::SemanticError>()
+            || c.downcast_ref::<crate::semantic::SemanticError>()
                 .is_some_and(|e| e.is_missing_model())
     });
     if input {

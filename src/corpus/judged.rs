@@ -114,12 +114,17 @@ mod tests {
         let e = parse(r#"[{"answer": "a", "ground_truth": "b"}, {"id": "q2", "answer": "a"}]"#)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("item 1 (id \"q2\")") && e.contains("ground_truth"), "{e}");
+        assert!(
+            e.contains("item 1 (id \"q2\")") && e.contains("ground_truth"),
+            "{e}"
+        );
         let e = parse(r#"[{"answer": "a", "ground_truth": "b", "label": 2}]"#)
             .unwrap_err()
             .to_string();
         assert!(e.contains("label") && e.contains("0 or 1"), "{e}");
-        let e = parse(r#"[{"answer": ["a"], "ground_truth": "b"}]"#).unwrap_err().to_string();
+        let e = parse(r#"[{"answer": ["a"], "ground_truth": "b"}]"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`answer`"), "{e}");
         let e = parse(r#"[3]"#).unwrap_err().to_string();
         assert!(e.contains("JSON object"), "{e}");

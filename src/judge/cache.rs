@@ -63,7 +63,8 @@ impl VerdictCache {
         let conn = Connection::open(path).map_err(err)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(err)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(err)?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS verdicts (
                  key TEXT PRIMARY KEY,
@@ -157,7 +158,10 @@ mod tests {
             let c = VerdictCache::open(&path).unwrap();
             assert!(c.is_empty().unwrap());
             assert_eq!(c.get(&k).unwrap(), None);
-            let v = CachedVerdict { score: 0.8, reply: "0.8".into() };
+            let v = CachedVerdict {
+                score: 0.8,
+                reply: "0.8".into(),
+            };
             c.put(&k, "m", &v).unwrap();
         }
         let c = VerdictCache::open(&path).unwrap();

@@ -164,7 +164,11 @@ impl JudgeClient {
         let resp = match req.send() {
             Ok(r) => r,
             Err(e) => {
-                let kind = if e.is_timeout() { "timeout" } else { "connection error" };
+                let kind = if e.is_timeout() {
+                    "timeout"
+                } else {
+                    "connection error"
+                };
                 return Attempt::Retry(format!("{kind}: {}", without_url(&e)), None, None);
             }
         };
@@ -179,7 +183,11 @@ impl JudgeClient {
         let text = match resp.text() {
             Ok(t) => t,
             Err(e) => {
-                return Attempt::Retry(format!("reading the reply: {}", without_url(&e)), retry_after, None)
+                return Attempt::Retry(
+                    format!("reading the reply: {}", without_url(&e)),
+                    retry_after,
+                    None,
+                )
             }
         };
         if status.as_u16() == 429 || status.is_server_error() {
@@ -256,7 +264,10 @@ mod tests {
     fn endpoints() {
         assert_eq!(endpoint_of("http://h/v1"), "http://h/v1/chat/completions");
         assert_eq!(endpoint_of("http://h/v1/"), "http://h/v1/chat/completions");
-        assert_eq!(endpoint_of("http://h/v1/chat/completions"), "http://h/v1/chat/completions");
+        assert_eq!(
+            endpoint_of("http://h/v1/chat/completions"),
+            "http://h/v1/chat/completions"
+        );
     }
 
     #[test]

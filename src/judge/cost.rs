@@ -22,7 +22,12 @@ pub struct CostEstimate {
 }
 
 /// Estimates the cost of `evaluations` judge calls.
-pub fn estimate(evaluations: usize, cached: usize, tokens_per_eval: f64, price_per_1k: f64) -> CostEstimate {
+pub fn estimate(
+    evaluations: usize,
+    cached: usize,
+    tokens_per_eval: f64,
+    price_per_1k: f64,
+) -> CostEstimate {
     CostEstimate {
         evaluations,
         cached,

@@ -158,7 +158,8 @@ impl Judge {
             }
         }
         let asked = self.client.ask(prompt);
-        self.calls.fetch_add(asked.requests as usize, Ordering::Relaxed);
+        self.calls
+            .fetch_add(asked.requests as usize, Ordering::Relaxed);
         match asked.result {
             Ok((score, reply)) => {
                 if let Some(c) = &self.cache {
@@ -202,8 +203,10 @@ impl Judge {
         progress: &(dyn Fn(usize, &Verdict) + Sync),
     ) -> Result<Vec<Verdict>, JudgeError> {
         let next = AtomicUsize::new(0);
-        let slots: Vec<std::sync::Mutex<Option<Result<Verdict, JudgeError>>>> =
-            prompts.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        let slots: Vec<std::sync::Mutex<Option<Result<Verdict, JudgeError>>>> = prompts
+            .iter()
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
         std::thread::scope(|s| {
             for _ in 0..concurrency.clamp(1, prompts.len().max(1)) {
                 s.spawn(|| loop {

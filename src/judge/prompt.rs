@@ -3,7 +3,8 @@
 
 /// The prompt template; `{question}`, `{ground_truth}` and `{answer}` are
 /// filled in.
-pub const TEMPLATE: &str = "Evaluate if the generated answer is factually correct compared to the expected answer.
+pub const TEMPLATE: &str =
+    "Evaluate if the generated answer is factually correct compared to the expected answer.
 
 Question: {question}
 Expected Answer: {ground_truth}
@@ -27,7 +28,8 @@ pub const MAX_TOKENS: u32 = 10;
 /// The prompt for one item.
 pub fn render(question: &str, answer: &str, ground_truth: &str) -> String {
     // Filled in one pass so a placeholder inside a field is not expanded.
-    let mut out = String::with_capacity(TEMPLATE.len() + question.len() + answer.len() + ground_truth.len());
+    let mut out =
+        String::with_capacity(TEMPLATE.len() + question.len() + answer.len() + ground_truth.len());
     let mut rest = TEMPLATE;
     while let Some(at) = rest.find('{') {
         out.push_str(&rest[..at]);
@@ -62,8 +64,8 @@ pub fn parse_score(reply: &str) -> Option<f64> {
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
-        let starts_number = c.is_ascii_digit()
-            || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit));
+        let starts_number =
+            c.is_ascii_digit() || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit));
         if starts_number {
             let negative = i > 0 && bytes[i - 1] == b'-';
             let mut j = i;

@@ -258,16 +258,22 @@ fn draw_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), String> {
         r
     }))
     .map_err(|e| e.to_string())?;
-    ctx.draw_series(counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(b, &c)| {
-        Text::new(
-            c.to_string(),
-            (SegmentValue::CenterOf(b), c),
-            (FAMILY, 14)
-                .into_font()
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Center, VPos::Bottom)),
-        )
-    }))
+    ctx.draw_series(
+        counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(b, &c)| {
+                Text::new(
+                    c.to_string(),
+                    (SegmentValue::CenterOf(b), c),
+                    (FAMILY, 14)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Center, VPos::Bottom)),
+                )
+            }),
+    )
     .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())?;
     Ok(())

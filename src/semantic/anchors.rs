@@ -151,7 +151,8 @@ impl Anchors {
         let mut items: Vec<Anchor> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
 
-        let has_digit_one = text::words(&gt_norm).any(|w| canonical_number(w).as_deref() == Some("1"));
+        let has_digit_one =
+            text::words(&gt_norm).any(|w| canonical_number(w).as_deref() == Some("1"));
         for value in numbers_in(ground_truth) {
             if value == "1" && !has_digit_one {
                 continue;
@@ -195,7 +196,10 @@ impl Anchors {
                 let syn = text::normalize(&syn);
                 // A synonym already in the ground truth is context, not
                 // evidence for this anchor.
-                if !syn.is_empty() && !gt_norm.contains(&format!(" {syn} ")) && !forms.contains(&syn) {
+                if !syn.is_empty()
+                    && !gt_norm.contains(&format!(" {syn} "))
+                    && !forms.contains(&syn)
+                {
                     forms.push(syn);
                 }
             }
@@ -302,7 +306,10 @@ mod tests {
     }
 
     fn texts(gt: &str) -> Vec<String> {
-        Anchors::of(gt, lex()).iter().map(|a| a.text.clone()).collect()
+        Anchors::of(gt, lex())
+            .iter()
+            .map(|a| a.text.clone())
+            .collect()
     }
 
     fn check(gt: &str, answer: &str) -> Result<(), Vec<String>> {
@@ -312,7 +319,10 @@ mod tests {
     #[test]
     fn extracts_names_numbers_and_months() {
         assert_eq!(texts("The capital of France is Paris"), ["France", "Paris"]);
-        assert_eq!(texts("There were twenty-one of them in 2019."), ["21", "2019"]);
+        assert_eq!(
+            texts("There were twenty-one of them in 2019."),
+            ["21", "2019"]
+        );
         assert_eq!(texts("It ended on 14 July 1789"), ["14", "1789", "July"]);
         assert_eq!(texts("It was I, and yes, the one"), Vec::<String>::new());
         assert_eq!(texts("one in 1 million"), ["1", "1000000"]);
@@ -324,9 +334,18 @@ mod tests {
         let gt = "The capital of France is Paris";
         assert!(check(gt, "Paris is France's capital city").is_ok());
         assert!(check(gt, "the capital of france is paris").is_ok());
-        assert_eq!(check(gt, "The capital of France is London"), Err(vec!["Paris".into()]));
-        assert_eq!(check(gt, "The capital of France is Lyon"), Err(vec!["Paris".into()]));
-        assert_eq!(check(gt, "I don't know"), Err(vec!["France".into(), "Paris".into()]));
+        assert_eq!(
+            check(gt, "The capital of France is London"),
+            Err(vec!["Paris".into()])
+        );
+        assert_eq!(
+            check(gt, "The capital of France is Lyon"),
+            Err(vec!["Paris".into()])
+        );
+        assert_eq!(
+            check(gt, "I don't know"),
+            Err(vec!["France".into(), "Paris".into()])
+        );
     }
 
     #[test]
@@ -337,7 +356,10 @@ mod tests {
         assert_eq!(texts, ["14", "1789", "July"]);
         let a = Anchors::of("21 participants took part in 2019", lex())
             .excluding_context("How many participants took part in the 2019 study?", lex());
-        assert_eq!(a.iter().map(|a| a.text.as_str()).collect::<Vec<_>>(), ["21"]);
+        assert_eq!(
+            a.iter().map(|a| a.text.as_str()).collect::<Vec<_>>(),
+            ["21"]
+        );
         let a = Anchors::of("Paris", lex()).excluding_context("", lex());
         assert_eq!(a.len(), 1);
     }
@@ -349,7 +371,10 @@ mod tests {
         assert!(check("It cost 3.50 euros", "3.5 euros").is_ok());
         assert!(check("1,000 people", "one thousand people").is_ok());
         assert!(check("the 14th", "on the 14 of the month").is_ok());
-        assert_eq!(check("21 participants", "22 participants"), Err(vec!["21".into()]));
+        assert_eq!(
+            check("21 participants", "22 participants"),
+            Err(vec!["21".into()])
+        );
     }
 
     #[test]

@@ -82,10 +82,7 @@ impl<'e> EmbeddingCache<'e> {
             .flat_map(|(a, b)| [a.as_ref(), b.as_ref()])
             .collect();
         let vecs = self.embed_all(&texts)?;
-        Ok(vecs
-            .chunks(2)
-            .map(|ab| cosine(&ab[0], &ab[1]))
-            .collect())
+        Ok(vecs.chunks(2).map(|ab| cosine(&ab[0], &ab[1])).collect())
     }
 
     /// (texts embedded, requests answered from the cache) so far.

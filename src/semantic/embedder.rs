@@ -133,8 +133,8 @@ impl Embedder {
 
     /// SHA-256 of model.safetensors (hex), computed once on first use.
     pub fn digest(&self) -> &str {
-        self.digest.get_or_init(|| {
-            match std::fs::File::open(self.dir.join("model.safetensors")) {
+        self.digest.get_or_init(
+            || match std::fs::File::open(self.dir.join("model.safetensors")) {
                 Ok(mut f) => {
                     use sha2::Digest;
                     let mut h = sha2::Sha256::new();
@@ -144,18 +144,15 @@ impl Embedder {
                     }
                 }
                 Err(_) => "unreadable".into(),
-            }
-        })
+            },
+        )
     }
 
     /// The settings that determine the embeddings, sacrebleu style.
     pub fn signature(&self) -> String {
         format!(
             "model:{}|pool:mean|norm:l2|max_tokens:{}|dim:{}|engine:candle-{}",
-            self.name,
-            self.max_tokens,
-            self.dim,
-            CANDLE_VERSION
+            self.name, self.max_tokens, self.dim, CANDLE_VERSION
         )
     }
 
@@ -231,7 +228,11 @@ impl Embedder {
             .model
             .forward(&ids, &types, Some(&mask_t))
             .map_err(infer)?;
-        let hidden: Vec<f32> = hidden.flatten_all().map_err(infer)?.to_vec1().map_err(infer)?;
+        let hidden: Vec<f32> = hidden
+            .flatten_all()
+            .map_err(infer)?
+            .to_vec1()
+            .map_err(infer)?;
         let dim = self.dim;
         let mut out = Vec::with_capacity(b);
         for row in 0..b {
@@ -317,7 +318,10 @@ fn check_pooling(dir: &Path) -> Result<(), SemanticError> {
             message: e.to_string(),
         })?;
     let flag = |k: &str| v.get(k).and_then(|b| b.as_bool()).unwrap_or(false);
-    if flag("pooling_mode_mean_tokens") && !flag("pooling_mode_cls_token") && !flag("pooling_mode_max_tokens") {
+    if flag("pooling_mode_mean_tokens")
+        && !flag("pooling_mode_cls_token")
+        && !flag("pooling_mode_max_tokens")
+    {
         Ok(())
     } else {
         Err(SemanticError::BadModel {
@@ -333,7 +337,7 @@ mod tests {
 
     #[test]
     fn batches_respect_the_token_budget() {
-        let lens = [300usize, 200, 20, 20, 20, 10, 5, 5];
+        let lens = [1500usize, 700, 20, 20, 20, 10, 5, 5];
         let order: Vec<usize> = (0..lens.len()).collect();
         let batches = plan_batches(&order, |i| lens[i]);
         let flat: Vec<usize> = batches.iter().flatten().copied().collect();

@@ -252,7 +252,10 @@ mod tests {
 
     #[test]
     fn keyword_is_half_or_one() {
-        assert_eq!(keyword_score("The capital of France is Paris", "paris"), 1.0);
+        assert_eq!(
+            keyword_score("The capital of France is Paris", "paris"),
+            1.0
+        );
         assert_eq!(keyword_score("The capital of France is Lyon", "Paris"), 0.5);
         assert_eq!(keyword_score("I don't know", "Paris"), 0.5);
         assert_eq!(keyword_score("Café Müller", "cafe muller"), 1.0);
@@ -267,7 +270,10 @@ mod tests {
         assert_eq!(m.recall, 0.5);
         assert_eq!(m.f1, 0.5);
         let m = label_metrics(&[false, false], &[false, false]);
-        assert_eq!((m.accuracy, m.precision, m.recall, m.f1), (1.0, 0.0, 0.0, 0.0));
+        assert_eq!(
+            (m.accuracy, m.precision, m.recall, m.f1),
+            (1.0, 0.0, 0.0, 0.0)
+        );
         let m = label_metrics(&[true, true, true], &[true, false, false]);
         assert!((m.f1 - 0.5).abs() < 1e-12);
     }
@@ -280,8 +286,9 @@ mod tests {
         assert_eq!(s.target, "labels");
         assert_eq!(s.best, 0.6);
         assert_eq!(s.rows.len(), 9);
+        assert_eq!(s.rows[1].metrics.accuracy, 0.8);
         assert_eq!(s.rows[2].metrics.accuracy, 1.0);
-        assert_eq!(s.rows[3].metrics.accuracy, 0.8);
+        assert_eq!(s.rows[3].metrics.accuracy, 1.0);
     }
 
     #[test]
@@ -304,7 +311,12 @@ mod tests {
 
     #[test]
     fn anchors_turn_decisions_off() {
-        let s = search_threshold(&[0.84, 0.97], &[false, true], Some(&[false, true]), Optimize::Accuracy);
+        let s = search_threshold(
+            &[0.84, 0.97],
+            &[false, true],
+            Some(&[false, true]),
+            Optimize::Accuracy,
+        );
         assert_eq!(s.best, 0.5);
         assert_eq!(s.rows[0].metrics.accuracy, 1.0);
     }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod judge_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -88,9 +90,35 @@ impl Dir {
 
     /// Runs `corpus-eval ARGS` with the temp dir as cwd.
     pub fn run<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Run {
-        let bin = env!("CARGO_BIN_EXE_corpus-eval");
-        let mut cmd = Command::new(bin);
+        self.run_env(args, &[])
+    }
+
+    /// A `corpus-eval ARGS` command with the temp dir as cwd, the judge's
+    /// and the model's environment variables cleared and `env` set.
+    pub fn command<S: AsRef<std::ffi::OsStr>>(&self, args: &[S], env: &[(&str, &str)]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_corpus-eval"));
         cmd.args(args).current_dir(self.path());
+        for k in [
+            "CORPUS_EVAL_JUDGE_KEY",
+            "OPENAI_API_KEY",
+            "CORPUS_EVAL_JUDGE_URL",
+            "CORPUS_EVAL_MODEL_DIR",
+        ] {
+            cmd.env_remove(k);
+        }
+        // Judge verdicts are cached per test, never in the user's cache.
+        cmd.env("XDG_CACHE_HOME", self.path().join(".cache"));
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    /// Runs `corpus-eval ARGS` with extra environment variables (see
+    /// [`Dir::command`]).
+    pub fn run_env<S: AsRef<std::ffi::OsStr>>(&self, args: &[S], env: &[(&str, &str)]) -> Run {
+        let bin = env!("CARGO_BIN_EXE_corpus-eval");
+        let mut cmd = self.command(args, env);
         let shown = format!(
             "{bin} {} (cwd {})",
             args.iter()
@@ -132,4 +160,63 @@ pub fn png_size(p: &Path) -> (u32, u32) {
     let first = buf[0];
     assert!(buf.iter().any(|&b| b != first), "{} is blank", p.display());
     (info.width, info.height)
+}
+
+/// The embedding model folder the tests use: `models/all-MiniLM-L6-v2` in
+/// the repository, fetched with `scripts/fetch-model` when absent. A test
+/// that needs the model fails (never skips) when it cannot be had.
+pub fn model_dir() -> PathBuf {
+    static MODEL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let dir = repo().join("models").join("all-MiniLM-L6-v2");
+            let complete = |d: &Path| {
+                ["config.json", "tokenizer.json", "model.safetensors"]
+                    .iter()
+                    .all(|f| d.join(f).is_file())
+            };
+            if !complete(&dir) {
+                let status = Command::new("bash")
+                    .arg(repo().join("scripts").join("fetch-model"))
+                    .current_dir(repo())
+                    .status()
+                    .expect("run scripts/fetch-model");
+                assert!(
+                    status.success(),
+                    "scripts/fetch-model failed: the model tests need all-MiniLM-L6-v2"
+                );
+            }
+            assert!(complete(&dir), "{} is incomplete", dir.display());
+            dir
+        })
+        .clone()
+}
+
+/// Reads a JSON Lines file.
+pub fn read_jsonl(p: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()));
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", p.display())))
+        .collect()
+}
+
+/// Every file under `dir`, recursively.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }
