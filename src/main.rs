@@ -18,3 +18,8 @@ fn main() -> ExitCode {
     };
     corpus_eval::cli::run(cli)
 }
+
+// Large short-lived buffers (the model's activations) are recycled instead
+// of being mapped and unmapped for every matrix product.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

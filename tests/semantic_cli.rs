@@ -3,7 +3,7 @@
 //! (fetched by `util::model_dir`); they fail, never skip, without it.
 
 use crate::util::{fixture, model_dir, read_json, read_jsonl, Dir};
-use corpus_eval::semantic::{Embedder, EmbeddingCache};
+use corpus_eval::semantic::{Embedder, EmbeddingCache, EngineKind};
 use serde_json::{json, Value};
 
 fn embedder() -> &'static Embedder {
@@ -73,6 +73,39 @@ fn cosines_match_sentence_transformers() {
             .collect::<std::collections::HashSet<_>>()
             .len()
     );
+}
+
+#[test]
+fn the_fused_pass_equals_candle_transformers_bert() {
+    let reference = Embedder::load_with(&model_dir(), EngineKind::CandleBert).unwrap();
+    let fused = embedder();
+    assert_eq!(fused.engine_kind(), EngineKind::Fused);
+    assert!(reference.signature().contains("engine:candle-bert"));
+    // Lengths from 2 to over 256 tokens in one call, so batches are padded.
+    let long = "The cooperative shared water, seed and labour. ".repeat(40);
+    let texts: Vec<String> = [
+        "",
+        "Paris",
+        "The capital of France is Paris",
+        "Île-de-France, 1,000 cafés!",
+        &long,
+        "twenty-one participants in 2019",
+        "東京は日本の首都です。",
+        "a b c d e f g h i j k l m n o p",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let a = fused.embed(&texts).unwrap();
+    let b = reference.embed(&texts).unwrap();
+    for (t, (x, y)) in texts.iter().zip(a.iter().zip(&b)) {
+        let d = x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0f32, f32::max);
+        assert!(d < 1e-5, "{t:?}: max difference {d}");
+    }
 }
 
 #[test]

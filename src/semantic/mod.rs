@@ -6,6 +6,7 @@
 //!
 //! - [`model_dir`]: where the model folder comes from;
 //! - [`embedder`]: the model (tokenizer, BERT, mean pooling, L2 norm);
+//! - [`bert`]: the fused BERT forward pass on candle tensors;
 //! - [`cache`]: embeddings by text, cosine;
 //! - [`anchors`]: anchor extraction and checks;
 //! - [`methods`]: scores, threshold search and metrics against labels.
@@ -21,13 +22,14 @@
 //! ```
 
 pub mod anchors;
+pub mod bert;
 pub mod cache;
 pub mod embedder;
 pub mod methods;
 pub mod model_dir;
 
 pub use cache::{cosine, EmbeddingCache};
-pub use embedder::Embedder;
+pub use embedder::{Embedder, EngineKind};
 pub use model_dir::{ModelLocation, ModelSearch};
 
 use std::path::PathBuf;
@@ -85,8 +87,11 @@ impl SemanticError {
 }
 
 /// Finds and loads the model, the way every command does.
-pub fn load_model(search: &ModelSearch) -> Result<(Embedder, ModelLocation), SemanticError> {
+pub fn load_model(
+    search: &ModelSearch,
+    engine: EngineKind,
+) -> Result<(Embedder, ModelLocation), SemanticError> {
     let location = search.resolve()?;
-    let embedder = Embedder::load(&location.dir)?;
+    let embedder = Embedder::load_with(&location.dir, engine)?;
     Ok((embedder, location))
 }
