@@ -1,5 +1,6 @@
-//! Criterion benchmarks of the main job's hot paths: lexicon load, List
-//! scoring, exact/normalized quote checks, and fuzzy quote search at scale.
+//! Criterion benchmarks of the hot paths: lexicon load, List scoring,
+//! exact/normalized quote checks, fuzzy quote search at scale, and sentence
+//! embeddings (both forward passes; needs `scripts/fetch-model`).
 //!
 //! Run: `cargo bench --bench hot_paths` (or one group: `cargo bench -- fuzzy`).
 
@@ -164,11 +165,66 @@ fn fuzzy_at_scale(c: &mut Criterion) {
     group.finish();
 }
 
+/// 512 distinct short sentences (~18 tokens), like `scripts/gen-sentences.py`.
+fn sentences(n: usize) -> Vec<String> {
+    let subjects = [
+        "The farmer",
+        "A teacher",
+        "The cooperative",
+        "Her grandmother",
+        "The committee",
+    ];
+    let verbs = [
+        "described",
+        "remembered",
+        "criticised",
+        "praised",
+        "explained",
+    ];
+    let objects = [
+        "the potato harvest",
+        "the irrigation channel",
+        "the price of seed",
+        "the school garden",
+    ];
+    let mut rng = SplitMix64::new(42);
+    (0..n)
+        .map(|i| {
+            format!(
+                "{} {} {} in interview {i}, {} days after the flood.",
+                subjects[rng.below(subjects.len())],
+                verbs[rng.below(verbs.len())],
+                objects[rng.below(objects.len())],
+                rng.below(300)
+            )
+        })
+        .collect()
+}
+
+fn embeddings(c: &mut Criterion) {
+    use corpus_eval::semantic::{Embedder, EngineKind};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2");
+    let texts = sentences(512);
+    let mut group = c.benchmark_group("embed");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(texts.len() as u64));
+    for engine in [EngineKind::Fused, EngineKind::CandleBert] {
+        let model = Embedder::load_with(&dir, engine).unwrap_or_else(|e| {
+            panic!("the embedding benchmark needs the model (scripts/fetch-model): {e}")
+        });
+        group.bench_function(format!("512_sentences_{}", engine.as_str()), |b| {
+            b.iter(|| model.embed(&texts).expect("embed"))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     lexicon_load,
     list_scoring,
     exact_normalized,
-    fuzzy_at_scale
+    fuzzy_at_scale,
+    embeddings
 );
 criterion_main!(benches);
