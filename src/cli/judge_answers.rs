@@ -1,7 +1,7 @@
 //! `corpus-eval judge-answers` and `corpus-eval threshold`: score answers
 //! against ground truths with the semantic-evaluation methods.
 
-use super::similarity::{load_embedder, ModelArgs};
+use super::similarity::{load_embedder, warn_truncation, ModelArgs};
 use super::{
     complete_run, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME,
 };
@@ -237,6 +237,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     let cache = EmbeddingCache::new(&embedder);
     let anchors = args.semantic.anchors == AnchorsArg::On;
     let (s, n) = search(&items, &cache, &lexicon, anchors, args.semantic.optimize)?;
+    warn_truncation(&embedder);
     let unlabelled = items.len() - n;
     if s.target == "labels" && unlabelled > 0 {
         eprintln!("warning: {unlabelled} items without a label are left out of the search");
@@ -467,6 +468,9 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         }
         _ => Vec::new(),
     };
+    if let Some(e) = &embedder {
+        warn_truncation(e);
+    }
     let counts = judge.as_ref().map(Judge::counts).unwrap_or_default();
     let signature = signature(&config, embedder.as_ref(), judge.as_ref(), &lexicon);
     let (scores, summary) = finish(&items, &prepared, &verdicts, &config, counts, signature);
@@ -512,6 +516,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
             "cost_estimate": estimate,
         })),
         "embedding_cache": cache.as_ref().map(|c| { let (computed, reused) = c.counts(); json!({"embedded": computed, "reused": reused}) }),
+        "truncated_texts": embedder.as_ref().map(Embedder::truncated_texts),
         "plots": !args.no_plots,
         "out": args.out.display().to_string(),
     });

@@ -42,10 +42,22 @@ pub struct SimilarityArgs {
     pub model: ModelArgs,
 }
 
+/// Warns on stderr when texts were cut at the model's token limit.
+pub(crate) fn warn_truncation(embedder: &Embedder) {
+    let n = embedder.truncated_texts();
+    if n > 0 {
+        eprintln!(
+            "warning: {n} text(s) longer than {} tokens were truncated before embedding (as sentence-transformers does)",
+            embedder.max_tokens()
+        );
+    }
+}
+
 /// Runs `similarity`: prints the cosine alone.
 pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {
     let embedder = load_embedder(&args.model)?;
     let v = embedder.embed(&[args.text_a.as_str(), args.text_b.as_str()])?;
+    warn_truncation(&embedder);
     println!("{:.6}", crate::semantic::cosine(&v[0], &v[1]));
     Ok(EXIT_OK)
 }
@@ -120,6 +132,7 @@ pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
     let started = std::time::Instant::now();
     let vectors = embedder.embed(&texts)?;
     let elapsed = started.elapsed().as_secs_f64();
+    warn_truncation(&embedder);
     let mut out = Vec::with_capacity(items.len() * (embedder.dim() * 12 + 64));
     for (i, (item, v)) in items.iter().zip(&vectors).enumerate() {
         let mut line = json!({"index": i});

@@ -14,6 +14,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
@@ -63,6 +64,7 @@ pub struct Embedder {
     dim: usize,
     max_tokens: usize,
     digest: OnceLock<String>,
+    truncated: AtomicUsize,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -144,6 +146,7 @@ impl Embedder {
             dim: config.hidden_size,
             max_tokens,
             digest: OnceLock::new(),
+            truncated: AtomicUsize::new(0),
         })
     }
 
@@ -210,6 +213,12 @@ impl Embedder {
         Ok(self.tokenize(text)?.ids.len())
     }
 
+    /// Texts cut at [`Embedder::max_tokens`] so far (each embedding of a
+    /// too-long text counts once).
+    pub fn truncated_texts(&self) -> usize {
+        self.truncated.load(Ordering::Relaxed)
+    }
+
     fn tokenize(&self, text: &str) -> Result<Tokens, SemanticError> {
         let enc = self
             .tokenizer
@@ -217,6 +226,9 @@ impl Embedder {
             .map_err(|e| SemanticError::Inference {
                 message: format!("tokenizing: {e}"),
             })?;
+        if !enc.get_overflowing().is_empty() {
+            self.truncated.fetch_add(1, Ordering::Relaxed);
+        }
         Ok(Tokens {
             ids: enc.get_ids().to_vec(),
         })
