@@ -126,6 +126,7 @@ pub fn judge_plan(
             let sims = prepared.similarities.as_deref().unwrap_or(&[]);
             let top: Vec<String> = system_means(items, &prepared.base_scores)
                 .into_iter()
+                .filter(|s| s.rank.is_some())
                 .take(config.judge_top)
                 .map(|s| s.system)
                 .collect();
@@ -163,6 +164,10 @@ pub struct ItemScore {
     /// Anchors the answer lacks (when anchors are checked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anchors_missing: Option<Vec<String>>,
+    /// semantic_dynamic with a validation draw from the input: "validation"
+    /// for the items that chose the threshold, else "test".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<&'static str>,
     /// The judge's raw reply (when the judge saw the item).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge_reply: Option<String>,
@@ -179,10 +184,11 @@ pub struct ItemScore {
 pub struct SystemScore {
     /// The system.
     pub system: String,
-    /// Mean score of its scored items.
-    pub mean_score: f64,
-    /// 1 = best; equal means share a rank.
-    pub rank: usize,
+    /// Mean score of its scored items; null when none could be scored
+    /// (every judge verdict failed), never a silent 0.
+    pub mean_score: Option<f64>,
+    /// 1 = best; equal means share a rank; null without a mean.
+    pub rank: Option<usize>,
     /// Items scored.
     pub n: usize,
 }
@@ -212,6 +218,10 @@ pub struct JudgeAnswersSummary {
     pub n_labelled: usize,
     /// Per system, best first.
     pub systems: Vec<SystemScore>,
+    /// semantic_dynamic with a validation draw from the input: the same
+    /// statistics over the items that did not choose the threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_out: Option<HeldOut>,
     /// The judge's counters (zeros when it was not used).
     pub judge: JudgeCounts,
     /// Whether anchors were checked.
@@ -220,6 +230,48 @@ pub struct JudgeAnswersSummary {
     pub score_counts: ScoreCounts,
     /// The settings behind the numbers.
     pub signature: String,
+}
+
+/// Statistics over the held-out items only.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct HeldOut {
+    /// Items.
+    pub n: usize,
+    /// Mean score of the scored items.
+    pub mean_score: Option<f64>,
+    /// Against the labels (null without labels).
+    pub accuracy: Option<f64>,
+    /// Against the labels.
+    pub precision: Option<f64>,
+    /// Against the labels.
+    pub recall: Option<f64>,
+    /// Against the labels.
+    pub f1: Option<f64>,
+}
+
+/// Mean score and label metrics over the items `keep` selects.
+fn statistics(
+    scores: &[ItemScore],
+    keep: impl Fn(usize) -> bool,
+) -> (usize, Option<f64>, Option<LabelMetrics>, usize) {
+    let chosen: Vec<&ItemScore> = scores
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep(*i))
+        .map(|(_, s)| s)
+        .collect();
+    let scored: Vec<f64> = chosen.iter().filter_map(|s| s.score).collect();
+    let (predicted, labels): (Vec<bool>, Vec<bool>) = chosen
+        .iter()
+        .filter_map(|s| Some((s.score? > POSITIVE_ABOVE, s.label?)))
+        .unzip();
+    let metrics = (!labels.is_empty()).then(|| label_metrics(&predicted, &labels));
+    (
+        chosen.len(),
+        (!scored.is_empty()).then(|| crate::stats::mean(&scored)),
+        metrics,
+        labels.len(),
+    )
 }
 
 /// Counts of the characteristic scores.
@@ -235,55 +287,61 @@ pub struct ScoreCounts {
     pub other: usize,
 }
 
-/// Means per system over the scored items, best first, with ranks.
+/// Means per system over the scored items, best first, with ranks; equal
+/// means are listed by system name; systems with nothing scored come last,
+/// without mean or rank.
 pub fn system_means(items: &[JudgedItem], scores: &[Option<f64>]) -> Vec<SystemScore> {
-    let mut order: Vec<String> = Vec::new();
+    let mut order: Vec<&str> = Vec::new();
     let mut sums: std::collections::HashMap<&str, (f64, usize)> = std::collections::HashMap::new();
     for (item, score) in items.iter().zip(scores) {
-        if !sums.contains_key(item.system.as_str()) {
-            order.push(item.system.clone());
-        }
-        let e = sums.entry(item.system.as_str()).or_insert((0.0, 0));
+        let e = sums.entry(item.system.as_str()).or_insert_with(|| {
+            order.push(item.system.as_str());
+            (0.0, 0)
+        });
         if let Some(s) = score {
             e.0 += s;
             e.1 += 1;
         }
     }
-    let means: Vec<f64> = order
+    let means: Vec<Option<f64>> = order
         .iter()
         .map(|s| {
-            let (sum, n) = sums[s.as_str()];
-            if n == 0 {
-                0.0
-            } else {
-                sum / n as f64
-            }
+            let (sum, n) = sums[s];
+            (n > 0).then(|| sum / n as f64)
         })
         .collect();
-    let ranks = competition_ranks(&means);
+    let scored: Vec<f64> = means.iter().flatten().copied().collect();
+    let ranks = competition_ranks(&scored);
+    let mut next_rank = ranks.into_iter();
     let mut out: Vec<SystemScore> = order
         .into_iter()
         .zip(means)
-        .zip(ranks)
-        .map(|((system, mean_score), rank)| SystemScore {
-            n: sums[system.as_str()].1,
-            system,
+        .map(|(system, mean_score)| SystemScore {
+            n: sums[system].1,
+            system: system.to_string(),
+            rank: mean_score.and_then(|_| next_rank.next()),
             mean_score,
-            rank,
         })
         .collect();
-    out.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.system.cmp(&b.system)));
+    out.sort_by(|a, b| {
+        let key = |s: &SystemScore| s.rank.unwrap_or(usize::MAX);
+        key(a).cmp(&key(b)).then_with(|| a.system.cmp(&b.system))
+    });
     out
 }
 
 /// Merges the judge's verdicts (`(item index, verdict)`) into the scores
 /// and summarizes. A failed verdict leaves an llm_judge item unscored and a
 /// hybrid item with its semantic score; both are counted as failed.
+/// `validation` lists the items (indices) that chose the threshold when they
+/// were drawn from `items`: they are marked, and the summary adds the
+/// statistics over the other items (`held_out`).
 pub fn finish(
     items: &[JudgedItem],
     prepared: &Prepared,
     verdicts: &[(usize, Verdict)],
     config: &JudgeAnswersConfig,
+    validation: Option<&[usize]>,
     judge_counts: JudgeCounts,
     signature: String,
 ) -> (Vec<ItemScore>, JudgeAnswersSummary) {
@@ -305,6 +363,7 @@ pub fn finish(
             },
             label: item.label,
             anchors_missing: prepared.missing_anchors.as_ref().map(|m| m[i].clone()),
+            split: validation.map(|v| if v.contains(&i) { "validation" } else { "test" }),
             judge_reply: None,
             judge_status: None,
             judge_error: None,
@@ -324,12 +383,18 @@ pub fn finish(
     }
     let final_scores: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
     let scored: Vec<f64> = final_scores.iter().flatten().copied().collect();
-    let (predicted, labels): (Vec<bool>, Vec<bool>) = scores
-        .iter()
-        .filter_map(|s| Some((s.score? > POSITIVE_ABOVE, s.label?)))
-        .unzip();
-    let metrics: Option<LabelMetrics> =
-        (!labels.is_empty()).then(|| label_metrics(&predicted, &labels));
+    let (_, mean_score, metrics, n_labelled) = statistics(&scores, |_| true);
+    let held_out = validation.map(|v| {
+        let (n, mean_score, m, _) = statistics(&scores, |i| !v.contains(&i));
+        HeldOut {
+            n,
+            mean_score,
+            accuracy: m.map(|m| m.accuracy),
+            precision: m.map(|m| m.precision),
+            recall: m.map(|m| m.recall),
+            f1: m.map(|m| m.f1),
+        }
+    });
     let mut counts = ScoreCounts::default();
     for s in &scored {
         match *s {
@@ -344,13 +409,14 @@ pub fn finish(
         threshold: semantic.then_some(config.threshold),
         n: items.len(),
         n_scored: scored.len(),
-        mean_score: (!scored.is_empty()).then(|| crate::stats::mean(&scored)),
+        mean_score,
         accuracy: metrics.map(|m| m.accuracy),
         precision: metrics.map(|m| m.precision),
         recall: metrics.map(|m| m.recall),
         f1: metrics.map(|m| m.f1),
-        n_labelled: labels.len(),
+        n_labelled,
         systems: system_means(items, &final_scores),
+        held_out,
         judge: judge_counts,
         anchors: config.anchors && semantic,
         score_counts: counts,
@@ -396,7 +462,15 @@ mod tests {
         let p = prepare(&items, &cfg, None, &lex).unwrap();
         assert_eq!(p.base_scores, vec![Some(1.0), Some(0.5), Some(0.5)]);
         assert!(judge_plan(&items, &p, &cfg).is_empty());
-        let (scores, summary) = finish(&items, &p, &[], &cfg, JudgeCounts::default(), "sig".into());
+        let (scores, summary) = finish(
+            &items,
+            &p,
+            &[],
+            &cfg,
+            None,
+            JudgeCounts::default(),
+            "sig".into(),
+        );
         assert_eq!(scores[1].source, "keyword");
         assert_eq!(summary.score_counts.half, 2);
         // 0.5 is not above 0.5: only "a" is predicted correct.
@@ -404,8 +478,28 @@ mod tests {
         assert_eq!(summary.precision, Some(1.0));
         assert_eq!(summary.recall, Some(0.5));
         assert_eq!(summary.systems[0].system, "s1");
-        assert_eq!(summary.systems[0].mean_score, 0.75);
-        assert_eq!(summary.systems[1].rank, 2);
+        assert_eq!(summary.systems[0].mean_score, Some(0.75));
+        assert_eq!(summary.systems[1].rank, Some(2));
+        assert!(summary.held_out.is_none());
+        assert!(scores.iter().all(|s| s.split.is_none()));
+        // Items 0 and 1 chose a threshold: the held-out statistics cover item 2.
+        let (scores, summary) = finish(
+            &items,
+            &p,
+            &[],
+            &cfg,
+            Some(&[0, 1]),
+            JudgeCounts::default(),
+            "sig".into(),
+        );
+        assert_eq!(scores[0].split, Some("validation"));
+        assert_eq!(scores[2].split, Some("test"));
+        let held = summary.held_out.unwrap();
+        assert_eq!(
+            (held.n, held.mean_score, held.accuracy),
+            (1, Some(0.5), Some(0.0))
+        );
+        assert_eq!(summary.n, 3);
         assert_eq!(summary.threshold, None);
     }
 
@@ -432,8 +526,13 @@ mod tests {
         let mut cfg = config(Method::Hybrid);
         assert_eq!(judge_plan(&items, &p, &cfg), vec![0]);
         cfg.judge_top = 1;
-        // s1 and s2 tie at 0.5; the tie keeps file order: s1 first.
+        // s1 and s2 tie at 0.5; ties go by system name: s1 first.
         assert_eq!(judge_plan(&items, &p, &cfg), vec![0, 1]);
+        // Named the other way round, s2's items are the top system's.
+        let mut renamed = items.clone();
+        renamed[0].system = "s3".into();
+        renamed[1].system = "s3".into();
+        assert_eq!(judge_plan(&renamed, &p, &cfg), vec![0, 2, 3]);
         let failed = Verdict {
             score: None,
             status: VerdictStatus::Failed,
@@ -453,6 +552,7 @@ mod tests {
             &p,
             &[(0, failed), (1, ok)],
             &cfg,
+            None,
             JudgeCounts::default(),
             String::new(),
         );
@@ -462,5 +562,17 @@ mod tests {
         assert_eq!(scores[1].score, Some(0.8));
         assert_eq!(scores[1].source, "judge");
         assert_eq!(summary.n_scored, 4);
+    }
+
+    #[test]
+    fn a_system_with_nothing_scored_has_no_mean_and_no_rank() {
+        let items = vec![item("a", "s1", "", "", None), item("b", "s2", "", "", None)];
+        let means = system_means(&items, &[None, Some(0.0)]);
+        assert_eq!(means[0].system, "s2");
+        assert_eq!((means[0].mean_score, means[0].rank), (Some(0.0), Some(1)));
+        assert_eq!(
+            (means[1].mean_score, means[1].rank, means[1].n),
+            (None, None, 0)
+        );
     }
 }

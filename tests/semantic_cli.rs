@@ -188,6 +188,7 @@ fn a_missing_model_says_how_to_get_one() {
 
 #[test]
 fn embed_writes_jsonl() {
+    model_dir();
     let d = Dir::new("embed");
     let txt = d.write(
         "texts.txt",
@@ -240,6 +241,7 @@ fn embed_writes_jsonl() {
 
 /// Writes items and runs judge-answers; returns (summary, scores, run folder).
 fn judge(d: &Dir, items: &Value, extra: &[&str]) -> (Value, Vec<Value>, std::path::PathBuf) {
+    model_dir();
     let path = d.write("items.json", &items.to_string());
     let mut args: Vec<String> = vec!["judge-answers".into(), path.display().to_string()];
     args.extend(extra.iter().map(|s| s.to_string()));
@@ -429,6 +431,7 @@ fn metrics_against_labels_and_systems() {
 
 #[test]
 fn threshold_search_with_and_without_labels() {
+    model_dir();
     let d = Dir::new("threshold");
     let sample = crate::util::repo().join("evaluation/semantic/answers.jsonl");
     let r = d
@@ -490,12 +493,47 @@ fn threshold_search_with_and_without_labels() {
             "off".as_ref(),
         ])
         .expect_code(0);
-    assert!(r
-        .stdout()
-        .lines()
-        .last()
-        .unwrap()
-        .starts_with("threshold: 0."));
+    // Both proxy positives are decided correct up to 0.90: F1 = 1 everywhere.
+    assert_eq!(r.stdout().lines().last().unwrap(), "threshold: 0.50");
+
+    // With labels and --optimize f1: recompute F1 per grid point from the
+    // per-item similarities and anchors, and take the lowest of the best.
+    let f1 = |t: f64| {
+        let (mut tp, mut fp, mut fn_) = (0, 0, 0);
+        for s in &scores {
+            let ok = s["anchors_missing"].as_array().unwrap().is_empty();
+            let pred = ok && s["similarity"].as_f64().unwrap() >= t;
+            match (pred, s["label"].as_bool().unwrap()) {
+                (true, true) => tp += 1,
+                (true, false) => fp += 1,
+                (false, true) => fn_ += 1,
+                _ => {}
+            }
+        }
+        // As a fraction (numerator, denominator) to compare exactly.
+        (2 * tp, 2 * tp + fp + fn_)
+    };
+    let better = |a: (i32, i32), b: (i32, i32)| a.0 * b.1 > b.0 * a.1;
+    let mut want = 0.75;
+    let mut best = (0, 1);
+    for &t in &grid {
+        if better(f1(t), best) {
+            best = f1(t);
+            want = t;
+        }
+    }
+    let r = d
+        .run(&[
+            "threshold".as_ref(),
+            sample.as_os_str(),
+            "--optimize".as_ref(),
+            "f1".as_ref(),
+        ])
+        .expect_code(0);
+    assert_eq!(
+        r.stdout().lines().last().unwrap(),
+        format!("threshold: {want:.2}")
+    );
 }
 
 #[test]
@@ -523,35 +561,33 @@ fn semantic_dynamic_applies_the_chosen_threshold() {
         ],
     );
     assert_eq!(summary["threshold"], 0.85);
+    // A separate validation file leaves every input item a test item.
+    assert!(summary.get("held_out").is_none());
+    assert!(scores.iter().all(|s| s.get("split").is_none()));
     assert!(scores.iter().all(|s| s["threshold"] == 0.85));
     let manifest = read_json(&folder.join("manifest.json"));
     assert_eq!(manifest["settings"]["validation"]["threshold"], 0.85);
     assert!(manifest["inputs"]["validation"]["sha256"].is_string());
     // A fraction of the input, seeded: the same draw twice.
-    let (a, _, fa) = judge(
-        &d,
-        &sample_items(),
-        &[
-            "--method",
-            "semantic_dynamic",
-            "--validation-fraction",
-            "0.25",
-            "--seed",
-            "7",
-        ],
-    );
-    let (b, _, fb) = judge(
-        &d,
-        &sample_items(),
-        &[
-            "--method",
-            "semantic_dynamic",
-            "--validation-fraction",
-            "0.25",
-            "--seed",
-            "7",
-        ],
-    );
+    let drawn = [
+        "--method",
+        "semantic_dynamic",
+        "--validation-fraction",
+        "0.25",
+        "--seed",
+        "7",
+    ];
+    let (a, a_scores, fa) = judge(&d, &sample_items(), &drawn);
+    // The drawn items are marked, and held_out covers the others.
+    let marked = a_scores
+        .iter()
+        .filter(|s| s["split"] == "validation")
+        .count();
+    assert_eq!(marked, 6);
+    assert_eq!(a["held_out"]["n"], 18);
+    assert_eq!(a["n"], 24);
+    assert!(a["held_out"]["accuracy"].is_f64());
+    let (b, _, fb) = judge(&d, &sample_items(), &drawn);
     assert_eq!(a["threshold"], b["threshold"]);
     let ids = |f: &std::path::Path| {
         read_json(&f.join("manifest.json"))["settings"]["validation"]["ids"].clone()

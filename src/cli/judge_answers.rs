@@ -316,9 +316,17 @@ fn make_judge(args: &JudgeArgs) -> anyhow::Result<Judge> {
     Ok(Judge::new(client, cache))
 }
 
-/// semantic_dynamic's threshold, how it was chosen (for the manifest) and
-/// the validation file with its bytes, when one was given.
-type DynamicThreshold = (f64, Value, Option<(PathBuf, Vec<u8>)>);
+/// semantic_dynamic's threshold and how it was chosen.
+struct DynamicThreshold {
+    /// The chosen threshold.
+    threshold: f64,
+    /// The search, for the manifest.
+    info: Value,
+    /// The validation file with its bytes, when one was given.
+    file: Option<(PathBuf, Vec<u8>)>,
+    /// The input items drawn for validation, when drawn from the input.
+    drawn: Option<Vec<usize>>,
+}
 
 /// Chooses semantic_dynamic's threshold on the validation items.
 fn dynamic_threshold(
@@ -329,22 +337,21 @@ fn dynamic_threshold(
     anchors: bool,
 ) -> anyhow::Result<DynamicThreshold> {
     let optimize = args.semantic.optimize;
-    let (validation, source, file) = match &args.validation {
+    let (validation, source, file, drawn) = match &args.validation {
         Some(path) => {
             let bytes = read_input(path)?;
             (
                 load_items(path)?,
                 format!("file {}", path.display()),
                 Some((path.clone(), bytes)),
+                None,
             )
         }
         None => {
             check_range("--validation-fraction", args.validation_fraction, 1e-9, 1.0)?;
             let k = ((items.len() as f64 * args.validation_fraction).round() as usize).max(1);
-            let picked: Vec<JudgedItem> = sample_indices(items.len(), k, args.seed)
-                .into_iter()
-                .map(|i| items[i].clone())
-                .collect();
+            let drawn = sample_indices(items.len(), k, args.seed);
+            let picked: Vec<JudgedItem> = drawn.iter().map(|&i| items[i].clone()).collect();
             (
                 picked,
                 format!(
@@ -352,6 +359,7 @@ fn dynamic_threshold(
                     args.validation_fraction, args.seed
                 ),
                 None,
+                Some(drawn),
             )
         }
     };
@@ -365,7 +373,12 @@ fn dynamic_threshold(
         "grid": s.rows,
         "threshold": s.best,
     });
-    Ok((s.best, info, file))
+    Ok(DynamicThreshold {
+        threshold: s.best,
+        info,
+        file,
+        drawn,
+    })
 }
 
 /// Runs `judge-answers`.
@@ -390,17 +403,13 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         None
     };
 
-    let mut validation_info = Value::Null;
-    let mut validation_file = None;
-    let threshold = match (method, &cache) {
+    let dynamic = match (method, &cache) {
         (Method::SemanticDynamic, Some(c)) => {
-            let (t, info, file) = dynamic_threshold(&args, &items, c, &lexicon, anchors)?;
-            validation_info = info;
-            validation_file = file;
-            t
+            Some(dynamic_threshold(&args, &items, c, &lexicon, anchors)?)
         }
-        _ => args.threshold,
+        _ => None,
     };
+    let threshold = dynamic.as_ref().map_or(args.threshold, |d| d.threshold);
     let config = JudgeAnswersConfig {
         method,
         threshold,
@@ -410,10 +419,21 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     };
     let prepared = prepare(&items, &config, cache.as_ref(), &lexicon)?;
     let plan = judge_plan(&items, &prepared, &config);
-    let prompts: Vec<String> = plan
-        .iter()
-        .map(|&i| prompt::render(&items[i].question, &items[i].answer, &items[i].ground_truth))
-        .collect();
+    // Identical prompts (the same question, answer and ground truth) are
+    // judged and costed once.
+    let mut prompts: Vec<String> = Vec::new();
+    let mut prompt_of: Vec<usize> = Vec::with_capacity(plan.len());
+    {
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for &i in &plan {
+            let p = prompt::render(&items[i].question, &items[i].answer, &items[i].ground_truth);
+            let at = *seen.entry(p.clone()).or_insert_with(|| {
+                prompts.push(p);
+                prompts.len() - 1
+            });
+            prompt_of.push(at);
+        }
+    }
 
     let mut estimate = None;
     if let Some(j) = &judge {
@@ -464,7 +484,10 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
                 }
             };
             let v = j.judge_all(&prompts, args.judge.judge_concurrency, &report)?;
-            plan.iter().copied().zip(v).collect()
+            plan.iter()
+                .zip(&prompt_of)
+                .map(|(&item, &p)| (item, v[p].clone()))
+                .collect()
         }
         _ => Vec::new(),
     };
@@ -473,13 +496,16 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     }
     let counts = judge.as_ref().map(Judge::counts).unwrap_or_default();
     let signature = signature(&config, embedder.as_ref(), judge.as_ref(), &lexicon);
-    let (scores, summary) = finish(&items, &prepared, &verdicts, &config, counts, signature);
+    let drawn = dynamic.as_ref().and_then(|d| d.drawn.as_deref());
+    let (scores, summary) = finish(
+        &items, &prepared, &verdicts, &config, drawn, counts, signature,
+    );
 
     let mut inputs = BTreeMap::from([(
         "input".to_string(),
         InputFile::new(&args.input, &input_bytes),
     )]);
-    if let Some((path, bytes)) = &validation_file {
+    if let Some((path, bytes)) = dynamic.as_ref().and_then(|d| d.file.as_ref()) {
         inputs.insert("validation".into(), InputFile::new(path, bytes));
     }
     let settings = json!({
@@ -491,7 +517,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         "optimize": optimize_name(args.semantic.optimize),
         "band": args.band,
         "judge_top": args.judge_top,
-        "validation": validation_info,
+        "validation": dynamic.as_ref().map(|d| d.info.clone()),
         "positive_above": crate::semantic::methods::POSITIVE_ABOVE,
         "model": embedder.as_ref().map(|e| json!({
             "name": e.name(),
@@ -671,10 +697,11 @@ fn print_summary(s: &JudgeAnswersSummary) {
         .iter()
         .map(|x| {
             vec![
-                x.rank.to_string(),
+                x.rank.map_or("-".into(), |r| r.to_string()),
                 x.system.clone(),
                 x.n.to_string(),
-                format!("{:.4}", x.mean_score),
+                x.mean_score
+                    .map_or("n/a (nothing scored)".into(), |m| format!("{m:.4}")),
             ]
         })
         .collect();
@@ -717,6 +744,18 @@ fn print_summary(s: &JudgeAnswersSummary) {
         vec!["recall".into(), f(s.recall)],
         vec!["f1".into(), f(s.f1)],
     ];
+    if let Some(h) = &s.held_out {
+        lines.push(vec![
+            "held out (not used to choose the threshold)".into(),
+            format!(
+                "n {}, mean {}, accuracy {}, f1 {}",
+                h.n,
+                h.mean_score.map_or("n/a".into(), |m| format!("{m:.4}")),
+                f(h.accuracy),
+                f(h.f1)
+            ),
+        ]);
+    }
     if s.method.uses_judge() {
         lines.push(vec![
             "judge calls / cached / failed".into(),

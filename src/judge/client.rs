@@ -177,9 +177,7 @@ impl JudgeClient {
             .headers()
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(Duration::from_secs_f64);
+            .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
         let text = match resp.text() {
             Ok(t) => t,
             Err(e) => {
@@ -239,6 +237,47 @@ fn without_url(e: &reqwest::Error) -> String {
     msg
 }
 
+/// A `Retry-After` value: delay seconds ("120", "1.5") or an HTTP date
+/// ("Sun, 06 Nov 1994 08:49:37 GMT"; a past date means no wait).
+pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let fields: Vec<&str> = value.split_whitespace().collect();
+    let [_, day, month, year, time, zone] = fields[..] else {
+        return None;
+    };
+    if zone != "GMT" {
+        return None;
+    }
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS.iter().position(|m| *m == month)? as i64 + 1;
+    let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
+    let mut hms = time.split(':').map(|p| p.parse::<i64>().ok());
+    let (h, m, sec) = (hms.next()??, hms.next()??, hms.next()??);
+    if !(1..=31).contains(&day) || h > 23 || m > 59 || sec > 60 {
+        return None;
+    }
+    let at = days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + sec;
+    let now = now.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs() as i64;
+    Some(Duration::from_secs(at.saturating_sub(now).max(0) as u64))
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Hinnant's
+/// days-from-civil formula).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// The first 200 bytes of a body, on a char boundary.
 fn snippet(text: &str) -> String {
     let mut end = text.len().min(200);
@@ -277,6 +316,38 @@ mod tests {
         let b3 = backoff(base, 3, 7);
         assert!(b1 >= Duration::from_millis(75) && b1 <= Duration::from_millis(125));
         assert!(b3 >= Duration::from_millis(300) && b3 <= Duration::from_millis(500));
+    }
+
+    #[test]
+    fn retry_after_seconds_and_dates() {
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(784_111_777); // Sun, 06 Nov 1994 08:49:37 GMT
+        assert_eq!(parse_retry_after("2", now), Some(Duration::from_secs(2)));
+        assert_eq!(
+            parse_retry_after(" 1.5 ", now),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:47 GMT", now),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            parse_retry_after("Thu, 01 Jan 1970 00:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        for bad in [
+            "-1",
+            "soon",
+            "Sun, 06 Foo 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 25:00:00 GMT",
+            "NaN",
+        ] {
+            assert_eq!(parse_retry_after(bad, now), None, "{bad}");
+        }
     }
 
     #[test]

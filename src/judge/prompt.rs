@@ -78,6 +78,14 @@ pub fn parse_score(reply: &str) -> Option<f64> {
                     j += 1;
                 }
             }
+            // "0,8" (a decimal comma) and "1/2" or "8/10" (a fraction) are
+            // not the number they start with.
+            let rest = &bytes[j..];
+            let decimal_comma =
+                rest.first() == Some(&b',') && rest.get(1).is_some_and(u8::is_ascii_digit);
+            if decimal_comma || rest.first() == Some(&b'/') {
+                return None;
+            }
             let value: f64 = reply[i..j].trim_end_matches('.').parse().ok()?;
             let value = if negative { -value } else { value };
             return (0.0..=1.0).contains(&value).then_some(value);
@@ -112,6 +120,9 @@ mod tests {
             ("1.", Some(1.0)),
             ("0.8 (mostly correct, 2 facts)", Some(0.8)),
             ("8/10", None),
+            ("1/2", None),
+            ("0,8", None),
+            ("0, then 1", Some(0.0)),
             ("-0.2", None),
             ("1.5", None),
             ("high", None),

@@ -98,18 +98,32 @@ fn render_atomically(
     })
 }
 
-fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
-    let n = chart.bars.len();
-    let height = height_for(n);
+/// A drawing area of a PNG file.
+type Canvas<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+
+/// A white WIDTH x `height` canvas with `footnote` in small grey print along
+/// its bottom; returns the whole canvas and the area above the footnote.
+fn canvas<'a>(
+    path: &'a Path,
+    height: u32,
+    footnote: &str,
+) -> Result<(Canvas<'a>, Canvas<'a>), String> {
     let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let (main, foot) = root.split_vertically(height - 28);
     foot.draw(&Text::new(
-        shorten(chart.footnote, 150),
+        shorten(footnote, 150),
         (10, 6),
         (FAMILY, 12).into_font().color(&RGBColor(90, 90, 90)),
     ))
     .map_err(|e| e.to_string())?;
+    Ok((root, main))
+}
+
+fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
+    let n = chart.bars.len();
+    let height = height_for(n);
+    let (root, main) = canvas(path, height, chart.footnote)?;
     let labels: Vec<String> = chart.bars.iter().map(|b| shorten(&b.label, 46)).collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4) as u32;
     let label_area = (longest * 8 + 24).clamp(80, 400);
@@ -218,15 +232,7 @@ fn draw_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), String> {
     }
     let top = counts.iter().copied().max().unwrap_or(0).max(1);
     let height = 560;
-    let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let (main, foot) = root.split_vertically(height - 28);
-    foot.draw(&Text::new(
-        shorten(chart.footnote, 150),
-        (10, 6),
-        (FAMILY, 12).into_font().color(&RGBColor(90, 90, 90)),
-    ))
-    .map_err(|e| e.to_string())?;
+    let (root, main) = canvas(path, height, chart.footnote)?;
     let mut ctx = ChartBuilder::on(&main)
         .caption(chart.title, (FAMILY, 24).into_font().style(FontStyle::Bold))
         .margin(16)

@@ -119,34 +119,112 @@ fn numbers_in(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Months named by numeric dates in `text` ("1789-07-14", "14/07/1789",
-/// "07.14.1789"); a day/month order that cannot be told apart gives both.
-fn months_of_numeric_dates(text: &str) -> Vec<usize> {
-    let mut out = Vec::new();
-    for chunk in text.split_whitespace() {
+/// A numeric date's three fields ("1789-07-14", "14/07/1789",
+/// "07.14.1789"), as (first, second, third) with `iso` when the year comes
+/// first.
+struct NumericDate<'a> {
+    parts: [&'a str; 3],
+    iso: bool,
+}
+
+impl NumericDate<'_> {
+    /// Parses a whitespace-separated chunk (surrounding punctuation allowed).
+    fn parse(chunk: &str) -> Option<NumericDate<'_>> {
         let chunk = chunk.trim_matches(|c: char| !c.is_ascii_digit());
-        let parts: Vec<&str> = chunk.split(['-', '/', '.']).collect();
-        if parts.len() != 3
-            || parts
+        let mut it = chunk.split(['-', '/', '.']);
+        let parts = [it.next()?, it.next()?, it.next()?];
+        let ok = it.next().is_none()
+            && parts
                 .iter()
-                .any(|p| p.is_empty() || p.len() > 4 || !p.bytes().all(|b| b.is_ascii_digit()))
-        {
-            continue;
-        }
-        let n = |p: &str| p.parse::<usize>().unwrap_or(0);
-        let candidates = if parts[0].len() == 4 {
-            vec![n(parts[1])]
-        } else {
-            vec![n(parts[0]), n(parts[1])]
-        };
-        out.extend(candidates.into_iter().filter(|m| (1..=12).contains(m)));
+                .all(|p| !p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()));
+        ok.then_some(NumericDate {
+            iso: parts[0].len() == 4,
+            parts,
+        })
     }
-    out
+
+    /// The months it may name: one for year-first and for day/month orders
+    /// a day above 12 settles; both otherwise.
+    fn months(&self) -> Vec<usize> {
+        let n = |p: &str| p.parse::<usize>().unwrap_or(0);
+        let candidates = if self.iso {
+            vec![n(self.parts[1])]
+        } else {
+            vec![n(self.parts[0]), n(self.parts[1])]
+        };
+        candidates
+            .into_iter()
+            .filter(|m| (1..=12).contains(m))
+            .collect()
+    }
+
+    /// "14 July 1789" when the month is certain, else the three numbers
+    /// apart ("07 04 1789"), so numbers and months read as in words.
+    fn in_words(&self) -> String {
+        let months = self.months();
+        if months.is_empty() {
+            return self.parts.join(" ");
+        }
+        let (day, year) = if self.iso {
+            (self.parts[2], self.parts[0])
+        } else if months.len() == 1 && months[0] == self.parts[1].parse().unwrap_or(0) {
+            (self.parts[0], self.parts[2])
+        } else if months.len() == 1 {
+            (self.parts[1], self.parts[2])
+        } else {
+            return self.parts.join(" ");
+        };
+        let (name, _) = MONTHS[months[0] - 1];
+        let mut month = name.to_string();
+        month[..1].make_ascii_uppercase();
+        format!("{day} {month} {year}")
+    }
+}
+
+/// Months named by numeric dates in `text`.
+fn months_of_numeric_dates(text: &str) -> Vec<usize> {
+    text.split_whitespace()
+        .filter_map(NumericDate::parse)
+        .flat_map(|d| d.months())
+        .collect()
+}
+
+/// `text` with its numeric dates written out ("on 1789-07-14." -> "on 14
+/// July 1789.").
+fn dates_in_words(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .split_whitespace()
+        .any(|c| NumericDate::parse(c).is_some())
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let ws = rest.len() - rest.trim_start().len();
+        out.push_str(&rest[..ws]);
+        rest = &rest[ws..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let chunk = &rest[..end];
+        match NumericDate::parse(chunk) {
+            Some(d) => {
+                let core = chunk.trim_matches(|c: char| !c.is_ascii_digit());
+                let at = chunk.find(core).unwrap_or(0);
+                out.push_str(&chunk[..at]);
+                out.push_str(&d.in_words());
+                out.push_str(&chunk[at + core.len()..]);
+            }
+            None => out.push_str(chunk),
+        }
+        rest = &rest[end..];
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 impl Anchors {
     /// The anchors of a ground truth.
     pub fn of(ground_truth: &str, lexicon: &Lexicon) -> Anchors {
+        let ground_truth = &*dates_in_words(ground_truth);
         let gt_norm = format!(" {} ", text::normalize(ground_truth));
         let mut items: Vec<Anchor> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
@@ -257,6 +335,8 @@ impl Anchors {
         if self.items.is_empty() {
             return Ok(());
         }
+        let date_months = months_of_numeric_dates(answer);
+        let answer = &*dates_in_words(answer);
         let norm = text::normalize(answer);
         let padded = format!(" {norm} ");
         let numbers: HashSet<String> = numbers_in(answer).into_iter().collect();
@@ -264,7 +344,6 @@ impl Anchors {
         for w in text::words(&norm) {
             words.extend(lexicon.lemma_forms(w));
         }
-        let date_months = months_of_numeric_dates(answer);
         let missing: Vec<String> = self
             .items
             .iter()
@@ -385,6 +464,24 @@ mod tests {
         assert!(check(gt, "14 Jul. 1789").is_ok());
         assert!(check(gt, "on 14/07/1789").is_ok());
         assert_eq!(check(gt, "on 1789-08-14"), Err(vec!["July".into()]));
+        // Numeric dates in the ground truth read as the same date in words.
+        assert_eq!(texts("stormed on 1789-07-14."), ["14", "1789", "July"]);
+        assert!(check("on 1789-07-14", "on 14 July 1789").is_ok());
+        assert!(check("on 14.07.1789", "July 14, 1789").is_ok());
+        assert!(check("14.07.1789", "1789-07-14").is_ok());
+        assert_eq!(
+            check("on 14.07.1789", "July 14, 1790"),
+            Err(vec!["1789".into()])
+        );
+        // An order a day above 12 cannot settle keeps the three numbers.
+        assert_eq!(texts("07/04/1789"), ["7", "4", "1789"]);
+        assert!(check("07/04/1789", "7 4 1789").is_ok());
+        assert_eq!(
+            dates_in_words("(on 07/14/1789), then"),
+            "(on 14 July 1789), then"
+        );
+        assert_eq!(dates_in_words("no dates 3.5 here"), "no dates 3.5 here");
+        assert_eq!(dates_in_words("2019-13-45 99/99/99"), "2019 13 45 99 99 99");
     }
 
     #[test]

@@ -18,7 +18,7 @@
 
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Shape, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::Config;
+use candle_transformers::models::bert::{Config, HiddenAct};
 
 type CResult<T> = candle_core::Result<T>;
 
@@ -70,6 +70,12 @@ impl FusedBert {
         } else {
             vb
         };
+        if config.hidden_act != HiddenAct::Gelu {
+            candle_core::bail!(
+                "the fused pass implements the exact (erf) GELU only; this model uses {:?}: use --engine candle-bert",
+                config.hidden_act
+            );
+        }
         let h = config.hidden_size;
         let inter = config.intermediate_size;
         if config.num_attention_heads == 0 || h % config.num_attention_heads != 0 {

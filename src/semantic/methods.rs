@@ -127,11 +127,9 @@ pub fn label_metrics(predicted: &[bool], labels: &[bool]) -> LabelMetrics {
     let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let precision = ratio(tp, tp + fp);
     let recall = ratio(tp, tp + fn_);
-    let f1 = if precision + recall == 0.0 {
-        0.0
-    } else {
-        2.0 * precision * recall / (precision + recall)
-    };
+    // 2PR/(P+R) as one division of counts, so equal F1s are equal floats
+    // (threshold search breaks ties by exact comparison).
+    let f1 = ratio(2 * tp, 2 * tp + fp + fn_);
     LabelMetrics {
         n,
         accuracy: ratio(tp + tn, n),
@@ -301,6 +299,28 @@ mod tests {
         // No similarity in [0.5, 0.9]: every grid point agrees, the lowest wins.
         let s = search_threshold(&[0.95, 0.2], &[true; 2], None, Optimize::Accuracy);
         assert_eq!(s.best, 0.5);
+    }
+
+    #[test]
+    fn equal_f1_is_a_tie() {
+        // (tp 2, fp 10, fn 0) and (tp 1, fp 4, fn 1) both have F1 = 2/7;
+        // computed as 2PR/(P+R) they differed in the last bit.
+        let a = label_metrics(
+            &[true; 12],
+            &[
+                true, true, false, false, false, false, false, false, false, false, false, false,
+            ],
+        );
+        let b = label_metrics(
+            &[
+                true, false, true, true, true, true, false, false, false, false, false, false,
+            ],
+            &[
+                true, true, false, false, false, false, false, false, false, false, false, false,
+            ],
+        );
+        assert_eq!(a.f1, b.f1);
+        assert_eq!(a.f1, 2.0 / 7.0);
     }
 
     #[test]
