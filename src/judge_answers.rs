@@ -12,8 +12,7 @@ use crate::judge::{JudgeCounts, Verdict, VerdictStatus};
 use crate::lexicon::Lexicon;
 use crate::semantic::anchors::Anchors;
 use crate::semantic::methods::{
-    competition_ranks, keyword_score, label_metrics, threshold_score, LabelMetrics, Method,
-    POSITIVE_ABOVE,
+    competition_ranks, keyword_score, label_metrics, threshold_score, Method, POSITIVE_ABOVE,
 };
 use crate::semantic::{EmbeddingCache, SemanticError};
 use rayon::prelude::*;
@@ -200,6 +199,29 @@ pub struct JudgeAnswersSummary {
     pub method: Method,
     /// The threshold (null for keyword and llm_judge).
     pub threshold: Option<f64>,
+    /// n, mean score and label metrics over every item (written at the top
+    /// level of summary.json).
+    #[serde(flatten)]
+    pub overall: Statistics,
+    /// Per system, best first.
+    pub systems: Vec<SystemScore>,
+    /// semantic_dynamic with a validation draw from the input: the same
+    /// statistics over the items that did not choose the threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_out: Option<Statistics>,
+    /// The judge's counters (zeros when it was not used).
+    pub judge: JudgeCounts,
+    /// Whether anchors were checked.
+    pub anchors: bool,
+    /// How many scores are exactly 0, 0.5 and 1.
+    pub score_counts: ScoreCounts,
+    /// The settings behind the numbers.
+    pub signature: String,
+}
+
+/// Mean score and metrics against the labels over a set of items.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Statistics {
     /// Items.
     pub n: usize,
     /// Items with a score (failed judge verdicts have none).
@@ -216,62 +238,34 @@ pub struct JudgeAnswersSummary {
     pub f1: Option<f64>,
     /// Labelled, scored items the metrics are computed on.
     pub n_labelled: usize,
-    /// Per system, best first.
-    pub systems: Vec<SystemScore>,
-    /// semantic_dynamic with a validation draw from the input: the same
-    /// statistics over the items that did not choose the threshold.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub held_out: Option<HeldOut>,
-    /// The judge's counters (zeros when it was not used).
-    pub judge: JudgeCounts,
-    /// Whether anchors were checked.
-    pub anchors: bool,
-    /// How many scores are exactly 0, 0.5 and 1.
-    pub score_counts: ScoreCounts,
-    /// The settings behind the numbers.
-    pub signature: String,
 }
 
-/// Statistics over the held-out items only.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct HeldOut {
-    /// Items.
-    pub n: usize,
-    /// Mean score of the scored items.
-    pub mean_score: Option<f64>,
-    /// Against the labels (null without labels).
-    pub accuracy: Option<f64>,
-    /// Against the labels.
-    pub precision: Option<f64>,
-    /// Against the labels.
-    pub recall: Option<f64>,
-    /// Against the labels.
-    pub f1: Option<f64>,
-}
-
-/// Mean score and label metrics over the items `keep` selects.
-fn statistics(
-    scores: &[ItemScore],
-    keep: impl Fn(usize) -> bool,
-) -> (usize, Option<f64>, Option<LabelMetrics>, usize) {
-    let chosen: Vec<&ItemScore> = scores
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| keep(*i))
-        .map(|(_, s)| s)
-        .collect();
-    let scored: Vec<f64> = chosen.iter().filter_map(|s| s.score).collect();
-    let (predicted, labels): (Vec<bool>, Vec<bool>) = chosen
-        .iter()
-        .filter_map(|s| Some((s.score? > POSITIVE_ABOVE, s.label?)))
-        .unzip();
-    let metrics = (!labels.is_empty()).then(|| label_metrics(&predicted, &labels));
-    (
-        chosen.len(),
-        (!scored.is_empty()).then(|| crate::stats::mean(&scored)),
-        metrics,
-        labels.len(),
-    )
+/// The [`Statistics`] of `chosen`.
+fn statistics<'a>(chosen: impl Iterator<Item = &'a ItemScore>) -> Statistics {
+    let mut n = 0;
+    let mut scored: Vec<f64> = Vec::new();
+    let (mut predicted, mut labels) = (Vec::new(), Vec::new());
+    for s in chosen {
+        n += 1;
+        if let Some(score) = s.score {
+            scored.push(score);
+            if let Some(label) = s.label {
+                predicted.push(score > POSITIVE_ABOVE);
+                labels.push(label);
+            }
+        }
+    }
+    let m = (!labels.is_empty()).then(|| label_metrics(&predicted, &labels));
+    Statistics {
+        n,
+        n_scored: scored.len(),
+        mean_score: (!scored.is_empty()).then(|| crate::stats::mean(&scored)),
+        accuracy: m.map(|m| m.accuracy),
+        precision: m.map(|m| m.precision),
+        recall: m.map(|m| m.recall),
+        f1: m.map(|m| m.f1),
+        n_labelled: labels.len(),
+    }
 }
 
 /// Counts of the characteristic scores.
@@ -346,6 +340,15 @@ pub fn finish(
     signature: String,
 ) -> (Vec<ItemScore>, JudgeAnswersSummary) {
     let semantic = config.method.uses_embeddings();
+    let is_validation: Option<Vec<bool>> = validation.map(|v| {
+        let mut mask = vec![false; items.len()];
+        for &i in v {
+            if let Some(m) = mask.get_mut(i) {
+                *m = true;
+            }
+        }
+        mask
+    });
     let mut scores: Vec<ItemScore> = items
         .iter()
         .enumerate()
@@ -363,7 +366,9 @@ pub fn finish(
             },
             label: item.label,
             anchors_missing: prepared.missing_anchors.as_ref().map(|m| m[i].clone()),
-            split: validation.map(|v| if v.contains(&i) { "validation" } else { "test" }),
+            split: is_validation
+                .as_ref()
+                .map(|mask| if mask[i] { "validation" } else { "test" }),
             judge_reply: None,
             judge_status: None,
             judge_error: None,
@@ -382,21 +387,17 @@ pub fn finish(
         }
     }
     let final_scores: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
-    let scored: Vec<f64> = final_scores.iter().flatten().copied().collect();
-    let (_, mean_score, metrics, n_labelled) = statistics(&scores, |_| true);
-    let held_out = validation.map(|v| {
-        let (n, mean_score, m, _) = statistics(&scores, |i| !v.contains(&i));
-        HeldOut {
-            n,
-            mean_score,
-            accuracy: m.map(|m| m.accuracy),
-            precision: m.map(|m| m.precision),
-            recall: m.map(|m| m.recall),
-            f1: m.map(|m| m.f1),
-        }
+    let held_out = is_validation.as_ref().map(|mask| {
+        statistics(
+            scores
+                .iter()
+                .zip(mask)
+                .filter(|(_, v)| !**v)
+                .map(|(s, _)| s),
+        )
     });
     let mut counts = ScoreCounts::default();
-    for s in &scored {
+    for s in final_scores.iter().flatten() {
         match *s {
             0.0 => counts.zero += 1,
             0.5 => counts.half += 1,
@@ -407,14 +408,7 @@ pub fn finish(
     let summary = JudgeAnswersSummary {
         method: config.method,
         threshold: semantic.then_some(config.threshold),
-        n: items.len(),
-        n_scored: scored.len(),
-        mean_score,
-        accuracy: metrics.map(|m| m.accuracy),
-        precision: metrics.map(|m| m.precision),
-        recall: metrics.map(|m| m.recall),
-        f1: metrics.map(|m| m.f1),
-        n_labelled,
+        overall: statistics(scores.iter()),
         systems: system_means(items, &final_scores),
         held_out,
         judge: judge_counts,
@@ -474,9 +468,9 @@ mod tests {
         assert_eq!(scores[1].source, "keyword");
         assert_eq!(summary.score_counts.half, 2);
         // 0.5 is not above 0.5: only "a" is predicted correct.
-        assert_eq!(summary.accuracy, Some(2.0 / 3.0));
-        assert_eq!(summary.precision, Some(1.0));
-        assert_eq!(summary.recall, Some(0.5));
+        assert_eq!(summary.overall.accuracy, Some(2.0 / 3.0));
+        assert_eq!(summary.overall.precision, Some(1.0));
+        assert_eq!(summary.overall.recall, Some(0.5));
         assert_eq!(summary.systems[0].system, "s1");
         assert_eq!(summary.systems[0].mean_score, Some(0.75));
         assert_eq!(summary.systems[1].rank, Some(2));
@@ -499,7 +493,7 @@ mod tests {
             (held.n, held.mean_score, held.accuracy),
             (1, Some(0.5), Some(0.0))
         );
-        assert_eq!(summary.n, 3);
+        assert_eq!(summary.overall.n, 3);
         assert_eq!(summary.threshold, None);
     }
 
@@ -561,7 +555,7 @@ mod tests {
         assert_eq!(scores[0].judge_status, Some(VerdictStatus::Failed));
         assert_eq!(scores[1].score, Some(0.8));
         assert_eq!(scores[1].source, "judge");
-        assert_eq!(summary.n_scored, 4);
+        assert_eq!(summary.overall.n_scored, 4);
     }
 
     #[test]

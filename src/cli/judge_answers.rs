@@ -725,10 +725,14 @@ fn print_summary(s: &JudgeAnswersSummary) {
             "anchors".into(),
             if s.anchors { "on".into() } else { "off".into() },
         ],
-        vec!["items".into(), format!("{} ({} scored)", s.n, s.n_scored)],
+        vec![
+            "items".into(),
+            format!("{} ({} scored)", s.overall.n, s.overall.n_scored),
+        ],
         vec![
             "mean score".into(),
-            s.mean_score
+            s.overall
+                .mean_score
                 .map(|m| format!("{m:.4}"))
                 .unwrap_or_else(|| "n/a".into()),
         ],
@@ -739,10 +743,10 @@ fn print_summary(s: &JudgeAnswersSummary) {
                 s.score_counts.zero, s.score_counts.half, s.score_counts.one, s.score_counts.other
             ),
         ],
-        vec!["accuracy".into(), f(s.accuracy)],
-        vec!["precision".into(), f(s.precision)],
-        vec!["recall".into(), f(s.recall)],
-        vec!["f1".into(), f(s.f1)],
+        vec!["accuracy".into(), f(s.overall.accuracy)],
+        vec!["precision".into(), f(s.overall.precision)],
+        vec!["recall".into(), f(s.overall.recall)],
+        vec!["f1".into(), f(s.overall.f1)],
     ];
     if let Some(h) = &s.held_out {
         lines.push(vec![
