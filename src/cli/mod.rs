@@ -9,6 +9,7 @@ mod hotpot;
 mod judge_answers;
 mod score;
 mod similarity;
+mod text_eval;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -69,6 +70,8 @@ pub enum Command {
     JudgeAnswers(judge_answers::JudgeAnswersArgs),
     /// Search the similarity threshold (0.50..0.90 step 0.05) against labels or the proxy.
     Threshold(judge_answers::ThresholdArgs),
+    /// Text evaluator: accuracy, relevance, safety and quality per question category; writes a run folder.
+    TextEval(text_eval::TextEvalArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -84,6 +87,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Embed(a) => similarity::run_embed(a),
         Command::JudgeAnswers(a) => judge_answers::run(a),
         Command::Threshold(a) => judge_answers::run_threshold(a),
+        Command::TextEval(a) => text_eval::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -9,6 +9,7 @@ pub mod hotpot;
 pub mod judged;
 mod questions;
 pub mod records;
+pub mod tabular;
 mod transcripts;
 
 pub use questions::{load_questions, parse_questions, Answer, QaPair, QuestionSet, Quote};
@@ -92,7 +93,7 @@ pub fn json_error(path: &std::path::Path, e: &serde_json::Error) -> CorpusError 
 
 /// serde_json's message without its trailing " at line L column C" (the
 /// error already starts with path:line:column).
-fn without_position(msg: &str) -> String {
+pub(crate) fn without_position(msg: &str) -> String {
     match msg.rfind(" at line ") {
         Some(i) if msg[i..].contains(" column ") => msg[..i].to_string(),
         _ => msg.to_string(),

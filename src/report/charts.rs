@@ -226,15 +226,61 @@ pub fn render_score_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(),
 }
 
 fn draw_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), String> {
+    let (root, main) = canvas(path, 560, chart.footnote)?;
+    draw_histogram_panel(&main, chart.title, 24, chart.scores)?;
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Several score histograms side by side in one PNG, one panel per
+/// (title, scores), under a common title.
+#[derive(Debug, Clone)]
+pub struct HistogramPanels<'a> {
+    /// Chart title.
+    pub title: &'a str,
+    /// Small print under the chart (e.g. the signature).
+    pub footnote: &'a str,
+    /// The panels: (panel title, scores in [0, 1]).
+    pub panels: &'a [(&'a str, &'a [f64])],
+}
+
+/// Renders side-by-side score histograms as a PNG at `path` (through a
+/// temporary file).
+pub fn render_histogram_panels(path: &Path, chart: &HistogramPanels) -> Result<(), ReportError> {
+    render_atomically(path, |tmp| {
+        let (root, main) = canvas(tmp, 560, chart.footnote)?;
+        let (head, body) = main.split_vertically(44);
+        head.draw(&Text::new(
+            chart.title.to_string(),
+            (16, 10),
+            (FAMILY, 24).into_font().style(FontStyle::Bold),
+        ))
+        .map_err(|e| e.to_string())?;
+        let areas = body.split_evenly((1, chart.panels.len().max(1)));
+        for (area, (title, scores)) in areas.iter().zip(chart.panels) {
+            draw_histogram_panel(area, title, 18, scores)?;
+        }
+        root.present().map_err(|e| e.to_string())?;
+        Ok(())
+    })
+}
+
+fn draw_histogram_panel(
+    area: &Canvas<'_>,
+    title: &str,
+    title_size: u32,
+    scores: &[f64],
+) -> Result<(), String> {
     let mut counts = [0usize; 11];
-    for &s in chart.scores {
+    for &s in scores {
         counts[score_bin(s)] += 1;
     }
     let top = counts.iter().copied().max().unwrap_or(0).max(1);
-    let height = 560;
-    let (root, main) = canvas(path, height, chart.footnote)?;
-    let mut ctx = ChartBuilder::on(&main)
-        .caption(chart.title, (FAMILY, 24).into_font().style(FontStyle::Bold))
+    let mut ctx = ChartBuilder::on(area)
+        .caption(
+            title,
+            (FAMILY, title_size).into_font().style(FontStyle::Bold),
+        )
         .margin(16)
         .margin_right(30)
         .x_label_area_size(50)
@@ -281,6 +327,5 @@ fn draw_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), String> {
             }),
     )
     .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())?;
     Ok(())
 }

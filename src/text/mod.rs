@@ -15,7 +15,9 @@
 
 pub mod aligned;
 pub mod numbers;
+pub mod sklearn_stopwords;
 pub mod stopwords;
+pub mod tfidf;
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;

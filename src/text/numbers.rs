@@ -123,7 +123,7 @@ pub fn parse_words(tokens: &[&str]) -> Option<u64> {
 
 /// Parses the longest number at the start of `tokens`; returns its value and
 /// the number of tokens it used.
-fn parse_prefix(tokens: &[&str]) -> Option<(u64, usize)> {
+pub fn parse_prefix(tokens: &[&str]) -> Option<(u64, usize)> {
     let mut acc = Acc::default();
     let mut used = 0;
     let mut i = 0;

@@ -1,0 +1,212 @@
+//! Row files for the row-oriented commands (text-eval, grounding): a JSON
+//! array, JSON Lines, CSV or TSV (chosen by the file extension; CSV and TSV
+//! need a header line). Every row becomes a JSON object with a label that
+//! error messages use ("row 3 at line 4").
+
+use super::records::parse_records;
+use super::{read_text, CorpusError};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// One row and where it came from.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// "row 3 at line 4" (0-based row index; 1-based line).
+    pub label: String,
+    /// The fields; CSV/TSV values are strings.
+    pub fields: Map<String, Value>,
+}
+
+/// Reads a row file (see the module doc).
+pub fn load_rows(path: &Path) -> Result<Vec<Row>, CorpusError> {
+    let text = read_text(path)?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("csv") => parse_delimited(path, &text, b','),
+        Some("tsv") | Some("tab") => parse_delimited(path, &text, b'\t'),
+        _ => parse_json_rows(path, &text),
+    }
+}
+
+fn parse_json_rows(path: &Path, text: &str) -> Result<Vec<Row>, CorpusError> {
+    parse_records(path, text)?
+        .into_iter()
+        .map(|r| {
+            let label = match r.line {
+                Some(line) => format!("row {} at line {line}", r.index),
+                None => format!("row {}", r.index),
+            };
+            match r.value {
+                Value::Object(fields) => Ok(Row { label, fields }),
+                other => Err(CorpusError::Record {
+                    path: path.to_path_buf(),
+                    record: label,
+                    field: "(row)".into(),
+                    message: format!("expected an object, found {}", kind(&other)),
+                }),
+            }
+        })
+        .collect()
+}
+
+/// Parses CSV or TSV text with a header line.
+pub fn parse_delimited(path: &Path, text: &str, delimiter: u8) -> Result<Vec<Row>, CorpusError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    let bad = |line: u64, message: String| CorpusError::Json {
+        path: path.to_path_buf(),
+        line: line as usize,
+        column: 1,
+        message,
+    };
+    let headers: Vec<String> = reader
+        .headers()
+        .map_err(|e| bad(1, format!("bad header line: {e}")))?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    let mut rows = Vec::new();
+    for (i, rec) in reader.records().enumerate() {
+        let rec = rec.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            bad(line, e.to_string())
+        })?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let fields: Map<String, Value> = headers
+            .iter()
+            .zip(rec.iter())
+            .map(|(h, v)| (h.clone(), Value::String(v.to_string())))
+            .collect();
+        rows.push(Row {
+            label: format!("row {i} at line {line}"),
+            fields,
+        });
+    }
+    Ok(rows)
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl Row {
+    fn error(&self, path: &Path, field: &str, message: String) -> CorpusError {
+        CorpusError::Record {
+            path: path.to_path_buf(),
+            record: self.label.clone(),
+            field: field.into(),
+            message,
+        }
+    }
+
+    /// The row's id: a string or a number (written as text); required.
+    pub fn id(&self, path: &Path) -> Result<String, CorpusError> {
+        match self.fields.get("id") {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            Some(Value::Number(n)) => Ok(n.to_string()),
+            Some(v) => Err(self.error(
+                path,
+                "id",
+                format!("expected a string or number, found {}", kind(v)),
+            )),
+            None => Err(self.error(path, "id", "missing".into())),
+        }
+    }
+
+    /// A required text field; null reads as "" (an empty text is scored,
+    /// not rejected).
+    pub fn text(&self, path: &Path, field: &str) -> Result<String, CorpusError> {
+        match self.fields.get(field) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(Value::Null) => Ok(String::new()),
+            Some(v) => {
+                Err(self.error(path, field, format!("expected a string, found {}", kind(v))))
+            }
+            None => Err(self.error(path, field, "missing".into())),
+        }
+    }
+
+    /// A required field holding a text or a list of texts.
+    pub fn texts(&self, path: &Path, field: &str) -> Result<Vec<String>, CorpusError> {
+        match self.fields.get(field) {
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => Ok(s.clone()),
+                    other => Err(self.error(
+                        path,
+                        &format!("{field}[{i}]"),
+                        format!("expected a string, found {}", kind(other)),
+                    )),
+                })
+                .collect(),
+            _ => self.text(path, field).map(|s| vec![s]),
+        }
+    }
+
+    /// An error about this row's `field`.
+    pub fn invalid(&self, path: &Path, field: &str, message: String) -> CorpusError {
+        self.error(path, field, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_and_tsv_rows_are_labelled() {
+        let p = Path::new("x.csv");
+        let rows =
+            parse_delimited(p, "id,question\n1,\"a, b\"\n2,\"multi\nline\"\n", b',').unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].text(p, "question").unwrap(), "a, b");
+        assert_eq!(rows[1].label, "row 1 at line 3");
+        let e = rows[0].text(p, "response").unwrap_err().to_string();
+        assert_eq!(e, "x.csv: row 0 at line 2: field `response`: missing");
+        let rows = parse_delimited(Path::new("x.tsv"), "id\tq\nA\tb c\n", b'\t').unwrap();
+        assert_eq!(rows[0].id(p).unwrap(), "A");
+        let e = parse_delimited(p, "id,q\n1,2,3\n", b',')
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.csv:2:"), "{e}");
+    }
+
+    #[test]
+    fn json_rows_and_field_types() {
+        let p = Path::new("x.json");
+        let rows = parse_json_rows(p, r#"[{"id": 7, "t": null, "c": ["a", "b"], "n": 3}, 5]"#);
+        let e = rows.unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "x.json: row 1: field `(row)`: expected an object, found a number"
+        );
+        let rows =
+            parse_json_rows(p, r#"[{"id": 7, "t": null, "c": ["a", "b"], "n": 3}]"#).unwrap();
+        assert_eq!(rows[0].id(p).unwrap(), "7");
+        assert_eq!(rows[0].text(p, "t").unwrap(), "");
+        assert_eq!(rows[0].texts(p, "c").unwrap(), vec!["a", "b"]);
+        let e = rows[0].text(p, "n").unwrap_err().to_string();
+        assert!(
+            e.contains("field `n`: expected a string, found a number"),
+            "{e}"
+        );
+        let rows =
+            parse_json_rows(Path::new("x.jsonl"), "{\"id\": \"a\"}\n\n{\"id\": \"b\"}\n").unwrap();
+        assert_eq!(rows[1].label, "row 1 at line 3");
+    }
+}

@@ -1,0 +1,228 @@
+//! Subject-verb-object claims by a rule-based pass over each sentence (no
+//! parser): the verb is the first copula, auxiliary + participle, or
+//! WordNet verb form that follows a content word; the subject is the
+//! nearest content word before it, the object the first content word
+//! after it. Sentences with a hedge (may, might, could, possibly,
+//! reportedly, ...) make no claim.
+
+use super::text::{words, Word};
+use crate::lexicon::Lexicon;
+use crate::text::stopwords::is_stop_word;
+use std::ops::Range;
+
+/// A claim: subject, verb lemma and object, with the byte range from the
+/// subject to the object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// The subject word (lower case).
+    pub subject: String,
+    /// The verb's lemma ("be", "found", "employ").
+    pub verb: String,
+    /// The object word (lower case).
+    pub object: String,
+    /// Byte range in the text, subject to object.
+    pub range: Range<usize>,
+}
+
+/// Words that make a sentence hedged.
+pub const HEDGES: [&str; 16] = [
+    "may",
+    "might",
+    "could",
+    "possibly",
+    "reportedly",
+    "perhaps",
+    "allegedly",
+    "probably",
+    "likely",
+    "apparently",
+    "seemingly",
+    "supposedly",
+    "maybe",
+    "seems",
+    "seem",
+    "suggests",
+];
+
+const BE: [&str; 8] = ["is", "are", "was", "were", "be", "been", "being", "am"];
+const HAVE: [&str; 4] = ["has", "have", "had", "having"];
+const AUX: [&str; 9] = [
+    "do", "does", "did", "will", "would", "shall", "should", "can", "must",
+];
+const NOT_BEFORE_VERB: [&str; 22] = [
+    "the", "a", "an", "of", "to", "in", "for", "with", "on", "at", "by", "from", "this", "that",
+    "these", "those", "my", "your", "his", "her", "its", "our",
+];
+
+/// True when `word` is a hedge, except "may" before a number (the month).
+fn is_hedge(words: &[Word], i: usize) -> bool {
+    let w = words[i].text.as_str();
+    if w == "may" {
+        return !words
+            .get(i + 1)
+            .is_some_and(|n| n.text.chars().all(|c| c.is_ascii_digit()));
+    }
+    HEDGES.contains(&w)
+}
+
+fn is_content(w: &str) -> bool {
+    !is_stop_word(w)
+        && !BE.contains(&w)
+        && !HAVE.contains(&w)
+        && !AUX.contains(&w)
+        && w.chars().any(char::is_alphanumeric)
+}
+
+/// The verb lemma of `w` when WordNet knows it as a verb form, shortest
+/// first.
+pub fn verb_lemma(lexicon: &Lexicon, w: &str) -> Option<String> {
+    if BE.contains(&w) {
+        return Some("be".into());
+    }
+    if HAVE.contains(&w) {
+        return Some("have".into());
+    }
+    lexicon.morphy(w, 'v').into_iter().min_by_key(|l| l.len())
+}
+
+/// An inflected verb form: -ed/-en/-ing, or a form whose lemma differs
+/// (irregular past "built", third person "employs").
+fn is_inflected_verb(lexicon: &Lexicon, w: &str) -> Option<String> {
+    let lemma = verb_lemma(lexicon, w)?;
+    let inflected = lemma != w || w.ends_with("ed") || w.ends_with("en") || w.ends_with("ing");
+    inflected.then_some(lemma)
+}
+
+/// The claim of one sentence (`words` are its words), if it makes one.
+fn sentence_claim(lexicon: &Lexicon, words: &[Word]) -> Option<Claim> {
+    if (0..words.len()).any(|i| is_hedge(words, i)) {
+        return None;
+    }
+    let mut verb: Option<(usize, String)> = None;
+    for i in 1..words.len() {
+        let w = words[i].text.as_str();
+        let prev = words[i - 1].text.as_str();
+        if BE.contains(&w) || HAVE.contains(&w) || AUX.contains(&w) {
+            // An auxiliary: the main verb is the participle after it (past
+            // "not" and -ly adverbs), else a copula/have is the verb.
+            let mut j = i + 1;
+            while j < words.len() && (words[j].text == "not" || words[j].text.ends_with("ly")) {
+                j += 1;
+            }
+            if let Some(next) = words.get(j) {
+                if let Some(lemma) = is_inflected_verb(lexicon, &next.text) {
+                    verb = Some((j, lemma));
+                    break;
+                }
+            }
+            if BE.contains(&w) || HAVE.contains(&w) {
+                verb = Some((i, verb_lemma(lexicon, w)?));
+                break;
+            }
+            continue;
+        }
+        if !is_content(w) || NOT_BEFORE_VERB.contains(&prev) {
+            continue;
+        }
+        if let Some(lemma) = is_inflected_verb(lexicon, w) {
+            verb = Some((i, lemma));
+            break;
+        }
+    }
+    let (v, lemma) = verb?;
+    let subject = (0..v).rev().find(|&i| is_content(&words[i].text))?;
+    let object = (v + 1..words.len()).find(|&i| is_content(&words[i].text))?;
+    Some(Claim {
+        subject: words[subject].text.clone(),
+        verb: lemma,
+        object: words[object].text.clone(),
+        range: words[subject].range.start..words[object].range.end,
+    })
+}
+
+/// The claims of `text`, one per sentence at most (sentences as
+/// [`super::text::sentences`] splits them).
+pub fn claims(lexicon: &Lexicon, text: &str) -> Vec<Claim> {
+    super::text::sentences(text)
+        .into_iter()
+        .filter_map(|r| {
+            let ws: Vec<Word> = words(&text[r.clone()])
+                .into_iter()
+                .map(|mut w| {
+                    w.range = w.range.start + r.start..w.range.end + r.start;
+                    w
+                })
+                .collect();
+            sentence_claim(lexicon, &ws)
+        })
+        .collect()
+}
+
+/// True when `token` (a context word) is `word` up to inflection.
+pub fn same_word(lexicon: &Lexicon, word: &str, forms: &[String], token: &str) -> bool {
+    if token == word || forms.iter().any(|f| f == token) {
+        return true;
+    }
+    // Only words that share a first letter can be inflections of each
+    // other here (irregular plurals such as mice/mouse do).
+    if word.chars().next() != token.chars().next() {
+        return false;
+    }
+    lexicon.lemma_forms(token).iter().any(|f| forms.contains(f))
+}
+
+/// True when `token` is a form of the verb `lemma`.
+pub fn is_verb_form(lexicon: &Lexicon, lemma: &str, token: &str) -> bool {
+    match lemma {
+        "be" => BE.contains(&token) || token.ends_with("'s") || token.ends_with("'re"),
+        "have" => HAVE.contains(&token),
+        _ => token == lemma || lexicon.morphy(token, 'v').iter().any(|l| l == lemma),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn svo(text: &str) -> Vec<(String, String, String)> {
+        let lex = Lexicon::embedded().unwrap();
+        claims(&lex, text)
+            .into_iter()
+            .map(|c| (c.subject, c.verb, c.object))
+            .collect()
+    }
+
+    fn t(s: &str, v: &str, o: &str) -> (String, String, String) {
+        (s.into(), v.into(), o.into())
+    }
+
+    #[test]
+    fn claims_from_simple_sentences() {
+        assert_eq!(
+            svo("Paris is the capital of France."),
+            [t("paris", "be", "capital")]
+        );
+        assert_eq!(
+            svo("The company employs engineers."),
+            [t("company", "employ", "engineers")]
+        );
+        assert_eq!(
+            svo("Marie Curie discovered radium in Paris."),
+            [t("curie", "discover", "radium")]
+        );
+        assert_eq!(
+            svo("The bridge was built by Roman engineers."),
+            [t("bridge", "build", "roman")]
+        );
+        assert_eq!(svo("The cat sat on the mat."), [t("cat", "sit", "mat")]);
+    }
+
+    #[test]
+    fn hedged_and_subjectless_sentences_make_no_claim() {
+        assert!(svo("The drug may cure cancer.").is_empty());
+        assert!(svo("It reportedly won the award.").is_empty());
+        assert!(svo("It is raining.").is_empty());
+        assert!(svo("Hello").is_empty());
+        assert_eq!(svo("Born on May 5, Ada wrote programs.").len(), 1);
+    }
+}

@@ -1,0 +1,386 @@
+//! Grounding metrics of a RAG response (`corpus-eval grounding`), after the
+//! pipeline-metrics design: relevance to the query (TF-IDF cosine and
+//! Jaccard), completeness (query keywords answered) and hallucination
+//! (anchors unsupported by the context, or topic drift).
+
+pub mod claims;
+pub mod quantities;
+pub mod text;
+
+use crate::lexicon::Lexicon;
+use crate::text::tfidf::{is_word_char, Tfidf};
+use quantities::{Found, Quantity};
+use serde::Serialize;
+use std::collections::HashSet;
+use std::ops::Range;
+
+/// One input row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroundingRow {
+    /// The row's id.
+    pub id: String,
+    /// The user's query.
+    pub query: String,
+    /// The response to check.
+    pub response: String,
+    /// The retrieved context passages.
+    pub context: Vec<String>,
+}
+
+/// An anchor of the response and its verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnchorResult {
+    /// number, money, date, time or claim.
+    pub kind: &'static str,
+    /// The anchor as written in the response.
+    pub text: String,
+    /// Character offsets [start, end) in the response.
+    pub span: [usize; 2],
+    /// The normalized value ("1000", "2021-03-03", "17:00",
+    /// "paris|be|capital").
+    pub value: String,
+    /// True when the context supports it.
+    pub supported: bool,
+    /// The context sentence that supports it.
+    pub evidence: Option<String>,
+}
+
+/// The metrics of one row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroundingResult {
+    /// The row's id.
+    pub id: String,
+    /// (TF-IDF cosine + Jaccard) / 2.
+    pub relevance: f64,
+    /// Share of query keywords found in the response.
+    pub completeness: f64,
+    /// max(claim error, drift penalty); lower is better.
+    pub hallucination: f64,
+    /// Unsupported anchors over all anchors (0 when there are none).
+    pub claim_error: f64,
+    /// 0.2 when the response's bigram overlap with the context is < 0.2.
+    pub drift_penalty: f64,
+    /// TF-IDF cosine of query and response (fitted on the two).
+    pub tfidf_cosine: f64,
+    /// Jaccard similarity of their word sets.
+    pub jaccard: f64,
+    /// Share of the response's word bigrams found in the context.
+    pub bigram_overlap: f64,
+    /// Query keywords, and those not found in the response.
+    pub keywords: Vec<String>,
+    /// Query keywords missing from the response.
+    pub missing_keywords: Vec<String>,
+    /// Every anchor with its verdict.
+    pub anchors: Vec<AnchorResult>,
+    /// Set when the response has no anchor ("no anchors: claim error is 0").
+    pub note: Option<String>,
+}
+
+/// The metric configuration, for signatures.
+pub const SIGNATURE: &str = "grounding:v1|relevance:(sklearn-tfidf-english-smooth-l2-fit[q,r]+jaccard-lower-w+)/2|completeness:alnum-lower-minus-nltk179+lemmas|anchors:number,money,date,time,svo-rules+hedges|drift:bigram<0.2->0.2";
+
+/// Lower-cased `\w+` tokens.
+fn w_tokens(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !is_word_char(c))
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Relevance parts: (TF-IDF cosine fitted on [query, response], Jaccard of
+/// the lower-cased `\w+` sets; 0 when both are empty).
+pub fn relevance_parts(query: &str, response: &str) -> (f64, f64) {
+    let tfidf = Tfidf::fit(&[query, response], true);
+    let cos = tfidf.cosine(query, response);
+    let q: HashSet<String> = w_tokens(query).into_iter().collect();
+    let r: HashSet<String> = w_tokens(response).into_iter().collect();
+    let union = q.union(&r).count();
+    let jaccard = if union == 0 {
+        0.0
+    } else {
+        q.intersection(&r).count() as f64 / union as f64
+    };
+    (cos, jaccard)
+}
+
+/// Completeness: (score, keywords, missing). Keywords are the query's
+/// lower-cased alphanumeric tokens minus NLTK's English stop words; one is
+/// found when it or a lemma of it is among the response's tokens or their
+/// lemmas. 1.0 when the query has no keyword.
+pub fn completeness(
+    lexicon: &Lexicon,
+    query: &str,
+    response: &str,
+) -> (f64, Vec<String>, Vec<String>) {
+    let alnum = |t: &str| -> Vec<String> {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut keywords: Vec<String> = Vec::new();
+    for w in alnum(query) {
+        if !crate::text::stopwords::is_stop_word(&w) && !keywords.contains(&w) {
+            keywords.push(w);
+        }
+    }
+    if keywords.is_empty() {
+        return (1.0, keywords, Vec::new());
+    }
+    let mut forms: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for w in alnum(response) {
+        if seen.insert(w.clone()) {
+            forms.extend(lexicon.lemma_forms(&w));
+        }
+    }
+    let missing: Vec<String> = keywords
+        .iter()
+        .filter(|k| !lexicon.lemma_forms(k).iter().any(|f| forms.contains(f)))
+        .cloned()
+        .collect();
+    let score = (keywords.len() - missing.len()) as f64 / keywords.len() as f64;
+    (score, keywords, missing)
+}
+
+/// Share of the response's word bigrams (as a set) that occur in the
+/// context; a one-word response is compared by its word; 1.0 for an empty
+/// response (it drifts nowhere).
+pub fn bigram_overlap(response: &str, context_tokens: &[String]) -> f64 {
+    let r = w_tokens(response);
+    if r.is_empty() {
+        return 1.0;
+    }
+    if r.len() == 1 {
+        return if context_tokens.contains(&r[0]) {
+            1.0
+        } else {
+            0.0
+        };
+    }
+    let ctx: HashSet<(&str, &str)> = context_tokens
+        .windows(2)
+        .map(|w| (w[0].as_str(), w[1].as_str()))
+        .collect();
+    let mine: HashSet<(&str, &str)> = r
+        .windows(2)
+        .map(|w| (w[0].as_str(), w[1].as_str()))
+        .collect();
+    mine.iter().filter(|b| ctx.contains(*b)).count() as f64 / mine.len() as f64
+}
+
+/// One context sentence, prepared for evidence search.
+struct Evidence<'c> {
+    text: &'c str,
+    words: Vec<String>,
+    amounts: Vec<f64>,
+    quantities: Vec<Found>,
+}
+
+fn prepare_context(context: &[String]) -> Vec<Evidence<'_>> {
+    let mut out = Vec::new();
+    for passage in context {
+        for r in text::sentences(passage) {
+            let s = &passage[r];
+            let mut amounts = quantities::all_amounts(s);
+            let quantities = quantities::quantities(s);
+            amounts.extend(quantities.iter().filter_map(|f| f.quantity.amount()));
+            out.push(Evidence {
+                text: s,
+                words: text::words(s).into_iter().map(|w| w.text).collect(),
+                amounts,
+                quantities,
+            });
+        }
+    }
+    out
+}
+
+fn quantity_supported(q: &Quantity, e: &Evidence) -> bool {
+    match q {
+        Quantity::Number(v) | Quantity::Money(v) => {
+            e.amounts.iter().any(|a| quantities::same_amount(*a, *v))
+        }
+        Quantity::Date(d) => e.quantities.iter().any(|f| match f.quantity {
+            Quantity::Date(c) => d.is_supported_by(&c),
+            // A bare year in the context ("1987 was ...") supports a year.
+            Quantity::Number(v) => {
+                d.month.is_none() && d.day.is_none() && d.year.is_some_and(|y| y as f64 == v)
+            }
+            _ => false,
+        }),
+        Quantity::Time(h, m) => e
+            .quantities
+            .iter()
+            .any(|f| f.quantity == Quantity::Time(*h, *m)),
+    }
+}
+
+fn claim_supported(lexicon: &Lexicon, c: &claims::Claim, e: &Evidence) -> bool {
+    let sf = lexicon.lemma_forms(&c.subject);
+    let of = lexicon.lemma_forms(&c.object);
+    e.words
+        .iter()
+        .any(|t| claims::same_word(lexicon, &c.subject, &sf, t))
+        && e.words
+            .iter()
+            .any(|t| claims::same_word(lexicon, &c.object, &of, t))
+        && e.words
+            .iter()
+            .any(|t| claims::is_verb_form(lexicon, &c.verb, t))
+}
+
+fn char_span(text: &str, r: &Range<usize>) -> [usize; 2] {
+    let c = crate::text::aligned::byte_to_char_range(text, r.clone());
+    [c.start, c.end]
+}
+
+/// Evaluates one row.
+pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
+    let (tfidf_cosine, jaccard) = relevance_parts(&row.query, &row.response);
+    let (completeness, keywords, missing_keywords) =
+        completeness(lexicon, &row.query, &row.response);
+    let evidence = prepare_context(&row.context);
+    let mut anchors: Vec<AnchorResult> = Vec::new();
+    for f in quantities::quantities(&row.response) {
+        let support = evidence.iter().find(|e| quantity_supported(&f.quantity, e));
+        anchors.push(AnchorResult {
+            kind: f.quantity.kind(),
+            text: row.response[f.range.clone()].to_string(),
+            span: char_span(&row.response, &f.range),
+            value: f.quantity.value_text(),
+            supported: support.is_some(),
+            evidence: support.map(|e| e.text.to_string()),
+        });
+    }
+    for c in claims::claims(lexicon, &row.response) {
+        let support = evidence.iter().find(|e| claim_supported(lexicon, &c, e));
+        anchors.push(AnchorResult {
+            kind: "claim",
+            text: row.response[c.range.clone()].to_string(),
+            span: char_span(&row.response, &c.range),
+            value: format!("{}|{}|{}", c.subject, c.verb, c.object),
+            supported: support.is_some(),
+            evidence: support.map(|e| e.text.to_string()),
+        });
+    }
+    anchors.sort_by_key(|a| (a.span[0], a.span[1]));
+    let unsupported = anchors.iter().filter(|a| !a.supported).count();
+    let (claim_error, note) = if anchors.is_empty() {
+        (0.0, Some("no anchors: claim error is 0".to_string()))
+    } else {
+        (unsupported as f64 / anchors.len() as f64, None)
+    };
+    let context_tokens: Vec<String> = row.context.iter().flat_map(|c| w_tokens(c)).collect();
+    let bigram_overlap = bigram_overlap(&row.response, &context_tokens);
+    let drift_penalty = if bigram_overlap < 0.2 { 0.2 } else { 0.0 };
+    GroundingResult {
+        id: row.id.clone(),
+        relevance: (tfidf_cosine + jaccard) / 2.0,
+        completeness,
+        hallucination: claim_error.max(drift_penalty),
+        claim_error,
+        drift_penalty,
+        tfidf_cosine,
+        jaccard,
+        bigram_overlap,
+        keywords,
+        missing_keywords,
+        anchors,
+        note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(query: &str, response: &str, context: &[&str]) -> GroundingRow {
+        GroundingRow {
+            id: "r".into(),
+            query: query.into(),
+            response: response.into(),
+            context: context.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn relevance_is_the_mean_of_cosine_and_jaccard() {
+        // Fitted on the two texts: "capital" and "france" are in both (idf
+        // 1), "paris" only in the response (idf ln(3/2)+1).
+        let (cos, jac) = relevance_parts(
+            "What is the capital of France?",
+            "Paris is the capital of France.",
+        );
+        let idf = (1.5f64).ln() + 1.0;
+        let want_cos = 2.0 / (2f64.sqrt() * (2.0 + idf * idf).sqrt());
+        assert!((cos - want_cos).abs() < 1e-12, "{cos} {want_cos}");
+        // {what,is,the,capital,of,france} vs {paris,is,the,capital,of,france}: 5/7.
+        assert!((jac - 5.0 / 7.0).abs() < 1e-12);
+        assert_eq!(relevance_parts("", ""), (0.0, 0.0));
+    }
+
+    #[test]
+    fn completeness_uses_lemmas() {
+        let lex = Lexicon::embedded().unwrap();
+        let (s, k, m) = completeness(
+            &lex,
+            "Which cities host the Olympic games?",
+            "Paris hosted the Olympics; the city...",
+        );
+        assert_eq!(k, ["cities", "host", "olympic", "games"]);
+        assert_eq!(m, ["olympic", "games"]);
+        assert_eq!(s, 0.5);
+        assert_eq!(completeness(&lex, "Is it?", "no").0, 1.0);
+    }
+
+    #[test]
+    fn anchors_are_checked_against_the_context() {
+        let lex = Lexicon::embedded().unwrap();
+        let ctx = [
+            "The museum opened on March 3, 2021. It employs 1,000 people and cost $5 million.",
+            "Paris is the capital of France.",
+        ];
+        let r = evaluate(&lex, &row("When did it open?", "The museum opened on 2021-03-03 and employs one thousand people. It cost 6 million dollars.", &ctx));
+        let kinds: Vec<(&str, bool)> = r.anchors.iter().map(|a| (a.kind, a.supported)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("claim", true),
+                ("date", true),
+                ("number", true),
+                ("money", false)
+            ]
+        );
+        assert_eq!(
+            r.anchors[1].evidence.as_deref(),
+            Some("The museum opened on March 3, 2021.")
+        );
+        assert_eq!(r.anchors[1].span, [21, 31]);
+        assert!((r.claim_error - 0.25).abs() < 1e-12);
+        // 3 of its 16 bigrams are in the context (< 0.2): drift 0.2, and
+        // hallucination is the larger of the two.
+        assert!((r.bigram_overlap - 3.0 / 16.0).abs() < 1e-12);
+        assert_eq!(r.drift_penalty, 0.2);
+        assert_eq!(r.hallucination, 0.25);
+    }
+
+    #[test]
+    fn drift_and_no_anchor_note() {
+        let lex = Lexicon::embedded().unwrap();
+        let r = evaluate(
+            &lex,
+            &row(
+                "q",
+                "bananas grow quickly everywhere",
+                &["Paris is the capital of France."],
+            ),
+        );
+        assert!(r.anchors.is_empty());
+        assert_eq!(r.note.as_deref(), Some("no anchors: claim error is 0"));
+        assert_eq!(r.drift_penalty, 0.2);
+        assert_eq!(r.hallucination, 0.2);
+    }
+}

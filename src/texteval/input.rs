@@ -1,0 +1,35 @@
+//! Reading the text evaluator's rows: `{"id", "category", "question",
+//! "reference", "response"}` from JSON, JSON Lines, CSV or TSV.
+
+use super::{Category, TextRow};
+use crate::corpus::tabular::load_rows;
+use crate::corpus::CorpusError;
+use std::path::Path;
+
+/// Loads and validates every row; the first bad one is an error naming the
+/// file, the row and the field.
+pub fn load_text_rows(path: &Path) -> Result<Vec<TextRow>, CorpusError> {
+    load_rows(path)?
+        .iter()
+        .map(|row| {
+            let id = row.id(path)?;
+            let name = row.text(path, "category")?;
+            let category = Category::parse(&name).ok_or_else(|| {
+                row.invalid(
+                    path,
+                    "category",
+                    format!(
+                        "unknown category {name:?} (expected Factual, Explanatory, Instruction, Creative or Sensitive)"
+                    ),
+                )
+            })?;
+            Ok(TextRow {
+                id,
+                category,
+                question: row.text(path, "question")?,
+                reference: row.text(path, "reference")?,
+                response: row.text(path, "response")?,
+            })
+        })
+        .collect()
+}
