@@ -5,6 +5,7 @@
 mod build_lexicon;
 mod compare;
 mod evaluate;
+mod grounding;
 mod hotpot;
 mod judge_answers;
 mod score;
@@ -72,6 +73,8 @@ pub enum Command {
     Threshold(judge_answers::ThresholdArgs),
     /// Text evaluator: accuracy, relevance, safety and quality per question category; writes a run folder.
     TextEval(text_eval::TextEvalArgs),
+    /// Grounding metrics of RAG responses: relevance, completeness, hallucination (anchors vs context).
+    Grounding(grounding::GroundingArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -88,6 +91,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::JudgeAnswers(a) => judge_answers::run(a),
         Command::Threshold(a) => judge_answers::run_threshold(a),
         Command::TextEval(a) => text_eval::run(a),
+        Command::Grounding(a) => grounding::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

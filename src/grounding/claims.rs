@@ -93,8 +93,25 @@ fn is_inflected_verb(lexicon: &Lexicon, w: &str) -> Option<String> {
     inflected.then_some(lemma)
 }
 
-/// The claim of one sentence (`words` are its words), if it makes one.
-fn sentence_claim(lexicon: &Lexicon, words: &[Word]) -> Option<Claim> {
+const PREPOSITIONS: [&str; 18] = [
+    "on", "at", "in", "by", "for", "to", "from", "with", "about", "into", "of", "over", "under",
+    "after", "before", "during", "through", "near",
+];
+const CLAUSE_BREAKS: [&str; 7] = ["and", "but", "or", "which", "that", "who", "while"];
+
+/// True for digits and number words (numbers are anchors of their own).
+fn is_number(w: &str) -> bool {
+    w.chars().all(|c| c.is_ascii_digit()) || crate::text::numbers::parse_words(&[w]).is_some()
+}
+
+/// A noun-ish word of a claim: a content word with a letter, not a number.
+fn is_claim_word(w: &str) -> bool {
+    is_content(w) && w.chars().any(char::is_alphabetic) && !is_number(w)
+}
+
+/// The claim of one sentence (`words` are its words, ranges into `text`),
+/// if it makes one.
+fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim> {
     if (0..words.len()).any(|i| is_hedge(words, i)) {
         return None;
     }
@@ -130,8 +147,44 @@ fn sentence_claim(lexicon: &Lexicon, words: &[Word]) -> Option<Claim> {
         }
     }
     let (v, lemma) = verb?;
-    let subject = (0..v).rev().find(|&i| is_content(&words[i].text))?;
-    let object = (v + 1..words.len()).find(|&i| is_content(&words[i].text))?;
+    // The subject: the nearest claim word before the verb, within the
+    // clause (no conjunction, relative pronoun or comma in between).
+    let mut subject = None;
+    for i in (0..v).rev() {
+        let w = words[i].text.as_str();
+        let gap = &text[words[i].range.end..words[i + 1].range.start];
+        if CLAUSE_BREAKS.contains(&w) || gap.contains([',', ';', ':']) {
+            break;
+        }
+        if is_claim_word(w) {
+            subject = Some(i);
+            break;
+        }
+    }
+    let subject = subject?;
+    // The object: the head (last word) of the first run of claim words after
+    // the verb, reached past determiners and numbers but not prepositions.
+    let mut i = v + 1;
+    while i < words.len() && !is_claim_word(&words[i].text) {
+        let w = words[i].text.as_str();
+        if PREPOSITIONS.contains(&w)
+            || CLAUSE_BREAKS.contains(&w)
+            || is_inflected_verb(lexicon, w).is_some_and(|_| BE.contains(&w))
+        {
+            return None;
+        }
+        i += 1;
+    }
+    if i >= words.len() {
+        return None;
+    }
+    let mut object = i;
+    while object + 1 < words.len()
+        && is_claim_word(&words[object + 1].text)
+        && !text[words[object].range.end..words[object + 1].range.start].contains([',', ';', ':'])
+    {
+        object += 1;
+    }
     Some(Claim {
         subject: words[subject].text.clone(),
         verb: lemma,
@@ -153,7 +206,7 @@ pub fn claims(lexicon: &Lexicon, text: &str) -> Vec<Claim> {
                     w
                 })
                 .collect();
-            sentence_claim(lexicon, &ws)
+            sentence_claim(lexicon, text, &ws)
         })
         .collect()
 }
@@ -211,10 +264,18 @@ mod tests {
             [t("curie", "discover", "radium")]
         );
         assert_eq!(
-            svo("The bridge was built by Roman engineers."),
-            [t("bridge", "build", "roman")]
+            svo("Bananas are a good source of potassium."),
+            [t("bananas", "be", "source")]
         );
-        assert_eq!(svo("The cat sat on the mat."), [t("cat", "sit", "mat")]);
+        assert_eq!(
+            svo("The firm hired 500 new engineers."),
+            [t("firm", "hire", "engineers")]
+        );
+        // Prepositional complements and passives with "by" make no claim
+        // (no direct object), nor does a subject across a conjunction.
+        assert!(svo("The cat sat on the mat.").is_empty());
+        assert!(svo("The bridge was built by Roman engineers.").is_empty());
+        assert!(svo("The renovation cost $5 million and took 18 months.").is_empty());
     }
 
     #[test]

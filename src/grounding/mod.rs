@@ -4,6 +4,7 @@
 //! (anchors unsupported by the context, or topic drift).
 
 pub mod claims;
+pub mod input;
 pub mod quantities;
 pub mod text;
 
@@ -273,7 +274,7 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
     } else {
         (unsupported as f64 / anchors.len() as f64, None)
     };
-    let context_tokens: Vec<String> = row.context.iter().flat_map(|c| w_tokens(c)).collect();
+    let context_tokens: Vec<Vec<String>> = row.context.iter().map(|c| w_tokens(c)).collect();
     let bigram_overlap = bigram_overlap(&row.response, &context_tokens);
     let drift_penalty = if bigram_overlap < 0.2 { 0.2 } else { 0.0 };
     GroundingResult {
@@ -340,30 +341,36 @@ mod tests {
     fn anchors_are_checked_against_the_context() {
         let lex = Lexicon::embedded().unwrap();
         let ctx = [
-            "The museum opened on March 3, 2021. It employs 1,000 people and cost $5 million.",
+            "The museum opened on March 3, 2021. The museum employs 1,000 people and cost $5 million.",
             "Paris is the capital of France.",
         ];
-        let r = evaluate(&lex, &row("When did it open?", "The museum opened on 2021-03-03 and employs one thousand people. It cost 6 million dollars.", &ctx));
-        let kinds: Vec<(&str, bool)> = r.anchors.iter().map(|a| (a.kind, a.supported)).collect();
+        let response = "The museum employs one thousand people. It opened on 2021-03-03 and cost 6 million dollars.";
+        let r = evaluate(&lex, &row("When did it open?", response, &ctx));
+        let kinds: Vec<(&str, &str, bool)> = r
+            .anchors
+            .iter()
+            .map(|a| (a.kind, a.value.as_str(), a.supported))
+            .collect();
         assert_eq!(
             kinds,
             [
-                ("claim", true),
-                ("date", true),
-                ("number", true),
-                ("money", false)
+                ("claim", "museum|employ|people", true),
+                ("number", "1000", true),
+                ("date", "2021-03-03", true),
+                ("money", "6000000", false)
             ]
         );
         assert_eq!(
-            r.anchors[1].evidence.as_deref(),
+            r.anchors[2].evidence.as_deref(),
             Some("The museum opened on March 3, 2021.")
         );
-        assert_eq!(r.anchors[1].span, [21, 31]);
+        assert_eq!(r.anchors[2].span, [53, 63]);
+        assert_eq!(&response[53..63], "2021-03-03");
         assert!((r.claim_error - 0.25).abs() < 1e-12);
-        // 3 of its 16 bigrams are in the context (< 0.2): drift 0.2, and
-        // hallucination is the larger of the two.
-        assert!((r.bigram_overlap - 3.0 / 16.0).abs() < 1e-12);
-        assert_eq!(r.drift_penalty, 0.2);
+        // 4 of its 16 bigrams are in the context (the museum, museum
+        // employs, opened on, and cost): >= 0.2, no drift.
+        assert!((r.bigram_overlap - 4.0 / 16.0).abs() < 1e-12);
+        assert_eq!(r.drift_penalty, 0.0);
         assert_eq!(r.hallucination, 0.25);
     }
 

@@ -237,8 +237,8 @@ pub fn dates_and_times(text: &str) -> Vec<Found> {
     let time = TIME.get_or_init(|| {
         let re = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("{p}: {e}"));
         [
-            re(r"(?i)\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b\.?)?"),
-            re(r"(?i)\b(\d{1,2})\s*([ap])\.?m\b\.?"),
+            re(r"(?i)\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b)?"),
+            re(r"(?i)\b(\d{1,2})\s*([ap])\.?m\b"),
         ]
     });
     for (k, re) in time.iter().enumerate() {

@@ -1,0 +1,23 @@
+//! Reading grounding rows: `{"id", "query", "response", "context"}` from
+//! JSON, JSON Lines, CSV or TSV; context is a text or a list of texts.
+
+use super::GroundingRow;
+use crate::corpus::tabular::load_rows;
+use crate::corpus::CorpusError;
+use std::path::Path;
+
+/// Loads and validates every row; the first bad one is an error naming the
+/// file, the row and the field.
+pub fn load_grounding_rows(path: &Path) -> Result<Vec<GroundingRow>, CorpusError> {
+    load_rows(path)?
+        .iter()
+        .map(|row| {
+            Ok(GroundingRow {
+                id: row.id(path)?,
+                query: row.text(path, "query")?,
+                response: row.text(path, "response")?,
+                context: row.texts(path, "context")?,
+            })
+        })
+        .collect()
+}
