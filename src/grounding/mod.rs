@@ -146,23 +146,21 @@ pub fn completeness(
     (score, keywords, missing)
 }
 
-/// Share of the response's word bigrams (as a set) that occur in the
-/// context; a one-word response is compared by its word; 1.0 for an empty
-/// response (it drifts nowhere).
-pub fn bigram_overlap(response: &str, context_tokens: &[String]) -> f64 {
+/// Share of the response's word bigrams (as a set) that occur in a context
+/// passage (lower-cased `\w+` tokens of each passage); a one-word response
+/// is compared by its word; 1.0 for an empty response (it drifts nowhere).
+pub fn bigram_overlap(response: &str, passages: &[Vec<String>]) -> f64 {
     let r = w_tokens(response);
     if r.is_empty() {
         return 1.0;
     }
     if r.len() == 1 {
-        return if context_tokens.contains(&r[0]) {
-            1.0
-        } else {
-            0.0
-        };
+        let found = passages.iter().any(|p| p.contains(&r[0]));
+        return if found { 1.0 } else { 0.0 };
     }
-    let ctx: HashSet<(&str, &str)> = context_tokens
-        .windows(2)
+    let ctx: HashSet<(&str, &str)> = passages
+        .iter()
+        .flat_map(|p| p.windows(2))
         .map(|w| (w[0].as_str(), w[1].as_str()))
         .collect();
     let mine: HashSet<(&str, &str)> = r
