@@ -3,9 +3,11 @@
 mod util;
 
 mod evaluate_cli;
+mod grounding_cli;
 mod hotpot_cli;
 mod judge_cli;
 mod lexicon_build;
 mod scoring_rules;
 mod semantic_cli;
 mod small_commands;
+mod text_eval_cli;

@@ -437,9 +437,6 @@ mod tests {
                     f.quantity.value_text(),
                 )
             })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .map(|(k, s, v)| (k, s, v))
             .collect()
     }
 

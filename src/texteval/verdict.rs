@@ -3,7 +3,7 @@
 
 /// The five-step ladder the seed's feedback texts use (>= 0.8, 0.6, 0.4,
 /// 0.2, below).
-fn ladder<'a>(score: f64, texts: [&'a str; 5]) -> &'a str {
+fn ladder(score: f64, texts: [&str; 5]) -> &str {
     if score >= 0.8 {
         texts[0]
     } else if score >= 0.6 {
