@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the hot paths: lexicon load, List scoring,
-//! exact/normalized quote checks, fuzzy quote search at scale, and sentence
-//! embeddings (both forward passes; needs `scripts/fetch-model`).
+//! exact/normalized quote checks, fuzzy quote search at scale, sentence
+//! embeddings (both forward passes; needs `scripts/fetch-model`), grounding
+//! metrics and the text evaluator.
 //!
 //! Run: `cargo bench --bench hot_paths` (or one group: `cargo bench -- fuzzy`).
 
@@ -219,8 +220,108 @@ fn embeddings(c: &mut Criterion) {
     group.finish();
 }
 
+/// Grounding rows shaped like the issue's: ~100-word responses, ~1,000-word
+/// contexts (two passages) cut from the sample transcripts, with numbers
+/// and dates mixed in.
+fn grounding_rows(n: usize) -> Vec<corpus_eval::grounding::GroundingRow> {
+    let text = transcript_text(400_000);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let extras = [
+        "in 1987",
+        "on March 3, 2021",
+        "$5 million",
+        "twenty-one",
+        "1,000",
+        "at 9 am",
+    ];
+    let mut rng = SplitMix64::new(7);
+    (0..n)
+        .map(|i| {
+            let start = rng.below(words.len() - 1100);
+            let ctx: Vec<&str> = words[start..start + 1000].to_vec();
+            let cut = rng.below(900);
+            let mut resp: Vec<&str> = words[start + cut..start + cut + 90].to_vec();
+            resp.push(extras[i % extras.len()]);
+            resp.extend(["The", "project", "employs", "engineers."]);
+            corpus_eval::grounding::GroundingRow {
+                id: format!("g{i}"),
+                query: words[start + cut..start + cut + 12].join(" ") + "?",
+                response: resp.join(" "),
+                context: vec![ctx[..500].join(" "), ctx[500..].join(" ")],
+            }
+        })
+        .collect()
+}
+
+fn grounding(c: &mut Criterion) {
+    let lexicon = Lexicon::embedded().expect("lexicon");
+    let rows = grounding_rows(2000);
+    let mut group = c.benchmark_group("grounding");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(rows.len() as u64));
+    group.bench_function("2000_rows_100w_response_1000w_context", |b| {
+        b.iter(|| {
+            rows.par_iter()
+                .map(|r| corpus_eval::grounding::evaluate(&lexicon, r))
+                .collect::<Vec<_>>()
+        })
+    });
+    group.finish();
+}
+
+fn text_eval(c: &mut Criterion) {
+    use corpus_eval::texteval::*;
+    let lexicon = Lexicon::embedded().expect("lexicon");
+    let sample =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("evaluation/text-eval/sample.json");
+    let base = input::load_text_rows(&sample).expect("sample rows");
+    let rows: Vec<TextRow> = (0..2000)
+        .map(|i| {
+            let mut r = base[i % base.len()].clone();
+            r.id = format!("r{i}");
+            r.response.push_str(&format!(" Note {i}."));
+            r
+        })
+        .collect();
+    let patterns = patterns::Patterns::bundled();
+    let (weights, thresholds) = (config::Weights::default(), config::Thresholds::default());
+    let mut group = c.benchmark_group("text_eval");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(rows.len() as u64));
+    for profile in [Profile::Reference, Profile::Standard] {
+        group.bench_function(
+            format!("2000_rows_{}_fallback_semantics", profile.as_str()),
+            |b| {
+                b.iter(|| {
+                    let space = fallback_space(&rows);
+                    let evaluator = Evaluator {
+                        profile,
+                        lexicon: &lexicon,
+                        patterns: &patterns,
+                        weights: &weights,
+                        thresholds: &thresholds,
+                        relevance_space: relevance_space(profile, &rows),
+                    };
+                    rows.par_iter()
+                        .map(|r| {
+                            let sem = SemanticPair {
+                                similarity: space.cosine(&r.reference, &r.response),
+                                relevance: space.cosine(&r.question, &r.response),
+                            };
+                            evaluator.evaluate(r, sem)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    grounding,
+    text_eval,
     lexicon_load,
     list_scoring,
     exact_normalized,

@@ -7,7 +7,7 @@ use crate::grounding::{evaluate, GroundingResult, SIGNATURE};
 use crate::report::charts::{render_histogram_panels, HistogramPanels};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::table::grid_table;
-use crate::report::{write_atomic, write_json, RunFolder};
+use crate::report::{write_atomic, write_json, write_json_array, RunFolder};
 use crate::texteval::output::{py_float, tsv_field};
 use crate::texteval::round4;
 use rayon::prelude::*;
@@ -128,7 +128,7 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
     });
     let folder = RunFolder::create(&args.out, started)?;
     let (path, ()) = complete_run(folder, |folder| {
-        write_json(&folder.file("grounding.json"), &results)?;
+        write_json_array(&folder.file("grounding.json"), &results)?;
         write_atomic(&folder.file("grounding.tsv"), tsv(&results).as_bytes())?;
         write_json(&folder.file("summary.json"), &summary)?;
         let col = |f: &dyn Fn(&GroundingResult) -> f64| results.iter().map(f).collect::<Vec<f64>>();

@@ -6,7 +6,7 @@ use super::{complete_run, load_lexicon, read_input, InputError, WordnetArgs, EXI
 use crate::report::charts::{render_bar_chart, Bar, BarChart};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::table::grid_table;
-use crate::report::{fnv1a, write_atomic, write_json, RunFolder};
+use crate::report::{fnv1a, write_atomic, write_json, write_json_array, RunFolder};
 use crate::semantic::EmbeddingCache;
 use crate::texteval::config::{Thresholds, Weights};
 use crate::texteval::input::load_text_rows;
@@ -270,7 +270,7 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
             &folder.file("results.tsv"),
             output::to_tsv(&results).as_bytes(),
         )?;
-        write_json(&folder.file("results.json"), &results)?;
+        write_json_array(&folder.file("results.json"), &results)?;
         write_json(&folder.file("summary.json"), &summary)?;
         draw_charts(folder, &results, &signature)?;
         let mut manifest = Manifest::new(

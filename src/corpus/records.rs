@@ -55,24 +55,35 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, CorpusError
             Err(_) => {}
         }
     }
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(line).map_err(|e| CorpusError::Json {
-            path: path.to_path_buf(),
-            line: i + 1,
-            column: e.column(),
-            message: super::without_position(&e.to_string()),
-        })?;
-        out.push(Record {
-            index: out.len(),
+    // Lines parse in parallel; the first bad line (in file order) is the
+    // error reported.
+    use rayon::prelude::*;
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .collect();
+    let values: Vec<Value> = lines
+        .par_iter()
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| CorpusError::Json {
+                path: path.to_path_buf(),
+                line: i + 1,
+                column: e.column(),
+                message: super::without_position(&e.to_string()),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(values
+        .into_iter()
+        .zip(&lines)
+        .enumerate()
+        .map(|(index, (value, (i, _)))| Record {
+            index,
             line: Some(i + 1),
             value,
-        });
-    }
-    Ok(out)
+        })
+        .collect())
 }
 
 fn from_document(doc: Value) -> Vec<Record> {

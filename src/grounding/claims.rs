@@ -56,7 +56,7 @@ const NOT_BEFORE_VERB: [&str; 22] = [
 
 /// True when `word` is a hedge, except "may" before a number (the month).
 fn is_hedge(words: &[Word], i: usize) -> bool {
-    let w = words[i].text.as_str();
+    let w = words[i].as_str();
     if w == "may" {
         return !words
             .get(i + 1)
@@ -117,8 +117,8 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
     }
     let mut verb: Option<(usize, String)> = None;
     for i in 1..words.len() {
-        let w = words[i].text.as_str();
-        let prev = words[i - 1].text.as_str();
+        let w = words[i].as_str();
+        let prev = words[i - 1].as_str();
         if BE.contains(&w) || HAVE.contains(&w) || AUX.contains(&w) {
             // An auxiliary: the main verb is the participle after it (past
             // "not" and -ly adverbs), else a copula/have is the verb.
@@ -151,7 +151,7 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
     // clause (no conjunction, relative pronoun or comma in between).
     let mut subject = None;
     for i in (0..v).rev() {
-        let w = words[i].text.as_str();
+        let w = words[i].as_str();
         let gap = &text[words[i].range.end..words[i + 1].range.start];
         if CLAUSE_BREAKS.contains(&w) || gap.contains([',', ';', ':']) {
             break;
@@ -166,7 +166,7 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
     // the verb, reached past determiners and numbers but not prepositions.
     let mut i = v + 1;
     while i < words.len() && !is_claim_word(&words[i].text) {
-        let w = words[i].text.as_str();
+        let w = words[i].as_str();
         if PREPOSITIONS.contains(&w)
             || CLAUSE_BREAKS.contains(&w)
             || is_inflected_verb(lexicon, w).is_some_and(|_| BE.contains(&w))
@@ -186,9 +186,9 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
         object += 1;
     }
     Some(Claim {
-        subject: words[subject].text.clone(),
+        subject: words[subject].text.to_string(),
         verb: lemma,
-        object: words[object].text.clone(),
+        object: words[object].text.to_string(),
         range: words[subject].range.start..words[object].range.end,
     })
 }
@@ -209,19 +209,6 @@ pub fn claims(lexicon: &Lexicon, text: &str) -> Vec<Claim> {
             sentence_claim(lexicon, text, &ws)
         })
         .collect()
-}
-
-/// True when `token` (a context word) is `word` up to inflection.
-pub fn same_word(lexicon: &Lexicon, word: &str, forms: &[String], token: &str) -> bool {
-    if token == word || forms.iter().any(|f| f == token) {
-        return true;
-    }
-    // Only words that share a first letter can be inflections of each
-    // other here (irregular plurals such as mice/mouse do).
-    if word.chars().next() != token.chars().next() {
-        return false;
-    }
-    lexicon.lemma_forms(token).iter().any(|f| forms.contains(f))
 }
 
 /// True when `token` is a form of the verb `lemma`.

@@ -4,13 +4,14 @@
 use super::GroundingRow;
 use crate::corpus::tabular::load_rows;
 use crate::corpus::CorpusError;
+use rayon::prelude::*;
 use std::path::Path;
 
 /// Loads and validates every row; the first bad one is an error naming the
 /// file, the row and the field.
 pub fn load_grounding_rows(path: &Path) -> Result<Vec<GroundingRow>, CorpusError> {
     load_rows(path)?
-        .iter()
+        .par_iter()
         .map(|row| {
             Ok(GroundingRow {
                 id: row.id(path)?,

@@ -9,6 +9,7 @@ pub mod quantities;
 pub mod text;
 
 use crate::lexicon::Lexicon;
+use crate::text::fxhash::{FxHashMap, FxHashSet};
 use crate::text::tfidf::{is_word_char, Tfidf};
 use quantities::{Found, Quantity};
 use serde::Serialize;
@@ -130,16 +131,28 @@ pub fn completeness(
     if keywords.is_empty() {
         return (1.0, keywords, Vec::new());
     }
-    let mut forms: HashSet<String> = HashSet::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    for w in alnum(response) {
-        if seen.insert(w.clone()) {
-            forms.extend(lexicon.lemma_forms(&w));
-        }
-    }
+    let mut tokens: Vec<String> = alnum(response);
+    tokens.sort_unstable();
+    tokens.dedup();
+    // A response word can be a form of a keyword only when it is one of the
+    // keyword's forms or shares its first letter (then its own forms are
+    // looked up): most words never reach WordNet.
+    let mut token_forms: FxHashMap<&str, Vec<String>> = FxHashMap::default();
     let missing: Vec<String> = keywords
         .iter()
-        .filter(|k| !lexicon.lemma_forms(k).iter().any(|f| forms.contains(f)))
+        .filter(|k| {
+            let kf = lexicon.lemma_forms(k);
+            let first = k.chars().next();
+            !tokens.iter().any(|t| {
+                kf.contains(t)
+                    || (t.chars().next() == first
+                        && token_forms
+                            .entry(t.as_str())
+                            .or_insert_with(|| lexicon.lemma_forms(t))
+                            .iter()
+                            .any(|f| kf.contains(f)))
+            })
+        })
         .cloned()
         .collect();
     let score = (keywords.len() - missing.len()) as f64 / keywords.len() as f64;
@@ -147,33 +160,51 @@ pub fn completeness(
 }
 
 /// Share of the response's word bigrams (as a set) that occur in a context
-/// passage (lower-cased `\w+` tokens of each passage); a one-word response
-/// is compared by its word; 1.0 for an empty response (it drifts nowhere).
-pub fn bigram_overlap(response: &str, passages: &[Vec<String>]) -> f64 {
-    let r = w_tokens(response);
-    if r.is_empty() {
+/// sentence (words as [`text::words`] splits them); a one-word response is
+/// compared by its word; 1.0 for an empty response (it drifts nowhere).
+pub fn bigram_overlap<R: AsRef<str>, C: AsRef<str>>(response: &[R], sentences: &[&[C]]) -> f64 {
+    if response.is_empty() {
         return 1.0;
     }
-    if r.len() == 1 {
-        let found = passages.iter().any(|p| p.contains(&r[0]));
+    // Response words get small ids; context words are looked up once each.
+    let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
+    let seq: Vec<u32> = response
+        .iter()
+        .map(|w| {
+            let n = ids.len() as u32;
+            *ids.entry(w.as_ref()).or_insert(n)
+        })
+        .collect();
+    if seq.len() == 1 {
+        let only = response[0].as_ref();
+        let found = sentences
+            .iter()
+            .any(|s| s.iter().any(|w| w.as_ref() == only));
         return if found { 1.0 } else { 0.0 };
     }
-    let ctx: HashSet<(&str, &str)> = passages
-        .iter()
-        .flat_map(|p| p.windows(2))
-        .map(|w| (w[0].as_str(), w[1].as_str()))
-        .collect();
-    let mine: HashSet<(&str, &str)> = r
-        .windows(2)
-        .map(|w| (w[0].as_str(), w[1].as_str()))
-        .collect();
-    mine.iter().filter(|b| ctx.contains(*b)).count() as f64 / mine.len() as f64
+    let pair = |a: u32, b: u32| (u64::from(a) << 32) | u64::from(b);
+    let mine: FxHashSet<u64> = seq.windows(2).map(|w| pair(w[0], w[1])).collect();
+    let mut found: FxHashSet<u64> = FxHashSet::default();
+    for s in sentences {
+        let mut prev: Option<u32> = None;
+        for w in s.iter() {
+            let id = ids.get(w.as_ref()).copied();
+            if let (Some(a), Some(b)) = (prev, id) {
+                let p = pair(a, b);
+                if mine.contains(&p) {
+                    found.insert(p);
+                }
+            }
+            prev = id;
+        }
+    }
+    found.len() as f64 / mine.len() as f64
 }
 
 /// One context sentence, prepared for evidence search.
 struct Evidence<'c> {
     text: &'c str,
-    words: Vec<String>,
+    words: Vec<std::borrow::Cow<'c, str>>,
     amounts: Vec<f64>,
     quantities: Vec<Found>,
 }
@@ -183,14 +214,13 @@ fn prepare_context(context: &[String]) -> Vec<Evidence<'_>> {
     for passage in context {
         for r in text::sentences(passage) {
             let s = &passage[r];
-            let mut amounts = quantities::all_amounts(s);
-            let quantities = quantities::quantities(s);
-            amounts.extend(quantities.iter().filter_map(|f| f.quantity.amount()));
+            let words = text::words(s);
+            let scan = quantities::scan(s, &words);
             out.push(Evidence {
                 text: s,
-                words: text::words(s).into_iter().map(|w| w.text).collect(),
-                amounts,
-                quantities,
+                words: words.into_iter().map(|w| w.text).collect(),
+                amounts: scan.amounts,
+                quantities: scan.found,
             });
         }
     }
@@ -217,15 +247,37 @@ fn quantity_supported(q: &Quantity, e: &Evidence) -> bool {
     }
 }
 
-fn claim_supported(lexicon: &Lexicon, c: &claims::Claim, e: &Evidence) -> bool {
+/// The lemma forms of context words, computed once per row.
+struct FormsCache<'a> {
+    lexicon: &'a Lexicon,
+    map: std::cell::RefCell<FxHashMap<&'a str, Vec<String>>>,
+}
+
+impl<'a> FormsCache<'a> {
+    /// True when the context word `token` is `word` (whose forms are
+    /// `forms`) up to inflection; only words sharing a first letter are
+    /// looked up (irregular plurals such as mice/mouse do share it).
+    fn same_word(&self, word: &str, forms: &[String], token: &'a str) -> bool {
+        if token == word || forms.iter().any(|f| f == token) {
+            return true;
+        }
+        if word.chars().next() != token.chars().next() {
+            return false;
+        }
+        let mut map = self.map.borrow_mut();
+        let token_forms = map
+            .entry(token)
+            .or_insert_with(|| self.lexicon.lemma_forms(token));
+        token_forms.iter().any(|f| forms.contains(f))
+    }
+}
+
+fn claim_supported<'a>(cache: &FormsCache<'a>, c: &claims::Claim, e: &'a Evidence) -> bool {
+    let lexicon = cache.lexicon;
     let sf = lexicon.lemma_forms(&c.subject);
     let of = lexicon.lemma_forms(&c.object);
-    e.words
-        .iter()
-        .any(|t| claims::same_word(lexicon, &c.subject, &sf, t))
-        && e.words
-            .iter()
-            .any(|t| claims::same_word(lexicon, &c.object, &of, t))
+    e.words.iter().any(|t| cache.same_word(&c.subject, &sf, t))
+        && e.words.iter().any(|t| cache.same_word(&c.object, &of, t))
         && e.words
             .iter()
             .any(|t| claims::is_verb_form(lexicon, &c.verb, t))
@@ -254,8 +306,12 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
             evidence: support.map(|e| e.text.to_string()),
         });
     }
+    let cache = FormsCache {
+        lexicon,
+        map: Default::default(),
+    };
     for c in claims::claims(lexicon, &row.response) {
-        let support = evidence.iter().find(|e| claim_supported(lexicon, &c, e));
+        let support = evidence.iter().find(|e| claim_supported(&cache, &c, e));
         anchors.push(AnchorResult {
             kind: "claim",
             text: row.response[c.range.clone()].to_string(),
@@ -272,8 +328,13 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
     } else {
         (unsupported as f64 / anchors.len() as f64, None)
     };
-    let context_tokens: Vec<Vec<String>> = row.context.iter().map(|c| w_tokens(c)).collect();
-    let bigram_overlap = bigram_overlap(&row.response, &context_tokens);
+    let response_words: Vec<String> = text::words(&row.response)
+        .into_iter()
+        .map(|w| w.text.into_owned())
+        .collect();
+    let sentence_words: Vec<&[std::borrow::Cow<str>]> =
+        evidence.iter().map(|e| e.words.as_slice()).collect();
+    let bigram_overlap = bigram_overlap(&response_words, &sentence_words);
     let drift_penalty = if bigram_overlap < 0.2 { 0.2 } else { 0.0 };
     GroundingResult {
         id: row.id.clone(),

@@ -2,7 +2,7 @@
 //! normalized so that "five" = 5 = 5.0, "1,000" = 1000, "$3.5 million" =
 //! 3500000, "March 3, 2021" = "2021-03-03" and "5 pm" = 17:00.
 
-use super::text::words;
+use super::text::{words, Word};
 use crate::text::numbers::parse_prefix;
 use regex::{Captures, Regex};
 use std::ops::Range;
@@ -154,12 +154,12 @@ fn date_rules() -> &'static [DateRule] {
         vec![
             // 2021-03-03
             DateRule {
-                re: re(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b".into()),
+                re: re(r"(?-u:\b)(\d{4})-(\d{1,2})-(\d{1,2})(?-u:\b)".into()),
                 parse: |c| valid(Date { year: num(c, 1), month: num(c, 2), day: num(c, 3) }),
             },
             // 03/03/2021 (month first; day first when the first part > 12)
             DateRule {
-                re: re(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b".into()),
+                re: re(r"(?-u:\b)(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?-u:\b)".into()),
                 parse: |c| {
                     let (a, b): (u32, u32) = (num(c, 1)?, num(c, 2)?);
                     let (m, d) = if a > 12 { (b, a) } else { (a, b) };
@@ -168,32 +168,32 @@ fn date_rules() -> &'static [DateRule] {
             },
             // March 3, 2021 / March 3rd 2021
             DateRule {
-                re: re(format!(r"\b{MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{{4}})\b")),
+                re: re(format!(r"(?-u:\b){MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{{4}})(?-u:\b)")),
                 parse: |c| valid(Date { year: num(c, 3), month: month_number(c.get(1)?.as_str()), day: num(c, 2) }),
             },
             // 3 March 2021 / 3rd of March, 2021
             DateRule {
-                re: re(format!(r"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH},?\s+(\d{{4}})\b")),
+                re: re(format!(r"(?-u:\b)(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH},?\s+(\d{{4}})(?-u:\b)")),
                 parse: |c| valid(Date { year: num(c, 3), month: month_number(c.get(2)?.as_str()), day: num(c, 1) }),
             },
             // March 2021
             DateRule {
-                re: re(format!(r"\b{MONTH},?\s+(\d{{4}})\b")),
+                re: re(format!(r"(?-u:\b){MONTH},?\s+(\d{{4}})(?-u:\b)")),
                 parse: |c| valid(Date { year: num(c, 2), month: month_number(c.get(1)?.as_str()), day: None }),
             },
             // March 3
             DateRule {
-                re: re(format!(r"\b{MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")),
+                re: re(format!(r"(?-u:\b){MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?-u:\b)")),
                 parse: |c| valid(Date { year: None, month: month_number(c.get(1)?.as_str()), day: num(c, 2) }),
             },
             // 3 March / 3rd of March
             DateRule {
-                re: re(format!(r"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH}\b")),
+                re: re(format!(r"(?-u:\b)(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH}(?-u:\b)")),
                 parse: |c| valid(Date { year: None, month: month_number(c.get(2)?.as_str()), day: num(c, 1) }),
             },
             // in 1987, since 2001, the 1990s
             DateRule {
-                re: re(r"\b(?:in|since|by|during|from|until|till|before|after|circa|around|year|the)\s+(\d{4})s?\b".into()),
+                re: re(r"(?-u:\b)(?:in|since|by|during|from|until|till|before|after|circa|around|year|the)\s+(\d{4})s?(?-u:\b)".into()),
                 parse: |c| {
                     let y: i32 = num(c, 1)?;
                     (1000..=2999).contains(&y).then_some(Date { year: Some(y), month: None, day: None })
@@ -237,8 +237,8 @@ pub fn dates_and_times(text: &str) -> Vec<Found> {
     let time = TIME.get_or_init(|| {
         let re = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("{p}: {e}"));
         [
-            re(r"(?i)\b(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b)?"),
-            re(r"(?i)\b(\d{1,2})\s*([ap])\.?m\b"),
+            re(r"(?i)(?-u:\b)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m(?-u:\b))?"),
+            re(r"(?i)(?-u:\b)(\d{1,2})\s*([ap])\.?m(?-u:\b)"),
         ]
     });
     for (k, re) in time.iter().enumerate() {
@@ -306,7 +306,7 @@ fn digit_quantities(text: &str) -> Vec<Found> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)(?:(?P<cur>[$€£¥])\s?)?\b(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\b(?:\s?(?P<scale>thousand|million|billion|trillion)\b)?(?:\s?(?P<pct>%|percent\b|per cent\b))?(?:\s(?P<curw>dollars?|euros?|pounds?|usd|eur|gbp|yen|cents?)\b)?",
+            r"(?i)(?:(?P<cur>[$€£¥])\s?)?(?-u:\b)(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?-u:\b)(?:\s?(?P<scale>thousand|million|billion|trillion)(?-u:\b))?(?:\s?(?P<pct>%|percent(?-u:\b)|per cent(?-u:\b)))?(?:\s(?P<curw>dollars?|euros?|pounds?|usd|eur|gbp|yen|cents?)(?-u:\b))?",
         )
         .unwrap_or_else(|e| panic!("{e}"))
     });
@@ -338,28 +338,33 @@ const DETERMINERS: [&str; 9] = [
 /// Numbers written in words ("five", "twenty-one", "one hundred and two",
 /// "two million"), with a following currency word making them money. A
 /// lone "one" used as a pronoun ("one of", "the one") is skipped.
-fn word_quantities(text: &str) -> Vec<Found> {
-    let toks = words(text);
+fn word_quantities(text: &str, toks: &[Word]) -> Vec<Found> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        // Tokens joined only by white space or hyphens form one number.
+        if parse_prefix(&[toks[i].as_str()]).is_none() {
+            i += 1;
+            continue;
+        }
+        // Tokens joined only by white space or hyphens form one number
+        // (a dozen words at most).
         let mut j = i + 1;
         while j < toks.len()
+            && j - i < 12
             && text[toks[j - 1].range.end..toks[j].range.start]
                 .chars()
                 .all(|c| c.is_whitespace() || c == '-')
         {
             j += 1;
         }
-        let run: Vec<&str> = toks[i..j].iter().map(|t| t.text.as_str()).collect();
+        let run: Vec<&str> = toks[i..j].iter().map(|t| t.as_str()).collect();
         match parse_prefix(&run) {
             Some((value, used)) => {
                 let lone_one = used == 1 && run[0] == "one";
                 let pronoun = lone_one
                     && (toks.get(i + 1).is_some_and(|t| t.text == "of")
                         || i.checked_sub(1)
-                            .is_some_and(|p| DETERMINERS.contains(&toks[p].text.as_str())));
+                            .is_some_and(|p| DETERMINERS.contains(&toks[p].as_str())));
                 let last = &toks[i + used - 1];
                 let mut range = toks[i].range.start..last.range.end;
                 let mut money = false;
@@ -390,32 +395,53 @@ fn word_quantities(text: &str) -> Vec<Found> {
     out
 }
 
-/// Every quantity of `text`: dates and times first, then numbers and money
-/// that are not part of them, by position.
-pub fn quantities(text: &str) -> Vec<Found> {
-    let mut out = dates_and_times(text);
-    let mut taken: Vec<Range<usize>> = out.iter().map(|f| f.range.clone()).collect();
-    for f in digit_quantities(text)
-        .into_iter()
-        .chain(word_quantities(text))
-    {
-        if !overlaps(&taken, &f.range) {
-            taken.push(f.range.clone());
-            out.push(f);
-        }
-    }
-    out.sort_by_key(|f| f.range.start);
-    out
+/// The quantities of a text and every numeric value it states.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    /// Dates and times first, then numbers and money that are not part of
+    /// them, by position.
+    pub found: Vec<Found>,
+    /// Every amount stated, the parts of dates included (for evidence: "5
+    /// March" supports the number 5).
+    pub amounts: Vec<f64>,
 }
 
-/// Every numeric value stated in `text`, dates' parts included (for
-/// evidence: "5 March" supports the number 5).
-pub fn all_amounts(text: &str) -> Vec<f64> {
-    digit_quantities(text)
-        .into_iter()
-        .chain(word_quantities(text))
+/// Scans `text` whose words are `toks` (from [`words`]). Texts without an
+/// ASCII digit skip the digit patterns.
+pub fn scan(text: &str, toks: &[Word]) -> Scan {
+    let has_digit = text.bytes().any(|b| b.is_ascii_digit());
+    let mut found = if has_digit {
+        dates_and_times(text)
+    } else {
+        Vec::new()
+    };
+    let digits = if has_digit {
+        digit_quantities(text)
+    } else {
+        Vec::new()
+    };
+    let spelled = word_quantities(text, toks);
+    let mut amounts: Vec<f64> = digits
+        .iter()
+        .chain(&spelled)
         .filter_map(|f| f.quantity.amount())
-        .collect()
+        .collect();
+    let mut taken: Vec<Range<usize>> = found.iter().map(|f| f.range.clone()).collect();
+    for f in digits.into_iter().chain(spelled) {
+        if !overlaps(&taken, &f.range) {
+            taken.push(f.range.clone());
+            found.push(f);
+        }
+    }
+    found.sort_by_key(|f| f.range.start);
+    amounts.sort_by(f64::total_cmp);
+    amounts.dedup();
+    Scan { found, amounts }
+}
+
+/// Every quantity of `text` (see [`Scan::found`]).
+pub fn quantities(text: &str) -> Vec<Found> {
+    scan(text, &words(text)).found
 }
 
 /// True when two amounts are the same value.

@@ -1,44 +1,119 @@
 //! Sentences and word tokens with their byte ranges, shared by the anchor
 //! extractors and the evidence search.
 
-use regex::Regex;
+use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::OnceLock;
 
-/// A word token: lower-cased text and its byte range in the source.
+/// A word token: lower-cased text (borrowed when the source already is)
+/// and its byte range in the source.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Word {
+pub struct Word<'a> {
     /// Lower-cased text.
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// Byte range in the text it came from.
     pub range: Range<usize>,
 }
 
-fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}")))
+impl Word<'_> {
+    /// The lower-cased text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
 }
 
 /// The words of `text`: runs of letters and digits, with an inner
-/// apostrophe kept ("don't", "company's").
-pub fn words(text: &str) -> Vec<Word> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    regex(&RE, r"[\p{L}\p{N}]+(?:['’][\p{L}]+)?")
-        .find_iter(text)
-        .map(|m| Word {
-            text: m.as_str().to_lowercase().replace('’', "'"),
-            range: m.range(),
-        })
-        .collect()
+/// apostrophe kept when letters follow it ("don't", "company's").
+pub fn words(text: &str) -> Vec<Word<'_>> {
+    if text.is_ascii() {
+        return ascii_words(text);
+    }
+    let mut out = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        if !c.is_alphanumeric() {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        let mut apostrophe = false;
+        while let Some(&(i, c)) = chars.peek() {
+            if c.is_alphanumeric() {
+                end = i + c.len_utf8();
+                chars.next();
+            } else if (c == '\'' || c == '’') && !apostrophe {
+                // Kept only when a letter follows.
+                let after = text[i + c.len_utf8()..].chars().next();
+                if after.is_some_and(char::is_alphabetic) {
+                    apostrophe = true;
+                    end = i + c.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            } else {
+                break;
+            }
+        }
+        let raw = &text[start..end];
+        let lower = if raw.is_ascii() {
+            raw.to_ascii_lowercase()
+        } else {
+            raw.to_lowercase().replace('’', "'")
+        };
+        out.push(Word {
+            text: Cow::Owned(lower),
+            range: start..end,
+        });
+    }
+    out
+}
+
+/// [`words`] for ASCII text, byte by byte.
+fn ascii_words(text: &str) -> Vec<Word<'_>> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len() / 5);
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut apostrophe = false;
+        i += 1;
+        loop {
+            if i < b.len() && b[i].is_ascii_alphanumeric() {
+                i += 1;
+            } else if i + 1 < b.len()
+                && b[i] == b'\''
+                && !apostrophe
+                && b[i + 1].is_ascii_alphabetic()
+            {
+                apostrophe = true;
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        let raw = &text[start..i];
+        let text = if raw.bytes().any(|c| c.is_ascii_uppercase()) {
+            Cow::Owned(raw.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(raw)
+        };
+        out.push(Word {
+            text,
+            range: start..i,
+        });
+    }
+    out
 }
 
 /// Byte ranges of the sentences of `text`: split after runs of `.`, `!`,
-/// `?` followed by white space (so "3.5" stays whole) and at line breaks;
-/// trimmed, empty ones dropped.
+/// `?` followed by white space or the end (so "3.5" stays whole) and at
+/// line breaks; trimmed, empty ones dropped.
 pub fn sentences(text: &str) -> Vec<Range<usize>> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = regex(&RE, r"[.!?]+(?:\s+|$)|\n\s*");
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
-    let mut start = 0;
     let mut push = |a: usize, b: usize| {
         let s = &text[a..b];
         let lead = s.len() - s.trim_start().len();
@@ -47,10 +122,28 @@ pub fn sentences(text: &str) -> Vec<Range<usize>> {
             out.push(a + lead..b - trail);
         }
     };
-    for m in re.find_iter(text) {
-        let end = m.start() + m.as_str().trim_end().len();
-        push(start, end);
-        start = m.end();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'.' | b'!' | b'?' => {
+                let mut j = i;
+                while j < bytes.len() && matches!(bytes[j], b'.' | b'!' | b'?') {
+                    j += 1;
+                }
+                if j == bytes.len() || bytes[j].is_ascii_whitespace() {
+                    push(start, j);
+                    start = j;
+                }
+                i = j;
+            }
+            b'\n' => {
+                push(start, i);
+                start = i + 1;
+                i += 1;
+            }
+            _ => i += 1,
+        }
     }
     push(start, text.len());
     out

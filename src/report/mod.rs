@@ -96,6 +96,48 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Rep
     write_atomic(path, &bytes)
 }
 
+/// Writes `items` as a pretty JSON array (byte for byte what
+/// [`write_json`] writes for the slice), serializing the items in parallel.
+pub fn write_json_array<T: serde::Serialize + Sync>(
+    path: &Path,
+    items: &[T],
+) -> Result<(), ReportError> {
+    use rayon::prelude::*;
+    let err = |e: serde_json::Error| ReportError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    if items.is_empty() {
+        return write_atomic(path, b"[]\n");
+    }
+    let parts: Vec<Vec<u8>> = items
+        .par_iter()
+        .map(|item| {
+            let one = serde_json::to_vec_pretty(item)?;
+            let mut out = Vec::with_capacity(one.len() + one.len() / 8);
+            for (i, line) in one.split(|&b| b == b'\n').enumerate() {
+                if i > 0 {
+                    out.push(b'\n');
+                }
+                out.extend_from_slice(b"  ");
+                out.extend_from_slice(line);
+            }
+            Ok(out)
+        })
+        .collect::<Result<_, serde_json::Error>>()
+        .map_err(err)?;
+    let mut bytes = Vec::with_capacity(parts.iter().map(|p| p.len() + 2).sum::<usize>() + 4);
+    bytes.extend_from_slice(b"[\n");
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            bytes.extend_from_slice(b",\n");
+        }
+        bytes.extend_from_slice(p);
+    }
+    bytes.extend_from_slice(b"\n]\n");
+    write_atomic(path, &bytes)
+}
+
 /// A UTC time as (year, month, day, hour, minute, second).
 pub fn utc_parts(t: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
     let secs = t
@@ -212,6 +254,23 @@ impl RunFolder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parallel_array_matches_serde_pretty() {
+        let dir = tempfile::tempdir().unwrap();
+        let items = vec![
+            serde_json::json!({"a": 1, "b": [1, 2, {"c": "x\ny"}], "d": {}}),
+            serde_json::json!({"e": []}),
+        ];
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        write_json(&a, &items).unwrap();
+        write_json_array(&b, &items).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+        let empty: Vec<serde_json::Value> = Vec::new();
+        write_json(&a, &empty).unwrap();
+        write_json_array(&b, &empty).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    }
     use std::time::Duration;
 
     #[test]

@@ -14,6 +14,7 @@
 //! ```
 
 pub mod aligned;
+pub mod fxhash;
 pub mod numbers;
 pub mod sklearn_stopwords;
 pub mod stopwords;

@@ -26,6 +26,17 @@ enum Word {
 }
 
 fn classify(token: &str) -> Option<Word> {
+    // Every number word is 3-9 ASCII letters starting with one of these:
+    // most tokens are rejected without a comparison.
+    let b = token.as_bytes();
+    if !(3..=9).contains(&b.len())
+        || !matches!(
+            b[0],
+            b'z' | b'o' | b't' | b'f' | b's' | b'e' | b'n' | b'h' | b'm' | b'b'
+        )
+    {
+        return None;
+    }
     const SMALL: [&str; 20] = [
         "zero",
         "one",

@@ -12,7 +12,7 @@
 //! assert!(cos > 0.0 && cos < 1.0);
 //! ```
 
-use std::collections::HashMap;
+use super::fxhash::FxHashMap as HashMap;
 
 /// A sparse, l2-normalized TF-IDF vector: (term index, weight), by index.
 pub type SparseVec = Vec<(u32, f64)>;
@@ -65,7 +65,7 @@ pub struct Tfidf {
 impl Tfidf {
     /// Fits the vocabulary and idf on `docs`.
     pub fn fit<S: AsRef<str>>(docs: &[S], stop_words: bool) -> Tfidf {
-        let mut df: HashMap<String, usize> = HashMap::new();
+        let mut df: HashMap<String, usize> = HashMap::default();
         for d in docs {
             let mut terms = analyze(d.as_ref(), stop_words);
             terms.sort_unstable();
@@ -79,7 +79,7 @@ impl Tfidf {
         let mut terms: Vec<(String, usize)> = df.into_iter().collect();
         terms.sort_unstable();
         let n = docs.len() as f64;
-        let mut vocabulary = HashMap::with_capacity(terms.len());
+        let mut vocabulary = HashMap::with_capacity_and_hasher(terms.len(), Default::default());
         let mut idf = Vec::with_capacity(terms.len());
         for (i, (term, df)) in terms.into_iter().enumerate() {
             idf.push(((1.0 + n) / (1.0 + df as f64)).ln() + 1.0);
@@ -111,7 +111,7 @@ impl Tfidf {
     /// The l2-normalized TF-IDF vector of `doc` (empty when no term of it is
     /// in the vocabulary).
     pub fn transform(&self, doc: &str) -> SparseVec {
-        let mut counts: HashMap<u32, f64> = HashMap::new();
+        let mut counts: HashMap<u32, f64> = HashMap::default();
         for t in analyze(doc, self.stop_words) {
             if let Some(&i) = self.vocabulary.get(&t) {
                 *counts.entry(i).or_insert(0.0) += 1.0;

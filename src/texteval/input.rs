@@ -4,13 +4,14 @@
 use super::{Category, TextRow};
 use crate::corpus::tabular::load_rows;
 use crate::corpus::CorpusError;
+use rayon::prelude::*;
 use std::path::Path;
 
 /// Loads and validates every row; the first bad one is an error naming the
 /// file, the row and the field.
 pub fn load_text_rows(path: &Path) -> Result<Vec<TextRow>, CorpusError> {
     load_rows(path)?
-        .iter()
+        .par_iter()
         .map(|row| {
             let id = row.id(path)?;
             let name = row.text(path, "category")?;
