@@ -145,7 +145,7 @@ pub fn completeness(
             let first = k.chars().next();
             !tokens.iter().any(|t| {
                 kf.contains(t)
-                    || (t.chars().next() == first
+                    || ((t.chars().next() == first || lexicon.is_exception_form(t))
                         && token_forms
                             .entry(t.as_str())
                             .or_insert_with(|| lexicon.lemma_forms(t))
@@ -261,7 +261,7 @@ impl<'a> FormsCache<'a> {
         if token == word || forms.iter().any(|f| f == token) {
             return true;
         }
-        if word.chars().next() != token.chars().next() {
+        if word.chars().next() != token.chars().next() && !self.lexicon.is_exception_form(token) {
             return false;
         }
         let mut map = self.map.borrow_mut();
@@ -394,6 +394,12 @@ mod tests {
         assert_eq!(m, ["olympic", "games"]);
         assert_eq!(s, 0.5);
         assert_eq!(completeness(&lex, "Is it?", "no").0, 1.0);
+        // Irregular forms share no first letter with their lemma.
+        assert_eq!(
+            completeness(&lex, "Where did they go?", "They went home.").0,
+            1.0
+        );
+        assert_eq!(completeness(&lex, "How many mice?", "One mouse.").0, 0.5);
     }
 
     #[test]

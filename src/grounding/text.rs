@@ -157,7 +157,7 @@ mod tests {
     fn words_and_sentences() {
         let w: Vec<String> = words("The company's CEO didn't sell 3.5 shares")
             .into_iter()
-            .map(|w| w.text)
+            .map(|w| w.text.into_owned())
             .collect();
         assert_eq!(
             w,

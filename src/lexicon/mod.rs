@@ -283,6 +283,12 @@ impl Lexicon {
             .is_some_and(|e| e.pos_mask & build::pos_bit(pos) != 0)
     }
 
+    /// True when `word` is in an exception list (an irregular form such as
+    /// "went", "mice"), whose base form may share no prefix with it.
+    pub fn is_exception_form(&self, word: &str) -> bool {
+        self.exceptions.contains_key(word)
+    }
+
     /// WordNet's morphy for one part of speech: the base forms of `word`
     /// that are in the index (the word itself included when it is).
     pub fn morphy(&self, word: &str, pos: char) -> Vec<String> {
