@@ -32,6 +32,7 @@ pub mod corpus;
 pub mod evaluate;
 pub mod grounding;
 pub mod hotpot;
+pub mod http;
 pub mod judge;
 pub mod judge_answers;
 pub mod lexicon;

@@ -149,7 +149,7 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
                 ],
             },
         )?;
-        let mut manifest = Manifest::new(
+        let manifest = Manifest::new(
             "grounding",
             inputs,
             settings,
@@ -163,8 +163,10 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
                 "manifest.json".into(),
             ],
         );
-        manifest.wordnet = Some(json!({"source": lexicon.source(), "digest": lexicon.digest()}));
-        write_json(&folder.file("manifest.json"), &manifest)?;
+        write_json(
+            &folder.file("manifest.json"),
+            &manifest.with_lexicon(&lexicon),
+        )?;
         Ok(())
     })?;
     if args.json {

@@ -91,11 +91,15 @@ fn semantics(args: &TextEvalArgs, rows: &[TextRow]) -> anyhow::Result<Semantics>
     }
     let embedder = match load_embedder(&args.model) {
         Ok(e) => e,
-        Err(e) if args.model.model_dir.is_none() => {
-            let missing = e
-                .downcast_ref::<crate::semantic::SemanticError>()
-                .is_some_and(|s| s.is_missing_model());
-            if !missing {
+        Err(e) => {
+            // Only a model found nowhere falls back; a folder named by
+            // --model-dir or $CORPUS_EVAL_MODEL_DIR, or an incomplete or broken
+            // model, is an error (exit 2).
+            let nowhere = matches!(
+                e.downcast_ref::<crate::semantic::SemanticError>(),
+                Some(crate::semantic::SemanticError::NoModel { .. })
+            );
+            if !nowhere || args.model.model_dir.is_some() {
                 return Err(e);
             }
             eprintln!(
@@ -103,7 +107,6 @@ fn semantics(args: &TextEvalArgs, rows: &[TextRow]) -> anyhow::Result<Semantics>
             );
             return Ok(fallback("no embedding model found".into()));
         }
-        Err(e) => return Err(e),
     };
     let cache = EmbeddingCache::new(&embedder);
     let texts: Vec<(&str, &str)> = rows
@@ -273,7 +276,7 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
         write_json_array(&folder.file("results.json"), &results)?;
         write_json(&folder.file("summary.json"), &summary)?;
         draw_charts(folder, &results, &signature)?;
-        let mut manifest = Manifest::new(
+        let manifest = Manifest::new(
             "text-eval",
             inputs,
             settings,
@@ -288,8 +291,10 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
                 "manifest.json".into(),
             ],
         );
-        manifest.wordnet = Some(json!({"source": lexicon.source(), "digest": lexicon.digest()}));
-        write_json(&folder.file("manifest.json"), &manifest)?;
+        write_json(
+            &folder.file("manifest.json"),
+            &manifest.with_lexicon(&lexicon),
+        )?;
         Ok(())
     })?;
     if args.json {

@@ -53,14 +53,7 @@ fn record_err(path: &Path, record: String, field: &str, message: String) -> Corp
 
 fn describe(v: &Value) -> String {
     let text = v.to_string();
-    let kind = match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    };
+    let kind = super::json_kind(v);
     if text.chars().count() > 40 {
         let head: String = text.chars().take(40).collect();
         format!("{kind} ({head}…)")

@@ -91,6 +91,20 @@ pub fn json_error(path: &std::path::Path, e: &serde_json::Error) -> CorpusError 
     }
 }
 
+/// "null", "a boolean", "a number", "a string", "an array" or "an object":
+/// the kind of a JSON value, for error messages.
+pub(crate) fn json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// serde_json's message without its trailing " at line L column C" (the
 /// error already starts with path:line:column).
 pub(crate) fn without_position(msg: &str) -> String {

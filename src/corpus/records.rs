@@ -63,7 +63,7 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, CorpusError
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .collect();
-    let values: Vec<Value> = lines
+    let parsed: Vec<Result<Value, CorpusError>> = lines
         .par_iter()
         .map(|(i, line)| {
             serde_json::from_str(line).map_err(|e| CorpusError::Json {
@@ -73,7 +73,8 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, CorpusError
                 message: super::without_position(&e.to_string()),
             })
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
+    let values: Vec<Value> = parsed.into_iter().collect::<Result<_, _>>()?;
     Ok(values
         .into_iter()
         .zip(&lines)

@@ -4,7 +4,7 @@
 //! error messages use ("row 3 at line 4").
 
 use super::records::parse_records;
-use super::{read_text, CorpusError};
+use super::{json_kind as kind, read_text, CorpusError};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -91,17 +91,6 @@ pub fn parse_delimited(path: &Path, text: &str, delimiter: u8) -> Result<Vec<Row
     Ok(rows)
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 impl Row {
     fn error(&self, path: &Path, field: &str, message: String) -> CorpusError {
         CorpusError::Record {
@@ -116,6 +105,7 @@ impl Row {
     pub fn id(&self, path: &Path) -> Result<String, CorpusError> {
         match self.fields.get("id") {
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            Some(Value::String(_)) => Err(self.error(path, "id", "empty".into())),
             Some(Value::Number(n)) => Ok(n.to_string()),
             Some(v) => Err(self.error(
                 path,

@@ -58,9 +58,25 @@ const NOT_BEFORE_VERB: [&str; 22] = [
 fn is_hedge(words: &[Word], i: usize) -> bool {
     let w = words[i].as_str();
     if w == "may" {
-        return !words
+        // The month: "May 5", "in May", "since May", "early May".
+        let before_number = words
             .get(i + 1)
             .is_some_and(|n| n.text.chars().all(|c| c.is_ascii_digit()));
+        let after_preposition = i.checked_sub(1).is_some_and(|p| {
+            matches!(
+                words[p].as_str(),
+                "in" | "of"
+                    | "since"
+                    | "during"
+                    | "until"
+                    | "by"
+                    | "early"
+                    | "late"
+                    | "mid"
+                    | "from"
+            )
+        });
+        return !(before_number || after_preposition);
     }
     HEDGES.contains(&w)
 }
@@ -104,9 +120,17 @@ fn is_number(w: &str) -> bool {
     w.chars().all(|c| c.is_ascii_digit()) || crate::text::numbers::parse_words(&[w]).is_some()
 }
 
-/// A noun-ish word of a claim: a content word with a letter, not a number.
-fn is_claim_word(w: &str) -> bool {
-    is_content(w) && w.chars().any(char::is_alphabetic) && !is_number(w)
+/// A noun-ish word of a claim: a content word with a letter, not a number,
+/// not an -ly adverb, and a noun to WordNet or unknown to it (names).
+fn is_claim_word(lexicon: &Lexicon, w: &str) -> bool {
+    is_content(w)
+        && w.chars().any(char::is_alphabetic)
+        && !is_number(w)
+        && !w.ends_with("ly")
+        && (!lexicon.morphy(w, 'n').is_empty()
+            || ['v', 'a', 'r']
+                .iter()
+                .all(|&p| lexicon.morphy(w, p).is_empty()))
 }
 
 /// The claim of one sentence (`words` are its words, ranges into `text`),
@@ -145,6 +169,14 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
             verb = Some((i, lemma));
             break;
         }
+        // A base form after a plural subject: "Plants produce oxygen".
+        let plural_subject = prev.ends_with('s') && !prev.ends_with("ss") && is_content(prev);
+        if plural_subject {
+            if let Some(lemma) = verb_lemma(lexicon, w) {
+                verb = Some((i, lemma));
+                break;
+            }
+        }
     }
     let (v, lemma) = verb?;
     // The subject: the nearest claim word before the verb, within the
@@ -156,7 +188,7 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
         if CLAUSE_BREAKS.contains(&w) || gap.contains([',', ';', ':']) {
             break;
         }
-        if is_claim_word(w) {
+        if is_claim_word(lexicon, w) {
             subject = Some(i);
             break;
         }
@@ -165,7 +197,7 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
     // The object: the head (last word) of the first run of claim words after
     // the verb, reached past determiners and numbers but not prepositions.
     let mut i = v + 1;
-    while i < words.len() && !is_claim_word(&words[i].text) {
+    while i < words.len() && !is_claim_word(lexicon, &words[i].text) {
         let w = words[i].as_str();
         if PREPOSITIONS.contains(&w)
             || CLAUSE_BREAKS.contains(&w)
@@ -180,7 +212,7 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
     }
     let mut object = i;
     while object + 1 < words.len()
-        && is_claim_word(&words[object + 1].text)
+        && is_claim_word(lexicon, &words[object + 1].text)
         && !text[words[object].range.end..words[object + 1].range.start].contains([',', ';', ':'])
     {
         object += 1;
@@ -263,6 +295,12 @@ mod tests {
         assert!(svo("The cat sat on the mat.").is_empty());
         assert!(svo("The bridge was built by Roman engineers.").is_empty());
         assert!(svo("The renovation cost $5 million and took 18 months.").is_empty());
+        // Base forms after a plural subject.
+        assert_eq!(
+            svo("Plants produce oxygen."),
+            [t("plants", "produce", "oxygen")]
+        );
+        assert_eq!(svo("Bees make honey."), [t("bees", "make", "honey")]);
     }
 
     #[test]
@@ -272,5 +310,6 @@ mod tests {
         assert!(svo("It is raining.").is_empty());
         assert!(svo("Hello").is_empty());
         assert_eq!(svo("Born on May 5, Ada wrote programs.").len(), 1);
+        assert_eq!(svo("In May the firm hired engineers.").len(), 1);
     }
 }

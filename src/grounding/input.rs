@@ -10,7 +10,7 @@ use std::path::Path;
 /// Loads and validates every row; the first bad one is an error naming the
 /// file, the row and the field.
 pub fn load_grounding_rows(path: &Path) -> Result<Vec<GroundingRow>, CorpusError> {
-    load_rows(path)?
+    let rows: Vec<Result<GroundingRow, CorpusError>> = load_rows(path)?
         .par_iter()
         .map(|row| {
             Ok(GroundingRow {
@@ -20,5 +20,7 @@ pub fn load_grounding_rows(path: &Path) -> Result<Vec<GroundingRow>, CorpusError
                 context: row.texts(path, "context")?,
             })
         })
-        .collect()
+        .collect();
+    // The first bad row in file order is the one reported.
+    rows.into_iter().collect()
 }

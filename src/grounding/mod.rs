@@ -106,6 +106,23 @@ pub fn relevance_parts(query: &str, response: &str) -> (f64, f64) {
     (cos, jaccard)
 }
 
+/// Tokens as `nltk.word_tokenize` then an `isalnum()` filter keep them:
+/// white-space separated, leading and trailing punctuation split off, a
+/// trailing "'s" split off, and a token that still holds a non-alphanumeric
+/// character ("COVID-19", "U.S.", "3.5", "don't") dropped; lower-cased.
+pub fn word_tokens(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .filter_map(|raw| {
+            let t = raw.trim_matches(|c: char| !c.is_alphanumeric());
+            let t = t
+                .strip_suffix("'s")
+                .or_else(|| t.strip_suffix("’s"))
+                .unwrap_or(t);
+            (!t.is_empty() && t.chars().all(char::is_alphanumeric)).then(|| t.to_lowercase())
+        })
+        .collect()
+}
+
 /// Completeness: (score, keywords, missing). Keywords are the query's
 /// lower-cased alphanumeric tokens minus NLTK's English stop words; one is
 /// found when it or a lemma of it is among the response's tokens or their
@@ -115,13 +132,7 @@ pub fn completeness(
     query: &str,
     response: &str,
 ) -> (f64, Vec<String>, Vec<String>) {
-    let alnum = |t: &str| -> Vec<String> {
-        t.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
+    let alnum = word_tokens;
     let mut keywords: Vec<String> = Vec::new();
     for w in alnum(query) {
         if !crate::text::stopwords::is_stop_word(&w) && !keywords.contains(&w) {
@@ -394,6 +405,9 @@ mod tests {
         assert_eq!(m, ["olympic", "games"]);
         assert_eq!(s, 0.5);
         assert_eq!(completeness(&lex, "Is it?", "no").0, 1.0);
+        // word_tokenize keeps "COVID-19" and "U.S." whole; isalnum drops them.
+        let (_, k, _) = completeness(&lex, "COVID-19 rules in the U.S., Ada's view?", "x");
+        assert_eq!(k, ["rules", "ada", "view"]);
         // Irregular forms share no first letter with their lemma.
         assert_eq!(
             completeness(&lex, "Where did they go?", "They went home.").0,

@@ -141,9 +141,25 @@ fn full_year(y: i32) -> i32 {
     }
 }
 
+/// Days in a month (February has 29 unless the year is known not to be a
+/// leap year).
+fn days_in_month(month: u32, year: Option<i32>) -> u32 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 => match year {
+            Some(y) if !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0) => 28,
+            _ => 29,
+        },
+        _ => 31,
+    }
+}
+
+/// The date when it exists in the calendar ("February 30" does not).
 fn valid(d: Date) -> Option<Date> {
     let ok_m = d.month.is_none_or(|m| (1..=12).contains(&m));
-    let ok_d = d.day.is_none_or(|x| (1..=31).contains(&x));
+    let ok_d = d
+        .day
+        .is_none_or(|x| x >= 1 && x <= d.month.map_or(31, |m| days_in_month(m, d.year)));
     (ok_m && ok_d).then_some(d)
 }
 
@@ -224,8 +240,11 @@ pub fn dates_and_times(text: &str) -> Vec<Found> {
             if overlaps(&taken, &range) {
                 continue;
             }
+            // A matched text that is no real date ("February 30, 2021") is
+            // taken all the same, so a less specific rule cannot pick a
+            // part of it ("February 30").
+            taken.push(range.clone());
             if let Some(d) = (rule.parse)(&c) {
-                taken.push(range.clone());
                 out.push(Found {
                     quantity: Quantity::Date(d),
                     range,
@@ -306,7 +325,7 @@ fn digit_quantities(text: &str) -> Vec<Found> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)(?:(?P<cur>[$€£¥])\s?)?(?-u:\b)(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?-u:\b)(?:\s?(?P<scale>thousand|million|billion|trillion)(?-u:\b))?(?:\s?(?P<pct>%|percent(?-u:\b)|per cent(?-u:\b)))?(?:\s(?P<curw>dollars?|euros?|pounds?|usd|eur|gbp|yen|cents?)(?-u:\b))?",
+            r"(?i)(?:(?P<cur>[$€£¥])\s?)?(?-u:\b)(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?(?P<scale>thousand|million|billion|trillion)(?-u:\b))?(?:\s?(?P<pct>%|percent(?-u:\b)|per cent(?-u:\b)))?(?:\s(?P<curw>dollars?|euros?|pounds?|usd|eur|gbp|yen|cents?)(?-u:\b))?",
         )
         .unwrap_or_else(|e| panic!("{e}"))
     });
@@ -488,6 +507,8 @@ mod tests {
         );
         assert_eq!(found("one of them is the one").len(), 0);
         assert_eq!(found("one hundred and two")[0].2, "102");
+        // Units glued to the digits: "42km", "5kg".
+        assert_eq!(found("a 42km run")[0].2, "42");
     }
 
     #[test]
@@ -512,6 +533,10 @@ mod tests {
         assert_eq!(f[1].2, "40");
         assert_eq!(found("March 2021")[0].2, "2021-03");
         assert_eq!(found("by May 5")[0].2, "--05-05");
+        // Dates that do not exist are not dates.
+        assert!(found("on February 30, 2021").iter().all(|f| f.0 != "date"));
+        assert_eq!(found("on February 29, 2024")[0].2, "2024-02-29");
+        assert!(found("on February 29, 2023").iter().all(|f| f.0 != "date"));
         let times: Vec<String> = found("at 5 pm, 10:30 am and 17:45")
             .into_iter()
             .map(|f| f.2)

@@ -5,6 +5,7 @@
 
 use super::prompt::{parse_score, MAX_TOKENS, TEMPERATURE};
 use super::JudgeError;
+use crate::http::{backoff, parse_retry_after, snippet, without_url};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -169,7 +170,11 @@ impl JudgeClient {
                 } else {
                     "connection error"
                 };
-                return Attempt::Retry(format!("{kind}: {}", without_url(&e)), None, None);
+                return Attempt::Retry(
+                    format!("{kind}: {}", without_url(&e, "<judge-url>")),
+                    None,
+                    None,
+                );
             }
         };
         let status = resp.status();
@@ -182,7 +187,7 @@ impl JudgeClient {
             Ok(t) => t,
             Err(e) => {
                 return Attempt::Retry(
-                    format!("reading the reply: {}", without_url(&e)),
+                    format!("reading the reply: {}", without_url(&e, "<judge-url>")),
                     retry_after,
                     None,
                 )
@@ -221,80 +226,6 @@ impl JudgeClient {
     }
 }
 
-/// A reqwest error's message without the URL (which is already known and
-/// could carry credentials a user put in it).
-fn without_url(e: &reqwest::Error) -> String {
-    let mut msg = e.to_string();
-    if let Some(url) = e.url() {
-        msg = msg.replace(url.as_str(), "<judge-url>");
-    }
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        msg.push_str(": ");
-        msg.push_str(&s.to_string());
-        source = s.source();
-    }
-    msg
-}
-
-/// A `Retry-After` value: delay seconds ("120", "1.5") or an HTTP date
-/// ("Sun, 06 Nov 1994 08:49:37 GMT"; a past date means no wait).
-pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
-    let value = value.trim();
-    if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
-    }
-    let fields: Vec<&str> = value.split_whitespace().collect();
-    let [_, day, month, year, time, zone] = fields[..] else {
-        return None;
-    };
-    if zone != "GMT" {
-        return None;
-    }
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let month = MONTHS.iter().position(|m| *m == month)? as i64 + 1;
-    let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
-    let mut hms = time.split(':').map(|p| p.parse::<i64>().ok());
-    let (h, m, sec) = (hms.next()??, hms.next()??, hms.next()??);
-    if !(1..=31).contains(&day) || h > 23 || m > 59 || sec > 60 {
-        return None;
-    }
-    let at = days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + sec;
-    let now = now.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs() as i64;
-    Some(Duration::from_secs(at.saturating_sub(now).max(0) as u64))
-}
-
-/// Days from 1970-01-01 to a proleptic Gregorian date (Hinnant's
-/// days-from-civil formula).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The first 200 bytes of a body, on a char boundary.
-fn snippet(text: &str) -> String {
-    let mut end = text.len().min(200);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].to_string()
-}
-
-/// Exponential backoff with +-25% jitter: base x 2^(attempt-1).
-fn backoff(base: Duration, attempt: u32, seed: u64) -> Duration {
-    let exp = base.saturating_mul(1u32 << (attempt - 1).min(16));
-    let mut rng = crate::stats::SplitMix64::new(seed ^ attempt as u64);
-    let jitter = 0.75 + (rng.next_u64() % 1000) as f64 / 2000.0;
-    exp.mul_f64(jitter)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,53 +238,5 @@ mod tests {
             endpoint_of("http://h/v1/chat/completions"),
             "http://h/v1/chat/completions"
         );
-    }
-
-    #[test]
-    fn backoff_grows_with_jitter() {
-        let base = Duration::from_millis(100);
-        let b1 = backoff(base, 1, 7);
-        let b3 = backoff(base, 3, 7);
-        assert!(b1 >= Duration::from_millis(75) && b1 <= Duration::from_millis(125));
-        assert!(b3 >= Duration::from_millis(300) && b3 <= Duration::from_millis(500));
-    }
-
-    #[test]
-    fn retry_after_seconds_and_dates() {
-        let now = std::time::UNIX_EPOCH + Duration::from_secs(784_111_777); // Sun, 06 Nov 1994 08:49:37 GMT
-        assert_eq!(parse_retry_after("2", now), Some(Duration::from_secs(2)));
-        assert_eq!(
-            parse_retry_after(" 1.5 ", now),
-            Some(Duration::from_millis(1500))
-        );
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:49:47 GMT", now),
-            Some(Duration::from_secs(10))
-        );
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(
-            parse_retry_after("Thu, 01 Jan 1970 00:00:00 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
-        for bad in [
-            "-1",
-            "soon",
-            "Sun, 06 Foo 1994 08:49:37 GMT",
-            "Sun, 06 Nov 1994 25:00:00 GMT",
-            "NaN",
-        ] {
-            assert_eq!(parse_retry_after(bad, now), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn snippets_cut_on_char_boundaries() {
-        let s = "é".repeat(150);
-        assert!(snippet(&s).len() <= 200);
-        assert_eq!(snippet("short"), "short");
     }
 }

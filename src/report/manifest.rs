@@ -58,6 +58,13 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// Records the WordNet lexicon a run used (its source and digest).
+    pub fn with_lexicon(mut self, lexicon: &crate::lexicon::Lexicon) -> Manifest {
+        self.wordnet =
+            Some(serde_json::json!({"source": lexicon.source(), "digest": lexicon.digest()}));
+        self
+    }
+
     /// A manifest for a run of `command` started at `started` and finishing
     /// now, with the process's command line.
     pub fn new(

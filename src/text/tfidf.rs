@@ -18,9 +18,19 @@ use super::fxhash::FxHashMap as HashMap;
 pub type SparseVec = Vec<(u32, f64)>;
 
 /// A Python `\w` character: alphanumeric (letters and numbers of any
-/// script) or the underscore.
+/// script, but not combining marks, which Python's `str.isalnum` rejects) or
+/// the underscore.
 pub fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    c.is_alphanumeric() && !unicode_normalization::char::is_combining_mark(c)
+}
+
+/// Python's `str.split()` separators: Unicode white space and the
+/// information separators U+001C..U+001F.
+pub fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// scikit-learn's default analyzer: the lower-cased text's runs of two or

@@ -10,7 +10,7 @@ use std::path::Path;
 /// Loads and validates every row; the first bad one is an error naming the
 /// file, the row and the field.
 pub fn load_text_rows(path: &Path) -> Result<Vec<TextRow>, CorpusError> {
-    load_rows(path)?
+    let rows: Vec<Result<TextRow, CorpusError>> = load_rows(path)?
         .par_iter()
         .map(|row| {
             let id = row.id(path)?;
@@ -32,5 +32,7 @@ pub fn load_text_rows(path: &Path) -> Result<Vec<TextRow>, CorpusError> {
                 response: row.text(path, "response")?,
             })
         })
-        .collect()
+        .collect();
+    // The first bad row in file order is the one reported.
+    rows.into_iter().collect()
 }

@@ -186,9 +186,16 @@ pub fn relevance_space(profile: Profile, rows: &[TextRow]) -> Tfidf {
     match profile {
         Profile::Reference => Tfidf::fit(&REFERENCE_TFIDF_DOCS, true),
         Profile::Standard => {
-            let docs: Vec<&str> = rows
+            // Fitted on the same prep texts the rows are scored on, so that
+            // "COVID-19" (prep "covid19") is a term of the space.
+            let docs: Vec<String> = rows
                 .iter()
-                .flat_map(|r| [r.question.as_str(), r.response.as_str()])
+                .flat_map(|r| {
+                    [
+                        prep::prep(&r.question).join(" "),
+                        prep::prep(&r.response).join(" "),
+                    ]
+                })
                 .collect();
             Tfidf::fit(&docs, true)
         }

@@ -28,7 +28,7 @@ struct PatternFile {
     _comment: Option<String>,
     refusal: Vec<String>,
     intent: Vec<IntentRule>,
-    bias: BTreeMap<String, Vec<String>>,
+    bias: serde_json::Map<String, serde_json::Value>,
     severity: BTreeMap<String, f64>,
     default_severity: f64,
     balance_triggers: Vec<String>,
@@ -109,12 +109,33 @@ impl Patterns {
                 crate::corpus::without_position(&e.to_string())
             ))
         })?;
+        // serde_json keeps the file's key order: categories are reported in it.
         let mut bias = Vec::new();
         for (name, list) in &file.bias {
+            let list: Vec<String> = serde_json::from_value(list.clone()).map_err(|e| {
+                PatternError(format!(
+                    "{origin}: bias.{name} must be a list of regexes: {e}"
+                ))
+            })?;
             bias.push((
                 name.clone(),
-                compile(origin, &format!("bias.{name}"), list)?,
+                compile(origin, &format!("bias.{name}"), &list)?,
             ));
+        }
+        for (name, v) in file
+            .severity
+            .iter()
+            .map(|(k, v)| (format!("severity.{k}"), *v))
+            .chain(std::iter::once((
+                "default_severity".to_string(),
+                file.default_severity,
+            )))
+        {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(PatternError(format!(
+                    "{origin}: {name} = {v} is out of range (must be in [0, 1])"
+                )));
+            }
         }
         let numbered_step = Regex::new(&file.numbered_step).map_err(|e| {
             PatternError(format!("{origin}: numbered_step is not a valid regex: {e}"))
@@ -163,5 +184,22 @@ mod tests {
         let text = BUNDLED.replace("\\\\bcannot\\\\b", "(unclosed");
         let err = Patterns::parse("p.json", &text).unwrap_err().to_string();
         assert!(err.contains("p.json: refusal[4]"), "{err}");
+        let text = BUNDLED.replace("\"hate_speech\": 1.0", "\"hate_speech\": 2.0");
+        let err = Patterns::parse("p.json", &text).unwrap_err().to_string();
+        assert!(
+            err.contains("severity.hate_speech = 2 is out of range"),
+            "{err}"
+        );
+        let bundled = Patterns::bundled();
+        let names: Vec<&str> = bundled.bias.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "gender_stereotypes",
+                "racial_stereotypes",
+                "religious_bias",
+                "climate_change"
+            ]
+        );
     }
 }

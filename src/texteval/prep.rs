@@ -4,7 +4,7 @@
 
 use crate::lexicon::Lexicon;
 use crate::text::sklearn_stopwords;
-use crate::text::tfidf::is_word_char;
+use crate::text::tfidf::{is_py_space, is_word_char};
 use std::collections::HashSet;
 
 /// prep(t): lower case, every character that is neither a word character
@@ -18,9 +18,12 @@ pub fn prep(text: &str) -> Vec<String> {
     let kept: String = text
         .to_lowercase()
         .chars()
-        .filter(|&c| is_word_char(c) || c.is_whitespace())
+        .filter(|&c| is_word_char(c) || is_py_space(c))
         .collect();
-    kept.split_whitespace().map(str::to_string).collect()
+    kept.split(is_py_space)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// The WordNet noun lemma of a token, as NLTK's `WordNetLemmatizer` gives

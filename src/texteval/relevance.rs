@@ -8,7 +8,7 @@ use super::Category;
 /// 1.0 when the question's intent (by its opening words) is answered in
 /// kind by the response (by its markers), else 0.5.
 pub fn intent_match(patterns: &Patterns, question: &str, response: &str) -> f64 {
-    let q = question.trim().to_lowercase();
+    let q = question.to_lowercase();
     let r = response.to_lowercase();
     let hit = patterns.intent.iter().any(|rule| {
         rule.question_prefixes
