@@ -37,6 +37,7 @@ pub mod judge;
 pub mod judge_answers;
 pub mod lexicon;
 pub mod metrics;
+pub mod rag;
 pub mod report;
 pub mod scoring;
 pub mod semantic;

@@ -7,6 +7,7 @@ mod grounding_cli;
 mod hotpot_cli;
 mod judge_cli;
 mod lexicon_build;
+mod rag_cli;
 mod scoring_rules;
 mod semantic_cli;
 mod small_commands;

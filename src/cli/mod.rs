@@ -8,6 +8,7 @@ mod evaluate;
 mod grounding;
 mod hotpot;
 mod judge_answers;
+mod rag;
 mod score;
 mod similarity;
 mod text_eval;
@@ -75,6 +76,8 @@ pub enum Command {
     TextEval(text_eval::TextEvalArgs),
     /// Grounding metrics of RAG responses: relevance, completeness, hallucination (anchors vs context).
     Grounding(grounding::GroundingArgs),
+    /// The RAG API: ask one question, or run a resumable batch with citation checks and scores.
+    Rag(rag::RagArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -92,6 +95,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Threshold(a) => judge_answers::run_threshold(a),
         Command::TextEval(a) => text_eval::run(a),
         Command::Grounding(a) => grounding::run(a),
+        Command::Rag(a) => rag::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod judge_server;
+pub mod rag_server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -103,6 +104,8 @@ impl Dir {
             "OPENAI_API_KEY",
             "CORPUS_EVAL_JUDGE_URL",
             "CORPUS_EVAL_MODEL_DIR",
+            "EVALUATION_API_AUTH",
+            "EVALUATION_API_URL",
         ] {
             cmd.env_remove(k);
         }

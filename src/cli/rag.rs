@@ -1,0 +1,556 @@
+//! `corpus-eval rag ask` and `corpus-eval rag run`: the RAG API from the
+//! command line. The auth string comes from $EVALUATION_API_AUTH only and is
+//! never printed or written.
+
+use super::evaluate::MatchArg;
+use super::{load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
+use crate::citations::MatchLevel;
+use crate::rag::batch::{run_batch, CheckConfig, Prepared, Workers};
+use crate::rag::client::{public_url, ClientConfig, RagClient, AUTH_ENV, URL_ENV};
+use crate::rag::journal::{last_outcomes, Journal};
+use crate::rag::questions::{load_rag_questions, RagQuestion};
+use crate::rag::summary::summarize_run;
+use crate::rag::verify::check_citations;
+use crate::rag::{parse_filter, request_body};
+use crate::report::charts::{render_bar_chart, Bar, BarChart};
+use crate::report::manifest::{InputFile, Manifest};
+use crate::report::{rfc3339, sha256_hex, write_json, RunFolder};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Exit code of an interrupted run (128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The `rag` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum RagCommand {
+    /// Ask one question; print the answer, each citation's verdict and the existence score.
+    Ask(AskArgs),
+    /// Ask every question of a file, journaling each outcome; resumable.
+    Run(RunArgs),
+}
+
+/// Arguments of `rag`.
+#[derive(Debug, clap::Args)]
+pub struct RagArgs {
+    /// ask or run.
+    #[command(subcommand)]
+    pub command: RagCommand,
+}
+
+/// Settings shared by `ask` and `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ApiArgs {
+    /// The API endpoint (default: $EVALUATION_API_URL).
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    /// Documents to retrieve.
+    #[arg(long)]
+    pub k: Option<u64>,
+    /// Metadata filter KEY=VALUE (PROJECT, YEAR, MONTH, NAME, COUNTRY,
+    /// GEOGRAPHY, FILE, TYPE, RECORD LANG); repeatable; numbers stay numbers.
+    #[arg(long = "filter", value_name = "KEY=VALUE")]
+    pub filter: Vec<String>,
+    /// The LangChain-style model name (e.g. openai:gpt-4o-mini, groq:...).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Retries after the first attempt (connection errors, timeouts, 429,
+    /// 5xx, replies that break the contract).
+    #[arg(long, default_value_t = 5)]
+    pub max_retries: u32,
+    /// First backoff in milliseconds (doubled per retry, +-25% jitter;
+    /// Retry-After wins when the server sends it).
+    #[arg(long, default_value_t = 500)]
+    pub backoff_ms: u64,
+    /// The weakest citation verdict that counts as found.
+    #[arg(long = "match", value_enum, default_value = "normalized")]
+    pub match_level: MatchArg,
+    /// Similarity (0..1) a fuzzy match needs.
+    #[arg(long, default_value_t = crate::citations::DEFAULT_FUZZY_THRESHOLD)]
+    pub fuzzy_threshold: f64,
+}
+
+/// Arguments of `rag ask`.
+#[derive(Debug, clap::Args)]
+pub struct AskArgs {
+    /// The question.
+    pub question: String,
+    /// API settings.
+    #[command(flatten)]
+    pub api: ApiArgs,
+    /// Print the reply and the checks as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `rag run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The main job's question file, or JSON/JSONL rows {"id", "question",
+    /// "k"?, "filter"?, "model"?}. Not needed with --resume.
+    pub questions: Option<PathBuf>,
+    /// Parent folder of the run folder.
+    #[arg(long, default_value = "reports")]
+    pub out: PathBuf,
+    /// Continue the run in this folder: ask only the questions without a
+    /// valid reply in its responses.jsonl.
+    #[arg(long, value_name = "RUN_DIR")]
+    pub resume: Option<PathBuf>,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Seed of the bootstrap confidence intervals.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// No progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+    /// API settings.
+    #[command(flatten)]
+    pub api: ApiArgs,
+    /// WordNet (for scoring answers).
+    #[command(flatten)]
+    pub wordnet: WordnetArgs,
+}
+
+/// Runs `rag`.
+pub fn run(args: RagArgs) -> anyhow::Result<u8> {
+    match args.command {
+        RagCommand::Ask(a) => ask(a),
+        RagCommand::Run(a) => run_batch_command(a),
+    }
+}
+
+const DEFAULT_K: u64 = 10;
+const DEFAULT_MODEL: &str = "openai:gpt-4o-mini";
+
+fn level_of(m: MatchArg) -> MatchLevel {
+    match m {
+        MatchArg::Exact => MatchLevel::Exact,
+        MatchArg::Normalized => MatchLevel::Normalized,
+        MatchArg::Fuzzy => MatchLevel::Fuzzy,
+    }
+}
+
+fn filters(args: &[String]) -> anyhow::Result<Map<String, Value>> {
+    let mut m = Map::new();
+    for f in args {
+        let (k, v) = parse_filter(f).map_err(InputError)?;
+        m.insert(k, v);
+    }
+    Ok(m)
+}
+
+/// The client, with the URL from the flag or the environment and the auth
+/// string from the environment.
+fn client(api: &ApiArgs, fallback_url: Option<&str>) -> anyhow::Result<RagClient> {
+    let url = api
+        .api_url
+        .clone()
+        .or_else(|| std::env::var(URL_ENV).ok().filter(|u| !u.trim().is_empty()))
+        .or_else(|| fallback_url.map(str::to_string))
+        .ok_or_else(|| InputError(format!("no API URL: pass --api-url or set ${URL_ENV}")))?;
+    if !(api.timeout.is_finite() && api.timeout > 0.0) {
+        return Err(InputError(format!(
+            "--timeout {} must be a positive number of seconds",
+            api.timeout
+        ))
+        .into());
+    }
+    if !(0.0..=1.0).contains(&api.fuzzy_threshold) {
+        return Err(InputError(format!(
+            "--fuzzy-threshold {} is outside 0..1",
+            api.fuzzy_threshold
+        ))
+        .into());
+    }
+    let auth = std::env::var(AUTH_ENV).ok().filter(|a| !a.is_empty());
+    if auth.is_none() {
+        eprintln!("warning: ${AUTH_ENV} is not set; requests carry no auth");
+    }
+    let config = ClientConfig {
+        url,
+        timeout: Duration::from_secs_f64(api.timeout),
+        max_retries: api.max_retries,
+        backoff_base: Duration::from_millis(api.backoff_ms),
+        max_wait: Duration::from_secs(60),
+    };
+    Ok(RagClient::new(config, auth).map_err(InputError)?)
+}
+
+fn ask(args: AskArgs) -> anyhow::Result<u8> {
+    let client = client(&args.api, None)?;
+    let body = request_body(
+        &args.question,
+        args.api.k.unwrap_or(DEFAULT_K),
+        &filters(&args.api.filter)?,
+        args.api.model.as_deref().unwrap_or(DEFAULT_MODEL),
+    );
+    let outcome = client.ask(&body);
+    let Some(reply) = &outcome.reply else {
+        eprintln!(
+            "error: {} ({} attempt(s))",
+            outcome.error.as_deref().unwrap_or("no reply"),
+            outcome.attempts
+        );
+        return Ok(EXIT_RUNTIME);
+    };
+    let level = level_of(args.api.match_level);
+    let (checks, existence) = check_citations(reply, level, args.api.fuzzy_threshold);
+    if args.json {
+        println!(
+            "{}",
+            json!({"request": body, "response": outcome.response, "attempts": outcome.attempts,
+                   "elapsed_ms": outcome.elapsed_ms, "citations": checks, "existence_score": existence})
+        );
+        return Ok(EXIT_OK);
+    }
+    println!("answer: {}", reply.answer);
+    for (i, c) in checks.iter().enumerate() {
+        let span = c
+            .span
+            .map_or(String::new(), |[a, b]| format!(" chars {a}..{b}"));
+        println!(
+            "[{}] source {} {} (similarity {:.3}{span}): {:?}",
+            i + 1,
+            c.source_index,
+            c.verdict,
+            c.similarity,
+            c.quote
+        );
+    }
+    match existence {
+        Some(e) => println!(
+            "existence score: {e:.4} ({} of {} citations found, match {})",
+            checks.iter().filter(|c| c.found).count(),
+            checks.len(),
+            level.as_str()
+        ),
+        None => println!("existence score: n/a (no citations)"),
+    }
+    Ok(EXIT_OK)
+}
+
+/// What a run folder's run.json records (no secret: the URL without
+/// credentials).
+fn run_settings(args: &RunArgs, questions: &Path, digest: &str, url: &str) -> Value {
+    json!({
+        "questions": questions.display().to_string(),
+        "questions_sha256": digest,
+        "api_url": public_url(url),
+        "k": args.api.k.unwrap_or(DEFAULT_K),
+        "model": args.api.model.as_deref().unwrap_or(DEFAULT_MODEL),
+        "filter": args.api.filter,
+        "timeout_s": args.api.timeout,
+        "max_retries": args.api.max_retries,
+        "backoff_ms": args.api.backoff_ms,
+        "concurrency": args.concurrency,
+        "match": level_of(args.api.match_level).as_str(),
+        "fuzzy_threshold": args.api.fuzzy_threshold,
+        "seed": args.seed,
+    })
+}
+
+/// Reads a run folder's run.json back into the arguments (flags given on
+/// the command line win for the API URL, timeout, retries and concurrency).
+fn resume_args(
+    dir: &Path,
+    args: &mut RunArgs,
+) -> anyhow::Result<(PathBuf, String, Option<String>)> {
+    let path = dir.join("run.json");
+    let text = super::as_text(&path, read_input(&path)?)?;
+    let s: Value = serde_json::from_str(&text).map_err(|e| crate::corpus::json_error(&path, &e))?;
+    let bad = |f: &str| {
+        InputError(format!(
+            "{}: field `{f}` is missing or malformed",
+            path.display()
+        ))
+    };
+    let questions = PathBuf::from(s["questions"].as_str().ok_or_else(|| bad("questions"))?);
+    let digest = s["questions_sha256"]
+        .as_str()
+        .ok_or_else(|| bad("questions_sha256"))?
+        .to_string();
+    args.api.k = Some(s["k"].as_u64().ok_or_else(|| bad("k"))?);
+    args.api.model = Some(s["model"].as_str().ok_or_else(|| bad("model"))?.to_string());
+    args.api.filter = serde_json::from_value(s["filter"].clone()).map_err(|_| bad("filter"))?;
+    args.api.match_level = match s["match"].as_str() {
+        Some("exact") => MatchArg::Exact,
+        Some("fuzzy") => MatchArg::Fuzzy,
+        _ => MatchArg::Normalized,
+    };
+    args.api.fuzzy_threshold = s["fuzzy_threshold"]
+        .as_f64()
+        .ok_or_else(|| bad("fuzzy_threshold"))?;
+    args.seed = s["seed"].as_u64().unwrap_or(args.seed);
+    Ok((questions, digest, s["api_url"].as_str().map(str::to_string)))
+}
+
+fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
+    let started = SystemTime::now();
+    if args.concurrency == 0 {
+        return Err(InputError("--concurrency must be at least 1".into()).into());
+    }
+    // The run folder, the questions and their digest.
+    let (folder, questions_path, stored_url) = match args.resume.clone() {
+        Some(dir) => {
+            if !dir.join("responses.jsonl").exists() {
+                return Err(InputError(format!(
+                    "{}: not a rag run folder (no responses.jsonl)",
+                    dir.display()
+                ))
+                .into());
+            }
+            let (q, digest, url) = resume_args(&dir, &mut args)?;
+            let now = sha256_hex(&read_input(&q)?);
+            if now != digest {
+                return Err(InputError(format!(
+                    "{}: the question file changed since the run started (sha256 {} -> {}); start a new run",
+                    q.display(),
+                    &digest[..12],
+                    &now[..12]
+                ))
+                .into());
+            }
+            (dir, q, url)
+        }
+        None => {
+            let q = args.questions.clone().ok_or_else(|| {
+                InputError("rag run needs QUESTIONS (or --resume RUN_DIR)".into())
+            })?;
+            (PathBuf::new(), q, None)
+        }
+    };
+    let questions = load_rag_questions(&questions_path)?;
+    if questions.is_empty() {
+        return Err(InputError(format!("{}: no questions", questions_path.display())).into());
+    }
+    let client = Arc::new(client(&args.api, stored_url.as_deref())?);
+    let lexicon = Arc::new(load_lexicon(&args.wordnet)?);
+    let q_bytes = read_input(&questions_path)?;
+    let folder = if args.resume.is_some() {
+        folder
+    } else {
+        // The folder is live from the start (the journal must survive a
+        // kill); it is created empty under its final name.
+        let f = RunFolder::create(&args.out, started)?.finish()?;
+        let abs = std::fs::canonicalize(&questions_path).unwrap_or(questions_path.clone());
+        let settings = run_settings(&args, &abs, &sha256_hex(&q_bytes), &client.config().url);
+        write_json(&f.join("run.json"), &settings)?;
+        f
+    };
+    // Messages name the folder absolutely, so the resume hint works from anywhere.
+    let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
+    let (mut journal, answered) = Journal::open(&folder.join("responses.jsonl"))?;
+    if answered.torn_bytes > 0 {
+        eprintln!(
+            "note: cut a torn last line ({} bytes) from responses.jsonl",
+            answered.torn_bytes
+        );
+    }
+    let defaults_filter = filters(&args.api.filter)?;
+    let k = args.api.k.unwrap_or(DEFAULT_K);
+    let model = args
+        .api
+        .model
+        .clone()
+        .unwrap_or_else(|| DEFAULT_MODEL.into());
+    let todo: Vec<Prepared> = questions
+        .iter()
+        .filter(|q| answered.last_ok.get(&q.id) != Some(&true))
+        .map(|q| prepare(q, k, &defaults_filter, &model))
+        .collect();
+    let skipped = questions.len() - todo.len();
+    if args.resume.is_some() {
+        eprintln!(
+            "resuming {}: {skipped} answered, {} to ask",
+            folder.display(),
+            todo.len()
+        );
+    }
+    // Ctrl-C and SIGTERM stop the batch cleanly.
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))?;
+    }
+    let bar = progress_bar(todo.len() as u64, args.no_progress);
+    let t0 = Instant::now();
+    let check = CheckConfig {
+        level: level_of(args.api.match_level),
+        fuzzy_threshold: args.api.fuzzy_threshold,
+    };
+    let n_todo = todo.len();
+    let workers = Workers {
+        client: Arc::clone(&client),
+        concurrency: args.concurrency,
+        check,
+        lexicon: Arc::clone(&lexicon),
+    };
+    let tally = run_batch(&workers, todo, &mut journal, &stop, |done, failed| {
+        let rate = done as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+        bar.set_position(done as u64);
+        bar.set_message(format!("failed {failed}, {rate:.0} req/s"));
+    })?;
+    bar.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    if tally.interrupted {
+        eprintln!(
+            "interrupted: {} of {n_todo} asked in this session ({} failed); every outcome so far is in {}\nresume with: corpus-eval rag run --resume {}",
+            tally.done,
+            tally.failed,
+            journal.path().display(),
+            folder.display()
+        );
+        return Ok(EXIT_INTERRUPTED);
+    }
+    // The run's results, from the journal's last outcome per question.
+    let outcomes = last_outcomes(journal.path())?;
+    let types: BTreeMap<String, String> = questions
+        .iter()
+        .filter_map(|q| q.qtype.clone().map(|t| (q.id.clone(), t)))
+        .collect();
+    let mut summary = summarize_run(&outcomes, &types, args.seed);
+    let signature = format!(
+        "rag:v1|{}|{}",
+        crate::citations::signature(check.level, check.fuzzy_threshold),
+        crate::scoring::signature(&lexicon)
+    );
+    if let Value::Object(m) = &mut summary {
+        m.insert("signature".into(), json!(signature));
+        m.insert("session".into(), json!({"asked": tally.done, "failed": tally.failed, "seconds": secs, "requests_per_second": tally.done as f64 / secs.max(1e-9)}));
+    }
+    write_json(&folder.join("summary.json"), &summary)?;
+    let mut outputs = vec![
+        "run.json".to_string(),
+        "responses.jsonl".into(),
+        "summary.json".into(),
+    ];
+    if draw_chart(&folder.join("rag_scores.png"), &summary, &signature)? {
+        outputs.push("rag_scores.png".into());
+    }
+    outputs.push("manifest.json".into());
+    let settings =
+        serde_json::from_str::<Value>(&std::fs::read_to_string(folder.join("run.json"))?)?;
+    let manifest = Manifest::new(
+        "rag run",
+        BTreeMap::from([(
+            "questions".to_string(),
+            InputFile::new(&questions_path, &q_bytes),
+        )]),
+        settings,
+        signature.clone(),
+        started,
+        outputs,
+    )
+    .with_lexicon(&lexicon);
+    write_json(&folder.join("manifest.json"), &manifest)?;
+    let failed = summary["failed"].as_u64().unwrap_or(0);
+    println!(
+        "{} questions: {} answered, {failed} failed; existence {}; score {}",
+        summary["questions"],
+        summary["answered"],
+        fmt_mean(&summary["existence"]),
+        fmt_mean(&summary["score"])
+    );
+    println!(
+        "this session: {} asked in {secs:.2} s ({:.0} req/s), finished {}",
+        tally.done,
+        tally.done as f64 / secs.max(1e-9),
+        rfc3339(SystemTime::now())
+    );
+    println!("run folder: {}", folder.display());
+    if failed > 0 {
+        eprintln!(
+            "{failed} question(s) have no valid reply (listed in summary.json failed_ids); ask them again with: corpus-eval rag run --resume {}",
+            folder.display()
+        );
+        return Ok(EXIT_RUNTIME);
+    }
+    Ok(EXIT_OK)
+}
+
+fn fmt_mean(g: &Value) -> String {
+    match (
+        g["mean"].as_f64(),
+        g["ci_low"].as_f64(),
+        g["ci_high"].as_f64(),
+    ) {
+        (Some(m), Some(l), Some(h)) => format!("{m:.4} [{l:.4}, {h:.4}] (n={})", g["n"]),
+        _ => "n/a".into(),
+    }
+}
+
+fn prepare(q: &RagQuestion, k: u64, filter: &Map<String, Value>, model: &str) -> Prepared {
+    Prepared {
+        id: q.id.clone(),
+        question: q.question.clone(),
+        body: request_body(
+            &q.question,
+            q.k.unwrap_or(k),
+            q.filter.as_ref().unwrap_or(filter),
+            q.model.as_deref().unwrap_or(model),
+        ),
+        scoring: q.qtype.clone().zip(q.metric.clone()),
+    }
+}
+
+fn progress_bar(len: u64, hidden: bool) -> indicatif::ProgressBar {
+    if hidden {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(len),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} done, {msg} [{elapsed}]")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Mean existence and score per question type (or overall when the file
+/// has no types); false when there is nothing to draw.
+fn draw_chart(path: &Path, summary: &Value, signature: &str) -> anyhow::Result<bool> {
+    let mut bars = Vec::new();
+    let mut push = |label: String, g: &Value| {
+        if let (Some(m), Some(n)) = (g["mean"].as_f64(), g["n"].as_u64()) {
+            bars.push(Bar {
+                label,
+                value: m.clamp(0.0, 1.0),
+                n: n as usize,
+                ci: g["ci_low"].as_f64().zip(g["ci_high"].as_f64()),
+            });
+        }
+    };
+    push("all · existence".into(), &summary["existence"]);
+    push("all · score".into(), &summary["score"]);
+    if let Some(types) = summary["by_type"].as_object() {
+        for (t, g) in types {
+            push(format!("{t} · existence"), &g["existence"]);
+            push(format!("{t} · score"), &g["score"]);
+        }
+    }
+    if bars.is_empty() {
+        return Ok(false);
+    }
+    render_bar_chart(
+        path,
+        &BarChart {
+            title: "RAG answers: citation existence and answer scores",
+            value_label: "mean (95% bootstrap interval)",
+            category_label: "question type · measure",
+            footnote: signature,
+            bars: &bars,
+        },
+    )?;
+    Ok(true)
+}

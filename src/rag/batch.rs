@@ -1,0 +1,176 @@
+//! A batch of questions asked with N workers: each worker asks, checks the
+//! citations and scores the answer, and hands the finished journal line to
+//! the writer (the calling thread), which appends and fsyncs lines as they
+//! arrive (in groups under load). A stop flag (Ctrl-C) ends the batch after
+//! the lines already received are written; questions in flight are simply
+//! not journaled and are asked again on resume.
+
+use super::client::RagClient;
+use super::journal::Journal;
+use super::verify::check_citations;
+use crate::citations::MatchLevel;
+use crate::lexicon::Lexicon;
+use crate::scoring::phrases::Analyzer;
+use crate::scoring::CompiledQuestion;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One question ready to send.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Its id.
+    pub id: String,
+    /// Its text.
+    pub question: String,
+    /// The request body (no auth).
+    pub body: Value,
+    /// Type and metric, to score the answer.
+    pub scoring: Option<(String, Value)>,
+}
+
+/// How citations are judged.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckConfig {
+    /// The weakest verdict that counts as found.
+    pub level: MatchLevel,
+    /// Fuzzy similarity threshold.
+    pub fuzzy_threshold: f64,
+}
+
+/// What a batch did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Outcomes journaled.
+    pub done: usize,
+    /// Of those, errors.
+    pub failed: usize,
+    /// True when the stop flag ended the batch early.
+    pub interrupted: bool,
+}
+
+/// The journal line of one outcome.
+pub fn journal_line(
+    item: &Prepared,
+    outcome: &super::client::Outcome,
+    check: CheckConfig,
+    analyzer: &mut Analyzer,
+    lexicon: &Lexicon,
+) -> String {
+    let (citations, existence) = match &outcome.reply {
+        Some(reply) => {
+            let (c, e) = check_citations(reply, check.level, check.fuzzy_threshold);
+            (serde_json::to_value(c).unwrap_or(Value::Null), e)
+        }
+        None => (json!([]), None),
+    };
+    let score = match (&outcome.reply, &item.scoring) {
+        (Some(reply), Some((qtype, metric))) => CompiledQuestion::compile(qtype, metric, lexicon)
+            .ok()
+            .map(|q| q.score(&reply.answer, analyzer)),
+        _ => None,
+    };
+    json!({
+        "id": item.id,
+        "question": item.question,
+        "request": item.body,
+        "response": outcome.response,
+        "error": outcome.error,
+        "attempts": outcome.attempts,
+        "elapsed_ms": outcome.elapsed_ms,
+        "citations": citations,
+        "existence_score": existence,
+        "score": score,
+    })
+    .to_string()
+}
+
+/// The workers' shared equipment.
+#[derive(Clone)]
+pub struct Workers {
+    /// The API client.
+    pub client: Arc<RagClient>,
+    /// Workers (requests in flight at once).
+    pub concurrency: usize,
+    /// How citations are judged.
+    pub check: CheckConfig,
+    /// WordNet, for scoring answers.
+    pub lexicon: Arc<Lexicon>,
+}
+
+/// Asks `items` with the workers, journaling every outcome;
+/// `progress(done, failed)` is called after each write.
+pub fn run_batch(
+    workers: &Workers,
+    items: Vec<Prepared>,
+    journal: &mut Journal,
+    stop: &AtomicBool,
+    mut progress: impl FnMut(usize, usize),
+) -> std::io::Result<Tally> {
+    let (concurrency, check) = (workers.concurrency, workers.check);
+    let total = items.len();
+    let items = Arc::new(items);
+    let next = Arc::new(AtomicUsize::new(0));
+    let halt = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<(bool, String)>();
+    for _ in 0..concurrency.clamp(1, total.max(1)) {
+        let (client, items, next, halt, tx, lexicon) = (
+            Arc::clone(&workers.client),
+            Arc::clone(&items),
+            Arc::clone(&next),
+            Arc::clone(&halt),
+            tx.clone(),
+            Arc::clone(&workers.lexicon),
+        );
+        std::thread::spawn(move || {
+            let mut analyzer = Analyzer::new(&lexicon);
+            loop {
+                if halt.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let outcome = client.ask(&item.body);
+                let line = journal_line(item, &outcome, check, &mut analyzer, &lexicon);
+                if tx.send((outcome.error.is_none(), line)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut tally = Tally::default();
+    let mut pending: Vec<String> = Vec::new();
+    while tally.done < total {
+        if stop.load(Ordering::Relaxed) {
+            halt.store(true, Ordering::Relaxed);
+            tally.interrupted = true;
+            break;
+        }
+        let first = match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(m) => m,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        // Group commit: everything already received goes in one write and
+        // one fsync.
+        let mut batch = vec![first];
+        while let Ok(m) = rx.try_recv() {
+            batch.push(m);
+        }
+        for (ok, line) in batch {
+            tally.done += 1;
+            if !ok {
+                tally.failed += 1;
+            }
+            pending.push(line);
+        }
+        journal.append(&pending)?;
+        pending.clear();
+        progress(tally.done, tally.failed);
+    }
+    halt.store(true, Ordering::Relaxed);
+    Ok(tally)
+}

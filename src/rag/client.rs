@@ -1,0 +1,233 @@
+//! The RAG API's HTTP client: POST the request (with `auth` added on the
+//! wire only), a per-request timeout, and retries with exponential backoff
+//! and jitter on connection errors, timeouts, 429, 5xx and replies that
+//! break the contract, honouring `Retry-After`.
+
+use super::reply::{parse_reply, Reply};
+use crate::http::{backoff, parse_retry_after, snippet, without_url};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// The environment variable holding the API's auth string.
+pub const AUTH_ENV: &str = "EVALUATION_API_AUTH";
+/// The environment variable holding the API's URL.
+pub const URL_ENV: &str = "EVALUATION_API_URL";
+
+/// How the API is reached.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// The endpoint.
+    pub url: String,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// First backoff, doubled after each failed attempt.
+    pub backoff_base: Duration,
+    /// Longest wait before a retry, whatever `Retry-After` asks.
+    pub max_wait: Duration,
+}
+
+/// The outcome of one question.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The reply body, when a reply kept the contract.
+    pub response: Option<Value>,
+    /// The parsed reply.
+    pub reply: Option<Reply>,
+    /// Why no valid reply came (the last attempt's reason, with the first
+    /// 200 bytes of its body when there was one).
+    pub error: Option<String>,
+    /// HTTP attempts made.
+    pub attempts: u32,
+    /// Wall time from the first attempt to the outcome.
+    pub elapsed_ms: u64,
+}
+
+enum Attempt {
+    Ok(Value, Reply),
+    Retry(String, Option<Duration>),
+    Fatal(String),
+}
+
+/// The API client. The auth string is held here only: it goes into each
+/// request body on the wire and is never logged, printed or written.
+pub struct RagClient {
+    config: ClientConfig,
+    auth: Option<String>,
+    http: reqwest::blocking::Client,
+}
+
+impl std::fmt::Debug for RagClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RagClient")
+            .field("url", &public_url(&self.config.url))
+            .field("auth", &self.auth.as_ref().map(|_| "(set)"))
+            .finish()
+    }
+}
+
+/// The URL without user info, query or fragment (what logs and manifests
+/// show; credentials sometimes ride in URLs).
+pub fn public_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => "(unparsable URL)".into(),
+    }
+}
+
+impl RagClient {
+    /// A client for `config`, with the auth string (from the environment).
+    pub fn new(config: ClientConfig, auth: Option<String>) -> Result<RagClient, String> {
+        reqwest::Url::parse(&config.url).map_err(|e| format!("--api-url: {e}"))?;
+        let http = reqwest::blocking::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
+            .pool_max_idle_per_host(64)
+            .build()
+            .map_err(|e| format!("building the HTTP client: {e}"))?;
+        Ok(RagClient { config, auth, http })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// Asks one question (`body` without auth), retrying up to the limit.
+    pub fn ask(&self, body: &Value) -> Outcome {
+        let started = Instant::now();
+        let seed = crate::report::fnv1a(body.to_string().as_bytes());
+        let attempts_allowed = self.config.max_retries.saturating_add(1);
+        let mut last = String::new();
+        for attempt in 1..=attempts_allowed {
+            let wait = match self.attempt(body) {
+                Attempt::Ok(response, reply) => {
+                    return Outcome {
+                        response: Some(response),
+                        reply: Some(reply),
+                        error: None,
+                        attempts: attempt,
+                        elapsed_ms: started.elapsed().as_millis() as u64,
+                    }
+                }
+                Attempt::Fatal(why) => {
+                    return Outcome {
+                        response: None,
+                        reply: None,
+                        error: Some(why),
+                        attempts: attempt,
+                        elapsed_ms: started.elapsed().as_millis() as u64,
+                    }
+                }
+                Attempt::Retry(why, wait) => {
+                    last = why;
+                    wait
+                }
+            };
+            if attempt < attempts_allowed {
+                let pause =
+                    wait.unwrap_or_else(|| backoff(self.config.backoff_base, attempt, seed));
+                std::thread::sleep(pause.min(self.config.max_wait));
+            }
+        }
+        Outcome {
+            response: None,
+            reply: None,
+            error: Some(format!(
+                "no valid reply after {attempts_allowed} attempts; last: {last}"
+            )),
+            attempts: attempts_allowed,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+
+    fn attempt(&self, body: &Value) -> Attempt {
+        let mut wire = body.clone();
+        if let (Some(auth), Some(obj)) = (&self.auth, wire.as_object_mut()) {
+            obj.insert("auth".into(), Value::String(auth.clone()));
+        }
+        let resp = match self.http.post(&self.config.url).json(&wire).send() {
+            Ok(r) => r,
+            Err(e) => {
+                let kind = if e.is_timeout() {
+                    "timeout"
+                } else {
+                    "connection error"
+                };
+                return Attempt::Retry(format!("{kind}: {}", without_url(&e, "<api-url>")), None);
+            }
+        };
+        let status = resp.status();
+        let retry_after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
+        let text = match resp.text() {
+            Ok(t) => t,
+            Err(e) => {
+                let kind = if e.is_timeout() {
+                    "timeout"
+                } else {
+                    "connection error"
+                };
+                return Attempt::Retry(
+                    format!("{kind} reading the reply: {}", without_url(&e, "<api-url>")),
+                    retry_after,
+                );
+            }
+        };
+        let text = self.redact(&text);
+        if status.as_u16() == 429 || status.is_server_error() {
+            return Attempt::Retry(format!("HTTP {status}: {}", snippet(&text)), retry_after);
+        }
+        if !status.is_success() {
+            return Attempt::Fatal(format!("HTTP {status}: {}", snippet(&text)));
+        }
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                return Attempt::Retry(format!("reply is not JSON ({e}): {}", snippet(&text)), None)
+            }
+        };
+        match parse_reply(&value) {
+            Ok(reply) => Attempt::Ok(value, reply),
+            Err(why) => Attempt::Retry(
+                format!("reply breaks the contract ({why}): {}", snippet(&text)),
+                None,
+            ),
+        }
+    }
+
+    /// A body with the auth string blanked out (a server that echoes the
+    /// request must not get the secret into an error message).
+    fn redact(&self, text: &str) -> String {
+        match &self.auth {
+            Some(a) if !a.is_empty() && text.contains(a.as_str()) => {
+                text.replace(a.as_str(), "<redacted>")
+            }
+            _ => text.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn public_urls_drop_credentials() {
+        assert_eq!(
+            public_url("https://user:pw@h.example/p?key=s#f"),
+            "https://h.example/p"
+        );
+        assert_eq!(public_url("not a url"), "(unparsable URL)");
+    }
+}
