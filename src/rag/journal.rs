@@ -146,7 +146,7 @@ mod tests {
         )
         .unwrap();
         let (mut j, answered) = Journal::open(&p).unwrap();
-        assert_eq!(answered.torn_bytes, 15);
+        assert_eq!(answered.torn_bytes, 16);
         assert_eq!(answered.lines, 3);
         assert_eq!(answered.last_ok.get("a"), Some(&true));
         assert_eq!(answered.last_ok.get("c"), None);

@@ -121,7 +121,7 @@ mod tests {
                 "invalid_source"
             ]
         );
-        assert_eq!(checks[0].span, Some([0, 37]));
+        assert_eq!(checks[0].span, Some([0, 36]));
         assert_eq!(existence, Some(2.0 / 6.0));
         let (_, fuzzy) = check_citations(&reply, MatchLevel::Fuzzy, 0.9);
         assert_eq!(fuzzy, Some(3.0 / 6.0));
