@@ -107,8 +107,27 @@ impl Journal {
     }
 }
 
-/// Streams a journal's lines, keeping the last outcome of each id (in
-/// first-seen order).
+/// The fields of a journal line a run's summary reads (the reply itself is
+/// left on disk, so memory does not grow with replies).
+fn compact(v: &Value) -> Value {
+    let verdicts: Vec<Value> = v["citations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| serde_json::json!({"verdict": c["verdict"]}))
+        .collect();
+    serde_json::json!({
+        "id": v["id"],
+        "error": v["error"],
+        "attempts": v["attempts"],
+        "existence_score": v["existence_score"],
+        "score": v["score"],
+        "citations": verdicts,
+    })
+}
+
+/// Streams a journal's lines, keeping the summary fields of the last
+/// outcome of each id (in first-seen order).
 pub fn last_outcomes(path: &Path) -> std::io::Result<Vec<Value>> {
     let file = File::open(path)?;
     let mut order: Vec<String> = Vec::new();
@@ -124,7 +143,7 @@ pub fn last_outcomes(path: &Path) -> std::io::Result<Vec<Value>> {
         if !last.contains_key(&id) {
             order.push(id.clone());
         }
-        last.insert(id, v);
+        last.insert(id, compact(&v));
     }
     Ok(order
         .into_iter()
