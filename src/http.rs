@@ -25,7 +25,9 @@ pub fn without_url(e: &reqwest::Error, placeholder: &str) -> String {
 pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        return (secs.is_finite() && secs >= 0.0)
+            .then(|| Duration::try_from_secs_f64(secs).ok())
+            .flatten();
     }
     let fields: Vec<&str> = value.split_whitespace().collect();
     let [_, day, month, year, time, zone] = fields[..] else {
@@ -42,6 +44,9 @@ pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Dura
     let mut hms = time.split(':').map(|p| p.parse::<i64>().ok());
     let (h, m, sec) = (hms.next()??, hms.next()??, hms.next()??);
     if !(1..=31).contains(&day) || h > 23 || m > 59 || sec > 60 {
+        return None;
+    }
+    if !(1970..=9999).contains(&year) {
         return None;
     }
     let at = days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + sec;
@@ -76,7 +81,10 @@ pub fn backoff(base: Duration, attempt: u32, seed: u64) -> Duration {
     let exp = base.saturating_mul(1u32 << (attempt - 1).min(16));
     let mut rng = crate::stats::SplitMix64::new(seed ^ attempt as u64);
     let jitter = 0.75 + (rng.next_u64() % 1000) as f64 / 2000.0;
-    exp.mul_f64(jitter)
+    // A day at most, whatever the base (no overflow on absurd settings).
+    Duration::try_from_secs_f64(exp.as_secs_f64() * jitter)
+        .unwrap_or(Duration::MAX)
+        .min(Duration::from_secs(86_400))
 }
 
 #[cfg(test)]
@@ -90,6 +98,7 @@ mod tests {
         let b3 = backoff(base, 3, 7);
         assert!(b1 >= Duration::from_millis(75) && b1 <= Duration::from_millis(125));
         assert!(b3 >= Duration::from_millis(300) && b3 <= Duration::from_millis(500));
+        assert_eq!(backoff(Duration::MAX, 30, 1), Duration::from_secs(86_400));
     }
 
     #[test]
@@ -119,6 +128,8 @@ mod tests {
             "Sun, 06 Foo 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 25:00:00 GMT",
             "NaN",
+            "1e30",
+            "Sun, 06 Nov 99999999999 08:49:37 GMT",
         ] {
             assert_eq!(parse_retry_after(bad, now), None, "{bad}");
         }

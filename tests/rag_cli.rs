@@ -250,6 +250,50 @@ fn run_checks_citations_and_scores_answers_end_to_end() {
 }
 
 #[test]
+fn echoed_secrets_are_redacted() {
+    let server = RagServer::start(Some(SECRET), 4);
+    let dir = Dir::new("rag-echo");
+    let texts = vec![
+        "[echox1] Who ran the garden?".to_string(),
+        "[echo-answer] Who sold the surplus?".to_string(),
+    ];
+    let q = questions(&dir, "q.jsonl", &texts);
+    let run = dir
+        .run_env(
+            &[
+                "rag",
+                "run",
+                q.to_str().unwrap(),
+                "--out",
+                "out",
+                "--api-url",
+                &server.url,
+                "--backoff-ms",
+                "10",
+                "--max-retries",
+                "0",
+                "--no-progress",
+            ],
+            &[("EVALUATION_API_AUTH", SECRET)],
+        )
+        .expect_code(1);
+    let folder = only_folder(&dir);
+    let lines = journal(&folder);
+    let echo = lines.iter().find(|l| l["id"] == "q000").unwrap();
+    let why = echo["error"].as_str().unwrap();
+    assert!(
+        why.contains("bad gateway for") && why.contains("<redacted>"),
+        "{echo}"
+    );
+    let answer = lines.iter().find(|l| l["id"] == "q001").unwrap();
+    assert_eq!(
+        answer["response"]["answer"]["answer"],
+        "Your auth is <redacted>"
+    );
+    assert_secret_absent(&dir, &[&run.stdout(), &run.stderr()]);
+}
+
+#[test]
 fn retries_their_limits_and_resume_of_failures() {
     let server = RagServer::start(None, 8);
     let dir = Dir::new("rag-retry");
@@ -261,6 +305,7 @@ fn retries_their_limits_and_resume_of_failures() {
         "[dropx1] What did the families grow?",
         "[500x9] Why did the council hesitate?",
         "What did the volunteers say?",
+        "[slowx1] What did the mayor promise?",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -276,15 +321,13 @@ fn retries_their_limits_and_resume_of_failures() {
             &server.url,
             "--backoff-ms",
             "10",
-            "--timeout",
-            "5",
             "--no-progress",
         ];
         a.extend_from_slice(extra);
         a.iter().map(|s| s.to_string()).collect::<Vec<String>>()
     };
     let t0 = Instant::now();
-    let mut first = args(&["--max-retries", "2"]);
+    let mut first = args(&["--max-retries", "2", "--timeout", "1"]);
     first.insert(2, q.to_str().unwrap().to_string());
     let run = dir.run(&first).expect_code(1);
     assert!(
@@ -311,6 +354,8 @@ fn retries_their_limits_and_resume_of_failures() {
         (2, 3, 2, 2, 2)
     );
     assert_eq!(attempts("q006"), 1);
+    // The first attempt outlived --timeout 1 and was retried.
+    assert_eq!(attempts("q007"), 2);
     for id in ["q000", "q001", "q002", "q003", "q004", "q006"] {
         assert!(by_id[id]["error"].is_null(), "{id}: {}", by_id[id]);
     }
@@ -328,7 +373,7 @@ fn retries_their_limits_and_resume_of_failures() {
     let summary = read_json(&folder.join("summary.json"));
     assert_eq!(
         (summary["failed"].as_u64(), summary["answered"].as_u64()),
-        (Some(1), Some(6))
+        (Some(1), Some(7))
     );
     // Resume asks only the failed id; with enough retries it succeeds.
     let before: Vec<usize> = texts.iter().map(|t| server.requests_for(t)).collect();
@@ -344,10 +389,10 @@ fn retries_their_limits_and_resume_of_failures() {
         }
     }
     let lines = journal(&folder);
-    assert_eq!(lines.len(), 8);
+    assert_eq!(lines.len(), 9);
     assert_eq!(lines.last().unwrap()["id"], "q005");
     assert!(lines.last().unwrap()["error"].is_null());
-    assert_eq!(read_json(&folder.join("summary.json"))["answered"], 7);
+    assert_eq!(read_json(&folder.join("summary.json"))["answered"], 8);
 }
 
 /// Waits until the journal has at least `n` lines.

@@ -177,7 +177,8 @@ fn client(api: &ApiArgs, fallback_url: Option<&str>) -> anyhow::Result<RagClient
     }
     let config = ClientConfig {
         url,
-        timeout: Duration::from_secs_f64(api.timeout),
+        timeout: Duration::try_from_secs_f64(api.timeout)
+            .map_err(|_| InputError(format!("--timeout {} is out of range", api.timeout)))?,
         max_retries: api.max_retries,
         backoff_base: Duration::from_millis(api.backoff_ms),
         max_wait: Duration::from_secs(60),
@@ -245,6 +246,7 @@ fn run_settings(args: &RunArgs, questions: &Path, digest: &str, url: &str) -> Va
         "questions": questions.display().to_string(),
         "questions_sha256": digest,
         "api_url": public_url(url),
+        "api_url_redacted": public_url(url) != url,
         "k": args.api.k.unwrap_or(DEFAULT_K),
         "model": args.api.model.as_deref().unwrap_or(DEFAULT_MODEL),
         "filter": args.api.filter,
@@ -278,19 +280,53 @@ fn resume_args(
         .as_str()
         .ok_or_else(|| bad("questions_sha256"))?
         .to_string();
-    args.api.k = Some(s["k"].as_u64().ok_or_else(|| bad("k"))?);
-    args.api.model = Some(s["model"].as_str().ok_or_else(|| bad("model"))?.to_string());
-    args.api.filter = serde_json::from_value(s["filter"].clone()).map_err(|_| bad("filter"))?;
-    args.api.match_level = match s["match"].as_str() {
+    // The run's answers must stay comparable: what shapes a request or a
+    // verdict comes from run.json; a conflicting flag is ignored, loudly.
+    let k = s["k"].as_u64().ok_or_else(|| bad("k"))?;
+    let model = s["model"].as_str().ok_or_else(|| bad("model"))?.to_string();
+    let filter: Vec<String> =
+        serde_json::from_value(s["filter"].clone()).map_err(|_| bad("filter"))?;
+    let level = match s["match"].as_str() {
         Some("exact") => MatchArg::Exact,
         Some("fuzzy") => MatchArg::Fuzzy,
         _ => MatchArg::Normalized,
     };
-    args.api.fuzzy_threshold = s["fuzzy_threshold"]
+    let threshold = s["fuzzy_threshold"]
         .as_f64()
         .ok_or_else(|| bad("fuzzy_threshold"))?;
+    let mut ignored = Vec::new();
+    if args.api.k.is_some_and(|given| given != k) {
+        ignored.push("--k");
+    }
+    if args.api.model.as_ref().is_some_and(|given| *given != model) {
+        ignored.push("--model");
+    }
+    if !args.api.filter.is_empty() && args.api.filter != filter {
+        ignored.push("--filter");
+    }
+    if args.questions.is_some() {
+        ignored.push("QUESTIONS");
+    }
+    if !ignored.is_empty() {
+        eprintln!(
+            "warning: resuming keeps the run's settings from {}; ignored: {}",
+            path.display(),
+            ignored.join(", ")
+        );
+    }
+    args.api.k = Some(k);
+    args.api.model = Some(model);
+    args.api.filter = filter;
+    args.api.match_level = level;
+    args.api.fuzzy_threshold = threshold;
     args.seed = s["seed"].as_u64().unwrap_or(args.seed);
-    Ok((questions, digest, s["api_url"].as_str().map(str::to_string)))
+    // A URL stored without its credentials or query cannot be used as is.
+    let url = if s["api_url_redacted"].as_bool() == Some(true) {
+        None
+    } else {
+        s["api_url"].as_str().map(str::to_string)
+    };
+    Ok((questions, digest, url))
 }
 
 fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
@@ -301,9 +337,9 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     // The run folder, the questions and their digest.
     let (folder, questions_path, stored_url) = match args.resume.clone() {
         Some(dir) => {
-            if !dir.join("responses.jsonl").exists() {
+            if !dir.join("run.json").exists() {
                 return Err(InputError(format!(
-                    "{}: not a rag run folder (no responses.jsonl)",
+                    "{}: not a rag run folder (no run.json)",
                     dir.display()
                 ))
                 .into());
@@ -314,8 +350,8 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
                 return Err(InputError(format!(
                     "{}: the question file changed since the run started (sha256 {} -> {}); start a new run",
                     q.display(),
-                    &digest[..12],
-                    &now[..12]
+                    digest.get(..12).unwrap_or(&digest),
+                    now.get(..12).unwrap_or(&now)
                 ))
                 .into());
             }
@@ -341,6 +377,9 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
         // The folder is live from the start (the journal must survive a
         // kill); it is created empty under its final name.
         let f = RunFolder::create(&args.out, started)?.finish()?;
+        // The journal exists before run.json, so a folder with run.json is
+        // always resumable.
+        std::fs::File::create(f.join("responses.jsonl"))?.sync_all()?;
         let abs = std::fs::canonicalize(&questions_path).unwrap_or(questions_path.clone());
         let settings = run_settings(&args, &abs, &sha256_hex(&q_bytes), &client.config().url);
         write_json(&f.join("run.json"), &settings)?;
@@ -378,6 +417,12 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     // Ctrl-C and SIGTERM stop the batch cleanly.
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // A second signal exits at once (130), whatever the run is doing.
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            i32::from(EXIT_INTERRUPTED),
+            Arc::clone(&stop),
+        )?;
         signal_hook::flag::register(sig, Arc::clone(&stop))?;
     }
     let bar = progress_bar(todo.len() as u64, args.no_progress);
@@ -411,7 +456,17 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_INTERRUPTED);
     }
     // The run's results, from the journal's last outcome per question.
-    let outcomes = last_outcomes(journal.path())?;
+    let mut outcomes = last_outcomes(journal.path())?;
+    // A question without any journal line counts as failed, never as absent.
+    let have: std::collections::HashSet<String> = outcomes
+        .iter()
+        .filter_map(|o| o["id"].as_str().map(str::to_string))
+        .collect();
+    for q in questions.iter().filter(|q| !have.contains(&q.id)) {
+        outcomes.push(json!({"id": q.id, "error": "no outcome", "attempts": 0, "existence_score": null, "score": null, "citations": []}));
+    }
+    let known: std::collections::HashSet<&str> = questions.iter().map(|q| q.id.as_str()).collect();
+    outcomes.retain(|o| o["id"].as_str().is_some_and(|id| known.contains(id)));
     let types: BTreeMap<String, String> = questions
         .iter()
         .filter_map(|q| q.qtype.clone().map(|t| (q.id.clone(), t)))

@@ -40,6 +40,9 @@ pub struct CheckConfig {
     pub fuzzy_threshold: f64,
 }
 
+/// Most workers a batch starts, whatever `--concurrency` asks.
+pub const MAX_CONCURRENCY: usize = 256;
+
 /// What a batch did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Tally {
@@ -115,7 +118,8 @@ pub fn run_batch(
     let next = Arc::new(AtomicUsize::new(0));
     let halt = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<(bool, String)>();
-    for _ in 0..concurrency.clamp(1, total.max(1)) {
+    let mut started = 0usize;
+    for _ in 0..concurrency.clamp(1, MAX_CONCURRENCY).min(total.max(1)) {
         let (client, items, next, halt, tx, lexicon) = (
             Arc::clone(&workers.client),
             Arc::clone(&items),
@@ -124,51 +128,86 @@ pub fn run_batch(
             tx.clone(),
             Arc::clone(&workers.lexicon),
         );
-        std::thread::spawn(move || {
-            let mut analyzer = Analyzer::new(&lexicon);
-            loop {
-                if halt.load(Ordering::Relaxed) {
-                    break;
+        let spawned = std::thread::Builder::new()
+            .name("rag-worker".into())
+            .spawn(move || {
+                let mut analyzer = Analyzer::new(&lexicon);
+                loop {
+                    if halt.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    // A panic while handling one question becomes its error
+                    // line instead of a question that silently never ends.
+                    let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let outcome = client.ask(&item.body);
+                        let line = journal_line(item, &outcome, check, &mut analyzer, &lexicon);
+                        (outcome.error.is_none(), line)
+                    }));
+                    let message = handled.unwrap_or_else(|_| {
+                        let failed = super::client::Outcome {
+                            response: None,
+                            reply: None,
+                            error: Some("internal error while handling this question".into()),
+                            attempts: 0,
+                            elapsed_ms: 0,
+                        };
+                        (
+                            false,
+                            journal_line(item, &failed, check, &mut analyzer, &lexicon),
+                        )
+                    });
+                    if tx.send(message).is_err() {
+                        break;
+                    }
                 }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let outcome = client.ask(&item.body);
-                let line = journal_line(item, &outcome, check, &mut analyzer, &lexicon);
-                if tx.send((outcome.error.is_none(), line)).is_err() {
-                    break;
-                }
-            }
-        });
+            });
+        match spawned {
+            Ok(_) => started += 1,
+            // Fewer workers than asked for is fine; none at all is not.
+            Err(e) if started == 0 => return Err(e),
+            Err(_) => break,
+        }
     }
     drop(tx);
     let mut tally = Tally::default();
-    let mut pending: Vec<String> = Vec::new();
-    while tally.done < total {
-        if stop.load(Ordering::Relaxed) {
-            halt.store(true, Ordering::Relaxed);
-            tally.interrupted = true;
-            break;
-        }
-        let first = match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(m) => m,
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        // Group commit: everything already received goes in one write and
-        // one fsync.
-        let mut batch = vec![first];
-        while let Ok(m) = rx.try_recv() {
-            batch.push(m);
-        }
+    let write = |batch: Vec<(bool, String)>, tally: &mut Tally, journal: &mut Journal| {
+        let mut lines = Vec::with_capacity(batch.len());
         for (ok, line) in batch {
             tally.done += 1;
             if !ok {
                 tally.failed += 1;
             }
-            pending.push(line);
+            lines.push(line);
         }
-        journal.append(&pending)?;
-        pending.clear();
+        journal.append(&lines)
+    };
+    while tally.done < total {
+        if stop.load(Ordering::Relaxed) {
+            // Stop asking; outcomes already received are still written.
+            halt.store(true, Ordering::Relaxed);
+            tally.interrupted = true;
+            let rest: Vec<(bool, String)> = rx.try_iter().collect();
+            write(rest, &mut tally, journal)?;
+            progress(tally.done, tally.failed);
+            break;
+        }
+        let first = match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(m) => m,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(std::io::Error::other(format!(
+                    "the workers stopped after {} of {total} questions",
+                    tally.done
+                )))
+            }
+        };
+        // Group commit: everything already received goes in one write and
+        // one fsync.
+        let mut batch = vec![first];
+        batch.extend(rx.try_iter());
+        write(batch, &mut tally, journal)?;
         progress(tally.done, tally.failed);
     }
     halt.store(true, Ordering::Relaxed);

@@ -90,6 +90,9 @@ impl RagClient {
             .timeout(config.timeout)
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))
             .pool_max_idle_per_host(64)
+            // A redirect would re-POST the body, auth included, to another
+            // host: never follow one.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("building the HTTP client: {e}"))?;
         Ok(RagClient { config, auth, http })
@@ -185,7 +188,7 @@ impl RagClient {
             }
         };
         let text = self.redact(&text);
-        if status.as_u16() == 429 || status.is_server_error() {
+        if matches!(status.as_u16(), 408 | 429) || status.is_server_error() {
             return Attempt::Retry(format!("HTTP {status}: {}", snippet(&text)), retry_after);
         }
         if !status.is_success() {
@@ -209,12 +212,40 @@ impl RagClient {
     /// A body with the auth string blanked out (a server that echoes the
     /// request must not get the secret into an error message).
     fn redact(&self, text: &str) -> String {
-        match &self.auth {
-            Some(a) if !a.is_empty() && text.contains(a.as_str()) => {
-                text.replace(a.as_str(), "<redacted>")
+        let Some(a) = self.auth.as_deref().filter(|a| !a.is_empty()) else {
+            return text.to_string();
+        };
+        // The secret as written, JSON-escaped (also with non-ASCII as
+        // \uXXXX and "/" as "\/") and HTML-escaped.
+        let json = serde_json::to_string(a).unwrap_or_default();
+        let json = json.trim_matches('"').to_string();
+        let ascii: String = json
+            .chars()
+            .map(|c| {
+                if c.is_ascii() {
+                    c.to_string()
+                } else {
+                    format!("\\u{:04x}", c as u32)
+                }
+            })
+            .collect();
+        let forms = [
+            a.to_string(),
+            json.clone(),
+            ascii,
+            json.replace('/', "\\/"),
+            a.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;"),
+        ];
+        let mut out = text.to_string();
+        for f in forms.iter().filter(|f| !f.is_empty()) {
+            if out.contains(f.as_str()) {
+                out = out.replace(f.as_str(), "<redacted>");
             }
-            _ => text.to_string(),
         }
+        out
     }
 }
 
@@ -229,5 +260,28 @@ mod tests {
             "https://h.example/p"
         );
         assert_eq!(public_url("not a url"), "(unparsable URL)");
+    }
+
+    #[test]
+    fn every_escaped_form_of_the_secret_is_redacted() {
+        let config = ClientConfig {
+            url: "http://127.0.0.1:9/".into(),
+            timeout: Duration::from_secs(1),
+            max_retries: 0,
+            backoff_base: Duration::from_millis(1),
+            max_wait: Duration::from_secs(1),
+        };
+        let secret = "u:p\"w/é&x";
+        let c = RagClient::new(config, Some(secret.into())).unwrap();
+        for echoed in [
+            secret.to_string(),
+            "u:p\\\"w/é&x".to_string(),
+            "u:p\\\"w/\\u00e9&x".to_string(),
+            "u:p\\\"w\\/é&x".to_string(),
+            "u:p&quot;w/é&amp;x".to_string(),
+        ] {
+            let out = c.redact(&format!("echo: {echoed}!"));
+            assert_eq!(out, "echo: <redacted>!", "{echoed}");
+        }
     }
 }

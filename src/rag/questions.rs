@@ -128,12 +128,22 @@ pub fn load_rag_questions(path: &Path) -> Result<Vec<RagQuestion>, CorpusError> 
                 .iter()
                 .map(|p| {
                     let record = format!("qa pair {} (id {:?})", p.index, p.id);
-                    let empty = Map::new();
-                    let obj = raw
+                    // k, filter and model at the pair's top level, or inside
+                    // its question object (the top level wins).
+                    let mut obj = raw
                         .get(p.index)
+                        .and_then(|v| v.get("question"))
                         .and_then(Value::as_object)
-                        .unwrap_or(&empty);
-                    let (k, filter, model) = overrides(path, &record, obj)?;
+                        .cloned()
+                        .unwrap_or_default();
+                    if let Some(top) = raw.get(p.index).and_then(Value::as_object) {
+                        for key in ["k", "filter", "model"] {
+                            if let Some(v) = top.get(key) {
+                                obj.insert(key.to_string(), v.clone());
+                            }
+                        }
+                    }
+                    let (k, filter, model) = overrides(path, &record, &obj)?;
                     Ok(RagQuestion {
                         id: p.id.clone(),
                         question: p.text.clone(),
@@ -265,5 +275,21 @@ mod tests {
             "Did the housing association agree immediately to the garden?"
         );
         assert_eq!(q[0].qtype.as_deref(), Some("Yes/No"));
+        assert_eq!((q[0].k, q[0].model.as_deref()), (None, None));
+        // Per-pair overrides, at the top level or inside the question.
+        let (_d, p) = write(
+            "pairs.json",
+            r#"{"qa_pairs": [
+                {"id": "a", "k": 3, "filter": {"COUNTRY": "France"}, "question": {"text": "Who?", "type": "ListOne", "metric": ["x"]}, "answers": []},
+                {"id": "b", "question": {"text": "Why?", "type": "ListOne", "metric": ["y"], "model": "groq:llama", "k": 7}, "answers": []}
+            ]}"#,
+        );
+        let q = load_rag_questions(&p).unwrap();
+        assert_eq!(q[0].k, Some(3));
+        assert_eq!(q[0].filter.as_ref().unwrap()["COUNTRY"], "France");
+        assert_eq!(
+            (q[1].k, q[1].model.as_deref()),
+            (Some(7), Some("groq:llama"))
+        );
     }
 }

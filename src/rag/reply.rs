@@ -59,12 +59,24 @@ pub fn parse_reply(body: &Value) -> Result<Reply, String> {
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let source_index = c
-                .get("source_index")
-                .and_then(Value::as_i64)
-                .ok_or_else(|| {
-                    format!("answer.citations[{i}].source_index is missing or not an integer")
-                })?;
+            // Any number is accepted; one that is no usable index (beyond
+            // i64, or not whole) becomes -1, the verdict invalid_source.
+            let source_index = match c.get("source_index") {
+                Some(Value::Number(n)) => n.as_i64().unwrap_or_else(|| {
+                    if n.as_u64().is_some() {
+                        i64::MAX
+                    } else {
+                        n.as_f64()
+                            .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                            .map_or(-1, |f| f as i64)
+                    }
+                }),
+                _ => {
+                    return Err(format!(
+                        "answer.citations[{i}].source_index is missing or not a number"
+                    ))
+                }
+            };
             let quote = c
                 .get("quote")
                 .and_then(Value::as_str)
@@ -102,6 +114,15 @@ mod tests {
         assert!(parse_reply(&bad)
             .unwrap_err()
             .contains("context[0].page_content"));
+        for (given, read) in [
+            (json!(2.0), 2),
+            (json!(2.5), -1),
+            (json!(u64::MAX), i64::MAX),
+        ] {
+            let mut odd = good.clone();
+            odd["answer"]["citations"][0]["source_index"] = given;
+            assert_eq!(parse_reply(&odd).unwrap().citations[0].source_index, read);
+        }
         let mut bad = good;
         bad["answer"]["citations"][0]["source_index"] = json!("0");
         assert!(parse_reply(&bad).unwrap_err().contains("source_index"));

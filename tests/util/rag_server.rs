@@ -8,7 +8,9 @@
 //! Directives in the question text inject faults, counted per question:
 //! `[429xN]` (with `Retry-After: 1`), `[500xN]`, `[dropxN]` (the connection
 //! is closed mid-reply), `[badjsonxN]` (an HTML body), `[missingxN]` (JSON
-//! without `answer`), `[sleep=MS]`; `[nocite]` answers without citations.
+//! without `answer`), `[slowxN]` (2 s before replying), `[echoxN]` (a 500
+//! page echoing the request, auth included), `[sleep=MS]`; `[echo-answer]`
+//! puts the auth into the answer; `[nocite]` answers without citations.
 //! With an expected auth string, any other gets 401.
 
 #![allow(dead_code)]
@@ -321,8 +323,13 @@ fn handle(
         + directive(&question, "sleep=")
             .and_then(|d| d.parse::<u64>().ok())
             .unwrap_or(0);
-    if delay > 0 {
-        std::thread::sleep(Duration::from_millis(delay));
+    let slow = if count(&question, "slow").is_some_and(|c| n <= c) {
+        2000
+    } else {
+        0
+    };
+    if delay + slow > 0 {
+        std::thread::sleep(Duration::from_millis(delay + slow));
     }
     let valid = body["k"].is_u64()
         && body["filter"].is_object()
@@ -354,6 +361,11 @@ fn handle(
         let _ = stream.shutdown(std::net::Shutdown::Both);
         return;
     }
+    if count(&question, "echo").is_some_and(|c| n <= c) {
+        // A proxy error page that echoes the request, auth included.
+        let page = format!("bad gateway for {}", req.body);
+        return req.respond(500, &page, None);
+    }
     if count(&question, "badjson").is_some_and(|c| n <= c) {
         return req.respond(
             200,
@@ -362,6 +374,12 @@ fn handle(
         );
     }
     let mut reply = reply_for(chunks, &body);
+    if question.contains("[echo-answer]") {
+        reply["answer"]["answer"] = Value::String(format!(
+            "Your auth is {}",
+            body["auth"].as_str().unwrap_or("")
+        ));
+    }
     if count(&question, "missing").is_some_and(|c| n <= c) {
         if let Some(o) = reply.as_object_mut() {
             o.remove("answer");
