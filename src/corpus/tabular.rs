@@ -148,6 +148,32 @@ impl Row {
         }
     }
 
+    /// [`Row::text`], moving the text out of the row instead of copying it.
+    pub fn take_text(&mut self, path: &Path, field: &str) -> Result<String, CorpusError> {
+        match self.fields.get_mut(field) {
+            Some(Value::String(s)) => Ok(std::mem::take(s)),
+            _ => self.text(path, field),
+        }
+    }
+
+    /// [`Row::texts`], moving the texts out of the row instead of copying
+    /// them.
+    pub fn take_texts(&mut self, path: &Path, field: &str) -> Result<Vec<String>, CorpusError> {
+        if let Some(Value::Array(items)) = self.fields.get_mut(field) {
+            if items.iter().all(Value::is_string) {
+                return Ok(items
+                    .iter_mut()
+                    .map(|v| match std::mem::take(v) {
+                        Value::String(s) => s,
+                        _ => String::new(),
+                    })
+                    .collect());
+            }
+            return self.texts(path, field);
+        }
+        self.take_text(path, field).map(|s| vec![s])
+    }
+
     /// An error about this row's `field`.
     pub fn invalid(&self, path: &Path, field: &str, message: String) -> CorpusError {
         self.error(path, field, message)

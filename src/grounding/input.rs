@@ -11,13 +11,13 @@ use std::path::Path;
 /// file, the row and the field.
 pub fn load_grounding_rows(path: &Path) -> Result<Vec<GroundingRow>, CorpusError> {
     let rows: Vec<Result<GroundingRow, CorpusError>> = load_rows(path)?
-        .par_iter()
-        .map(|row| {
+        .into_par_iter()
+        .map(|mut row| {
             Ok(GroundingRow {
                 id: row.id(path)?,
-                query: row.text(path, "query")?,
-                response: row.text(path, "response")?,
-                context: row.texts(path, "context")?,
+                query: row.take_text(path, "query")?,
+                response: row.take_text(path, "response")?,
+                context: row.take_texts(path, "context")?,
             })
         })
         .collect();

@@ -152,11 +152,11 @@ pub fn completeness(
     let missing: Vec<String> = keywords
         .iter()
         .filter(|k| {
-            let kf = lexicon.lemma_forms(k);
+            let kf = word_forms(lexicon, k);
             let first = k.chars().next();
             !tokens.iter().any(|t| {
                 kf.contains(t)
-                    || ((t.chars().next() == first || lexicon.is_exception_form(t))
+                    || (t.chars().next() == first
                         && token_forms
                             .entry(t.as_str())
                             .or_insert_with(|| lexicon.lemma_forms(t))
@@ -264,15 +264,30 @@ struct FormsCache<'a> {
     map: std::cell::RefCell<FxHashMap<&'a str, Vec<String>>>,
 }
 
+/// A claim word's forms: its lemma forms and every irregular form of them
+/// ("mouse" -> mouse, mice; "go" -> go, went, gone).
+fn word_forms(lexicon: &Lexicon, word: &str) -> Vec<String> {
+    let mut forms = lexicon.lemma_forms(word);
+    let bases = forms.clone();
+    for b in &bases {
+        for f in lexicon.irregular_forms(b) {
+            if !forms.contains(f) {
+                forms.push(f.clone());
+            }
+        }
+    }
+    forms
+}
+
 impl<'a> FormsCache<'a> {
-    /// True when the context word `token` is `word` (whose forms are
-    /// `forms`) up to inflection; only words sharing a first letter are
-    /// looked up (irregular plurals such as mice/mouse do share it).
+    /// True when the context word `token` is `word` (whose forms, irregular
+    /// ones included, are `forms`) up to inflection: one of the forms, or a
+    /// regular inflection sharing the word's first letter.
     fn same_word(&self, word: &str, forms: &[String], token: &'a str) -> bool {
         if token == word || forms.iter().any(|f| f == token) {
             return true;
         }
-        if word.chars().next() != token.chars().next() && !self.lexicon.is_exception_form(token) {
+        if word.as_bytes().first() != token.as_bytes().first() {
             return false;
         }
         let mut map = self.map.borrow_mut();
@@ -283,15 +298,24 @@ impl<'a> FormsCache<'a> {
     }
 }
 
-fn claim_supported<'a>(cache: &FormsCache<'a>, c: &claims::Claim, e: &'a Evidence) -> bool {
-    let lexicon = cache.lexicon;
-    let sf = lexicon.lemma_forms(&c.subject);
-    let of = lexicon.lemma_forms(&c.object);
-    e.words.iter().any(|t| cache.same_word(&c.subject, &sf, t))
-        && e.words.iter().any(|t| cache.same_word(&c.object, &of, t))
+/// A claim with its subject's and object's forms, computed once.
+struct ClaimForms<'c> {
+    claim: &'c claims::Claim,
+    subject: Vec<String>,
+    object: Vec<String>,
+}
+
+fn claim_supported<'a>(cache: &FormsCache<'a>, c: &ClaimForms, e: &'a Evidence) -> bool {
+    let claim = c.claim;
+    e.words
+        .iter()
+        .any(|t| cache.same_word(&claim.subject, &c.subject, t))
         && e.words
             .iter()
-            .any(|t| claims::is_verb_form(lexicon, &c.verb, t))
+            .any(|t| cache.same_word(&claim.object, &c.object, t))
+        && e.words
+            .iter()
+            .any(|t| claims::is_verb_form(cache.lexicon, &claim.verb, t))
 }
 
 fn char_span(text: &str, r: &Range<usize>) -> [usize; 2] {
@@ -322,7 +346,12 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
         map: Default::default(),
     };
     for c in claims::claims(lexicon, &row.response) {
-        let support = evidence.iter().find(|e| claim_supported(&cache, &c, e));
+        let forms = ClaimForms {
+            claim: &c,
+            subject: word_forms(lexicon, &c.subject),
+            object: word_forms(lexicon, &c.object),
+        };
+        let support = evidence.iter().find(|e| claim_supported(&cache, &forms, e));
         anchors.push(AnchorResult {
             kind: "claim",
             text: row.response[c.range.clone()].to_string(),

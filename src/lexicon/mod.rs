@@ -14,9 +14,9 @@
 pub mod build;
 mod table;
 
+use crate::text::fxhash::FxHashMap as HashMap;
 use crate::text::numbers::number_forms;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use table::KeyTable;
@@ -71,6 +71,9 @@ pub struct Lexicon {
     /// The bytes the digest is computed from, hashed on first use.
     digest_input: DigestInput,
     digest: std::sync::OnceLock<String>,
+    /// Base form -> its irregular forms (the exception lists reversed),
+    /// built on first use.
+    irregular: std::sync::OnceLock<HashMap<String, Vec<String>>>,
 }
 
 /// What a lexicon's SHA-256 covers.
@@ -200,7 +203,7 @@ impl Lexicon {
         }
         let n_exc = count(&mut lines, "exceptions")?;
         let mut exceptions: HashMap<String, Vec<(char, Vec<String>)>> =
-            HashMap::with_capacity(n_exc);
+            HashMap::with_capacity_and_hasher(n_exc, Default::default());
         for _ in 0..n_exc {
             let (no, l) = lines
                 .next()
@@ -229,6 +232,7 @@ impl Lexicon {
                 DigestInput::Given(digest.to_string())
             },
             digest: std::sync::OnceLock::new(),
+            irregular: std::sync::OnceLock::new(),
             text,
         })
     }
@@ -281,6 +285,26 @@ impl Lexicon {
     pub fn has_lemma(&self, lemma: &str, pos: char) -> bool {
         self.entry(lemma)
             .is_some_and(|e| e.pos_mask & build::pos_bit(pos) != 0)
+    }
+
+    /// The irregular forms whose base form is `base`, any part of speech
+    /// ("go" -> "went", "gone"; "mouse" -> "mice").
+    pub fn irregular_forms(&self, base: &str) -> &[String] {
+        let map = self.irregular.get_or_init(|| {
+            let mut m: HashMap<String, Vec<String>> = HashMap::default();
+            for (form, entries) in &self.exceptions {
+                for (_, bases) in entries {
+                    for b in bases {
+                        let list = m.entry(b.clone()).or_default();
+                        if !list.contains(form) {
+                            list.push(form.clone());
+                        }
+                    }
+                }
+            }
+            m
+        });
+        map.get(base).map_or(&[], Vec::as_slice)
     }
 
     /// True when `word` is in an exception list (an irregular form such as
