@@ -4,6 +4,57 @@
 
 use std::time::Duration;
 
+/// A reply read whole: status, the `Retry-After` wait and the body.
+#[derive(Debug)]
+pub struct HttpReply {
+    /// The HTTP status.
+    pub status: reqwest::StatusCode,
+    /// What `Retry-After` asked for, if anything.
+    pub retry_after: Option<Duration>,
+    /// The body as text.
+    pub text: String,
+}
+
+fn transport_kind(e: &reqwest::Error) -> &'static str {
+    if e.is_timeout() {
+        "timeout"
+    } else {
+        "connection error"
+    }
+}
+
+/// Sends `request` and reads the whole reply. A transport failure (no
+/// connection, a timeout, a body cut short) is `Err((reason, retry_after))`,
+/// always worth a retry; the reason names `placeholder` instead of the URL.
+pub fn send_and_read(
+    request: reqwest::blocking::RequestBuilder,
+    placeholder: &str,
+) -> Result<HttpReply, (String, Option<Duration>)> {
+    let resp = request.send().map_err(|e| {
+        let why = format!("{}: {}", transport_kind(&e), without_url(&e, placeholder));
+        (why, None)
+    })?;
+    let status = resp.status();
+    let retry_after = resp
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
+    let text = resp.text().map_err(|e| {
+        let why = format!(
+            "{} reading the reply: {}",
+            transport_kind(&e),
+            without_url(&e, placeholder)
+        );
+        (why, retry_after)
+    })?;
+    Ok(HttpReply {
+        status,
+        retry_after,
+        text,
+    })
+}
+
 /// A reqwest error's message with its causes, the URL (already known, and
 /// possibly carrying credentials a user put in it) replaced by `placeholder`.
 pub fn without_url(e: &reqwest::Error, placeholder: &str) -> String {

@@ -5,7 +5,7 @@
 
 use super::prompt::{parse_score, MAX_TOKENS, TEMPERATURE};
 use super::JudgeError;
-use crate::http::{backoff, parse_retry_after, snippet, without_url};
+use crate::http::{backoff, send_and_read, snippet};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -162,37 +162,11 @@ impl JudgeClient {
         if let Some(key) = &self.key {
             req = req.bearer_auth(key);
         }
-        let resp = match req.send() {
+        let reply = match send_and_read(req, "<judge-url>") {
             Ok(r) => r,
-            Err(e) => {
-                let kind = if e.is_timeout() {
-                    "timeout"
-                } else {
-                    "connection error"
-                };
-                return Attempt::Retry(
-                    format!("{kind}: {}", without_url(&e, "<judge-url>")),
-                    None,
-                    None,
-                );
-            }
+            Err((why, wait)) => return Attempt::Retry(why, wait, None),
         };
-        let status = resp.status();
-        let retry_after = resp
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
-        let text = match resp.text() {
-            Ok(t) => t,
-            Err(e) => {
-                return Attempt::Retry(
-                    format!("reading the reply: {}", without_url(&e, "<judge-url>")),
-                    retry_after,
-                    None,
-                )
-            }
-        };
+        let (status, retry_after, text) = (reply.status, reply.retry_after, reply.text);
         if status.as_u16() == 429 || status.is_server_error() {
             return Attempt::Retry(
                 format!("HTTP {status}: {}", snippet(&text)),

@@ -4,7 +4,7 @@
 //! break the contract, honouring `Retry-After`.
 
 use super::reply::{parse_reply, Reply};
-use crate::http::{backoff, parse_retry_after, snippet, without_url};
+use crate::http::{backoff, send_and_read, snippet};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -156,37 +156,11 @@ impl RagClient {
         if let (Some(auth), Some(obj)) = (&self.auth, wire.as_object_mut()) {
             obj.insert("auth".into(), Value::String(auth.clone()));
         }
-        let resp = match self.http.post(&self.config.url).json(&wire).send() {
+        let reply = match send_and_read(self.http.post(&self.config.url).json(&wire), "<api-url>") {
             Ok(r) => r,
-            Err(e) => {
-                let kind = if e.is_timeout() {
-                    "timeout"
-                } else {
-                    "connection error"
-                };
-                return Attempt::Retry(format!("{kind}: {}", without_url(&e, "<api-url>")), None);
-            }
+            Err((why, wait)) => return Attempt::Retry(self.redact(&why), wait),
         };
-        let status = resp.status();
-        let retry_after = resp
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
-        let text = match resp.text() {
-            Ok(t) => t,
-            Err(e) => {
-                let kind = if e.is_timeout() {
-                    "timeout"
-                } else {
-                    "connection error"
-                };
-                return Attempt::Retry(
-                    format!("{kind} reading the reply: {}", without_url(&e, "<api-url>")),
-                    retry_after,
-                );
-            }
-        };
+        let (status, retry_after, text) = (reply.status, reply.retry_after, reply.text);
         let text = self.redact(&text);
         if matches!(status.as_u16(), 408 | 429) || status.is_server_error() {
             return Attempt::Retry(format!("HTTP {status}: {}", snippet(&text)), retry_after);
