@@ -393,6 +393,10 @@ fn retries_their_limits_and_resume_of_failures() {
     assert_eq!(lines.last().unwrap()["id"], "q005");
     assert!(lines.last().unwrap()["error"].is_null());
     assert_eq!(read_json(&folder.join("summary.json"))["answered"], 8);
+    // The manifest records this session's transport settings.
+    let session = &read_json(&folder.join("manifest.json"))["settings"]["session"];
+    assert_eq!(session["resumed"], true);
+    assert_eq!(session["max_retries"], 10);
 }
 
 /// Waits until the journal has at least `n` lines.

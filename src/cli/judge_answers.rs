@@ -678,15 +678,15 @@ fn write_run(
         }
     }
     outputs.push("manifest.json".into());
-    let mut manifest = Manifest::new(
+    let manifest = Manifest::new(
         "judge-answers",
         inputs,
         settings,
         summary.signature.clone(),
         started,
         outputs,
-    );
-    manifest.wordnet = Some(json!({"source": lexicon.source(), "digest": lexicon.digest()}));
+    )
+    .with_lexicon(lexicon);
     write_json(&folder.file("manifest.json"), &manifest)?;
     Ok(())
 }

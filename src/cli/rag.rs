@@ -8,7 +8,7 @@ use crate::citations::MatchLevel;
 use crate::rag::batch::{run_batch, CheckConfig, Prepared, Workers};
 use crate::rag::client::{public_url, ClientConfig, RagClient, AUTH_ENV, URL_ENV};
 use crate::rag::journal::{last_outcomes, Journal};
-use crate::rag::questions::{load_rag_questions, RagQuestion};
+use crate::rag::questions::{parse_rag_questions, RagQuestion};
 use crate::rag::summary::summarize_run;
 use crate::rag::verify::check_citations;
 use crate::rag::{parse_filter, request_body};
@@ -260,12 +260,21 @@ fn run_settings(args: &RunArgs, questions: &Path, digest: &str, url: &str) -> Va
     })
 }
 
+/// What a resume reads back from run.json.
+struct Resumed {
+    /// The question file.
+    questions: PathBuf,
+    /// Its SHA-256 when the run started.
+    digest: String,
+    /// The stored API URL, unless it was stored without credentials.
+    url: Option<String>,
+    /// run.json itself (the manifest's settings).
+    settings: Value,
+}
+
 /// Reads a run folder's run.json back into the arguments (flags given on
 /// the command line win for the API URL, timeout, retries and concurrency).
-fn resume_args(
-    dir: &Path,
-    args: &mut RunArgs,
-) -> anyhow::Result<(PathBuf, String, Option<String>)> {
+fn resume_args(dir: &Path, args: &mut RunArgs) -> anyhow::Result<Resumed> {
     let path = dir.join("run.json");
     let text = super::as_text(&path, read_input(&path)?)?;
     let s: Value = serde_json::from_str(&text).map_err(|e| crate::corpus::json_error(&path, &e))?;
@@ -326,7 +335,12 @@ fn resume_args(
     } else {
         s["api_url"].as_str().map(str::to_string)
     };
-    Ok((questions, digest, url))
+    Ok(Resumed {
+        questions,
+        digest,
+        url,
+        settings: s,
+    })
 }
 
 fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
@@ -334,8 +348,8 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     if args.concurrency == 0 {
         return Err(InputError("--concurrency must be at least 1".into()).into());
     }
-    // The run folder, the questions and their digest.
-    let (folder, questions_path, stored_url) = match args.resume.clone() {
+    // The run folder, the questions and, on resume, what run.json holds.
+    let (folder, questions_path, resumed) = match args.resume.clone() {
         Some(dir) => {
             if !dir.join("run.json").exists() {
                 return Err(InputError(format!(
@@ -344,18 +358,8 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
                 ))
                 .into());
             }
-            let (q, digest, url) = resume_args(&dir, &mut args)?;
-            let now = sha256_hex(&read_input(&q)?);
-            if now != digest {
-                return Err(InputError(format!(
-                    "{}: the question file changed since the run started (sha256 {} -> {}); start a new run",
-                    q.display(),
-                    digest.get(..12).unwrap_or(&digest),
-                    now.get(..12).unwrap_or(&now)
-                ))
-                .into());
-            }
-            (dir, q, url)
+            let resumed = resume_args(&dir, &mut args)?;
+            (dir, resumed.questions.clone(), Some(resumed))
         }
         None => {
             let q = args.questions.clone().ok_or_else(|| {
@@ -364,15 +368,31 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
             (PathBuf::new(), q, None)
         }
     };
-    let questions = load_rag_questions(&questions_path)?;
+    // The question file is read once: digest, resume check, questions and
+    // the manifest all come from these bytes.
+    let q_bytes = read_input(&questions_path)?;
+    let q_digest = sha256_hex(&q_bytes);
+    if let Some(r) = &resumed {
+        if q_digest != r.digest {
+            return Err(InputError(format!(
+                "{}: the question file changed since the run started (sha256 {} -> {}); start a new run",
+                questions_path.display(),
+                r.digest.get(..12).unwrap_or(&r.digest),
+                q_digest.get(..12).unwrap_or(&q_digest)
+            ))
+            .into());
+        }
+    }
+    let q_text = super::as_text(&questions_path, q_bytes)?;
+    let questions = parse_rag_questions(&questions_path, &q_text)?;
     if questions.is_empty() {
         return Err(InputError(format!("{}: no questions", questions_path.display())).into());
     }
+    let stored_url = resumed.as_ref().and_then(|r| r.url.clone());
     let client = Arc::new(client(&args.api, stored_url.as_deref())?);
     let lexicon = Arc::new(load_lexicon(&args.wordnet)?);
-    let q_bytes = read_input(&questions_path)?;
-    let folder = if args.resume.is_some() {
-        folder
+    let (folder, run_json) = if let Some(r) = resumed {
+        (folder, r.settings)
     } else {
         // The folder is live from the start (the journal must survive a
         // kill); it is created empty under its final name.
@@ -381,9 +401,9 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
         // always resumable.
         std::fs::File::create(f.join("responses.jsonl"))?.sync_all()?;
         let abs = std::fs::canonicalize(&questions_path).unwrap_or(questions_path.clone());
-        let settings = run_settings(&args, &abs, &sha256_hex(&q_bytes), &client.config().url);
+        let settings = run_settings(&args, &abs, &q_digest, &client.config().url);
         write_json(&f.join("run.json"), &settings)?;
-        f
+        (f, settings)
     };
     // Messages name the folder absolutely, so the resume hint works from anywhere.
     let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
@@ -491,13 +511,26 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
         outputs.push("rag_scores.png".into());
     }
     outputs.push("manifest.json".into());
-    let settings =
-        serde_json::from_str::<Value>(&std::fs::read_to_string(folder.join("run.json"))?)?;
+    let mut settings = run_json;
+    if let Value::Object(m) = &mut settings {
+        // This session's transport settings (they may differ from run.json's).
+        m.insert(
+            "session".into(),
+            json!({
+                "resumed": args.resume.is_some(),
+                "api_url": public_url(&client.config().url),
+                "concurrency": args.concurrency,
+                "timeout_s": args.api.timeout,
+                "max_retries": args.api.max_retries,
+                "backoff_ms": args.api.backoff_ms,
+            }),
+        );
+    }
     let manifest = Manifest::new(
         "rag run",
         BTreeMap::from([(
             "questions".to_string(),
-            InputFile::new(&questions_path, &q_bytes),
+            InputFile::new(&questions_path, q_text.as_bytes()),
         )]),
         settings,
         signature.clone(),

@@ -396,24 +396,8 @@ fn draw_charts(folder: &RunFolder, results: &[TextResult], signature: &str) -> a
             ci: None,
         });
         for d in DIMENSIONS {
-            let (value, passed) = match d {
-                "accuracy" => (
-                    mean(&|r| r.composite_accuracy),
-                    mean(&|r| f64::from(u8::from(r.passed_accuracy))),
-                ),
-                "relevance" => (
-                    mean(&|r| r.composite_relevance),
-                    mean(&|r| f64::from(u8::from(r.passed_relevance))),
-                ),
-                "safety" => (
-                    mean(&|r| r.composite_safety),
-                    mean(&|r| f64::from(u8::from(r.passed_safety))),
-                ),
-                _ => (
-                    mean(&|r| r.composite_quality),
-                    mean(&|r| f64::from(u8::from(r.passed_quality))),
-                ),
-            };
+            let value = mean(&|r| r.composite(d));
+            let passed = mean(&|r| f64::from(u8::from(r.passed(d))));
             composite_bars.push(Bar {
                 label: format!("{} · {d}", c.as_str()),
                 value: value.clamp(0.0, 1.0),

@@ -307,12 +307,6 @@ impl Lexicon {
         map.get(base).map_or(&[], Vec::as_slice)
     }
 
-    /// True when `word` is in an exception list (an irregular form such as
-    /// "went", "mice"), whose base form may share no prefix with it.
-    pub fn is_exception_form(&self, word: &str) -> bool {
-        self.exceptions.contains_key(word)
-    }
-
     /// WordNet's morphy for one part of speech: the base forms of `word`
     /// that are in the index (the word itself included when it is).
     pub fn morphy(&self, word: &str, pos: char) -> Vec<String> {

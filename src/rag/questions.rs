@@ -110,11 +110,16 @@ fn is_main_job_file(doc: &Value) -> bool {
 
 /// Loads the questions; ids must be unique.
 pub fn load_rag_questions(path: &Path) -> Result<Vec<RagQuestion>, CorpusError> {
-    let text = read_text(path)?;
-    let doc: Option<Value> = serde_json::from_str(&text).ok();
+    parse_rag_questions(path, &read_text(path)?)
+}
+
+/// Parses question-file text (see [`load_rag_questions`]); `path` names the
+/// file in errors.
+pub fn parse_rag_questions(path: &Path, text: &str) -> Result<Vec<RagQuestion>, CorpusError> {
+    let doc: Option<Value> = serde_json::from_str(text).ok();
     let out = match doc {
         Some(doc) if is_main_job_file(&doc) => {
-            let set = parse_questions(path, &text)?;
+            let set = parse_questions(path, text)?;
             let raw: Vec<Value> = match &set.document {
                 Value::Array(a) => a.clone(),
                 Value::Object(o) => o
@@ -156,7 +161,7 @@ pub fn load_rag_questions(path: &Path) -> Result<Vec<RagQuestion>, CorpusError> 
                 })
                 .collect::<Result<Vec<_>, CorpusError>>()?
         }
-        _ => parse_records(path, &text)?
+        _ => parse_records(path, text)?
             .into_iter()
             .map(|r| {
                 let record = r.label(None);

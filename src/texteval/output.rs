@@ -231,8 +231,9 @@ impl TextResult {
         ]
     }
 
-    /// The row's value of a score column (for summaries and charts).
-    fn composite(&self, dim: &str) -> f64 {
+    /// The row's composite for a dimension of [`DIMENSIONS`] (the overall
+    /// score for any other name), for summaries and charts.
+    pub fn composite(&self, dim: &str) -> f64 {
         match dim {
             "accuracy" => self.composite_accuracy,
             "relevance" => self.composite_relevance,
@@ -242,7 +243,9 @@ impl TextResult {
         }
     }
 
-    fn passed(&self, dim: &str) -> bool {
+    /// Whether the row passed a dimension of [`DIMENSIONS`] (quality for
+    /// any other name).
+    pub fn passed(&self, dim: &str) -> bool {
         match dim {
             "accuracy" => self.passed_accuracy,
             "relevance" => self.passed_relevance,
