@@ -6,16 +6,7 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 
 fn run_ok(dir: &Dir, input: &str) -> PathBuf {
-    let before = dir.run_folders("out");
-    dir.run(&["grounding", input, "--out", "out"])
-        .expect_code(0);
-    let mut new: Vec<PathBuf> = dir
-        .run_folders("out")
-        .into_iter()
-        .filter(|f| !before.contains(f))
-        .collect();
-    assert_eq!(new.len(), 1, "one new run folder");
-    new.remove(0)
+    dir.run_new_folder(&["grounding", input, "--out", "out"], "out")
 }
 
 fn results(folder: &std::path::Path) -> Vec<Value> {

@@ -17,15 +17,7 @@ fn run_ok(dir: &Dir, args: &[&str]) -> PathBuf {
     let mut full = vec!["text-eval"];
     full.extend_from_slice(args);
     full.extend_from_slice(&["--out", "out"]);
-    let before = dir.run_folders("out");
-    dir.run(&full).expect_code(0);
-    let mut new: Vec<PathBuf> = dir
-        .run_folders("out")
-        .into_iter()
-        .filter(|f| !before.contains(f))
-        .collect();
-    assert_eq!(new.len(), 1, "one new run folder");
-    new.remove(0)
+    dir.run_new_folder(&full, "out")
 }
 
 /// results.tsv as a list of column -> value maps (checking the header).

@@ -134,6 +134,20 @@ impl Dir {
         Run { cmd: shown, out }
     }
 
+    /// Runs `corpus-eval ARGS` (which must write its run folder under
+    /// `parent`), expects exit 0, and returns the one run folder it added.
+    pub fn run_new_folder(&self, args: &[&str], parent: &str) -> PathBuf {
+        let before = self.run_folders(parent);
+        self.run(args).expect_code(0);
+        let mut new: Vec<PathBuf> = self
+            .run_folders(parent)
+            .into_iter()
+            .filter(|f| !before.contains(f))
+            .collect();
+        assert_eq!(new.len(), 1, "one new run folder");
+        new.remove(0)
+    }
+
     /// The run folders under `parent` (relative to the temp dir).
     pub fn run_folders(&self, parent: &str) -> Vec<PathBuf> {
         let p = self.path().join(parent);
