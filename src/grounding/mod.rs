@@ -330,7 +330,9 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
         completeness(lexicon, &row.query, &row.response);
     let evidence = prepare_context(&row.context);
     let mut anchors: Vec<AnchorResult> = Vec::new();
-    for f in quantities::quantities(&row.response) {
+    // The response's words serve both its quantities and the drift check.
+    let response_words = text::words(&row.response);
+    for f in quantities::scan(&row.response, &response_words).found {
         let support = evidence.iter().find(|e| quantity_supported(&f.quantity, e));
         anchors.push(AnchorResult {
             kind: f.quantity.kind(),
@@ -368,10 +370,7 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
     } else {
         (unsupported as f64 / anchors.len() as f64, None)
     };
-    let response_words: Vec<String> = text::words(&row.response)
-        .into_iter()
-        .map(|w| w.text.into_owned())
-        .collect();
+    let response_words: Vec<&str> = response_words.iter().map(|w| w.as_str()).collect();
     let sentence_words: Vec<&[std::borrow::Cow<str>]> =
         evidence.iter().map(|e| e.words.as_slice()).collect();
     let bigram_overlap = bigram_overlap(&response_words, &sentence_words);
