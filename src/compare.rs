@@ -72,7 +72,7 @@ fn record(path: &Path, record: &str, field: &str, message: String) -> CorpusErro
 
 fn read_json(path: &Path) -> Result<Value, CorpusError> {
     let text = crate::corpus::read_text(path)?;
-    serde_json::from_str(&text).map_err(|e| json_error(path, &e))
+    crate::corpus::strict_json::parse_str(&text).map_err(|e| json_error(path, &e))
 }
 
 /// Which format a set of metric keys belongs to.
@@ -86,8 +86,11 @@ fn detect_format(keys: &dyn Fn(&str) -> bool) -> Option<HotpotFormat> {
     }
 }
 
+/// A metric value: a finite number in [0, 1] (every HotpotQA metric is).
 fn number(v: &Value) -> Option<f64> {
-    v.as_f64().filter(|x| x.is_finite())
+    v.as_f64()
+        .filter(|x| x.is_finite() && (0.0..=1.0).contains(x))
+        .map(|x| x + 0.0)
 }
 
 fn averages_from_object(
@@ -114,7 +117,10 @@ fn averages_from_object(
                     path,
                     "(metrics)",
                     name,
-                    format!("expected a number, found {v}"),
+                    format!(
+                        "expected a number in [0, 1], found {}",
+                        crate::corpus::preview_value(v)
+                    ),
                 )
             })?,
             // The framework's own comparison reads a missing detection rate as 0.0.
@@ -183,9 +189,12 @@ fn per_example_from_array(
                 Some(v) => Some(number(v).ok_or_else(|| {
                     record(
                         path,
-                        &format!("item {i} (id {id:?})"),
+                        &format!("item {i} (id {})", crate::corpus::preview(&id)),
                         name,
-                        format!("expected a number or null, found {v}"),
+                        format!(
+                            "expected a number in [0, 1] or null, found {}",
+                            crate::corpus::preview_value(v)
+                        ),
                     )
                 })?),
             });

@@ -139,7 +139,9 @@ pub fn evaluate(
                     let scores = pair
                         .answers
                         .iter()
-                        .map(|a| Some(q.score(&a.answer, analyzer)))
+                        // A score is finite in [0, 1]; anything else is
+                        // unscored, never counted as scored.
+                        .map(|a| Some(q.score(&a.answer, analyzer)).filter(|s| s.is_finite()))
                         .collect();
                     (Some(q.question_type()), scores, None)
                 }
@@ -147,7 +149,8 @@ pub fn evaluate(
                     let t = QuestionType::parse(&pair.qtype).ok();
                     let warn = format!(
                         "qa pair {} (id {:?}): {e}; its answers are unscored",
-                        pair.index, pair.id
+                        pair.index,
+                        crate::corpus::Preview(&pair.id)
                     );
                     (t, vec![None; pair.answers.len()], Some(warn))
                 }
@@ -362,5 +365,5 @@ pub fn annotate(questions: &QuestionSet, eval: &Evaluation) -> Value {
 }
 
 fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
+    (x * 1e6).round() / 1e6 + 0.0
 }

@@ -103,11 +103,14 @@ impl HotpotEvaluation {
         self.examples.len()
     }
 
-    /// The averaged metrics by name, plus `n`: what `--json` prints.
+    /// The averaged metrics by name (null when there are no items), plus
+    /// `n`: what `--json` prints.
     pub fn averages_json(&self) -> Map<String, Value> {
         let mut m = Map::new();
+        // Over zero items there is no average: null, with n 0.
+        let n = self.n();
         for (name, v) in self.format.metric_names().iter().zip(&self.averages) {
-            m.insert((*name).to_string(), json!(v));
+            m.insert((*name).to_string(), json!((n > 0).then_some(*v + 0.0)));
         }
         m.insert("n".into(), json!(self.n()));
         m
@@ -232,7 +235,9 @@ pub fn evaluate_simple(
         .enumerate()
         .filter_map(|(index, (p, g))| match (&p.id, &g.id) {
             (Some(pi), Some(gi)) if pi != gi => Some(format!(
-                "item {index}: prediction id {pi:?}, gold id {gi:?}"
+                "item {index}: prediction id {:?}, gold id {:?}",
+                crate::corpus::Preview(pi),
+                crate::corpus::Preview(gi)
             )),
             _ => None,
         })

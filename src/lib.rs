@@ -40,6 +40,7 @@ pub mod metrics;
 pub mod rag;
 pub mod report;
 pub mod scoring;
+pub mod secrets;
 pub mod semantic;
 pub mod stats;
 pub mod text;

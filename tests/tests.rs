@@ -8,6 +8,7 @@ mod hotpot_cli;
 mod judge_cli;
 mod lexicon_build;
 mod rag_cli;
+mod regression;
 mod scoring_rules;
 mod semantic_cli;
 mod small_commands;

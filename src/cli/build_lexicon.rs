@@ -15,6 +15,8 @@ pub struct BuildLexiconArgs {
 
 /// Builds and writes the lexicon.
 pub fn run(args: BuildLexiconArgs) -> anyhow::Result<u8> {
+    // A device, FIFO or folder is refused before any work (exit 2).
+    crate::report::check_destination(&args.out)?;
     let text = crate::lexicon::build::build_compact(&args.dict_dir)?;
     let check = crate::lexicon::Lexicon::from_compact(text.clone(), "built lexicon", "")?;
     let bytes = if args.out.extension().is_some_and(|e| e == "gz") {

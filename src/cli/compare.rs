@@ -23,7 +23,7 @@ pub struct CompareArgs {
     /// Parent folder of the run folder.
     #[arg(long, default_value = "reports")]
     pub out: PathBuf,
-    /// Bootstrap resamples of the paired tests.
+    /// Bootstrap resamples of the paired tests (100 to 1,000,000).
     #[arg(long, default_value_t = DEFAULT_PAIRED_RESAMPLES)]
     pub resamples: usize,
     /// Seed of the paired bootstrap.
@@ -116,16 +116,20 @@ fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<Strin
     (header, rows)
 }
 
+/// Fewest `--resamples`.
+pub const MIN_RESAMPLES: u64 = 100;
+/// Most `--resamples` (each costs a pass over the items per metric).
+pub const MAX_RESAMPLES: u64 = 1_000_000;
+
 /// Runs `compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
-    if args.resamples < 100 {
-        return Err(InputError(format!(
-            "--resamples must be at least 100, got {}",
-            args.resamples
-        ))
-        .into());
-    }
+    super::check_count(
+        "--resamples",
+        args.resamples as u64,
+        MIN_RESAMPLES,
+        MAX_RESAMPLES,
+    )?;
     let mut systems = Vec::new();
     for spec in &args.systems {
         let Some((name, path)) = spec
@@ -174,16 +178,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     })?;
 
     let (header, rows) = side_by_side(&comparison, 3);
-    println!("{}", grid_table(&header, &rows));
+    outln!("{}", grid_table(&header, &rows));
     let (header, rows) = difference_rows(&comparison, 4);
     let shown: Vec<usize> = [0, 1, 2, 6, 7, 8, 9, 10].to_vec();
     let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
-    println!(
+    outln!(
         "{}",
         grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>())
     );
-    println!("signature: {sig}");
-    println!("run folder: {}", path.display());
+    outln!("signature: {sig}");
+    outln!("run folder: {}", path.display());
     Ok(EXIT_OK)
 }
 

@@ -55,6 +55,7 @@ pub struct EvaluateArgs {
 fn bars(groups: &BTreeMap<String, GroupStat>) -> Vec<Bar> {
     groups
         .iter()
+        .filter(|(_, s)| s.n > 0)
         .map(|(k, s)| Bar {
             label: k.clone(),
             value: s.mean,
@@ -114,7 +115,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
         tool: "corpus-eval".into(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         command: "evaluate".into(),
-        command_line: std::env::args().collect(),
+        command_line: crate::report::manifest::command_line(),
         inputs: BTreeMap::from([
             ("questions".to_string(), q_info),
             ("transcripts".to_string(), t_info),
@@ -169,24 +170,24 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
             .map(|(k, s)| ("quotes found by source", k.as_str(), *s)),
     );
     rows.push(("existence", "pairs with quotes", summary.existence));
-    println!("{}", summary_table(&rows));
+    outln!("{}", summary_table(&rows));
     let verdicts: Vec<String> = summary
         .verdicts
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    println!(
+    outln!(
         "quotes: {} (match: {})",
         verdicts.join(" "),
         config.match_level.as_str()
     );
     if !summary.warnings.is_empty() {
-        println!(
+        outln!(
             "{} pair(s) unscored, see warnings above",
             summary.warnings.len()
         );
     }
-    println!("run folder: {}", path.display());
+    outln!("run folder: {}", path.display());
     Ok(EXIT_OK)
 }
 

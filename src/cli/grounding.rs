@@ -171,7 +171,7 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
     })?;
     if args.json {
         eprintln!("run folder: {}", path.display());
-        println!("{summary}");
+        outln!("{summary}");
     } else {
         let m = &summary["means"];
         let rows: Vec<Vec<String>> = [
@@ -193,9 +193,9 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
             results.len().to_string(),
         ]))
         .collect();
-        println!("{}", grid_table(&["metric", "mean"], &rows));
-        println!("signature: {SIGNATURE}");
-        println!("run folder: {}", path.display());
+        outln!("{}", grid_table(&["metric", "mean"], &rows));
+        outln!("signature: {SIGNATURE}");
+        outln!("run folder: {}", path.display());
     }
     Ok(EXIT_OK)
 }

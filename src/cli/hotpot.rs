@@ -151,20 +151,27 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
 
     if args.json {
         eprintln!("run folder: {}", path.display());
-        println!("{}", Value::Object(eval.averages_json()));
+        outln!("{}", Value::Object(eval.averages_json()));
     } else {
         let rows: Vec<Vec<String>> = eval
             .format
             .metric_names()
             .iter()
             .zip(&eval.averages)
-            .map(|(name, v)| vec![(*name).to_string(), format!("{v:.4}")])
+            .map(|(name, v)| {
+                let shown = if eval.n() == 0 {
+                    "n/a".to_string()
+                } else {
+                    format!("{:.4}", v + 0.0)
+                };
+                vec![(*name).to_string(), shown]
+            })
             .chain(std::iter::once(vec!["n".to_string(), eval.n().to_string()]))
             .collect();
-        println!("{}", grid_table(&["metric", "value"], &rows));
-        println!("{} ({} format)", system, eval.format.as_str());
-        println!("signature: {}", eval.signature);
-        println!("run folder: {}", path.display());
+        outln!("{}", grid_table(&["metric", "value"], &rows));
+        outln!("{} ({} format)", system, eval.format.as_str());
+        outln!("signature: {}", eval.signature);
+        outln!("run folder: {}", path.display());
     }
     Ok(EXIT_OK)
 }
@@ -175,8 +182,8 @@ fn evaluate_inputs(
     p_bytes: &[u8],
     g_bytes: &[u8],
 ) -> anyhow::Result<HotpotEvaluation> {
-    let p_doc: Value =
-        serde_json::from_slice(p_bytes).map_err(|e| json_error(&args.predictions, &e))?;
+    let p_doc: Value = crate::corpus::strict_json::parse_slice(p_bytes)
+        .map_err(|e| json_error(&args.predictions, &e))?;
     let official = match args.format {
         FormatArg::Auto => is_official_predictions(&p_doc),
         FormatArg::Simple => false,
@@ -199,7 +206,8 @@ fn evaluate_inputs(
     }
     let preds = simple_records(&args.predictions, &p_doc)?;
     drop(p_doc);
-    let g_doc: Value = serde_json::from_slice(g_bytes).map_err(|e| json_error(&args.gold, &e))?;
+    let g_doc: Value =
+        crate::corpus::strict_json::parse_slice(g_bytes).map_err(|e| json_error(&args.gold, &e))?;
     let gold = simple_records(&args.gold, &g_doc)?;
     evaluate_simple(&preds, &gold).map_err(|e| {
         InputError(format!(

@@ -3,7 +3,8 @@
 
 use super::similarity::{load_embedder, warn_truncation, ModelArgs};
 use super::{
-    complete_run, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME,
+    check_count, check_range, complete_run, load_lexicon, read_input, InputError, WordnetArgs,
+    EXIT_OK, EXIT_RUNTIME,
 };
 use crate::corpus::judged::{load_judged_items, JudgedItem};
 use crate::judge::{cost, prompt, Judge, JudgeClient, JudgeConfig, VerdictCache};
@@ -106,16 +107,16 @@ pub struct JudgeArgs {
     /// The judge model.
     #[arg(long, default_value = "gpt-3.5-turbo")]
     pub judge_model: String,
-    /// Per-request timeout, seconds.
+    /// Per-request timeout, seconds (0.001 to 3600).
     #[arg(long, default_value_t = 30.0)]
     pub judge_timeout: f64,
-    /// Attempts per item before it is recorded as failed.
+    /// Attempts per item before it is recorded as failed (1 to 100).
     #[arg(long, default_value_t = 3)]
     pub judge_attempts: u32,
-    /// First retry wait, milliseconds (doubled each retry, with jitter; Retry-After wins).
+    /// First retry wait, milliseconds, 0 to 120000 (doubled each retry, with jitter; Retry-After wins).
     #[arg(long, default_value_t = 500)]
     pub judge_backoff_ms: u64,
-    /// Requests in flight.
+    /// Requests in flight (1 to 256).
     #[arg(long, default_value_t = 4)]
     pub judge_concurrency: usize,
     /// Verdict cache (SQLite); default $XDG_CACHE_HOME/corpus-eval/judge.sqlite or ~/.cache/corpus-eval/judge.sqlite.
@@ -146,14 +147,6 @@ pub struct ThresholdArgs {
     /// Shared semantic options.
     #[command(flatten)]
     pub semantic: SemanticOptions,
-}
-
-fn check_range(name: &str, v: f64, lo: f64, hi: f64) -> anyhow::Result<()> {
-    if v.is_finite() && v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(InputError(format!("{name} must lie in [{lo}, {hi}], got {v}")).into())
-    }
 }
 
 fn load_items(path: &Path) -> anyhow::Result<Vec<JudgedItem>> {
@@ -242,8 +235,8 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     if s.target == "labels" && unlabelled > 0 {
         eprintln!("warning: {unlabelled} items without a label are left out of the search");
     }
-    println!("{}", threshold_table(&s));
-    println!(
+    outln!("{}", threshold_table(&s));
+    outln!(
         "target: {} ({n} items), optimize: {}, anchors: {}, {}",
         if s.target == "labels" {
             "human labels"
@@ -254,7 +247,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
         if anchors { "on" } else { "off" },
         embedder.signature()
     );
-    println!("threshold: {:.2}", s.best);
+    outln!("threshold: {:.2}", s.best);
     Ok(EXIT_OK)
 }
 
@@ -265,18 +258,39 @@ fn optimize_name(o: Optimize) -> &'static str {
     }
 }
 
-/// The URL with any user:password and query removed, for the manifest.
-fn redact_url(url: &str) -> String {
-    let (scheme, rest) = match url.split_once("://") {
-        Some((s, r)) => (format!("{s}://"), r),
-        None => (String::new(), url),
-    };
-    let rest = match rest.split_once('@') {
-        Some((userinfo, host)) if !userinfo.contains('/') => host,
-        _ => rest,
-    };
-    let rest = rest.split(['?', '#']).next().unwrap_or_default();
-    format!("{scheme}{rest}")
+/// Longest `--judge-backoff-ms` (the wait before a retry never exceeds
+/// two minutes anyway).
+pub const MAX_JUDGE_BACKOFF_MS: u64 = 120_000;
+/// Most `--judge-attempts`.
+pub const MAX_JUDGE_ATTEMPTS: u64 = 100;
+
+/// The judge's numeric flags, each in its documented range (exit 2).
+fn check_judge_numbers(args: &JudgeArgs) -> anyhow::Result<()> {
+    check_range("--judge-timeout", args.judge_timeout, 0.001, 3600.0)?;
+    check_count(
+        "--judge-attempts",
+        args.judge_attempts.into(),
+        1,
+        MAX_JUDGE_ATTEMPTS,
+    )?;
+    check_count(
+        "--judge-backoff-ms",
+        args.judge_backoff_ms,
+        0,
+        MAX_JUDGE_BACKOFF_MS,
+    )?;
+    check_count(
+        "--judge-concurrency",
+        args.judge_concurrency as u64,
+        1,
+        crate::rag::batch::MAX_CONCURRENCY as u64,
+    )?;
+    if let Some(max) = args.max_cost {
+        check_range("--max-cost", max, 0.0, 1e12)?;
+    }
+    check_range("--tokens-per-eval", args.tokens_per_eval, 0.0, 1e9)?;
+    check_range("--price-per-1k", args.price_per_1k, 0.0, 1e6)?;
+    Ok(())
 }
 
 fn make_judge(args: &JudgeArgs) -> anyhow::Result<Judge> {
@@ -285,13 +299,7 @@ fn make_judge(args: &JudgeArgs) -> anyhow::Result<Judge> {
         .clone()
         .or_else(|| std::env::var("CORPUS_EVAL_JUDGE_URL").ok().filter(|u| !u.is_empty()))
         .ok_or_else(|| InputError("the judge needs --judge-url (or $CORPUS_EVAL_JUDGE_URL): an OpenAI-compatible API base URL".into()))?;
-    check_range("--judge-timeout", args.judge_timeout, 0.001, 3600.0)?;
-    if args.judge_attempts == 0 || args.judge_concurrency == 0 {
-        return Err(InputError(
-            "--judge-attempts and --judge-concurrency must be at least 1".into(),
-        )
-        .into());
-    }
+    check_judge_numbers(args)?;
     let client = JudgeClient::new(
         JudgeConfig {
             url,
@@ -388,6 +396,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     let items = load_items(&args.input)?;
     check_range("--threshold", args.threshold, 0.0, 1.0)?;
     check_range("--band", args.band, 0.0, 1.0)?;
+    check_judge_numbers(&args.judge)?;
     let method = args.method;
     let anchors = args.semantic.anchors == AnchorsArg::On && method.uses_embeddings();
     let lexicon = load_lexicon(&args.semantic.wordnet)?;
@@ -452,7 +461,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
             e.evaluations, e.tokens_per_eval, e.price_per_1k, e.usd, e.cached
         );
         if args.judge.estimate_cost {
-            println!("{line}");
+            outln!("{line}");
             return Ok(EXIT_OK);
         }
         if let Some(max) = args.judge.max_cost {
@@ -466,7 +475,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         eprintln!("{line}");
         estimate = Some(e);
     } else if args.judge.estimate_cost {
-        println!(
+        outln!(
             "judge cost estimate: 0 calls (method {} does not use the judge) = $0.0000",
             method.as_str()
         );
@@ -528,7 +537,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
             "signature": e.signature(),
         })),
         "judge": judge.as_ref().map(|j| json!({
-            "url": redact_url(j.client().endpoint()),
+            "url": crate::secrets::redact_url(j.client().endpoint()),
             "model": j.client().model(),
             "prompt_sha256": crate::report::sha256_hex(prompt::TEMPLATE.as_bytes()),
             "temperature": prompt::TEMPERATURE,
@@ -583,10 +592,10 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
 
     if args.json {
         eprintln!("run folder: {}", path.display());
-        println!("{}", serde_json::to_string(&summary)?);
+        outln!("{}", serde_json::to_string(&summary)?);
     } else {
-        print_summary(&summary);
-        println!("run folder: {}", path.display());
+        print_summary(&summary)?;
+        outln!("run folder: {}", path.display());
     }
     if summary.judge.failed > 0 {
         eprintln!(
@@ -691,7 +700,7 @@ fn write_run(
     Ok(())
 }
 
-fn print_summary(s: &JudgeAnswersSummary) {
+fn print_summary(s: &JudgeAnswersSummary) -> anyhow::Result<()> {
     let rows: Vec<Vec<String>> = s
         .systems
         .iter()
@@ -705,7 +714,7 @@ fn print_summary(s: &JudgeAnswersSummary) {
             ]
         })
         .collect();
-    println!(
+    outln!(
         "{}",
         grid_table(&["rank", "system", "n", "mean score"], &rows)
     );
@@ -769,23 +778,7 @@ fn print_summary(s: &JudgeAnswersSummary) {
             ),
         ]);
     }
-    println!("{}", grid_table(&["", "value"], &lines));
-    println!("signature: {}", s.signature);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redact_url;
-
-    #[test]
-    fn urls_lose_credentials() {
-        assert_eq!(
-            redact_url("https://user:pw@h.example/v1?key=1"),
-            "https://h.example/v1"
-        );
-        assert_eq!(
-            redact_url("http://127.0.0.1:8/v1/chat/completions"),
-            "http://127.0.0.1:8/v1/chat/completions"
-        );
-    }
+    outln!("{}", grid_table(&["", "value"], &lines));
+    outln!("signature: {}", s.signature);
+    Ok(())
 }

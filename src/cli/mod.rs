@@ -2,6 +2,17 @@
 //! logic lives here; each subcommand file turns its arguments into library
 //! calls.
 
+/// `println!` that returns a write failure instead of panicking: a closed
+/// pipe (`| head`) ends the command quietly with exit 0, any other failure
+/// (a full disk) is exit 1 with the message. Use inside a function that
+/// returns `anyhow::Result`.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err($crate::cli::StdoutError)?
+    }};
+}
+
 mod build_lexicon;
 mod compare;
 mod evaluate;
@@ -29,6 +40,11 @@ pub const EXIT_INPUT: u8 = 2;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct InputError(pub String);
+
+/// Writing to standard output failed (a closed pipe or a full disk).
+#[derive(Debug, thiserror::Error)]
+#[error("writing to standard output: {0}")]
+pub struct StdoutError(pub std::io::Error);
 
 /// corpus-eval: score LLM and RAG answers over transcript corpora and verify
 /// that every quoted citation stands in its source.
@@ -82,6 +98,9 @@ pub enum Command {
 
 /// Runs the parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
+    // Secrets from the environment and URL credentials from the command
+    // line are known before anything can be printed or stored.
+    crate::secrets::register_from_env_and_args(&std::env::args().collect::<Vec<_>>());
     let result = match cli.command {
         Command::Evaluate(a) => evaluate::run(a),
         Command::Hotpot(a) => hotpot::run(a),
@@ -99,10 +118,20 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        // A reader that stopped reading (`| head -c1`) is not a failure,
+        // as with ripgrep: exit quietly.
+        Err(err)
+            if err
+                .chain()
+                .filter_map(|c| c.downcast_ref::<StdoutError>())
+                .any(|e| e.0.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(err) => {
-            eprintln!("error: {err}");
+            eprintln!("error: {}", crate::secrets::scrub(&err.to_string()));
             for cause in err.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+                eprintln!("  caused by: {}", crate::secrets::scrub(&cause.to_string()));
             }
             ExitCode::from(exit_code_of(&err))
         }
@@ -116,6 +145,10 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
             || c.is::<crate::corpus::CorpusError>()
             || c.is::<crate::lexicon::LexiconError>()
             || matches!(
+                c.downcast_ref::<crate::report::ReportError>(),
+                Some(crate::report::ReportError::NotRegular { .. })
+            )
+            || matches!(
                 c.downcast_ref::<crate::judge::JudgeError>(),
                 Some(crate::judge::JudgeError::Config { .. })
             )
@@ -126,6 +159,26 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
         EXIT_INPUT
     } else {
         EXIT_RUNTIME
+    }
+}
+
+/// A number from a flag must be finite and lie in `[lo, hi]` (exit 2
+/// otherwise, naming the flag and the range).
+pub(crate) fn check_range(name: &str, v: f64, lo: f64, hi: f64) -> anyhow::Result<()> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(InputError(format!("{name} must lie in [{lo}, {hi}], got {v}")).into())
+    }
+}
+
+/// A count from a flag must lie in `[lo, hi]` (exit 2 otherwise, naming the
+/// flag and the range).
+pub(crate) fn check_count(name: &str, v: u64, lo: u64, hi: u64) -> anyhow::Result<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(InputError(format!("{name} must lie in [{lo}, {hi}], got {v}")).into())
     }
 }
 

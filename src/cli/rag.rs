@@ -3,10 +3,13 @@
 //! never printed or written.
 
 use super::evaluate::MatchArg;
-use super::{load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
+use super::{
+    check_count, check_range, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK,
+    EXIT_RUNTIME,
+};
 use crate::citations::MatchLevel;
 use crate::rag::batch::{run_batch, CheckConfig, Prepared, Workers};
-use crate::rag::client::{public_url, ClientConfig, RagClient, AUTH_ENV, URL_ENV};
+use crate::rag::client::{ClientConfig, RagClient, AUTH_ENV, URL_ENV};
 use crate::rag::journal::{last_outcomes, Journal};
 use crate::rag::questions::{parse_rag_questions, RagQuestion};
 use crate::rag::summary::summarize_run;
@@ -15,6 +18,7 @@ use crate::rag::{parse_filter, request_body};
 use crate::report::charts::{render_bar_chart, Bar, BarChart};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::{rfc3339, sha256_hex, write_json, RunFolder};
+use crate::secrets::redact_url;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,7 +52,7 @@ pub struct ApiArgs {
     /// The API endpoint (default: $EVALUATION_API_URL).
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
-    /// Documents to retrieve.
+    /// Documents to retrieve (1 to 10000).
     #[arg(long)]
     pub k: Option<u64>,
     /// Metadata filter KEY=VALUE (PROJECT, YEAR, MONTH, NAME, COUNTRY,
@@ -58,14 +62,14 @@ pub struct ApiArgs {
     /// The LangChain-style model name (e.g. openai:gpt-4o-mini, groq:...).
     #[arg(long)]
     pub model: Option<String>,
-    /// Per-request timeout in seconds.
+    /// Per-request timeout in seconds (0.001 to 3600).
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
-    /// Retries after the first attempt (connection errors, timeouts, 429,
+    /// Retries after the first attempt, 0 to 100 (connection errors, timeouts, 429,
     /// 5xx, replies that break the contract).
     #[arg(long, default_value_t = 5)]
     pub max_retries: u32,
-    /// First backoff in milliseconds (doubled per retry, +-25% jitter;
+    /// First backoff in milliseconds, 0 to 60000 (doubled per retry, +-25% jitter;
     /// Retry-After wins when the server sends it).
     #[arg(long, default_value_t = 500)]
     pub backoff_ms: u64,
@@ -103,7 +107,7 @@ pub struct RunArgs {
     /// valid reply in its responses.jsonl.
     #[arg(long, value_name = "RUN_DIR")]
     pub resume: Option<PathBuf>,
-    /// Requests in flight at once.
+    /// Requests in flight at once (1 to 256).
     #[arg(long, default_value_t = 4)]
     pub concurrency: usize,
     /// Seed of the bootstrap confidence intervals.
@@ -129,6 +133,14 @@ pub fn run(args: RagArgs) -> anyhow::Result<u8> {
 }
 
 const DEFAULT_K: u64 = 10;
+/// Longest `--timeout`, seconds.
+pub const MAX_TIMEOUT_S: f64 = 3600.0;
+/// Most `--max-retries`.
+pub const MAX_RETRIES: u64 = 100;
+/// Longest `--backoff-ms` (a retry never waits more than a minute anyway).
+pub const MAX_BACKOFF_MS: u64 = 60_000;
+/// Most documents `--k` may ask for.
+pub const MAX_K: u64 = 10_000;
 const DEFAULT_MODEL: &str = "openai:gpt-4o-mini";
 
 fn level_of(m: MatchArg) -> MatchLevel {
@@ -157,12 +169,11 @@ fn client(api: &ApiArgs, fallback_url: Option<&str>) -> anyhow::Result<RagClient
         .or_else(|| std::env::var(URL_ENV).ok().filter(|u| !u.trim().is_empty()))
         .or_else(|| fallback_url.map(str::to_string))
         .ok_or_else(|| InputError(format!("no API URL: pass --api-url or set ${URL_ENV}")))?;
-    if !(api.timeout.is_finite() && api.timeout > 0.0) {
-        return Err(InputError(format!(
-            "--timeout {} must be a positive number of seconds",
-            api.timeout
-        ))
-        .into());
+    check_range("--timeout", api.timeout, 0.001, MAX_TIMEOUT_S)?;
+    check_count("--max-retries", api.max_retries.into(), 0, MAX_RETRIES)?;
+    check_count("--backoff-ms", api.backoff_ms, 0, MAX_BACKOFF_MS)?;
+    if let Some(k) = api.k {
+        check_count("--k", k, 1, MAX_K)?;
     }
     if !(0.0..=1.0).contains(&api.fuzzy_threshold) {
         return Err(InputError(format!(
@@ -205,36 +216,40 @@ fn ask(args: AskArgs) -> anyhow::Result<u8> {
     };
     let level = level_of(args.api.match_level);
     let (checks, existence) = check_citations(reply, level, args.api.fuzzy_threshold);
+    // Checked on the reply as received; printed with the secrets redacted.
+    let redactor = client.redactor();
     if args.json {
-        println!(
+        let mut citations = serde_json::to_value(&checks)?;
+        redactor.redact_value(&mut citations);
+        outln!(
             "{}",
             json!({"request": body, "response": outcome.response, "attempts": outcome.attempts,
-                   "elapsed_ms": outcome.elapsed_ms, "citations": checks, "existence_score": existence})
+                   "elapsed_ms": outcome.elapsed_ms, "citations": citations, "existence_score": existence})
         );
         return Ok(EXIT_OK);
     }
-    println!("answer: {}", reply.answer);
+    outln!("answer: {}", redactor.redact(&reply.answer));
     for (i, c) in checks.iter().enumerate() {
         let span = c
             .span
             .map_or(String::new(), |[a, b]| format!(" chars {a}..{b}"));
-        println!(
+        outln!(
             "[{}] source {} {} (similarity {:.3}{span}): {:?}",
             i + 1,
             c.source_index,
             c.verdict,
             c.similarity,
-            c.quote
+            redactor.redact(&c.quote)
         );
     }
     match existence {
-        Some(e) => println!(
+        Some(e) => outln!(
             "existence score: {e:.4} ({} of {} citations found, match {})",
             checks.iter().filter(|c| c.found).count(),
             checks.len(),
             level.as_str()
         ),
-        None => println!("existence score: n/a (no citations)"),
+        None => outln!("existence score: n/a (no citations)"),
     }
     Ok(EXIT_OK)
 }
@@ -245,8 +260,8 @@ fn run_settings(args: &RunArgs, questions: &Path, digest: &str, url: &str) -> Va
     json!({
         "questions": questions.display().to_string(),
         "questions_sha256": digest,
-        "api_url": public_url(url),
-        "api_url_redacted": public_url(url) != url,
+        "api_url": redact_url(url),
+        "api_url_redacted": redact_url(url) != url,
         "k": args.api.k.unwrap_or(DEFAULT_K),
         "model": args.api.model.as_deref().unwrap_or(DEFAULT_MODEL),
         "filter": args.api.filter,
@@ -345,9 +360,12 @@ fn resume_args(dir: &Path, args: &mut RunArgs) -> anyhow::Result<Resumed> {
 
 fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
-    if args.concurrency == 0 {
-        return Err(InputError("--concurrency must be at least 1".into()).into());
-    }
+    check_count(
+        "--concurrency",
+        args.concurrency as u64,
+        1,
+        crate::rag::batch::MAX_CONCURRENCY as u64,
+    )?;
     // The run folder, the questions and, on resume, what run.json holds.
     let (folder, questions_path, resumed) = match args.resume.clone() {
         Some(dir) => {
@@ -391,18 +409,22 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     let stored_url = resumed.as_ref().and_then(|r| r.url.clone());
     let client = Arc::new(client(&args.api, stored_url.as_deref())?);
     let lexicon = Arc::new(load_lexicon(&args.wordnet)?);
+    // Every usage check comes before anything is created.
+    let defaults_filter = filters(&args.api.filter)?;
     let (folder, run_json) = if let Some(r) = resumed {
         (folder, r.settings)
     } else {
-        // The folder is live from the start (the journal must survive a
-        // kill); it is created empty under its final name.
-        let f = RunFolder::create(&args.out, started)?.finish()?;
-        // The journal exists before run.json, so a folder with run.json is
-        // always resumable.
-        std::fs::File::create(f.join("responses.jsonl"))?.sync_all()?;
+        // The folder becomes visible only once run.json and the (empty)
+        // journal are durable inside it, so a visible folder is always
+        // resumable; from then on it stays live (the journal must survive a
+        // kill).
         let abs = std::fs::canonicalize(&questions_path).unwrap_or(questions_path.clone());
         let settings = run_settings(&args, &abs, &q_digest, &client.config().url);
-        write_json(&f.join("run.json"), &settings)?;
+        let (f, ()) = super::complete_run(RunFolder::create(&args.out, started)?, |staged| {
+            std::fs::File::create(staged.file("responses.jsonl"))?.sync_all()?;
+            write_json(&staged.file("run.json"), &settings)?;
+            Ok(())
+        })?;
         (f, settings)
     };
     // Messages name the folder absolutely, so the resume hint works from anywhere.
@@ -414,7 +436,6 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
             answered.torn_bytes
         );
     }
-    let defaults_filter = filters(&args.api.filter)?;
     let k = args.api.k.unwrap_or(DEFAULT_K);
     let model = args
         .api
@@ -518,7 +539,7 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
             "session".into(),
             json!({
                 "resumed": args.resume.is_some(),
-                "api_url": public_url(&client.config().url),
+                "api_url": redact_url(&client.config().url),
                 "concurrency": args.concurrency,
                 "timeout_s": args.api.timeout,
                 "max_retries": args.api.max_retries,
@@ -540,20 +561,20 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     .with_lexicon(&lexicon);
     write_json(&folder.join("manifest.json"), &manifest)?;
     let failed = summary["failed"].as_u64().unwrap_or(0);
-    println!(
+    outln!(
         "{} questions: {} answered, {failed} failed; existence {}; score {}",
         summary["questions"],
         summary["answered"],
         fmt_mean(&summary["existence"]),
         fmt_mean(&summary["score"])
     );
-    println!(
+    outln!(
         "this session: {} asked in {secs:.2} s ({:.0} req/s), finished {}",
         tally.done,
         tally.done as f64 / secs.max(1e-9),
         rfc3339(SystemTime::now())
     );
-    println!("run folder: {}", folder.display());
+    outln!("run folder: {}", folder.display());
     if failed > 0 {
         eprintln!(
             "{failed} question(s) have no valid reply (listed in summary.json failed_ids); ask them again with: corpus-eval rag run --resume {}",

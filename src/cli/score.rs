@@ -37,11 +37,11 @@ pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
     match CompiledQuestion::compile(&args.qtype, &metric, &lexicon) {
         Ok(q) => {
             let s = q.score(&args.answer, &mut Analyzer::new(&lexicon));
-            println!("{}", serde_json::to_string(&s)?);
+            outln!("{}", serde_json::to_string(&s)?);
         }
         Err(e) => {
             eprintln!("warning: {e}");
-            println!("null");
+            outln!("null");
         }
     }
     Ok(EXIT_OK)
@@ -51,7 +51,7 @@ pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
 pub fn run_synonyms(args: SynonymsArgs) -> anyhow::Result<u8> {
     let lexicon = load_lexicon(&args.wordnet)?;
     for s in lexicon.enrich(&args.word) {
-        println!("{s}");
+        outln!("{s}");
     }
     Ok(EXIT_OK)
 }

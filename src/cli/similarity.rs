@@ -58,7 +58,7 @@ pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {
     let embedder = load_embedder(&args.model)?;
     let v = embedder.embed(&[args.text_a.as_str(), args.text_b.as_str()])?;
     warn_truncation(&embedder);
-    println!("{:.6}", crate::semantic::cosine(&v[0], &v[1]));
+    outln!("{:.6}", crate::semantic::cosine(&v[0], &v[1]));
     Ok(EXIT_OK)
 }
 
@@ -126,6 +126,10 @@ fn load_texts(path: &std::path::Path) -> anyhow::Result<Vec<TextItem>> {
 /// Runs `embed`: one JSON line per text, `{"index", "id"?, "text",
 /// "embedding"}`, in input order.
 pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
+    // A device, FIFO or folder is refused before any work (exit 2).
+    if let Some(path) = &args.output {
+        crate::report::check_destination(path)?;
+    }
     let items = load_texts(&args.file)?;
     let embedder = load_embedder(&args.model)?;
     let texts: Vec<&str> = items.iter().map(|t| t.text.as_str()).collect();
@@ -158,8 +162,8 @@ pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
         None => {
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();
-            lock.write_all(&out)?;
-            lock.flush()?;
+            lock.write_all(&out).map_err(super::StdoutError)?;
+            lock.flush().map_err(super::StdoutError)?;
         }
     }
     Ok(EXIT_OK)

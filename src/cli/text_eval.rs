@@ -299,14 +299,14 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
     })?;
     if args.json {
         eprintln!("run folder: {}", path.display());
-        println!("{summary}");
+        outln!("{summary}");
     } else {
-        print_table(&summary);
+        print_table(&summary)?;
         if sem.source == SemanticSource::FallbackTfidf {
-            println!("embeddings: fallback-tfidf ({})", sem.detail);
+            outln!("embeddings: fallback-tfidf ({})", sem.detail);
         }
-        println!("signature: {signature}");
-        println!("run folder: {}", path.display());
+        outln!("signature: {signature}");
+        outln!("run folder: {}", path.display());
     }
     Ok(EXIT_OK)
 }
@@ -327,7 +327,7 @@ fn column_notes(sem: &Semantics) -> Value {
     }
 }
 
-fn print_table(summary: &Value) {
+fn print_table(summary: &Value) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     let mut add = |name: &str, g: &Value| {
         let m = |k: &str| {
@@ -357,7 +357,7 @@ fn print_table(summary: &Value) {
         }
     }
     add("All", &summary["overall"]);
-    println!(
+    outln!(
         "{}",
         grid_table(
             &[
@@ -373,6 +373,7 @@ fn print_table(summary: &Value) {
             &rows
         )
     );
+    Ok(())
 }
 
 fn draw_charts(folder: &RunFolder, results: &[TextResult], signature: &str) -> anyhow::Result<()> {

@@ -145,7 +145,7 @@ fn simple_record(path: &Path, index: usize, v: &Value) -> Result<SimpleRecord, C
         }
     };
     let record = match &id {
-        Some(id) => format!("item {index} (id {id:?})"),
+        Some(id) => format!("item {index} (id {:?})", super::Preview(id)),
         None => format!("item {index}"),
     };
     let answer = string_field(path, &record, "answer", obj.get("answer"))?
@@ -241,7 +241,8 @@ fn facts_error(
 
 /// Parses an official gold file (the HotpotQA JSON) from its bytes.
 pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord>, CorpusError> {
-    let raw: Vec<RawGold> = serde_json::from_slice(bytes).map_err(|e| json_error(path, &e))?;
+    let raw: Vec<RawGold> = serde_json::from_slice(super::strict_json::strip_bom_bytes(bytes))
+        .map_err(|e| json_error(path, &e))?;
     let mut out = Vec::with_capacity(raw.len());
     for (index, r) in raw.into_iter().enumerate() {
         let id = match r.id {
@@ -264,7 +265,7 @@ pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord
                 ))
             }
         };
-        let record = format!("item {index} (_id {id:?})");
+        let record = format!("item {index} (_id {:?})", super::Preview(&id));
         let answer = string_field(path, &record, "answer", r.answer.as_ref())?
             .ok_or_else(|| record_err(path, record.clone(), "answer", "missing".into()))?;
         let facts = match &r.supporting_facts {
@@ -323,7 +324,7 @@ pub fn official_predictions(path: &Path, doc: &Value) -> Result<OfficialPredicti
             other => {
                 return Err(record_err(
                     path,
-                    format!("answer for _id {id:?}"),
+                    format!("answer for _id {:?}", super::Preview(&id)),
                     &format!("answer.{id}"),
                     format!("expected a string, found {}", describe(other)),
                 ))
@@ -331,8 +332,14 @@ pub fn official_predictions(path: &Path, doc: &Value) -> Result<OfficialPredicti
         }
     }
     for (id, v) in section("sp")? {
-        let facts = supporting_facts(v)
-            .map_err(|e| facts_error(path, format!("sp for _id {id:?}"), &format!("sp.{id}"), e))?;
+        let facts = supporting_facts(v).map_err(|e| {
+            facts_error(
+                path,
+                format!("sp for _id {:?}", super::Preview(&id)),
+                &format!("sp.{}", super::Preview(&id)),
+                e,
+            )
+        })?;
         preds.sp.insert(id.clone(), facts);
     }
     Ok(preds)

@@ -9,6 +9,7 @@ pub mod hotpot;
 pub mod judged;
 mod questions;
 pub mod records;
+pub mod strict_json;
 pub mod tabular;
 mod transcripts;
 
@@ -55,6 +56,45 @@ pub enum CorpusError {
     },
 }
 
+/// Longest echo of an input value in a message, in characters.
+pub const PREVIEW_CHARS: usize = 200;
+
+/// An input value as an error message echoes it: formatted with `{:?}`
+/// (Debug) or `{}` (Display), cut at [`PREVIEW_CHARS`] characters with an
+/// ellipsis and the whole length (a 50 MB field must not make a 50 MB
+/// message).
+#[derive(Clone, Copy)]
+pub struct Preview<'a, T: ?Sized>(pub &'a T);
+
+fn cut(full: String) -> String {
+    match full.char_indices().nth(PREVIEW_CHARS) {
+        None => full,
+        Some((at, _)) => format!("{}… ({} chars)", &full[..at], full.chars().count()),
+    }
+}
+
+impl<T: std::fmt::Debug + ?Sized> std::fmt::Debug for Preview<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&cut(format!("{:?}", self.0)))
+    }
+}
+
+impl<T: std::fmt::Display + ?Sized> std::fmt::Display for Preview<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&cut(self.0.to_string()))
+    }
+}
+
+/// [`Preview`] of a value's Debug form, as a string.
+pub fn preview<T: std::fmt::Debug + ?Sized>(v: &T) -> String {
+    format!("{:?}", Preview(v))
+}
+
+/// [`Preview`] of a JSON value as written (strings quoted), as a string.
+pub fn preview_value(v: &serde_json::Value) -> String {
+    Preview(v).to_string()
+}
+
 /// Reads a whole file as UTF-8.
 pub fn read_text(path: &std::path::Path) -> Result<String, CorpusError> {
     let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
@@ -77,7 +117,7 @@ pub(crate) fn parse_json(
     path: &std::path::Path,
     text: &str,
 ) -> Result<serde_json::Value, CorpusError> {
-    serde_json::from_str(text).map_err(|e| json_error(path, &e))
+    strict_json::parse_str(text).map_err(|e| json_error(path, &e))
 }
 
 /// A serde_json error as a [`CorpusError::Json`] naming the file and the

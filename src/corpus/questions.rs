@@ -126,7 +126,7 @@ pub fn parse_questions(path: &Path, text: &str) -> Result<QuestionSet, CorpusErr
                 )
             })?,
         };
-        let record = format!("qa pair {index} (id {id:?})");
+        let record = format!("qa pair {index} (id {:?})", super::Preview(&id));
         let question = match obj.get("question") {
             Some(Value::Object(q)) => q,
             Some(_) => return Err(err(record, "question", "expected an object")),

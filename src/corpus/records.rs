@@ -22,7 +22,7 @@ impl Record {
     pub fn label(&self, id: Option<&str>) -> String {
         let mut s = format!("item {}", self.index);
         if let Some(id) = id {
-            s.push_str(&format!(" (id {id:?})"));
+            s.push_str(&format!(" (id {:?})", super::Preview(id)));
         }
         if let Some(line) = self.line {
             s.push_str(&format!(" at line {line}"));
@@ -47,7 +47,7 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, CorpusError
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"));
     if !jsonl_name {
-        match serde_json::from_str::<Value>(text) {
+        match super::strict_json::parse_str(text) {
             Ok(doc) => return Ok(from_document(doc)),
             Err(e) if !e.to_string().starts_with("trailing characters") => {
                 return Err(json_error(path, &e))
@@ -58,7 +58,7 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, CorpusError
     // Lines parse in parallel; the first bad line (in file order) is the
     // error reported.
     use rayon::prelude::*;
-    let lines: Vec<(usize, &str)> = text
+    let lines: Vec<(usize, &str)> = super::strict_json::strip_bom(text)
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
@@ -66,7 +66,7 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, CorpusError
     let parsed: Vec<Result<Value, CorpusError>> = lines
         .par_iter()
         .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|e| CorpusError::Json {
+            super::strict_json::parse_str(line).map_err(|e| CorpusError::Json {
                 path: path.to_path_buf(),
                 line: i + 1,
                 column: e.column(),

@@ -6,6 +6,7 @@
 use super::prompt::{parse_score, MAX_TOKENS, TEMPERATURE};
 use super::JudgeError;
 use crate::http::{backoff, send_and_read, snippet};
+use crate::secrets::{url_secrets, Redactor};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -44,6 +45,7 @@ pub struct JudgeClient {
     config: JudgeConfig,
     endpoint: String,
     key: Option<String>,
+    redactor: Redactor,
     http: reqwest::blocking::Client,
 }
 
@@ -59,11 +61,17 @@ impl std::fmt::Debug for JudgeClient {
 
 /// The chat-completions URL for a base URL.
 pub fn endpoint_of(url: &str) -> String {
-    let url = url.trim_end_matches('/');
-    if url.ends_with("/chat/completions") {
-        url.to_string()
+    // The path is extended before the query (`.../v1?api-key=K` becomes
+    // `.../v1/chat/completions?api-key=K`).
+    let (base, query) = match url.find(['?', '#']) {
+        Some(i) => url.split_at(i),
+        None => (url, ""),
+    };
+    let base = base.trim_end_matches('/');
+    if base.ends_with("/chat/completions") {
+        format!("{base}{query}")
     } else {
-        format!("{url}/chat/completions")
+        format!("{base}/chat/completions{query}")
     }
 }
 
@@ -87,10 +95,15 @@ impl JudgeClient {
             .map_err(|e| JudgeError::Config {
                 message: format!("cannot build the HTTP client: {e}"),
             })?;
+        // The key and the URL's credentials, in every encoding a judge may
+        // echo them in (a 401 body often quotes the key), never reach a
+        // verdict, the cache or a message.
+        let redactor = Redactor::new(key.iter().cloned().chain(url_secrets(&config.url)));
         Ok(JudgeClient {
             endpoint: endpoint_of(&config.url),
             config,
             key,
+            redactor,
             http,
         })
     }
@@ -106,7 +119,25 @@ impl JudgeClient {
     }
 
     /// Asks the judge to score `prompt`, retrying up to the attempt limit.
+    /// Replies are parsed as received; the reply and error texts returned
+    /// (what is stored and printed) have the client's secrets redacted.
     pub fn ask(&self, prompt: &str) -> Asked {
+        let asked = self.ask_raw(prompt);
+        let clean = |t: String| match self.redactor.redact(&t) {
+            std::borrow::Cow::Owned(r) => r,
+            std::borrow::Cow::Borrowed(_) => t,
+        };
+        Asked {
+            result: asked
+                .result
+                .map(|(score, reply)| (score, clean(reply)))
+                .map_err(clean),
+            requests: asked.requests,
+            last_reply: asked.last_reply.map(clean),
+        }
+    }
+
+    fn ask_raw(&self, prompt: &str) -> Asked {
         let mut requests = 0;
         let mut last_reply = None;
         let mut last_error = String::new();
@@ -169,13 +200,16 @@ impl JudgeClient {
         let (status, retry_after, text) = (reply.status, reply.retry_after, reply.text);
         if status.as_u16() == 429 || status.is_server_error() {
             return Attempt::Retry(
-                format!("HTTP {status}: {}", snippet(&text)),
+                format!("HTTP {status}: {}", snippet(&self.redactor.redact(&text))),
                 retry_after,
                 None,
             );
         }
         if !status.is_success() {
-            return Attempt::Fatal(format!("HTTP {status}: {}", snippet(&text)), None);
+            return Attempt::Fatal(
+                format!("HTTP {status}: {}", snippet(&self.redactor.redact(&text))),
+                None,
+            );
         }
         let content = serde_json::from_str::<Value>(&text).ok().and_then(|v| {
             v.pointer("/choices/0/message/content")
@@ -184,14 +218,20 @@ impl JudgeClient {
         });
         match content {
             None => Attempt::Retry(
-                format!("not a chat-completions reply: {}", snippet(&text)),
+                format!(
+                    "not a chat-completions reply: {}",
+                    snippet(&self.redactor.redact(&text))
+                ),
                 None,
                 None,
             ),
             Some(reply) => match parse_score(&reply) {
                 Some(score) => Attempt::Scored(score, reply),
                 None => Attempt::Retry(
-                    format!("reply holds no score in [0, 1]: {:?}", snippet(&reply)),
+                    format!(
+                        "reply holds no score in [0, 1]: {:?}",
+                        snippet(&self.redactor.redact(&reply))
+                    ),
                     None,
                     Some(reply),
                 ),
@@ -211,6 +251,10 @@ mod tests {
         assert_eq!(
             endpoint_of("http://h/v1/chat/completions"),
             "http://h/v1/chat/completions"
+        );
+        assert_eq!(
+            endpoint_of("http://h/v1?api-key=K"),
+            "http://h/v1/chat/completions?api-key=K"
         );
     }
 }

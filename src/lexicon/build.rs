@@ -97,6 +97,11 @@ pub fn build_compact(dir: &Path) -> Result<String, LexiconError> {
                 .next()
                 .and_then(|s| usize::from_str_radix(s, 16).ok())
                 .ok_or_else(|| bad(dir, &file, n + 1, "word count is not hexadecimal"))?;
+            // WordNet's w_cnt is two hex digits; and no line holds more
+            // words than it has fields (a huge count must not allocate).
+            if count > 0xff || count > line.len() {
+                return Err(bad(dir, &file, n + 1, "word count exceeds the line"));
+            }
             let mut words = Vec::with_capacity(count);
             for _ in 0..count {
                 let w = f
@@ -130,7 +135,11 @@ pub fn build_compact(dir: &Path) -> Result<String, LexiconError> {
             };
             let synset_cnt = parse(2)?;
             let p_cnt = parse(3)?;
-            let first = 4 + p_cnt + 2;
+            // Both counts are bounded by the fields the line holds.
+            let first = p_cnt
+                .checked_add(6)
+                .filter(|&first| first <= f.len() && synset_cnt <= f.len() - first)
+                .ok_or_else(|| bad(dir, &file, n + 1, "counts exceed the line"))?;
             let entry = lemmas.entry(clean_lemma(f[0])).or_insert((0, Vec::new()));
             entry.0 |= pos_bit(pos);
             for k in 0..synset_cnt {

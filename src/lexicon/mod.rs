@@ -160,6 +160,8 @@ impl Lexicon {
             l.strip_prefix(name)
                 .and_then(|r| r.strip_prefix('\t'))
                 .and_then(|r| r.parse().ok())
+                // Every entry takes a line: no count exceeds the text.
+                .filter(|&c: &usize| c <= text.len())
                 .ok_or_else(|| fail(no, &format!("expected the {name} header")))
         };
         let n_synsets = count(&mut lines, "synsets")?;

@@ -12,6 +12,7 @@ use crate::citations::MatchLevel;
 use crate::lexicon::Lexicon;
 use crate::scoring::phrases::Analyzer;
 use crate::scoring::CompiledQuestion;
+use crate::secrets::Redactor;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -61,11 +62,17 @@ pub fn journal_line(
     check: CheckConfig,
     analyzer: &mut Analyzer,
     lexicon: &Lexicon,
+    redactor: &Redactor,
 ) -> String {
+    // Citations are checked on the reply as received; what is stored of
+    // them (the quotes) has the client's secrets redacted, like the
+    // response and the error the client returns.
     let (citations, existence) = match &outcome.reply {
         Some(reply) => {
             let (c, e) = check_citations(reply, check.level, check.fuzzy_threshold);
-            (serde_json::to_value(c).unwrap_or(Value::Null), e)
+            let mut c = serde_json::to_value(c).unwrap_or(Value::Null);
+            redactor.redact_value(&mut c);
+            (c, e)
         }
         None => (json!([]), None),
     };
@@ -142,7 +149,14 @@ pub fn run_batch(
                     // line instead of a question that silently never ends.
                     let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         let outcome = client.ask(&item.body);
-                        let line = journal_line(item, &outcome, check, &mut analyzer, &lexicon);
+                        let line = journal_line(
+                            item,
+                            &outcome,
+                            check,
+                            &mut analyzer,
+                            &lexicon,
+                            client.redactor(),
+                        );
                         (outcome.error.is_none(), line)
                     }));
                     let message = handled.unwrap_or_else(|_| {
@@ -155,7 +169,14 @@ pub fn run_batch(
                         };
                         (
                             false,
-                            journal_line(item, &failed, check, &mut analyzer, &lexicon),
+                            journal_line(
+                                item,
+                                &failed,
+                                check,
+                                &mut analyzer,
+                                &lexicon,
+                                client.redactor(),
+                            ),
                         )
                     });
                     if tx.send(message).is_err() {

@@ -5,6 +5,7 @@
 
 use super::reply::{parse_reply, Reply};
 use crate::http::{backoff, send_and_read, snippet};
+use crate::secrets::{redact_url, url_secrets, Redactor};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -55,30 +56,16 @@ enum Attempt {
 pub struct RagClient {
     config: ClientConfig,
     auth: Option<String>,
+    redactor: Redactor,
     http: reqwest::blocking::Client,
 }
 
 impl std::fmt::Debug for RagClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RagClient")
-            .field("url", &public_url(&self.config.url))
+            .field("url", &redact_url(&self.config.url))
             .field("auth", &self.auth.as_ref().map(|_| "(set)"))
             .finish()
-    }
-}
-
-/// The URL without user info, query or fragment (what logs and manifests
-/// show; credentials sometimes ride in URLs).
-pub fn public_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) => {
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.set_query(None);
-            u.set_fragment(None);
-            u.to_string()
-        }
-        Err(_) => "(unparsable URL)".into(),
     }
 }
 
@@ -95,12 +82,26 @@ impl RagClient {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("building the HTTP client: {e}"))?;
-        Ok(RagClient { config, auth, http })
+        // The auth string and the URL's credentials, in every encoding a
+        // server may echo them in, are kept out of what is stored or shown.
+        let redactor = Redactor::new(auth.iter().cloned().chain(url_secrets(&config.url)));
+        Ok(RagClient {
+            config,
+            auth,
+            redactor,
+            http,
+        })
     }
 
     /// The configuration.
     pub fn config(&self) -> &ClientConfig {
         &self.config
+    }
+
+    /// The redactor of this client's secrets (the auth string, the URL's
+    /// credentials), for whatever is stored or printed of its replies.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// Asks one question (`body` without auth), retrying up to the limit.
@@ -111,14 +112,15 @@ impl RagClient {
         let mut last = String::new();
         for attempt in 1..=attempts_allowed {
             let wait = match self.attempt(body) {
-                Attempt::Ok(response, reply) => {
+                Attempt::Ok(mut response, reply) => {
+                    self.redactor.redact_value(&mut response);
                     return Outcome {
                         response: Some(response),
                         reply: Some(reply),
                         error: None,
                         attempts: attempt,
                         elapsed_ms: started.elapsed().as_millis() as u64,
-                    }
+                    };
                 }
                 Attempt::Fatal(why) => {
                     return Outcome {
@@ -158,83 +160,41 @@ impl RagClient {
         }
         let reply = match send_and_read(self.http.post(&self.config.url).json(&wire), "<api-url>") {
             Ok(r) => r,
-            Err((why, wait)) => return Attempt::Retry(self.redact(&why), wait),
+            Err((why, wait)) => {
+                return Attempt::Retry(self.redactor.redact(&why).into_owned(), wait)
+            }
         };
         let (status, retry_after, text) = (reply.status, reply.retry_after, reply.text);
-        let text = self.redact(&text);
+        // The body is parsed as received; only what is shown of it is
+        // redacted (a short secret must not break the reply's syntax).
+        let shown = || snippet(&self.redactor.redact(&text));
         if matches!(status.as_u16(), 408 | 429) || status.is_server_error() {
-            return Attempt::Retry(format!("HTTP {status}: {}", snippet(&text)), retry_after);
+            return Attempt::Retry(format!("HTTP {status}: {}", shown()), retry_after);
         }
         if !status.is_success() {
-            return Attempt::Fatal(format!("HTTP {status}: {}", snippet(&text)));
+            return Attempt::Fatal(format!("HTTP {status}: {}", shown()));
         }
         let value: Value = match serde_json::from_str(&text) {
             Ok(v) => v,
-            Err(e) => {
-                return Attempt::Retry(format!("reply is not JSON ({e}): {}", snippet(&text)), None)
-            }
+            Err(e) => return Attempt::Retry(format!("reply is not JSON ({e}): {}", shown()), None),
         };
         match parse_reply(&value) {
             Ok(reply) => Attempt::Ok(value, reply),
             Err(why) => Attempt::Retry(
-                format!("reply breaks the contract ({why}): {}", snippet(&text)),
+                format!(
+                    "reply breaks the contract ({}): {}",
+                    self.redactor.redact(&why),
+                    shown()
+                ),
                 None,
             ),
         }
-    }
-
-    /// A body with the auth string blanked out (a server that echoes the
-    /// request must not get the secret into an error message).
-    fn redact(&self, text: &str) -> String {
-        let Some(a) = self.auth.as_deref().filter(|a| !a.is_empty()) else {
-            return text.to_string();
-        };
-        // The secret as written, JSON-escaped (also with non-ASCII as
-        // \uXXXX and "/" as "\/") and HTML-escaped.
-        let json = serde_json::to_string(a).unwrap_or_default();
-        let json = json.trim_matches('"').to_string();
-        let ascii: String = json
-            .chars()
-            .map(|c| {
-                if c.is_ascii() {
-                    c.to_string()
-                } else {
-                    format!("\\u{:04x}", c as u32)
-                }
-            })
-            .collect();
-        let forms = [
-            a.to_string(),
-            json.clone(),
-            ascii,
-            json.replace('/', "\\/"),
-            a.replace('&', "&amp;")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;")
-                .replace('"', "&quot;"),
-        ];
-        let mut out = text.to_string();
-        for f in forms.iter().filter(|f| !f.is_empty()) {
-            if out.contains(f.as_str()) {
-                out = out.replace(f.as_str(), "<redacted>");
-            }
-        }
-        out
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn public_urls_drop_credentials() {
-        assert_eq!(
-            public_url("https://user:pw@h.example/p?key=s#f"),
-            "https://h.example/p"
-        );
-        assert_eq!(public_url("not a url"), "(unparsable URL)");
-    }
 
     #[test]
     fn every_escaped_form_of_the_secret_is_redacted() {
@@ -254,7 +214,10 @@ mod tests {
             "u:p\\\"w\\/é&x".to_string(),
             "u:p&quot;w/é&amp;x".to_string(),
         ] {
-            let out = c.redact(&format!("echo: {echoed}!"));
+            let out = c
+                .redactor()
+                .redact(&format!("echo: {echoed}!"))
+                .into_owned();
             assert_eq!(out, "echo: <redacted>!", "{echoed}");
         }
     }

@@ -5,7 +5,7 @@
 
 use super::FILTER_KEYS;
 use crate::corpus::records::parse_records;
-use crate::corpus::{json_kind, parse_questions, read_text, CorpusError};
+use crate::corpus::{json_kind, parse_questions, read_text, CorpusError, Preview};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::Path;
@@ -56,7 +56,7 @@ fn overrides(
                     path,
                     record,
                     "k",
-                    format!("expected a positive integer, found {v}"),
+                    format!("expected a positive integer, found {}", Preview(v)),
                 ))
             }
         },
@@ -68,7 +68,7 @@ fn overrides(
                 return Err(record_error(
                     path,
                     record,
-                    &format!("filter.{bad}"),
+                    &format!("filter.{}", Preview(bad)),
                     format!("unknown metadata key (one of {})", FILTER_KEYS.join(", ")),
                 ));
             }
@@ -91,7 +91,7 @@ fn overrides(
                 path,
                 record,
                 "model",
-                format!("expected a model name, found {v}"),
+                format!("expected a model name, found {}", Preview(v)),
             ))
         }
     };
@@ -116,7 +116,7 @@ pub fn load_rag_questions(path: &Path) -> Result<Vec<RagQuestion>, CorpusError> 
 /// Parses question-file text (see [`load_rag_questions`]); `path` names the
 /// file in errors.
 pub fn parse_rag_questions(path: &Path, text: &str) -> Result<Vec<RagQuestion>, CorpusError> {
-    let doc: Option<Value> = serde_json::from_str(text).ok();
+    let doc: Option<Value> = crate::corpus::strict_json::parse_str(text).ok();
     let out = match doc {
         Some(doc) if is_main_job_file(&doc) => {
             let set = parse_questions(path, text)?;
@@ -132,7 +132,7 @@ pub fn parse_rag_questions(path: &Path, text: &str) -> Result<Vec<RagQuestion>, 
             set.pairs
                 .iter()
                 .map(|p| {
-                    let record = format!("qa pair {} (id {:?})", p.index, p.id);
+                    let record = format!("qa pair {} (id {:?})", p.index, Preview(&p.id));
                     // k, filter and model at the pair's top level, or inside
                     // its question object (the top level wins).
                     let mut obj = raw
@@ -181,7 +181,10 @@ pub fn parse_rag_questions(path: &Path, text: &str) -> Result<Vec<RagQuestion>, 
                             path,
                             &record,
                             "id",
-                            format!("expected a non-empty string or a number, found {v}"),
+                            format!(
+                                "expected a non-empty string or a number, found {}",
+                                Preview(v)
+                            ),
                         ))
                     }
                     None => return Err(record_error(path, &record, "id", "missing".into())),
@@ -193,7 +196,7 @@ pub fn parse_rag_questions(path: &Path, text: &str) -> Result<Vec<RagQuestion>, 
                             path,
                             &record,
                             "question",
-                            format!("expected a non-empty string, found {v}"),
+                            format!("expected a non-empty string, found {}", Preview(v)),
                         ))
                     }
                     None => return Err(record_error(path, &record, "question", "missing".into())),

@@ -29,7 +29,7 @@ pub fn summarize_run(outcomes: &[Value], types: &BTreeMap<String, String>, seed:
     let mut attempts = 0u64;
     for o in outcomes {
         let id = o["id"].as_str().unwrap_or_default().to_string();
-        attempts += o["attempts"].as_u64().unwrap_or(0);
+        attempts = attempts.saturating_add(o["attempts"].as_u64().unwrap_or(0));
         if !o["error"].is_null() {
             failed.push(id);
             continue;

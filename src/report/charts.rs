@@ -52,9 +52,10 @@ pub struct BarChart<'a> {
 /// Width of every chart, in pixels.
 pub const WIDTH: u32 = 1000;
 
-/// The height a chart with `n` bars gets (at least 500 px).
+/// The height a chart with `n` bars gets (at least 500 px; charts drawn
+/// through [`render_bar_chart`] have at most [`MAX_BARS`] bars).
 pub fn height_for(n: usize) -> u32 {
-    (140 + 36 * n as u32).max(500)
+    (140 + 36 * n.min(MAX_BARS) as u32).max(500)
 }
 
 fn shorten(s: &str, max: usize) -> String {
@@ -66,9 +67,46 @@ fn shorten(s: &str, max: usize) -> String {
     }
 }
 
-/// Renders `chart` as a PNG at `path` (through a temporary file).
+/// Most bars a chart shows; past this, only the [`EDGE_BARS`] lowest and
+/// highest are drawn (the title says so; the full table is in the run's
+/// outputs), so a chart stays readable and its size bounded.
+pub const MAX_BARS: usize = 40;
+/// Bars kept at each end when a chart has more than [`MAX_BARS`].
+pub const EDGE_BARS: usize = 20;
+
+/// Renders `chart` as a PNG at `path` (through a temporary file). A chart of
+/// more than [`MAX_BARS`] bars shows the highest and the lowest
+/// [`EDGE_BARS`], highest first, and says so in its title.
 pub fn render_bar_chart(path: &Path, chart: &BarChart) -> Result<(), ReportError> {
-    render_atomically(path, |tmp| draw(tmp, chart))
+    let n = chart.bars.len();
+    if n <= MAX_BARS {
+        return render_atomically(path, |tmp| draw(tmp, chart));
+    }
+    let bars = extremes(chart.bars);
+    let title = format!("{} (highest and lowest {EDGE_BARS} of {n})", chart.title);
+    let shown = BarChart {
+        title: &title,
+        bars: &bars,
+        ..chart.clone()
+    };
+    render_atomically(path, |tmp| draw(tmp, &shown))
+}
+
+/// The highest and the lowest [`EDGE_BARS`] bars by value, highest first
+/// (ties broken by label, so the choice is deterministic).
+fn extremes(bars: &[Bar]) -> Vec<Bar> {
+    let mut order: Vec<&Bar> = bars.iter().collect();
+    order.sort_by(|a, b| {
+        b.value
+            .total_cmp(&a.value)
+            .then_with(|| a.label.cmp(&b.label))
+    });
+    let k = EDGE_BARS.min(order.len() / 2);
+    order[..k]
+        .iter()
+        .chain(&order[order.len() - k..])
+        .map(|b| (*b).clone())
+        .collect()
 }
 
 /// Draws a PNG with `draw` into a temporary file beside `path`, then
@@ -77,12 +115,13 @@ fn render_atomically(
     path: &Path,
     draw: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), ReportError> {
+    super::check_destination(path)?;
     register_fonts();
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp.png"));
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}.png", std::process::id()));
     let fail = |message: String| ReportError::Chart {
         path: path.to_path_buf(),
         message,

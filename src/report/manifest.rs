@@ -27,6 +27,14 @@ impl InputFile {
     }
 }
 
+/// The process's command line as it may be stored: URLs without user info,
+/// query values or fragments, and no registered secret in any encoding.
+pub fn command_line() -> Vec<String> {
+    std::env::args()
+        .map(|a| crate::secrets::scrub(&a))
+        .collect()
+}
+
 /// The manifest of a run (manifest.json).
 #[derive(Debug, Clone, Serialize)]
 pub struct Manifest {
@@ -80,9 +88,13 @@ impl Manifest {
             tool: "corpus-eval".into(),
             tool_version: env!("CARGO_PKG_VERSION").into(),
             command: command.into(),
-            command_line: std::env::args().collect(),
+            command_line: command_line(),
             inputs,
-            settings,
+            settings: {
+                let mut settings = settings;
+                crate::secrets::scrub_value(&mut settings);
+                settings
+            },
             wordnet: None,
             signature,
             started_at: super::rfc3339(started),

@@ -29,6 +29,15 @@ pub enum ReportError {
         /// The cause.
         source: std::io::Error,
     },
+    /// An output path names something that is not a regular file (a
+    /// device, a FIFO, a folder): it is never replaced.
+    #[error("{path}: is {what}, not a regular file; refusing to write over it")]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is ("a character device", ...).
+        what: &'static str,
+    },
     /// A chart could not be drawn.
     #[error("cannot draw chart {path}: {message}")]
     Chart {
@@ -65,6 +74,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 /// Writes `bytes` to `path` through a temporary file in the same folder and
 /// a rename, so readers never see a half-written file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    check_destination(path)?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -78,12 +88,61 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path)?;
+        sync_dir(dir);
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result.map_err(io(path))
+}
+
+/// An output destination must be a regular file or not exist yet: a
+/// device, FIFO, socket or folder is refused (the rename of an atomic write
+/// would replace it). A link is judged by what it points to.
+pub fn check_destination(path: &Path) -> Result<(), ReportError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) => Err(ReportError::NotRegular {
+            path: path.to_path_buf(),
+            what: kind_of(&m.file_type()),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
+fn kind_of(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Flushes a folder's entries (a rename into it) to disk; best effort (not
+/// every file system can sync a folder).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
 }
 
 /// Serializes `value` as pretty JSON and writes it atomically.
@@ -182,6 +241,73 @@ pub fn folder_timestamp(t: SystemTime) -> String {
     format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
 }
 
+/// Age after which a staging folder whose process is gone is removed.
+pub const STALE_PARTIAL_AGE: std::time::Duration = std::time::Duration::from_secs(86_400);
+
+/// Removes hidden `.….partial` staging folders of killed runs from
+/// `parent`: older than [`STALE_PARTIAL_AGE`] and whose process (the pid in
+/// the name) is gone; staging folders named before the pid was recorded go
+/// on age alone. Each removal is said on stderr. Best effort: whatever
+/// cannot be read or removed is left.
+pub fn sweep_stale_partials(parent: &Path, now: SystemTime) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return removed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(staging_pid) else {
+            continue;
+        };
+        // symlink_metadata: a link named like a staging folder is left alone.
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|t| now.duration_since(t).ok());
+        let old = age.is_some_and(|a| a >= STALE_PARTIAL_AGE);
+        let gone = pid.is_none_or(|p| p != std::process::id() && !process_alive(p));
+        if meta.is_dir() && old && gone && std::fs::remove_dir_all(entry.path()).is_ok() {
+            eprintln!(
+                "note: removed {} (the staging folder of a run killed {} h ago)",
+                entry.path().display(),
+                age.map_or(0, |a| a.as_secs() / 3600)
+            );
+            removed.push(entry.path());
+        }
+    }
+    removed
+}
+
+/// `Some(Some(pid))` for `.<stamp>-<id>.<pid>.partial`, `Some(None)` for the
+/// older `.<stamp>-<id>.partial`, `None` for anything else.
+fn staging_pid(name: &str) -> Option<Option<u32>> {
+    let inner = name.strip_prefix('.')?.strip_suffix(".partial")?;
+    let (run, pid) = match inner.rsplit_once('.') {
+        Some((run, pid)) => (run, Some(pid.parse::<u32>().ok()?)),
+        None => (inner, None),
+    };
+    // <YYYYMMDDTHHMMSSZ>-<6 hex>
+    let (stamp, id) = run.split_once('-')?;
+    let ok = stamp.len() == 16
+        && stamp.ends_with('Z')
+        && id.len() == 6
+        && id.bytes().all(|b| b.is_ascii_hexdigit());
+    ok.then_some(pid)
+}
+
+/// Whether a process with this pid exists (Linux: /proc; elsewhere assumed
+/// alive, so nothing is removed by mistake).
+fn process_alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new("/proc").join(pid.to_string()).exists()
+    } else {
+        true
+    }
+}
+
 /// A run folder being written: files go to a staging folder until
 /// [`RunFolder::finish`] renames it into place.
 #[derive(Debug)]
@@ -195,6 +321,7 @@ impl RunFolder {
     /// existing run uses.
     pub fn create(parent: &Path, started: SystemTime) -> Result<RunFolder, ReportError> {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
+        sweep_stale_partials(parent, SystemTime::now());
         let stamp = folder_timestamp(started);
         let nanos = started
             .duration_since(UNIX_EPOCH)
@@ -205,7 +332,7 @@ impl RunFolder {
             let id = format!("{:06x}", fnv1a(seed.as_bytes()) & 0xff_ffff);
             let name = format!("{stamp}-{id}");
             let final_path = parent.join(&name);
-            let staging = parent.join(format!(".{name}.partial"));
+            let staging = parent.join(format!(".{name}.{}.partial", std::process::id()));
             if final_path.exists() {
                 continue;
             }
@@ -241,7 +368,13 @@ impl RunFolder {
                 "run folder already exists",
             )));
         }
+        // The folder's files are durable before it becomes visible, and its
+        // new name is durable before the run reports it.
+        sync_dir(&self.staging);
         std::fs::rename(&self.staging, &self.final_path).map_err(io(&self.final_path))?;
+        if let Some(parent) = self.final_path.parent() {
+            sync_dir(parent);
+        }
         Ok(self.final_path)
     }
 

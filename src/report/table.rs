@@ -13,9 +13,17 @@ pub fn summary_table(rows: &[(&str, &str, GroupStat)]) -> String {
         b.push_record([
             kind.to_string(),
             name.to_string(),
-            format!("{:.3}", s.mean),
+            if s.n == 0 {
+                "n/a".to_string()
+            } else {
+                format!("{:.3}", s.mean + 0.0)
+            },
             s.n.to_string(),
-            format!("[{:.3}, {:.3}]", s.ci_low, s.ci_high),
+            if s.n == 0 {
+                "n/a".to_string()
+            } else {
+                format!("[{:.3}, {:.3}]", s.ci_low + 0.0, s.ci_high + 0.0)
+            },
         ]);
     }
     let mut t = b.build();

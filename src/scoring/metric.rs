@@ -43,11 +43,15 @@ fn expected_from(v: &Value) -> Result<bool, ScoreError> {
         Value::String(s) => {
             let n = crate::text::normalize(s);
             word_polarity(&n).ok_or_else(|| {
-                ScoreError::metric(format!("expected \"yes\" or \"no\", found {s:?}"))
+                ScoreError::metric(format!(
+                    "expected \"yes\" or \"no\", found {:?}",
+                    crate::corpus::Preview(s)
+                ))
             })
         }
         other => Err(ScoreError::metric(format!(
-            "expected \"yes\" or \"no\", found {other}"
+            "expected \"yes\" or \"no\", found {}",
+            crate::corpus::Preview(other)
         ))),
     }
 }
@@ -168,7 +172,10 @@ pub fn parse_weighted(metric: &Value) -> Result<Vec<(String, f64)>, ScoreError> 
             .zip(weights)
             .map(|(v, w)| {
                 let value = value_text(v).ok_or_else(|| {
-                    ScoreError::metric(format!("value {v} is not a non-empty string"))
+                    ScoreError::metric(format!(
+                        "value {} is not a non-empty string",
+                        crate::corpus::Preview(v)
+                    ))
                 })?;
                 let weight = number(w)
                     .ok_or_else(|| ScoreError::metric(format!("weight {w} is not a number")))?;
@@ -179,7 +186,10 @@ pub fn parse_weighted(metric: &Value) -> Result<Vec<(String, f64)>, ScoreError> 
         o.iter()
             .map(|(k, w)| {
                 let weight = number(w).ok_or_else(|| {
-                    ScoreError::metric(format!("weight of {k:?} is not a number"))
+                    ScoreError::metric(format!(
+                        "weight of {:?} is not a number",
+                        crate::corpus::Preview(k)
+                    ))
                 })?;
                 Ok((k.clone(), weight))
             })
@@ -190,7 +200,8 @@ pub fn parse_weighted(metric: &Value) -> Result<Vec<(String, f64)>, ScoreError> 
     }
     if let Some((v, w)) = pairs.iter().find(|(_, w)| *w < 0.0) {
         return Err(ScoreError::metric(format!(
-            "weight {w} of {v:?} is negative"
+            "weight {w} of {:?} is negative",
+            crate::corpus::Preview(v)
         )));
     }
     if pairs.iter().any(|(v, _)| v.trim().is_empty()) {

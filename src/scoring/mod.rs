@@ -36,7 +36,7 @@ pub const RATIONALE_MIN_WORDS: usize = 3;
 #[non_exhaustive]
 pub enum ScoreError {
     /// The question type is not one of the six.
-    #[error("unknown question type {0:?} (expected Yes/No, Yes/No with Rationale, ListOne, ListMany, PickOne or PickMany)")]
+    #[error("unknown question type {} (expected Yes/No, Yes/No with Rationale, ListOne, ListMany, PickOne or PickMany)", crate::corpus::preview(.0))]
     UnknownType(String),
     /// The metric does not parse for the question type.
     #[error("metric does not parse: {0}")]
@@ -262,10 +262,12 @@ impl CompiledQuestion {
                             Some(acc.map_or(w, |a| a.min(w)))
                         })
                         .unwrap_or(0.0),
-                    _ => weights.sum::<f64>().clamp(0.0, 1.0),
+                    _ => weights.sum::<f64>(),
                 };
-                // Drop float noise from summed weights (0.2 + 0.4 is 0.6 here).
-                (score * 1e12).round() / 1e12
+                // A score is in [0, 1] whatever the weights (a weight above
+                // 1 counts as 1); float noise from summed weights is dropped
+                // (0.2 + 0.4 is 0.6 here), and -0 (an empty sum) is 0.
+                (score.clamp(0.0, 1.0) * 1e12).round() / 1e12 + 0.0
             }
         }
     }

@@ -94,7 +94,7 @@ impl FusedBert {
             Ok((w, vec_of(vb.get(out, "bias")?)?))
         };
         let type_rows = vb_get_rows(&e, "token_type_embeddings", config.type_vocab_size, h)?;
-        let mut layers = Vec::with_capacity(config.num_hidden_layers);
+        let mut layers = Vec::with_capacity(config.num_hidden_layers.min(256));
         for i in 0..config.num_hidden_layers {
             let l = vb.pp(format!("encoder.layer.{i}"));
             let att = l.pp("attention");

@@ -45,7 +45,9 @@ impl SplitMix64 {
 }
 
 /// Mean, count and 95% percentile-bootstrap interval of a group of scores.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// Over zero scores there is no mean: it serializes as
+/// `{"mean": null, "n": 0, "ci_low": null, "ci_high": null}`.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GroupStat {
     /// Mean score.
     pub mean: f64,
@@ -57,12 +59,41 @@ pub struct GroupStat {
     pub ci_high: f64,
 }
 
-/// Arithmetic mean (0 for an empty slice).
+impl Serialize for GroupStat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let value = |x: f64| (self.n > 0 && x.is_finite()).then_some(x + 0.0);
+        let mut st = serializer.serialize_struct("GroupStat", 4)?;
+        st.serialize_field("mean", &value(self.mean))?;
+        st.serialize_field("n", &self.n)?;
+        st.serialize_field("ci_low", &value(self.ci_low))?;
+        st.serialize_field("ci_high", &value(self.ci_high))?;
+        st.end()
+    }
+}
+
+impl GroupStat {
+    /// `mean [ci_low, ci_high]` with `digits` decimals, or `n/a` over zero
+    /// scores (never NaN, inf or -0).
+    pub fn display(&self, digits: usize) -> String {
+        if self.n == 0 || !self.mean.is_finite() {
+            return "n/a".into();
+        }
+        format!(
+            "{:.digits$} [{:.digits$}, {:.digits$}]",
+            self.mean + 0.0,
+            self.ci_low + 0.0,
+            self.ci_high + 0.0
+        )
+    }
+}
+
+/// Arithmetic mean (0 for an empty slice; never -0).
 pub fn mean(xs: &[f64]) -> f64 {
     if xs.is_empty() {
         0.0
     } else {
-        xs.iter().sum::<f64>() / xs.len() as f64
+        xs.iter().sum::<f64>() / xs.len() as f64 + 0.0
     }
 }
 
@@ -100,8 +131,8 @@ pub fn summarize(xs: &[f64], seed: u64, resamples: usize) -> GroupStat {
     GroupStat {
         mean: m,
         n: xs.len(),
-        ci_low: percentile(&means, 0.025),
-        ci_high: percentile(&means, 0.975),
+        ci_low: percentile(&means, 0.025) + 0.0,
+        ci_high: percentile(&means, 0.975) + 0.0,
     }
 }
 

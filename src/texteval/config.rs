@@ -226,7 +226,7 @@ impl Default for Thresholds {
 pub struct ConfigError(pub String);
 
 fn parse<T: for<'de> Deserialize<'de>>(origin: &str, text: &str) -> Result<T, ConfigError> {
-    serde_json::from_str(text).map_err(|e| {
+    serde_json::from_str(crate::corpus::strict_json::strip_bom(text)).map_err(|e| {
         ConfigError(format!(
             "{origin}:{}:{}: {}",
             e.line(),
@@ -286,7 +286,9 @@ impl Weights {
                         origin,
                         &format!("{part}.{k}"),
                         v.as_f64().unwrap_or(f64::NAN),
-                        None,
+                        // Component weights are shares of a composite: in
+                        // [0, 1], like every default.
+                        Some(1.0),
                     )?;
                 }
             }

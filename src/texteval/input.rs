@@ -20,7 +20,8 @@ pub fn load_text_rows(path: &Path) -> Result<Vec<TextRow>, CorpusError> {
                     path,
                     "category",
                     format!(
-                        "unknown category {name:?} (expected Factual, Explanatory, Instruction, Creative or Sensitive)"
+                        "unknown category {:?} (expected Factual, Explanatory, Instruction, Creative or Sensitive)",
+                        crate::corpus::Preview(&name)
                     ),
                 )
             })?;

@@ -84,7 +84,8 @@ fn compile(origin: &str, list: &str, items: &[String]) -> Result<Vec<Regex>, Pat
         .map(|(i, p)| {
             Regex::new(p).map_err(|e| {
                 PatternError(format!(
-                    "{origin}: {list}[{i}] {p:?} is not a valid regex: {e}"
+                    "{origin}: {list}[{i}] {:?} is not a valid regex: {e}",
+                    crate::corpus::Preview(p)
                 ))
             })
         })
@@ -101,7 +102,8 @@ impl Patterns {
 
     /// Parses and compiles a pattern file; `origin` names it in errors.
     pub fn parse(origin: &str, text: &str) -> Result<Patterns, PatternError> {
-        let file: PatternFile = serde_json::from_str(text).map_err(|e| {
+        let file: PatternFile = serde_json::from_str(crate::corpus::strict_json::strip_bom(text))
+            .map_err(|e| {
             PatternError(format!(
                 "{origin}:{}:{}: {}",
                 e.line(),

@@ -159,6 +159,16 @@ fn handle(mut req: tiny_http::Request, state: &Mutex<State>, key: Option<&str>) 
         }
         let _ = req.respond(resp);
     };
+    let sent_key = auth
+        .as_deref()
+        .and_then(|a| a.strip_prefix("Bearer "))
+        .unwrap_or_default()
+        .to_string();
+    if answer.contains("[echo-401]") {
+        // What a real API answers to a wrong key: the key, echoed.
+        let body = serde_json::json!({"error": {"message": format!("Incorrect API key provided: {sent_key}")}});
+        return respond(401, body.to_string(), None);
+    }
     if let Some(k) = key {
         if auth.as_deref() != Some(&format!("Bearer {k}")) {
             return respond(401, r#"{"error": "bad key"}"#.into(), None);
@@ -178,7 +188,10 @@ fn handle(mut req: tiny_http::Request, state: &Mutex<State>, key: Option<&str>) 
         return respond(200, "<html>proxy error</html>".into(), None);
     }
     let garbage = answer.contains("[garbage]") || count(&answer, "garbage").is_some_and(|c| n <= c);
-    let content = if garbage {
+    let content = if answer.contains("[echo-key]") {
+        // A score, then the key in every encoding the redactor must catch.
+        format!("1.0 {}", super::encodings(&sent_key).join(" | "))
+    } else if garbage {
         "I think it is quite good".to_string()
     } else if let Some(s) = directive(&answer, "score=") {
         s

@@ -14,6 +14,8 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+pub use rag_server::encodings;
+
 /// A fixture path.
 pub fn fixture(rel: &str) -> PathBuf {
     repo().join("fixtures").join(rel)

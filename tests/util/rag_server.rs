@@ -36,6 +36,9 @@ struct Counters {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     delay_ms: AtomicUsize,
+    /// Requests hold their reply until this many have been in flight at
+    /// once (0: no gate); see `RagServer::set_gate`.
+    gate: AtomicUsize,
 }
 
 /// A running server; stops when dropped.
@@ -112,6 +115,23 @@ impl Request {
     }
 }
 
+/// Waits until the gate's number of requests have been in flight at once
+/// (or 10 s, after which the gate stays open).
+fn wait_at_gate(counters: &Counters) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let gate = counters.gate.load(Ordering::SeqCst);
+        if gate == 0 || counters.max_in_flight.load(Ordering::SeqCst) >= gate {
+            return;
+        }
+        if std::time::Instant::now() >= deadline {
+            counters.gate.store(0, Ordering::SeqCst);
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 impl RagServer {
     /// Starts a server (a thread per connection, one request per
     /// connection); `auth`, when given, must be the request's `auth` field.
@@ -150,6 +170,7 @@ impl RagServer {
                         let now = counters.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
                         counters.max_in_flight.fetch_max(now, Ordering::SeqCst);
                         counters.requests.fetch_add(1, Ordering::SeqCst);
+                        wait_at_gate(&counters);
                         handle(req, &state, &counters, &chunks, auth.as_deref());
                         counters.in_flight.fetch_sub(1, Ordering::SeqCst);
                     });
@@ -168,6 +189,15 @@ impl RagServer {
     /// Makes every reply wait `ms` milliseconds.
     pub fn set_delay_ms(&self, ms: usize) {
         self.counters.delay_ms.store(ms, Ordering::SeqCst);
+    }
+
+    /// Holds every reply until `n` requests have been in flight at once,
+    /// so a client that overlaps its requests reaches exactly its
+    /// concurrency whatever the machine's load. A client that never gets
+    /// there opens the gate after 10 s (the test then sees the lower
+    /// maximum and fails on it, not on time).
+    pub fn set_gate(&self, n: usize) {
+        self.counters.gate.store(n, Ordering::SeqCst);
     }
 
     /// Requests so far.
@@ -380,10 +410,72 @@ fn handle(
             body["auth"].as_str().unwrap_or("")
         ));
     }
+    if question.contains("[echo-encoded]") {
+        // The auth in every encoding a server may echo it in: in the
+        // answer, in a passage and in a citation quoting that passage.
+        let shown = encodings(body["auth"].as_str().unwrap_or("")).join(" | ");
+        reply["answer"]["answer"] = Value::String(format!("Echo: {shown}"));
+        if let Some(ctx) = reply["context"].as_array_mut() {
+            if let Some(first) = ctx.first_mut() {
+                first["page_content"] = Value::String(format!("Interviewer: {shown}"));
+            }
+        }
+        reply["answer"]["citations"] = serde_json::json!([{"source_index": 0, "quote": shown}]);
+    }
     if count(&question, "missing").is_some_and(|c| n <= c) {
         if let Some(o) = reply.as_object_mut() {
             o.remove("answer");
         }
     }
     req.respond(200, &reply.to_string(), None)
+}
+
+/// `secret` as servers echo it: as written, JSON-escaped, double-escaped,
+/// HTML entities, percent-encoded, base64 (alone and inside Basic auth) and
+/// hex. The encoders are written here, independently of the product's.
+pub fn encodings(secret: &str) -> Vec<String> {
+    use base64::Engine;
+    let json = |s: &str| {
+        let q = serde_json::to_string(s).unwrap();
+        q[1..q.len() - 1].to_string()
+    };
+    let html = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#x27;")
+    };
+    let pct: String = secret
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let pct_lower: String = secret
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02x}")
+            }
+        })
+        .collect();
+    vec![
+        secret.to_string(),
+        json(secret),
+        json(&json(secret)),
+        html(secret),
+        pct,
+        pct_lower,
+        b64.encode(secret),
+        b64.encode(format!("user:{secret}")),
+        secret.bytes().map(|b| format!("{b:02x}")).collect(),
+    ]
 }

@@ -1,0 +1,589 @@
+//! Keeping secrets out of everything stored or printed: one URL redactor
+//! (user info, query values and fragments) and one secret redactor that
+//! finds a secret in any of the encodings a server may echo it in (as
+//! written, JSON-escaped, double-escaped, HTML entities, percent-encoded,
+//! base64 at any alignment, hex).
+//!
+//! Redaction is applied to what is stored or printed, never to what is
+//! parsed: a reply is parsed whole first, and its strings are redacted
+//! afterwards ([`Redactor::redact_value`]), so even a one-byte secret cannot
+//! break a reply's syntax.
+//!
+//! ```
+//! use corpus_eval::secrets::{redact_url, Redactor};
+//! assert_eq!(
+//!     redact_url("http://user:pw@h.example/api?key=s3cret&v=2"),
+//!     "http://<redacted>@h.example/api?key=<redacted>&v=<redacted>"
+//! );
+//! let r = Redactor::new(["tok/en+1"]);
+//! assert_eq!(r.redact("echo tok%2Fen%2B1 and dG9rL2VuKzE="), "echo <redacted> and <redacted>");
+//! ```
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use base64::Engine;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::{Arc, RwLock};
+
+/// What a redacted secret or URL part is replaced with.
+pub const REDACTED: &str = "<redacted>";
+
+/// Environment variables whose values are secrets wherever they appear.
+pub const SECRET_ENV: [&str; 3] = [
+    "EVALUATION_API_AUTH",
+    "CORPUS_EVAL_JUDGE_KEY",
+    "OPENAI_API_KEY",
+];
+
+/// Environment variables holding URLs whose credentials are secrets.
+pub const URL_ENV: [&str; 2] = ["EVALUATION_API_URL", "CORPUS_EVAL_JUDGE_URL"];
+
+/// Finds secrets in their echoed encodings and blanks them out.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    secrets: Vec<String>,
+    matcher: Option<AhoCorasick>,
+}
+
+impl Redactor {
+    /// A redactor for these secrets (empty ones are ignored).
+    pub fn new<I, S>(secrets: I) -> Redactor
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut r = Redactor::default();
+        for s in secrets {
+            r.secrets.push(s.as_ref().to_string());
+        }
+        r.rebuild();
+        r
+    }
+
+    /// Adds a secret (ignored when empty or already known).
+    pub fn add(&mut self, secret: &str) {
+        if secret.is_empty() || self.secrets.iter().any(|s| s == secret) {
+            return;
+        }
+        self.secrets.push(secret.to_string());
+        self.rebuild();
+    }
+
+    /// True when there is no secret to look for.
+    pub fn is_empty(&self) -> bool {
+        self.matcher.is_none()
+    }
+
+    fn rebuild(&mut self) {
+        self.secrets.retain(|s| !s.is_empty());
+        let mut forms: Vec<String> = self.secrets.iter().flat_map(|s| forms_of(s)).collect();
+        forms.sort();
+        forms.dedup();
+        self.matcher = if forms.is_empty() {
+            None
+        } else {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&forms)
+                .ok()
+        };
+    }
+
+    /// `text` with every echoed form of every secret replaced by
+    /// [`REDACTED`].
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        match &self.matcher {
+            Some(m) if m.is_match(text) => {
+                let mut out = String::with_capacity(text.len());
+                m.replace_all_with(text, &mut out, |_, _, dst| {
+                    dst.push_str(REDACTED);
+                    true
+                });
+                Cow::Owned(out)
+            }
+            _ => Cow::Borrowed(text),
+        }
+    }
+
+    /// Redacts every string (and object key) inside a parsed JSON value.
+    pub fn redact_value(&self, value: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        match value {
+            Value::String(s) => {
+                if let Cow::Owned(r) = self.redact(s) {
+                    *s = r;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value(v)),
+            Value::Object(map) => {
+                let dirty = map.keys().any(|k| matches!(self.redact(k), Cow::Owned(_)));
+                if dirty {
+                    let old = std::mem::take(map);
+                    for (k, v) in old {
+                        map.insert(self.redact(&k).into_owned(), v);
+                    }
+                }
+                map.values_mut().for_each(|v| self.redact_value(v));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every encoding of `secret` looked for: the secret and each of its
+/// escapes, the escapes of those escapes (double escaping), its base64 at
+/// the three byte alignments (so it is found inside a longer encoded text,
+/// e.g. `user:secret` in Basic auth), and its hex.
+fn forms_of(secret: &str) -> Vec<String> {
+    let mut forms = vec![secret.to_string()];
+    for once in escapes(secret) {
+        forms.extend(escapes(&once));
+        forms.push(once);
+    }
+    for b64 in base64_forms(secret.as_bytes()) {
+        forms.extend(escapes(&b64));
+        forms.push(b64);
+    }
+    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+    if hex.len() >= 8 {
+        forms.push(hex.to_uppercase());
+        forms.push(hex);
+    }
+    forms.retain(|f| !f.is_empty());
+    forms
+}
+
+/// One level of escaping, in each way a server may apply it.
+fn escapes(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    // JSON string escapes: with non-ASCII as \uXXXX or not, with <>&' as
+    // \u00XX (HTML-safe encoders) or not, with "/" as "\/" or not.
+    for ascii in [false, true] {
+        for html_safe in [false, true] {
+            let json = json_escape(s, ascii, html_safe);
+            out.push(json.replace('/', "\\/"));
+            out.push(json);
+        }
+    }
+    out.extend([
+        html_escape(s, "&#x27;", "&quot;"),
+        html_escape(s, "&#39;", "&#34;"),
+        html_escape(s, "&apos;", "&quot;"),
+    ]);
+    // Percent-encoding with the safe sets of the common encoders
+    // (RFC 3986 unreserved; Python's quote; JavaScript's
+    // encodeURIComponent; encodeURI), upper and lower hex, space as %20 or +.
+    for safe in ["", "/", "!*'()", "!*'();,/?:@&=+$#"] {
+        for upper in [true, false] {
+            for plus in [false, true] {
+                out.push(percent_encode(s, safe, upper, plus));
+            }
+        }
+    }
+    out.retain(|f| f != s);
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn json_escape(s: &str, ascii: bool, html_safe: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\'' if html_safe => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 || (ascii && !c.is_ascii()) => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn html_escape(s: &str, apos: &str, quot: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str(quot),
+            '\'' => out.push_str(apos),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn percent_encode(s: &str, safe: &str, upper: bool, plus: bool) -> String {
+    let mut out = String::with_capacity(s.len() * 3);
+    for &b in s.as_bytes() {
+        let c = b as char;
+        if b.is_ascii_alphanumeric() || "-._~".contains(c) || (b.is_ascii() && safe.contains(c)) {
+            out.push(c);
+        } else if b == b' ' && plus {
+            out.push('+');
+        } else if upper {
+            out.push_str(&format!("%{b:02X}"));
+        } else {
+            out.push_str(&format!("%{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The base64 of `bytes` as it stands inside any longer base64 text: for
+/// each of the three alignments, the characters that depend on the secret's
+/// bytes alone (at least 4 of them, so a short secret does not blank out
+/// unrelated text), plus the whole padded and unpadded encodings, in the
+/// standard and the URL-safe alphabets.
+fn base64_forms(bytes: &[u8]) -> Vec<String> {
+    let engines = [
+        base64::engine::general_purpose::STANDARD,
+        base64::engine::general_purpose::URL_SAFE,
+    ];
+    let mut out = Vec::new();
+    for engine in engines {
+        let whole = engine.encode(bytes);
+        out.push(whole.trim_end_matches('=').to_string());
+        out.push(whole);
+        for k in 0..3usize {
+            let mut buf = vec![0u8; k];
+            buf.extend_from_slice(bytes);
+            let enc = engine.encode(&buf);
+            let first = (8 * k).div_ceil(6);
+            let last = (8 * (k + bytes.len())) / 6;
+            if last >= first + 4 {
+                out.push(enc[first..last].to_string());
+            }
+        }
+    }
+    out
+}
+
+/// A URL with its user info, every query value and its fragment replaced by
+/// [`REDACTED`]; scheme, host, port, path and query keys stay readable. Text
+/// that is not a URL passes through with the same rules applied to what
+/// looks like user info or a query.
+pub fn redact_url(url: &str) -> String {
+    let (before_fragment, fragment) = match url.split_once('#') {
+        Some((b, f)) => (b, Some(f)),
+        None => (url, None),
+    };
+    let (base, query) = match before_fragment.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (before_fragment, None),
+    };
+    let (scheme, rest) = match base.find("://") {
+        Some(i) => (&base[..i + 3], &base[i + 3..]),
+        None => ("", base),
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let mut out = String::with_capacity(url.len() + 16);
+    out.push_str(scheme);
+    match authority.rfind('@') {
+        Some(at) => {
+            out.push_str(REDACTED);
+            out.push_str(&authority[at..]);
+        }
+        None => out.push_str(authority),
+    }
+    out.push_str(path);
+    if let Some(q) = query {
+        out.push('?');
+        let parts: Vec<String> = q
+            .split('&')
+            .map(|p| match p.split_once('=') {
+                Some((k, v)) if !v.is_empty() => format!("{k}={REDACTED}"),
+                Some((k, _)) => format!("{k}="),
+                None if p.is_empty() => String::new(),
+                None => REDACTED.to_string(),
+            })
+            .collect();
+        out.push_str(&parts.join("&"));
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        if !f.is_empty() {
+            out.push_str(REDACTED);
+        }
+    }
+    out
+}
+
+/// The secrets a URL carries: its password (and user name when there is no
+/// password: a token used as the user), the values of credential-like query
+/// parameters (key, token, secret, password, auth, signature, ...), any
+/// other query value of 8 or more characters, and the fragment.
+pub fn url_secrets(url: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (before_fragment, fragment) = match url.split_once('#') {
+        Some((b, f)) => (b, Some(f)),
+        None => (url, None),
+    };
+    if let Some(f) = fragment.filter(|f| f.len() >= 4) {
+        out.push(f.to_string());
+    }
+    let (base, query) = match before_fragment.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (before_fragment, None),
+    };
+    let rest = base.find("://").map_or(base, |i| &base[i + 3..]);
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    if let Some(at) = authority.rfind('@') {
+        let userinfo = &authority[..at];
+        match userinfo.split_once(':') {
+            Some((user, pw)) => {
+                out.push(pw.to_string());
+                out.push(percent_decode(pw));
+                if user.len() >= 8 {
+                    out.push(user.to_string());
+                }
+            }
+            None => out.push(userinfo.to_string()),
+        }
+    }
+    for p in query.into_iter().flat_map(|q| q.split('&')) {
+        let (k, v) = p.split_once('=').unwrap_or(("", p));
+        let lower = k.to_ascii_lowercase();
+        let credential = [
+            "key", "token", "secret", "pass", "pwd", "auth", "sig", "cred", "session", "code",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
+        if !v.is_empty() && (credential || v.len() >= 8) {
+            out.push(v.to_string());
+            out.push(percent_decode(v));
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b'+', _, _) => {
+                out.push(b' ');
+                i += 1;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Every URL inside `text` (a scheme, `://`, up to white space or a quote)
+/// passed through [`redact_url`].
+pub fn redact_urls_in(text: &str) -> Cow<'_, str> {
+    if !text.contains("://") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let start = rest[..i]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric() || "+.-".contains(*c))
+            .last()
+            .map_or(i, |(j, _)| j);
+        let len = rest[i..]
+            .find(|c: char| c.is_whitespace() || "\"'<>`".contains(c))
+            .unwrap_or(rest.len() - i);
+        out.push_str(&rest[..start]);
+        out.push_str(&redact_url(&rest[start..i + len]));
+        rest = &rest[i + len..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+static PROCESS: RwLock<Option<Arc<Redactor>>> = RwLock::new(None);
+
+/// Adds secrets to the process-wide redactor that [`scrub`] applies to
+/// command lines, manifests and messages.
+pub fn register<I, S>(secrets: I)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut guard = PROCESS.write().unwrap_or_else(|e| e.into_inner());
+    let mut next = guard.as_deref().cloned().unwrap_or_default();
+    for s in secrets {
+        next.add(s.as_ref());
+    }
+    *guard = Some(Arc::new(next));
+}
+
+/// Registers the secrets of the environment ([`SECRET_ENV`], and the
+/// credentials of the URLs in [`URL_ENV`]) and of URLs among `args`.
+pub fn register_from_env_and_args<S: AsRef<str>>(args: &[S]) {
+    let mut found: Vec<String> = SECRET_ENV
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .collect();
+    for v in URL_ENV {
+        if let Ok(url) = std::env::var(v) {
+            found.extend(url_secrets(&url));
+        }
+    }
+    for a in args {
+        let a = a.as_ref();
+        if let Some(i) = a.find("://") {
+            let start = a[..i].rfind('=').map_or(0, |j| j + 1);
+            found.extend(url_secrets(&a[start..]));
+        }
+    }
+    register(found);
+}
+
+/// The process-wide redactor (everything registered so far).
+pub fn process_redactor() -> Arc<Redactor> {
+    let guard = PROCESS.read().unwrap_or_else(|e| e.into_inner());
+    guard.clone().unwrap_or_default()
+}
+
+/// `text` as it may be stored or printed: URLs redacted and every registered
+/// secret blanked out, in any encoding.
+pub fn scrub(text: &str) -> String {
+    let urls = redact_urls_in(text);
+    process_redactor().redact(&urls).into_owned()
+}
+
+/// [`scrub`] applied to every string of a JSON value (keys included).
+pub fn scrub_value(value: &mut Value) {
+    let redactor = process_redactor();
+    scrub_value_with(&redactor, value);
+}
+
+fn scrub_value_with(redactor: &Redactor, value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            let clean = redactor.redact(&redact_urls_in(s)).into_owned();
+            if clean != *s {
+                *s = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| scrub_value_with(redactor, v)),
+        Value::Object(map) => {
+            let old = std::mem::take(map);
+            for (k, mut v) in old {
+                scrub_value_with(redactor, &mut v);
+                map.insert(redactor.redact(&k).into_owned(), v);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_keep_host_and_path_and_lose_credentials() {
+        assert_eq!(
+            redact_url("https://user:pw@h.example:8080/p/q?key=s&x=&flag#frag"),
+            "https://<redacted>@h.example:8080/p/q?key=<redacted>&x=&<redacted>#<redacted>"
+        );
+        assert_eq!(redact_url("http://127.0.0.1:9/v1"), "http://127.0.0.1:9/v1");
+        assert_eq!(redact_url("not a url"), "not a url");
+        assert_eq!(
+            redact_urls_in("--api-url=http://u:PW@h/api?api-key=K and more"),
+            "--api-url=http://<redacted>@h/api?api-key=<redacted> and more"
+        );
+    }
+
+    #[test]
+    fn url_secrets_are_passwords_and_credential_values() {
+        let s = url_secrets("http://user:PASS%2Fword@h/api?key=K&format=json&t=abcdefgh12");
+        assert!(s.contains(&"PASS%2Fword".to_string()));
+        assert!(s.contains(&"PASS/word".to_string()));
+        assert!(s.contains(&"K".to_string()));
+        assert!(s.contains(&"abcdefgh12".to_string()));
+        assert!(!s.contains(&"json".to_string()));
+    }
+
+    #[test]
+    fn every_encoding_is_found() {
+        use base64::engine::general_purpose::STANDARD;
+        let secret = "s3cr'et\"/é&<x> y";
+        let r = Redactor::new([secret]);
+        let json1 = serde_json::to_string(secret).unwrap();
+        let json1 = json1.trim_matches('"').to_string();
+        let json2 = serde_json::to_string(&json1).unwrap();
+        let json2 = json2.trim_matches('"').to_string();
+        let echoes = [
+            secret.to_string(),
+            json1.clone(),
+            json2,
+            json_escape(secret, true, false),
+            json_escape(secret, true, true),
+            html_escape(secret, "&#x27;", "&quot;"),
+            html_escape(&json1, "&#x27;", "&quot;"),
+            percent_encode(secret, "", true, false),
+            percent_encode(secret, "", false, true),
+            percent_encode(&percent_encode(secret, "", true, false), "", true, false),
+            STANDARD.encode(secret),
+            STANDARD.encode(format!("user:{secret}")),
+            STANDARD.encode(format!("ab{secret}cd")),
+            base64::engine::general_purpose::URL_SAFE.encode(format!("a{secret}")),
+        ];
+        for echo in echoes {
+            let text = format!("before {echo} after");
+            let out = r.redact(&text);
+            assert!(!out.contains(&echo), "{echo} survived: {out}");
+            assert!(
+                out.starts_with("before ") && out.ends_with(" after"),
+                "{out}"
+            );
+        }
+    }
+
+    #[test]
+    fn values_are_redacted_after_parsing() {
+        let r = Redactor::new(["x"]);
+        let mut v: Value = serde_json::from_str(r#"{"content": "an x here", "n": 1}"#).unwrap();
+        r.redact_value(&mut v);
+        assert_eq!(v["content"], "an <redacted> here");
+        assert_eq!(v["n"], 1);
+    }
+
+    #[test]
+    fn nothing_registered_changes_nothing() {
+        let r = Redactor::new(Vec::<String>::new());
+        assert!(r.is_empty());
+        assert!(matches!(r.redact("abc"), Cow::Borrowed(_)));
+    }
+}
