@@ -139,8 +139,6 @@ pub const MAX_TIMEOUT_S: f64 = 3600.0;
 pub const MAX_RETRIES: u64 = 100;
 /// Longest `--backoff-ms` (a retry never waits more than a minute anyway).
 pub const MAX_BACKOFF_MS: u64 = 60_000;
-/// Most documents `--k` may ask for.
-pub const MAX_K: u64 = 10_000;
 const DEFAULT_MODEL: &str = "openai:gpt-4o-mini";
 
 fn level_of(m: MatchArg) -> MatchLevel {
@@ -173,7 +171,7 @@ fn client(api: &ApiArgs, fallback_url: Option<&str>) -> anyhow::Result<RagClient
     check_count("--max-retries", api.max_retries.into(), 0, MAX_RETRIES)?;
     check_count("--backoff-ms", api.backoff_ms, 0, MAX_BACKOFF_MS)?;
     if let Some(k) = api.k {
-        check_count("--k", k, 1, MAX_K)?;
+        check_count("--k", k, 1, crate::rag::questions::MAX_K)?;
     }
     if !(0.0..=1.0).contains(&api.fuzzy_threshold) {
         return Err(InputError(format!(

@@ -4,6 +4,10 @@
 //! Per-question `k`, `filter` and `model` override the command's flags.
 
 use super::FILTER_KEYS;
+
+/// Most documents a question may ask to retrieve (`k`, in a question file
+/// or from `--k`).
+pub const MAX_K: u64 = 10_000;
 use crate::corpus::records::parse_records;
 use crate::corpus::{json_kind, parse_questions, read_text, CorpusError, Preview};
 use serde_json::{Map, Value};
@@ -50,13 +54,16 @@ fn overrides(
     let k = match obj.get("k") {
         None | Some(Value::Null) => None,
         Some(v) => match v.as_u64() {
-            Some(k) if k > 0 => Some(k),
+            Some(k) if (1..=MAX_K).contains(&k) => Some(k),
             _ => {
                 return Err(record_error(
                     path,
                     record,
                     "k",
-                    format!("expected a positive integer, found {}", Preview(v)),
+                    format!(
+                        "expected an integer from 1 to {MAX_K}, found {}",
+                        Preview(v)
+                    ),
                 ))
             }
         },

@@ -35,6 +35,9 @@ pub struct Logged {
 struct State {
     seen: HashMap<String, usize>,
     log: Vec<Logged>,
+    /// Requests after this many are held (not answered) until released;
+    /// see `JudgeServer::hold_after`.
+    hold_after: Option<usize>,
 }
 
 /// A running server; stops when dropped.
@@ -88,6 +91,18 @@ impl JudgeServer {
             server,
             threads,
         }
+    }
+
+    /// Holds every request after the first `n` unanswered (for up to 30 s)
+    /// until [`JudgeServer::release`]: a test can then act while exactly
+    /// one request is in flight, whatever the machine's load.
+    pub fn hold_after(&self, n: usize) {
+        self.state.lock().unwrap().hold_after = Some(n);
+    }
+
+    /// Answers held requests and stops holding.
+    pub fn release(&self) {
+        self.state.lock().unwrap().hold_after = None;
     }
 
     /// Every request so far.
@@ -148,6 +163,17 @@ fn handle(mut req: tiny_http::Request, state: &Mutex<State>, key: Option<&str>) 
         *e += 1;
         *e
     };
+    let arrived = state.lock().unwrap().log.len();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline
+        && state
+            .lock()
+            .unwrap()
+            .hold_after
+            .is_some_and(|n| arrived > n)
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     if let Some(ms) = directive(&answer, "sleep=").and_then(|d| d.parse::<u64>().ok()) {
         std::thread::sleep(Duration::from_millis(ms));
     }
