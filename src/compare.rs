@@ -414,10 +414,10 @@ pub fn compare(
                 .par_iter()
                 .enumerate()
                 .map(|(k, metric)| {
-                    let seed_k = seed
-                        ^ crate::report::fnv1a(
-                            format!("{}\u{1f}{}\u{1f}{metric}", a.name, b.name).as_bytes(),
-                        );
+                    let seed_k = crate::stats::group_seed(
+                        seed,
+                        &format!("{}\u{1f}{}\u{1f}{metric}", a.name, b.name),
+                    );
                     let (paired, note) = match &paired_rows {
                         Err(why) => (None, Some(why.clone())),
                         Ok((rows, unpaired)) => {

@@ -244,7 +244,7 @@ fn grouped(groups: BTreeMap<String, Vec<f64>>, config: &EvalConfig) -> BTreeMap<
     groups
         .into_iter()
         .map(|(k, xs)| {
-            let seed = config.seed ^ crate::report::fnv1a(k.as_bytes());
+            let seed = crate::stats::group_seed(config.seed, &k);
             (k, summarize(&xs, seed, config.resamples))
         })
         .collect()

@@ -16,6 +16,13 @@
 //! - [`judge`]: LLM-as-judge over an OpenAI-compatible API, with a verdict cache;
 //! - [`cli`]: the command line that wires them.
 //!
+//! Cargo features (all on by default): `cli` (the command line), `semantic`
+//! (sentence embeddings: candle, tokenizers), `net` (the LLM judge and the
+//! RAG API: reqwest, SQLite) and `charts` (PNG charts: plotters). With
+//! `--no-default-features` the library still scores answers, verifies
+//! quotes, computes HotpotQA, text-eval (TF-IDF fallback), grounding and
+//! statistics, and writes JSON outputs and run folders.
+//!
 //! ```
 //! use corpus_eval::{lexicon::Lexicon, scoring::score_answer};
 //! let lex = Lexicon::embedded().unwrap();
@@ -25,22 +32,38 @@
 
 #![deny(missing_docs)]
 
+/// `eprintln!` that never panics: a message that cannot be written to
+/// standard error (closed, or a full disk) is dropped, and the command goes
+/// on to its exit code.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 pub mod citations;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compare;
 pub mod corpus;
 pub mod evaluate;
 pub mod grounding;
 pub mod hotpot;
+#[cfg(feature = "net")]
 pub mod http;
+#[cfg(feature = "net")]
 pub mod judge;
+#[cfg(all(feature = "net", feature = "semantic"))]
 pub mod judge_answers;
 pub mod lexicon;
 pub mod metrics;
+#[cfg(feature = "net")]
 pub mod rag;
 pub mod report;
 pub mod scoring;
 pub mod secrets;
+#[cfg(feature = "semantic")]
 pub mod semantic;
 pub mod stats;
 pub mod text;

@@ -41,6 +41,14 @@ fn main_job_questions(dir: &Dir, texts: &[&str]) -> PathBuf {
     dir.write("q.jsonl", &(rows.join("\n") + "\n"))
 }
 
+/// `corpus-eval rag run ARGS --no-progress` in `dir`.
+fn rag_run(dir: &Dir, args: &[&str]) -> Run {
+    let mut all = vec!["rag", "run"];
+    all.extend_from_slice(args);
+    all.push("--no-progress");
+    dir.run(&all)
+}
+
 const PASSWORD: &str = "Pa55-WORD-sentinel";
 const QUERY_KEY: &str = "qk-sentinel-0042";
 
@@ -53,16 +61,10 @@ fn issue_12_url_credentials_never_stored() {
     let q = main_job_questions(&dir, &["Is the soil sandy?"]);
     let port = server.url.trim_start_matches("http://127.0.0.1:");
     let url = format!("http://user:{PASSWORD}@127.0.0.1:{port}?key={QUERY_KEY}");
-    let first = dir.run(&[
-        "rag",
-        "run",
-        q.to_str().unwrap(),
-        "--out",
-        "out",
-        "--api-url",
-        &url,
-        "--no-progress",
-    ]);
+    let first = rag_run(
+        &dir,
+        &[q.to_str().unwrap(), "--out", "out", "--api-url", &url],
+    );
     assert_eq!(first.code(), 0, "{}", first.stderr());
     let folder = dir.run_folders("out").remove(0);
     let manifest = read_json(&folder.join("manifest.json"));
@@ -78,28 +80,23 @@ fn issue_12_url_credentials_never_stored() {
         "{line}"
     );
     // A resume session, and a failed run (nothing listens there).
-    let resumed = dir.run(&[
-        "rag",
-        "run",
-        "--resume",
-        folder.to_str().unwrap(),
-        "--api-url",
-        &url,
-        "--no-progress",
-    ]);
+    let resumed = rag_run(
+        &dir,
+        &["--resume", folder.to_str().unwrap(), "--api-url", &url],
+    );
     let dead = format!("http://user:{PASSWORD}@127.0.0.1:9/x?api-key={QUERY_KEY}");
-    let failed = dir.run(&[
-        "rag",
-        "run",
-        q.to_str().unwrap(),
-        "--out",
-        "out2",
-        "--api-url",
-        &dead,
-        "--max-retries",
-        "0",
-        "--no-progress",
-    ]);
+    let failed = rag_run(
+        &dir,
+        &[
+            q.to_str().unwrap(),
+            "--out",
+            "out2",
+            "--api-url",
+            &dead,
+            "--max-retries",
+            "0",
+        ],
+    );
     assert_eq!(failed.code(), 1, "{}", failed.stderr());
     // The judge's URL likewise.
     let judge = JudgeServer::start(None);
@@ -504,6 +501,45 @@ fn issue_12_stdout_write_errors_do_not_panic() {
     }
 }
 
+#[test]
+fn issue_12_stderr_write_errors_do_not_panic() {
+    // The same class on standard error: notes and warnings that cannot be
+    // written are dropped, the command's outcome stands.
+    let dir = Dir::new("i12-stderr");
+    for args in sample_args() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = dir
+            .command(&args, &[])
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(full))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+    }
+    // A warning on a closed stderr (evaluate warns about the unknown type).
+    dir.write(
+        "q.json",
+        &json!({"qa_pairs": [{"id": "p", "question": {"text": "?", "type": "Essay", "metric": {}}, "answers": [{"answer": "a"}]}]}).to_string(),
+    );
+    dir.write(
+        "t.json",
+        &json!([{"page_content": "x", "metadata": {"FILE": "a.csv"}}]).to_string(),
+    );
+    let out = dir
+        .command(
+            &["evaluate", "q.json", "t.json", "--out", "w", "--no-plots"],
+            &[],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
 // 9. A rag run folder is visible only once run.json is durable.
 
 #[test]
@@ -591,6 +627,22 @@ fn issue_12_non_regular_destinations_are_refused() {
         dir.run(&["embed", "texts.txt", "-o", dest])
             .expect_code(2)
             .expect_stderr(&[dest, what]);
+    }
+    // `--out` must be a folder (or not exist yet).
+    dir.write("afile", "x");
+    let q = repo().join("evaluation/data_fixture.json");
+    let t = repo().join("datasets/corpus.json");
+    for (out, what) in [("mynull", "character device"), ("afile", "regular file")] {
+        dir.run(&[
+            "evaluate",
+            q.to_str().unwrap(),
+            t.to_str().unwrap(),
+            "--out",
+            out,
+            "--no-plots",
+        ])
+        .expect_code(2)
+        .expect_stderr(&[out, what, "not a folder"]);
     }
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::symlink_metadata(dir.path().join("mynull"))

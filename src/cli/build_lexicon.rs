@@ -29,7 +29,7 @@ pub fn run(args: BuildLexiconArgs) -> anyhow::Result<u8> {
         text.into_bytes()
     };
     crate::report::write_atomic(&args.out, &bytes)?;
-    eprintln!(
+    errln!(
         "wrote {} ({} bytes): {} lemmas, {} synsets",
         args.out.display(),
         bytes.len(),

@@ -146,7 +146,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let comparison =
         compare(systems, args.seed, args.resamples).map_err(|e| InputError(e.to_string()))?;
     for w in &comparison.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     let sig = signature(args.resamples, args.seed);
 

@@ -96,7 +96,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     let eval = evaluate(&questions, &transcripts, &lexicon, &config);
     let summary = summarize_evaluation(&eval);
     for w in &summary.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     let results = annotate(&questions, &eval);
 

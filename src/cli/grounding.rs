@@ -170,7 +170,7 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
         Ok(())
     })?;
     if args.json {
-        eprintln!("run folder: {}", path.display());
+        errln!("run folder: {}", path.display());
         outln!("{summary}");
     } else {
         let m = &summary["means"];

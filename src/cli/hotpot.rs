@@ -150,7 +150,7 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
     })?;
 
     if args.json {
-        eprintln!("run folder: {}", path.display());
+        errln!("run folder: {}", path.display());
         outln!("{}", Value::Object(eval.averages_json()));
     } else {
         let rows: Vec<Vec<String>> = eval
@@ -221,7 +221,7 @@ fn evaluate_inputs(
 
 fn warn_missing(eval: &HotpotEvaluation) {
     for w in &eval.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     for (what, ids) in [("answer", &eval.missing_answer), ("sp", &eval.missing_sp)] {
         if ids.is_empty() {
@@ -229,14 +229,14 @@ fn warn_missing(eval: &HotpotEvaluation) {
         }
         let shown: Vec<&str> = ids.iter().take(5).map(String::as_str).collect();
         let more = if ids.len() > 5 { ", …" } else { "" };
-        eprintln!(
+        errln!(
             "warning: {} gold id(s) have no predicted {what} (scored 0, listed in metrics.json): {}{more}",
             ids.len(),
             shown.join(", ")
         );
     }
     if eval.extra_predictions > 0 {
-        eprintln!(
+        errln!(
             "warning: {} predicted id(s) are not in the gold file (ignored)",
             eval.extra_predictions
         );

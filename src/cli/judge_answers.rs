@@ -233,7 +233,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     warn_truncation(&embedder);
     let unlabelled = items.len() - n;
     if s.target == "labels" && unlabelled > 0 {
-        eprintln!("warning: {unlabelled} items without a label are left out of the search");
+        errln!("warning: {unlabelled} items without a label are left out of the search");
     }
     outln!("{}", threshold_table(&s));
     outln!(
@@ -472,7 +472,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
                 .into());
             }
         }
-        eprintln!("{line}");
+        errln!("{line}");
         estimate = Some(e);
     } else if args.judge.estimate_cost {
         outln!(
@@ -489,7 +489,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
             let report = |_: usize, _: &crate::judge::Verdict| {
                 let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if d % 50 == 0 || d == total {
-                    eprintln!("judged {d}/{total}");
+                    errln!("judged {d}/{total}");
                 }
             };
             let v = j.judge_all(&prompts, args.judge.judge_concurrency, &report)?;
@@ -591,14 +591,14 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     })?;
 
     if args.json {
-        eprintln!("run folder: {}", path.display());
+        errln!("run folder: {}", path.display());
         outln!("{}", serde_json::to_string(&summary)?);
     } else {
         print_summary(&summary)?;
         outln!("run folder: {}", path.display());
     }
     if summary.judge.failed > 0 {
-        eprintln!(
+        errln!(
             "error: {} judge verdicts failed (see judge_status/judge_error in scores.jsonl); rerun to retry them: verdicts already given are cached",
             summary.judge.failed
         );

@@ -129,9 +129,9 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(err) => {
-            eprintln!("error: {}", crate::secrets::scrub(&err.to_string()));
+            errln!("error: {}", crate::secrets::scrub(&err.to_string()));
             for cause in err.chain().skip(1) {
-                eprintln!("  caused by: {}", crate::secrets::scrub(&cause.to_string()));
+                errln!("  caused by: {}", crate::secrets::scrub(&cause.to_string()));
             }
             ExitCode::from(exit_code_of(&err))
         }
@@ -146,7 +146,10 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
             || c.is::<crate::lexicon::LexiconError>()
             || matches!(
                 c.downcast_ref::<crate::report::ReportError>(),
-                Some(crate::report::ReportError::NotRegular { .. })
+                Some(
+                    crate::report::ReportError::NotRegular { .. }
+                        | crate::report::ReportError::NotAFolder { .. }
+                )
             )
             || matches!(
                 c.downcast_ref::<crate::judge::JudgeError>(),

@@ -182,7 +182,7 @@ fn client(api: &ApiArgs, fallback_url: Option<&str>) -> anyhow::Result<RagClient
     }
     let auth = std::env::var(AUTH_ENV).ok().filter(|a| !a.is_empty());
     if auth.is_none() {
-        eprintln!("warning: ${AUTH_ENV} is not set; requests carry no auth");
+        errln!("warning: ${AUTH_ENV} is not set; requests carry no auth");
     }
     let config = ClientConfig {
         url,
@@ -205,7 +205,7 @@ fn ask(args: AskArgs) -> anyhow::Result<u8> {
     );
     let outcome = client.ask(&body);
     let Some(reply) = &outcome.reply else {
-        eprintln!(
+        errln!(
             "error: {} ({} attempt(s))",
             outcome.error.as_deref().unwrap_or("no reply"),
             outcome.attempts
@@ -330,7 +330,7 @@ fn resume_args(dir: &Path, args: &mut RunArgs) -> anyhow::Result<Resumed> {
         ignored.push("QUESTIONS");
     }
     if !ignored.is_empty() {
-        eprintln!(
+        errln!(
             "warning: resuming keeps the run's settings from {}; ignored: {}",
             path.display(),
             ignored.join(", ")
@@ -429,7 +429,7 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
     let (mut journal, answered) = Journal::open(&folder.join("responses.jsonl"))?;
     if answered.torn_bytes > 0 {
-        eprintln!(
+        errln!(
             "note: cut a torn last line ({} bytes) from responses.jsonl",
             answered.torn_bytes
         );
@@ -447,7 +447,7 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
         .collect();
     let skipped = questions.len() - todo.len();
     if args.resume.is_some() {
-        eprintln!(
+        errln!(
             "resuming {}: {skipped} answered, {} to ask",
             folder.display(),
             todo.len()
@@ -485,7 +485,7 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     bar.finish_and_clear();
     let secs = t0.elapsed().as_secs_f64();
     if tally.interrupted {
-        eprintln!(
+        errln!(
             "interrupted: {} of {n_todo} asked in this session ({} failed); every outcome so far is in {}\nresume with: corpus-eval rag run --resume {}",
             tally.done,
             tally.failed,
@@ -574,7 +574,7 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     );
     outln!("run folder: {}", folder.display());
     if failed > 0 {
-        eprintln!(
+        errln!(
             "{failed} question(s) have no valid reply (listed in summary.json failed_ids); ask them again with: corpus-eval rag run --resume {}",
             folder.display()
         );

@@ -40,7 +40,7 @@ pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
             outln!("{}", serde_json::to_string(&s)?);
         }
         Err(e) => {
-            eprintln!("warning: {e}");
+            errln!("warning: {e}");
             outln!("null");
         }
     }

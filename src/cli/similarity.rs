@@ -46,7 +46,7 @@ pub struct SimilarityArgs {
 pub(crate) fn warn_truncation(embedder: &Embedder) {
     let n = embedder.truncated_texts();
     if n > 0 {
-        eprintln!(
+        errln!(
             "warning: {n} text(s) longer than {} tokens were truncated before embedding (as sentence-transformers does)",
             embedder.max_tokens()
         );
@@ -151,7 +151,7 @@ pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
     match &args.output {
         Some(path) => {
             crate::report::write_atomic(path, &out)?;
-            eprintln!(
+            errln!(
                 "{} embeddings ({} dims, {}) -> {} in {elapsed:.2}s",
                 items.len(),
                 embedder.dim(),

@@ -102,7 +102,7 @@ fn semantics(args: &TextEvalArgs, rows: &[TextRow]) -> anyhow::Result<Semantics>
             if !nowhere || args.model.model_dir.is_some() {
                 return Err(e);
             }
-            eprintln!(
+            errln!(
                 "warning: no embedding model found; the semantic columns use the TF-IDF fallback (embeddings: \"fallback-tfidf\" in summary.json). Run scripts/fetch-model to get all-MiniLM-L6-v2."
             );
             return Ok(fallback("no embedding model found".into()));
@@ -140,7 +140,7 @@ fn read_config(args: &TextEvalArgs) -> anyhow::Result<(Weights, Thresholds, Patt
             let (w, warnings) = Weights::from_json(&p.display().to_string(), &text_of(p)?)
                 .map_err(|e| InputError(e.to_string()))?;
             for w in warnings {
-                eprintln!("warning: {w}");
+                errln!("warning: {w}");
             }
             w
         }
@@ -298,7 +298,7 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
         Ok(())
     })?;
     if args.json {
-        eprintln!("run folder: {}", path.display());
+        errln!("run folder: {}", path.display());
         outln!("{summary}");
     } else {
         print_table(&summary)?;

@@ -247,7 +247,7 @@ impl Lexicon {
     /// SHA-256 of the compact lexicon text, hex, computed on first use.
     pub fn digest(&self) -> &str {
         self.digest.get_or_init(|| match &self.digest_input {
-            DigestInput::Text => crate::report::sha256_hex(self.text.as_bytes()),
+            DigestInput::Text => crate::text::hash::sha256_hex(self.text.as_bytes()),
             DigestInput::Given(d) => d.clone(),
         })
     }

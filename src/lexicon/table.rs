@@ -13,7 +13,7 @@ pub struct KeyTable {
 /// FNV-1a, 64 bits (fast for the short keys of a lexicon), with its high
 /// bits folded into the low ones the table indexes by.
 fn hash(key: &[u8]) -> u64 {
-    let h = crate::report::fnv1a(key);
+    let h = crate::text::hash::fnv1a(key);
     h ^ (h >> 29)
 }
 

@@ -14,7 +14,7 @@ fn group(xs: &[f64], seed: u64, name: &str) -> Value {
     if xs.is_empty() {
         return json!({"mean": null, "n": 0, "ci_low": null, "ci_high": null});
     }
-    let s: GroupStat = summarize(xs, seed ^ crate::report::fnv1a(name.as_bytes()), RESAMPLES);
+    let s: GroupStat = summarize(xs, crate::stats::group_seed(seed, name), RESAMPLES);
     json!(s)
 }
 

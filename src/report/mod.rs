@@ -5,14 +5,16 @@
 //! `DIR/<UTC timestamp>-<short id>/` once complete, so a run folder is
 //! either whole or absent, and a run never overwrites another.
 
+#[cfg(feature = "charts")]
 pub mod charts;
 pub mod csv;
 pub mod html;
 pub mod manifest;
+#[cfg(feature = "charts")]
 pub mod panels;
+#[cfg(feature = "cli")]
 pub mod table;
 
-use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -38,6 +40,15 @@ pub enum ReportError {
         /// What it is ("a character device", ...).
         what: &'static str,
     },
+    /// The folder for run folders (`--out`) names something that is not a
+    /// folder.
+    #[error("{path}: is {what}, not a folder for run folders")]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
+        /// What it is ("a regular file", "a character device", ...).
+        what: &'static str,
+    },
     /// A chart could not be drawn.
     #[error("cannot draw chart {path}: {message}")]
     Chart {
@@ -55,21 +66,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
     }
 }
 
-/// SHA-256 of bytes, lower-case hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// FNV-1a 64-bit hash (for seeds and short ids).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+pub use crate::text::hash::{fnv1a, sha256_hex};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and
 /// a rename, so readers never see a half-written file.
@@ -270,7 +267,7 @@ pub fn sweep_stale_partials(parent: &Path, now: SystemTime) -> Vec<PathBuf> {
         let old = age.is_some_and(|a| a >= STALE_PARTIAL_AGE);
         let gone = pid.is_none_or(|p| p != std::process::id() && !process_alive(p));
         if meta.is_dir() && old && gone && std::fs::remove_dir_all(entry.path()).is_ok() {
-            eprintln!(
+            errln!(
                 "note: removed {} (the staging folder of a run killed {} h ago)",
                 entry.path().display(),
                 age.map_or(0, |a| a.as_secs() / 3600)
@@ -320,6 +317,19 @@ impl RunFolder {
     /// Creates `parent/.<timestamp>-<id>.partial/`, choosing an id that no
     /// existing run uses.
     pub fn create(parent: &Path, started: SystemTime) -> Result<RunFolder, ReportError> {
+        if let Ok(m) = std::fs::metadata(parent) {
+            if !m.is_dir() {
+                let what = if m.is_file() {
+                    "a regular file"
+                } else {
+                    kind_of(&m.file_type())
+                };
+                return Err(ReportError::NotAFolder {
+                    path: parent.to_path_buf(),
+                    what,
+                });
+            }
+        }
         std::fs::create_dir_all(parent).map_err(io(parent))?;
         sweep_stale_partials(parent, SystemTime::now());
         let stamp = folder_timestamp(started);

@@ -165,7 +165,7 @@ fn hf_cache_lookup(download: bool) -> Result<PathBuf, String> {
     if !download {
         return Err(format!("{where_}; HF_HUB_OFFLINE is set, no download)"));
     }
-    eprintln!("note: fetching {DEFAULT_HUB_REPO} from the Hugging Face Hub into its cache");
+    errln!("note: fetching {DEFAULT_HUB_REPO} from the Hugging Face Hub into its cache");
     let api = hf_hub::api::sync::ApiBuilder::from_cache(cache.clone())
         .with_progress(false)
         .build()

@@ -44,6 +44,18 @@ impl SplitMix64 {
     }
 }
 
+/// The bootstrap seed of a named group: the run seed mixed with the group's
+/// name (FNV-1a), so adding a group never changes another group's interval.
+///
+/// ```
+/// use corpus_eval::stats::group_seed;
+/// assert_eq!(group_seed(42, "a"), group_seed(42, "a"));
+/// assert_ne!(group_seed(42, "a"), group_seed(42, "b"));
+/// ```
+pub fn group_seed(seed: u64, group: &str) -> u64 {
+    seed ^ crate::text::hash::fnv1a(group.as_bytes())
+}
+
 /// Mean, count and 95% percentile-bootstrap interval of a group of scores.
 /// Over zero scores there is no mean: it serializes as
 /// `{"mean": null, "n": 0, "ci_low": null, "ci_high": null}`.

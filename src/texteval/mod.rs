@@ -75,7 +75,8 @@ impl Category {
 }
 
 /// Which definitions the metrics follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// The original Python framework's published output.

@@ -446,34 +446,24 @@ pub fn encodings(secret: &str) -> Vec<String> {
             .replace('"', "&quot;")
             .replace('\'', "&#x27;")
     };
-    let pct: String = secret
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect();
+    let pct = |upper: bool| -> String {
+        secret
+            .bytes()
+            .map(|b| match b {
+                b if b.is_ascii_alphanumeric() || b"-._~".contains(&b) => (b as char).to_string(),
+                b if upper => format!("%{b:02X}"),
+                b => format!("%{b:02x}"),
+            })
+            .collect()
+    };
     let b64 = base64::engine::general_purpose::STANDARD;
-    let pct_lower: String = secret
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02x}")
-            }
-        })
-        .collect();
     vec![
         secret.to_string(),
         json(secret),
         json(&json(secret)),
         html(secret),
-        pct,
-        pct_lower,
+        pct(true),
+        pct(false),
         b64.encode(secret),
         b64.encode(format!("user:{secret}")),
         secret.bytes().map(|b| format!("{b:02x}")).collect(),
