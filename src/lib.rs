@@ -52,6 +52,7 @@ pub mod grounding;
 pub mod hotpot;
 #[cfg(feature = "net")]
 pub mod http;
+pub mod jobs;
 #[cfg(feature = "net")]
 pub mod judge;
 #[cfg(all(feature = "net", feature = "semantic"))]

@@ -5,6 +5,7 @@ mod util;
 mod evaluate_cli;
 mod grounding_cli;
 mod hotpot_cli;
+mod jobs_cli;
 mod judge_cli;
 mod lexicon_build;
 mod rag_cli;

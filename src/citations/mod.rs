@@ -19,7 +19,7 @@
 pub mod fuzzy;
 
 use crate::text::aligned::{Normalized, QUOTE_NORMALIZER_SIGNATURE};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -56,7 +56,7 @@ impl Verdict {
 }
 
 /// The weakest verdict that counts as found (`--match`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchLevel {
     /// Only exact matches count.

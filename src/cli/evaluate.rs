@@ -3,7 +3,8 @@
 use super::{as_text, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK};
 use crate::citations::MatchLevel;
 use crate::corpus::{parse_questions, parse_transcripts};
-use crate::evaluate::{annotate, evaluate, summarize_evaluation, EvalConfig, Summary};
+use crate::evaluate::Summary;
+use crate::jobs::{self, evaluate::Config, read_config, to_toml, JobConfig};
 use crate::report::charts::{render_bar_chart, Bar, BarChart};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::{rfc3339, table::summary_table, write_json, RunFolder};
@@ -11,7 +12,7 @@ use crate::stats::GroupStat;
 use anyhow::Context;
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// `--match` values.
@@ -25,31 +26,81 @@ pub enum MatchArg {
     Fuzzy,
 }
 
-/// Arguments of `evaluate`.
+/// Arguments of `evaluate`. Each setting is a field of
+/// [`crate::jobs::evaluate::Config`]: `--config FILE` gives a whole
+/// configuration, flags given on the command line override it.
 #[derive(Debug, clap::Args)]
 pub struct EvaluateArgs {
     /// Question file: {"qa_pairs": [...]} or a bare array.
-    pub questions: PathBuf,
+    #[arg(required_unless_present = "print_config")]
+    pub questions: Option<PathBuf>,
     /// Transcript corpus: an array (or {"documents": [...]}) of {page_content, metadata.FILE}.
-    pub transcripts: PathBuf,
-    /// Parent folder of the run folder.
-    #[arg(long, default_value = "reports")]
-    pub out: PathBuf,
-    /// The weakest quote verdict that counts as found.
-    #[arg(long = "match", value_enum, default_value = "normalized")]
-    pub match_level: MatchArg,
-    /// Similarity (0..1) a fuzzy match needs.
-    #[arg(long, default_value_t = crate::citations::DEFAULT_FUZZY_THRESHOLD)]
-    pub fuzzy_threshold: f64,
+    #[arg(required_unless_present = "print_config")]
+    pub transcripts: Option<PathBuf>,
+    /// Parent folder of the run folder [default: reports].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The weakest quote verdict that counts as found [default: normalized].
+    #[arg(long = "match", value_enum)]
+    pub match_level: Option<MatchArg>,
+    /// Similarity (0..1) a fuzzy match needs [default: 0.9].
+    #[arg(long)]
+    pub fuzzy_threshold: Option<f64>,
     /// Do not draw the PNG charts.
     #[arg(long)]
     pub no_plots: bool,
-    /// Seed of the bootstrap confidence intervals.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
+    /// Seed of the bootstrap confidence intervals [default: 42].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// WordNet source.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
+    /// Settings from a TOML or JSON file (keys: the long flags with `_`);
+    /// flags given here override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the resolved configuration as TOML and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
+
+impl EvaluateArgs {
+    /// The configuration: the file's (or the defaults), then the flags.
+    pub fn resolve(&self) -> anyhow::Result<Config> {
+        let mut c: Config = match &self.config {
+            Some(path) => read_config(path)?,
+            None => Config::default(),
+        };
+        if let Some(out) = &self.out {
+            c.out = out.clone();
+        }
+        if let Some(m) = self.match_level {
+            c.match_level = level_of(m);
+        }
+        if let Some(t) = self.fuzzy_threshold {
+            c.fuzzy_threshold = t;
+        }
+        if self.no_plots {
+            c.no_plots = true;
+        }
+        if let Some(seed) = self.seed {
+            c.seed = seed;
+        }
+        if let Some(w) = &self.wordnet.wordnet {
+            c.wordnet = Some(w.clone());
+        }
+        c.validate()?;
+        Ok(c)
+    }
+}
+
+/// The library's match level of a `--match` value.
+pub fn level_of(m: MatchArg) -> MatchLevel {
+    match m {
+        MatchArg::Exact => MatchLevel::Exact,
+        MatchArg::Normalized => MatchLevel::Normalized,
+        MatchArg::Fuzzy => MatchLevel::Fuzzy,
+    }
 }
 
 fn bars(groups: &BTreeMap<String, GroupStat>) -> Vec<Bar> {
@@ -67,41 +118,45 @@ fn bars(groups: &BTreeMap<String, GroupStat>) -> Vec<Bar> {
 
 /// Runs the main job.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
-    let started = SystemTime::now();
-    if !(0.0..=1.0).contains(&args.fuzzy_threshold) {
-        return Err(InputError(format!(
-            "--fuzzy-threshold must be between 0 and 1, got {}",
-            args.fuzzy_threshold
-        ))
-        .into());
+    let config = args.resolve()?;
+    if args.print_config {
+        outln!("{}", to_toml(&config).trim_end());
+        return Ok(EXIT_OK);
     }
-    let q_bytes = read_input(&args.questions)?;
-    let t_bytes = read_input(&args.transcripts)?;
-    let q_info = InputFile::new(&args.questions, &q_bytes);
-    let t_info = InputFile::new(&args.transcripts, &t_bytes);
-    let questions = parse_questions(&args.questions, &as_text(&args.questions, q_bytes)?)?;
-    let transcripts = parse_transcripts(&args.transcripts, &as_text(&args.transcripts, t_bytes)?)?;
-    let lexicon = load_lexicon(&args.wordnet)?;
-
-    let config = EvalConfig {
-        match_level: match args.match_level {
-            MatchArg::Exact => MatchLevel::Exact,
-            MatchArg::Normalized => MatchLevel::Normalized,
-            MatchArg::Fuzzy => MatchLevel::Fuzzy,
-        },
-        fuzzy_threshold: args.fuzzy_threshold,
-        seed: args.seed,
-        ..EvalConfig::default()
+    let (Some(questions), Some(transcripts)) = (&args.questions, &args.transcripts) else {
+        return Err(InputError("evaluate needs QUESTIONS and TRANSCRIPTS".into()).into());
     };
-    let eval = evaluate(&questions, &transcripts, &lexicon, &config);
-    let summary = summarize_evaluation(&eval);
+    let (path, summary) = execute(&config, questions, transcripts)?;
+    print_summary(&config, &summary, &path)?;
+    Ok(EXIT_OK)
+}
+
+/// Runs the job on two input files and writes its run folder; returns the
+/// folder and the summary (`rerun` calls this too).
+pub(crate) fn execute(
+    config: &Config,
+    questions_path: &Path,
+    transcripts_path: &Path,
+) -> anyhow::Result<(PathBuf, Summary)> {
+    let started = SystemTime::now();
+    config.validate()?;
+    let q_bytes = read_input(questions_path)?;
+    let t_bytes = read_input(transcripts_path)?;
+    let q_info = InputFile::new(questions_path, &q_bytes);
+    let t_info = InputFile::new(transcripts_path, &t_bytes);
+    let questions = parse_questions(questions_path, &as_text(questions_path, q_bytes)?)?;
+    let transcripts = parse_transcripts(transcripts_path, &as_text(transcripts_path, t_bytes)?)?;
+    let lexicon = load_lexicon(&WordnetArgs {
+        wordnet: config.wordnet.clone(),
+    })?;
+    let output = jobs::evaluate::run(config, &questions, &transcripts, &lexicon)?;
+    let summary = output.summary;
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
-    let results = annotate(&questions, &eval);
-
-    let folder = RunFolder::create(&args.out, started)?;
-    let written = write_run(&folder, &args, &results, &summary);
+    let eval_config = config.eval_config();
+    let folder = RunFolder::create(&config.out, started)?;
+    let written = write_run(&folder, config, &output.results, &summary);
     let mut outputs = match written {
         Ok(o) => o,
         Err(e) => {
@@ -120,14 +175,15 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
             ("questions".to_string(), q_info),
             ("transcripts".to_string(), t_info),
         ]),
+        config: Some(jobs::to_value(config)),
         settings: json!({
-            "match": config.match_level,
-            "fuzzy_threshold": config.fuzzy_threshold,
-            "seed": config.seed,
-            "bootstrap_resamples": config.resamples,
+            "match": eval_config.match_level,
+            "fuzzy_threshold": eval_config.fuzzy_threshold,
+            "seed": eval_config.seed,
+            "bootstrap_resamples": eval_config.resamples,
             "confidence": 0.95,
-            "plots": !args.no_plots,
-            "out": args.out.display().to_string(),
+            "plots": !config.no_plots,
+            "out": config.out.display().to_string(),
             "pick_jaro_winkler_threshold": crate::scoring::PICK_JARO_WINKLER_THRESHOLD,
             "normalizer": crate::text::NORMALIZER_SIGNATURE,
             "quote_normalizer": crate::text::aligned::QUOTE_NORMALIZER_SIGNATURE,
@@ -149,7 +205,10 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
         return Err(e.into());
     }
     let path = folder.finish().context("finishing the run folder")?;
+    Ok((path, summary))
+}
 
+fn print_summary(config: &Config, summary: &Summary, path: &Path) -> anyhow::Result<()> {
     let mut rows: Vec<(&str, &str, GroupStat)> = vec![("overall", "all answers", summary.overall)];
     rows.extend(
         summary
@@ -188,19 +247,19 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
         );
     }
     outln!("run folder: {}", path.display());
-    Ok(EXIT_OK)
+    Ok(())
 }
 
 fn write_run(
     folder: &RunFolder,
-    args: &EvaluateArgs,
+    config: &Config,
     results: &serde_json::Value,
     summary: &Summary,
 ) -> anyhow::Result<Vec<String>> {
     let mut outputs = vec!["results.json".to_string(), "summary.json".to_string()];
     write_json(&folder.file("results.json"), results)?;
     write_json(&folder.file("summary.json"), summary)?;
-    if !args.no_plots {
+    if !config.no_plots {
         let footnote = format!("values: mean [95% bootstrap CI] n · {}", summary.signature);
         render_bar_chart(
             &folder.file("transcript_scores.png"),

@@ -20,6 +20,7 @@ mod grounding;
 mod hotpot;
 mod judge_answers;
 mod rag;
+mod rerun;
 mod score;
 mod similarity;
 mod text_eval;
@@ -94,6 +95,8 @@ pub enum Command {
     Grounding(grounding::GroundingArgs),
     /// The RAG API: ask one question, or run a resumable batch with citation checks and scores.
     Rag(rag::RagArgs),
+    /// Execute a finished run again from its manifest and compare every output with the original.
+    Rerun(rerun::RerunArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -115,6 +118,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::TextEval(a) => text_eval::run(a),
         Command::Grounding(a) => grounding::run(a),
         Command::Rag(a) => rag::run(a),
+        Command::Rerun(a) => rerun::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -144,6 +148,7 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
         c.is::<InputError>()
             || c.is::<crate::corpus::CorpusError>()
             || c.is::<crate::lexicon::LexiconError>()
+            || c.is::<crate::jobs::ConfigError>()
             || matches!(
                 c.downcast_ref::<crate::report::ReportError>(),
                 Some(

@@ -2,12 +2,11 @@
 //! command line. The auth string comes from $EVALUATION_API_AUTH only and is
 //! never printed or written.
 
-use super::evaluate::MatchArg;
+use super::evaluate::{level_of, MatchArg};
 use super::{
     check_count, check_range, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK,
     EXIT_RUNTIME,
 };
-use crate::citations::MatchLevel;
 use crate::rag::batch::{run_batch, CheckConfig, Prepared, Workers};
 use crate::rag::client::{ClientConfig, RagClient, AUTH_ENV, URL_ENV};
 use crate::rag::journal::{last_outcomes, Journal};
@@ -140,14 +139,6 @@ pub const MAX_RETRIES: u64 = 100;
 /// Longest `--backoff-ms` (a retry never waits more than a minute anyway).
 pub const MAX_BACKOFF_MS: u64 = 60_000;
 const DEFAULT_MODEL: &str = "openai:gpt-4o-mini";
-
-fn level_of(m: MatchArg) -> MatchLevel {
-    match m {
-        MatchArg::Exact => MatchLevel::Exact,
-        MatchArg::Normalized => MatchLevel::Normalized,
-        MatchArg::Fuzzy => MatchLevel::Fuzzy,
-    }
-}
 
 fn filters(args: &[String]) -> anyhow::Result<Map<String, Value>> {
     let mut m = Map::new();

@@ -14,6 +14,10 @@ pub struct InputFile {
     pub sha256: String,
     /// Size in bytes.
     pub bytes: u64,
+    /// The absolute path when it could be resolved (what `rerun` looks at
+    /// first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub absolute: Option<String>,
 }
 
 impl InputFile {
@@ -23,6 +27,9 @@ impl InputFile {
             path: path.display().to_string(),
             sha256: super::sha256_hex(bytes),
             bytes: bytes.len() as u64,
+            absolute: std::fs::canonicalize(path)
+                .ok()
+                .map(|p| p.display().to_string()),
         }
     }
 }
@@ -50,6 +57,10 @@ pub struct Manifest {
     pub command_line: Vec<String>,
     /// The inputs with their hashes, by role.
     pub inputs: BTreeMap<String, InputFile>,
+    /// The job's resolved configuration (what `--config` takes and what
+    /// `rerun` executes again), for commands that are typed jobs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<Value>,
     /// Every setting.
     pub settings: Value,
     /// The WordNet source and digest, when used.
@@ -90,6 +101,7 @@ impl Manifest {
             command: command.into(),
             command_line: command_line(),
             inputs,
+            config: None,
             settings: {
                 let mut settings = settings;
                 crate::secrets::scrub_value(&mut settings);

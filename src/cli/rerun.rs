@@ -1,0 +1,141 @@
+//! `corpus-eval rerun RUN_FOLDER`: executes a finished run again from its
+//! manifest alone and compares every deterministic output with the
+//! original, file by file.
+
+use super::{InputError, EXIT_OK, EXIT_RUNTIME};
+use crate::jobs::{self, JobConfig};
+use crate::report::sha256_hex;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `rerun`.
+#[derive(Debug, clap::Args)]
+pub struct RerunArgs {
+    /// The run folder to reproduce (it holds manifest.json).
+    pub run_folder: PathBuf,
+    /// Parent folder of the new run folder [default: the original's parent].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Look for inputs here, by file name, when they are not at their
+    /// recorded paths.
+    #[arg(long, value_name = "DIR")]
+    pub inputs: Option<PathBuf>,
+}
+
+/// Files that hold clock times or the command line, never compared.
+const NOT_COMPARED: [&str; 1] = ["manifest.json"];
+
+/// Runs `rerun`: exit 0 when every output is identical, 1 otherwise.
+pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
+    let manifest_path = args.run_folder.join("manifest.json");
+    let text = super::as_text(&manifest_path, super::read_input(&manifest_path)?)?;
+    let manifest = crate::corpus::strict_json::parse_str(&text)
+        .map_err(|e| crate::corpus::json_error(&manifest_path, &e))?;
+    let command = manifest["command"].as_str().unwrap_or_default().to_string();
+    let config = manifest.get("config").cloned().ok_or_else(|| {
+        InputError(format!(
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate",
+            manifest_path.display()
+        ))
+    })?;
+    let input = |role: &str| locate_input(&manifest_path, &manifest, role, args.inputs.as_deref());
+    let parent = args
+        .out
+        .clone()
+        .or_else(|| args.run_folder.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let new_folder = match command.as_str() {
+        "evaluate" => {
+            let mut c: jobs::evaluate::Config = config_of(&manifest_path, config)?;
+            let (q, t) = (input("questions")?, input("transcripts")?);
+            c.out = parent;
+            super::evaluate::execute(&c, &q, &t)?.0
+        }
+        other => {
+            return Err(InputError(format!(
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate)",
+                manifest_path.display()
+            ))
+            .into())
+        }
+    };
+    let all_same = compare_outputs(&manifest, &args.run_folder, &new_folder)?;
+    outln!("rerun folder: {}", new_folder.display());
+    Ok(if all_same { EXIT_OK } else { EXIT_RUNTIME })
+}
+
+fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> anyhow::Result<C> {
+    let config: C = serde_json::from_value(value)
+        .map_err(|e| InputError(format!("{}: field `config`: {e}", manifest.display())))?;
+    config.validate()?;
+    Ok(config)
+}
+
+/// The input recorded under `role`: at its absolute path, at its path as
+/// given, or by file name under `--inputs`; its SHA-256 must be the one
+/// recorded (exit 2 naming the file and both digests).
+fn locate_input(
+    manifest_path: &Path,
+    manifest: &Value,
+    role: &str,
+    inputs_dir: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
+    let entry = &manifest["inputs"][role];
+    let recorded = entry["path"].as_str().ok_or_else(|| {
+        InputError(format!(
+            "{}: field `inputs.{role}.path` is missing",
+            manifest_path.display()
+        ))
+    })?;
+    let want = entry["sha256"].as_str().unwrap_or_default();
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(abs) = entry["absolute"].as_str() {
+        candidates.push(PathBuf::from(abs));
+    }
+    candidates.push(PathBuf::from(recorded));
+    if let (Some(dir), Some(name)) = (inputs_dir, Path::new(recorded).file_name()) {
+        candidates.insert(0, dir.join(name));
+    }
+    let Some(found) = candidates.into_iter().find(|p| p.is_file()) else {
+        return Err(InputError(format!(
+            "{recorded}: the {role} input of this run is missing (sha256 {want}); pass --inputs DIR holding it"
+        ))
+        .into());
+    };
+    let bytes = super::read_input(&found)?;
+    let got = sha256_hex(&bytes);
+    if got != want {
+        return Err(InputError(format!(
+            "{}: the {role} input changed since the run (sha256 recorded {want}, now {got})",
+            found.display()
+        ))
+        .into());
+    }
+    Ok(found)
+}
+
+/// Prints `identical NAME` or `different NAME` for every output of the
+/// original run (and any the new run adds); true when all are identical.
+fn compare_outputs(manifest: &Value, original: &Path, new: &Path) -> anyhow::Result<bool> {
+    let mut names: Vec<String> = manifest["outputs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o.as_str().map(str::to_string))
+        .collect();
+    for entry in std::fs::read_dir(new)?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let mut all_same = true;
+    for name in names.iter().filter(|n| !NOT_COMPARED.contains(&n.as_str())) {
+        let a = std::fs::read(original.join(name)).ok();
+        let b = std::fs::read(new.join(name)).ok();
+        let same = a.is_some() && a == b;
+        all_same &= same;
+        outln!("{} {name}", if same { "identical" } else { "different" });
+    }
+    Ok(all_same)
+}

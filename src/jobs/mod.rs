@@ -1,0 +1,122 @@
+//! Jobs: each command as a typed configuration over plain data.
+//!
+//! A job's `Config` is plain data (serde, `deny_unknown_fields`, a
+//! `version`, defaults equal to the command line's): it can come from a
+//! TOML or JSON file ([`read_config`]), be printed as TOML ([`to_toml`]),
+//! is recorded whole in the run's manifest, and is what `corpus-eval rerun`
+//! executes again. The command line only turns flags into a `Config`.
+//!
+//! Jobs so far: [`evaluate`] (the main job).
+
+pub mod evaluate;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Errors of a job's configuration (exit 2 at the command line).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A config file that cannot be read or parsed, or that holds an
+    /// unknown key or a value of the wrong type.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (with line:column where the parser gives one).
+        message: String,
+    },
+    /// A setting outside its range.
+    #[error("{field} {message}")]
+    Invalid {
+        /// The setting, named as its flag (e.g. `--fuzzy-threshold`).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A job's configuration.
+pub trait JobConfig: Serialize + DeserializeOwned + Default + Clone {
+    /// The command that runs it (e.g. `"evaluate"`).
+    const COMMAND: &'static str;
+    /// The configuration format's version (the `version` field).
+    const VERSION: u32;
+    /// Checks every setting's range.
+    fn validate(&self) -> Result<(), ConfigError>;
+}
+
+/// Reads a job's configuration from a `.toml` or `.json` file: keys are the
+/// `Config` fields (the long flags' names with `_`), missing keys keep
+/// their defaults, an unknown key is an error naming it and the file.
+pub fn read_config<C: JobConfig>(path: &Path) -> Result<C, ConfigError> {
+    let fail = |message: String| ConfigError::File {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+    let text = crate::corpus::strict_json::strip_bom(&text);
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let config: C = match ext.as_deref() {
+        Some("toml") => toml::from_str(text).map_err(|e| fail(one_line(&e.to_string())))?,
+        Some("json") => {
+            let value = crate::corpus::strict_json::parse_str(text)
+                .map_err(|e| fail(format!("{}:{}: {e}", e.line(), e.column())))?;
+            serde_json::from_value(value).map_err(|e| fail(e.to_string()))?
+        }
+        _ => return Err(fail("a config file ends in .toml or .json".into())),
+    };
+    let version = serde_json::to_value(&config)
+        .ok()
+        .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
+    if version.is_some_and(|v| v != u64::from(C::VERSION)) {
+        return Err(fail(format!(
+            "version {} is not this tool's {} config version {}",
+            version.unwrap_or_default(),
+            C::COMMAND,
+            C::VERSION
+        )));
+    }
+    Ok(config)
+}
+
+/// A configuration as TOML (what `--print-config` prints).
+pub fn to_toml<C: Serialize>(config: &C) -> String {
+    toml::to_string(config).unwrap_or_default()
+}
+
+/// A configuration as JSON (what the manifest records).
+pub fn to_value<C: Serialize>(config: &C) -> serde_json::Value {
+    serde_json::to_value(config).unwrap_or(serde_json::Value::Null)
+}
+
+/// A multi-line parser message (location, excerpt, caret, reason) as one
+/// line: the location and the reason.
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('|') && !l.contains(" | "))
+        .collect();
+    match lines.as_slice() {
+        [] => String::new(),
+        [only] => (*only).to_string(),
+        [first, .., last] => format!("{first}: {last}"),
+    }
+}
+
+/// Checks a fraction setting (finite, in [0, 1]).
+pub(crate) fn check_unit(field: &str, v: f64) -> Result<(), ConfigError> {
+    if v.is_finite() && (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid {
+            field: field.into(),
+            message: format!("must lie in [0, 1], got {v}"),
+        })
+    }
+}

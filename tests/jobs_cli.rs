@@ -1,0 +1,207 @@
+//! Typed jobs at the command line: `--config FILE` (TOML or JSON) under the
+//! flags, `--print-config`, the resolved config in the manifest, and
+//! `corpus-eval rerun` reproducing a run from its folder alone.
+
+use crate::util::{read_json, repo, Dir};
+use serde_json::json;
+use std::path::PathBuf;
+
+fn sample() -> (String, String) {
+    (
+        repo()
+            .join("evaluation/data_fixture.json")
+            .display()
+            .to_string(),
+        repo().join("datasets/corpus.json").display().to_string(),
+    )
+}
+
+#[test]
+fn print_config_gives_the_defaults_as_toml() {
+    let dir = Dir::new("jobs-print");
+    let r = dir.run(&["evaluate", "--print-config"]).expect_code(0);
+    let text = r.stdout();
+    for line in [
+        "version = 1",
+        "out = \"reports\"",
+        "match = \"normalized\"",
+        "fuzzy_threshold = 0.9",
+        "no_plots = false",
+        "seed = 42",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} missing in\n{text}");
+    }
+    // The printed file is a valid config that changes nothing.
+    dir.write("c.toml", &text);
+    let again = dir
+        .run(&["evaluate", "--config", "c.toml", "--print-config"])
+        .expect_code(0);
+    assert_eq!(again.stdout(), text);
+}
+
+#[test]
+fn flags_override_the_file_and_unknown_keys_are_refused() {
+    let dir = Dir::new("jobs-config");
+    dir.write("c.toml", "seed = 5\nmatch = \"fuzzy\"\nno_plots = true\n");
+    let r = dir
+        .run(&[
+            "evaluate",
+            "--config",
+            "c.toml",
+            "--seed",
+            "9",
+            "--print-config",
+        ])
+        .expect_code(0);
+    let out = r.stdout();
+    assert!(
+        out.contains("seed = 9")
+            && out.contains("match = \"fuzzy\"")
+            && out.contains("no_plots = true"),
+        "{out}"
+    );
+    dir.write("c.json", r#"{"seed": 3, "match": "exact"}"#);
+    let r = dir
+        .run(&["evaluate", "--config", "c.json", "--print-config"])
+        .expect_code(0);
+    assert!(r.stdout().contains("seed = 3") && r.stdout().contains("match = \"exact\""));
+    dir.write("bad.toml", "seed = 5\nbogus = 1\n");
+    let (q, t) = sample();
+    dir.run(&["evaluate", &q, &t, "--config", "bad.toml"])
+        .expect_code(2)
+        .expect_stderr(&["bad.toml", "line 2", "unknown field `bogus`"]);
+    dir.write("bad.json", r#"{"seed": 1, "extra": true}"#);
+    dir.run(&["evaluate", &q, &t, "--config", "bad.json"])
+        .expect_code(2)
+        .expect_stderr(&["bad.json", "unknown field `extra`"]);
+    dir.write("range.json", r#"{"fuzzy_threshold": 2}"#);
+    dir.run(&["evaluate", &q, &t, "--config", "range.json"])
+        .expect_code(2)
+        .expect_stderr(&["--fuzzy-threshold", "[0, 1]"]);
+    dir.write("v.toml", "version = 99\n");
+    dir.run(&["evaluate", &q, &t, "--config", "v.toml"])
+        .expect_code(2)
+        .expect_stderr(&["v.toml", "version 99"]);
+    dir.write("c.yaml", "seed: 1\n");
+    dir.run(&["evaluate", &q, &t, "--config", "c.yaml"])
+        .expect_code(2)
+        .expect_stderr(&[".toml or .json"]);
+    assert!(dir.run_folders("reports").is_empty());
+}
+
+#[test]
+fn the_manifest_records_the_resolved_config() {
+    let dir = Dir::new("jobs-manifest");
+    let (q, t) = sample();
+    dir.write("c.toml", "seed = 5\n");
+    let folder = dir.run_new_folder(
+        &[
+            "evaluate", &q, &t, "--config", "c.toml", "--match", "fuzzy", "--out", "runs",
+        ],
+        "runs",
+    );
+    let m = read_json(&folder.join("manifest.json"));
+    assert_eq!(
+        m["config"],
+        json!({"version": 1, "out": "runs", "match": "fuzzy", "fuzzy_threshold": 0.9, "no_plots": false, "seed": 5})
+    );
+    assert_eq!(m["settings"]["seed"], 5);
+}
+
+fn rerun(dir: &Dir, folder: &std::path::Path, extra: &[&str]) -> crate::util::Run {
+    let mut args = vec!["rerun".to_string(), folder.display().to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    dir.run(&args)
+}
+
+#[test]
+fn rerun_of_evaluate_is_identical_file_by_file() {
+    let dir = Dir::new("jobs-rerun");
+    let (q, t) = sample();
+    let folder = dir.run_new_folder(
+        &["evaluate", &q, &t, "--out", "runs", "--seed", "11"],
+        "runs",
+    );
+    let r = rerun(&dir, &folder, &["--out", "again"]).expect_code(0);
+    let out = r.stdout();
+    for f in [
+        "results.json",
+        "summary.json",
+        "transcript_scores.png",
+        "verbatim_scores.png",
+    ] {
+        assert!(out.contains(&format!("identical {f}")), "{out}");
+    }
+    assert!(!out.contains("different"), "{out}");
+    let again: Vec<PathBuf> = dir.run_folders("again");
+    assert_eq!(again.len(), 1);
+    // The rerun's manifest has the same config and inputs.
+    let (a, b) = (
+        read_json(&folder.join("manifest.json")),
+        read_json(&again[0].join("manifest.json")),
+    );
+    assert_eq!(
+        a["inputs"]["questions"]["sha256"],
+        b["inputs"]["questions"]["sha256"]
+    );
+    assert_eq!(a["config"]["seed"], b["config"]["seed"]);
+    // A tampered output is reported as different (exit 1).
+    let summary = folder.join("summary.json");
+    let text = std::fs::read_to_string(&summary).unwrap();
+    std::fs::write(&summary, text.replacen("\"n\"", "\"n\" ", 1)).unwrap();
+    let r = rerun(&dir, &folder, &["--out", "third"]).expect_code(1);
+    assert!(
+        r.stdout().contains("different summary.json"),
+        "{}",
+        r.stdout()
+    );
+    assert!(
+        r.stdout().contains("identical results.json"),
+        "{}",
+        r.stdout()
+    );
+}
+
+#[test]
+fn rerun_refuses_changed_or_missing_inputs() {
+    let dir = Dir::new("jobs-rerun-inputs");
+    let (_, t) = sample();
+    let q = dir.path().join("q.json");
+    std::fs::copy(repo().join("evaluation/data_fixture.json"), &q).unwrap();
+    let folder = dir.run_new_folder(
+        &["evaluate", "q.json", &t, "--out", "runs", "--no-plots"],
+        "runs",
+    );
+    let recorded = read_json(&folder.join("manifest.json"))["inputs"]["questions"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Changed: named with both digests.
+    let mut text = std::fs::read_to_string(&q).unwrap();
+    text.push('\n');
+    std::fs::write(&q, &text).unwrap();
+    let r = rerun(&dir, &folder, &[]).expect_code(2);
+    assert!(
+        r.stderr().contains("q.json") && r.stderr().contains(&recorded),
+        "{}",
+        r.stderr()
+    );
+    // Missing: named; --inputs DIR finds it by file name.
+    std::fs::remove_file(&q).unwrap();
+    rerun(&dir, &folder, &[])
+        .expect_code(2)
+        .expect_stderr(&["q.json", "missing"]);
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::copy(
+        repo().join("evaluation/data_fixture.json"),
+        elsewhere.join("q.json"),
+    )
+    .unwrap();
+    let r = rerun(&dir, &folder, &["--inputs", "elsewhere", "--out", "again"]).expect_code(0);
+    assert!(
+        r.stdout().contains("identical results.json"),
+        "{}",
+        r.stdout()
+    );
+}
