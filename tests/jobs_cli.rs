@@ -205,3 +205,37 @@ fn rerun_refuses_changed_or_missing_inputs() {
         r.stdout()
     );
 }
+
+#[test]
+fn rerun_of_hotpot_is_identical_html_and_png_included() {
+    let dir = Dir::new("jobs-rerun-hotpot");
+    for case in ["simple", "official"] {
+        let f = crate::util::fixture("hotpot").join(case);
+        let p = f.join("predictions.json").display().to_string();
+        let g = f.join("gold.json").display().to_string();
+        dir.write("h.toml", "name = \"sys\"\n");
+        let out = format!("runs-{case}");
+        let folder = dir.run_new_folder(
+            &["hotpot", &p, &g, "--out", &out, "--config", "h.toml"],
+            &out,
+        );
+        let m = read_json(&folder.join("manifest.json"));
+        assert_eq!(m["config"]["name"], "sys");
+        let r = rerun(&dir, &folder, &["--out", &format!("again-{case}")]).expect_code(0);
+        for f in [
+            "metrics.json",
+            "per_example.json",
+            "per_example.csv",
+            "hotpot_metrics.png",
+            "report.html",
+        ] {
+            assert!(
+                r.stdout().contains(&format!("identical {f}")),
+                "{}",
+                r.stdout()
+            );
+        }
+    }
+    let r = dir.run(&["hotpot", "--print-config"]).expect_code(0);
+    assert!(r.stdout().contains("format = \"auto\""), "{}", r.stdout());
+}

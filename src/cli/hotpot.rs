@@ -2,11 +2,8 @@
 //! official format, with a run folder and an HTML report.
 
 use super::{complete_run, map_input, InputError, EXIT_OK};
-use crate::corpus::hotpot::{
-    is_official_predictions, official_gold, official_predictions, simple_records,
-};
-use crate::corpus::json_error;
-use crate::hotpot::{evaluate_official, evaluate_simple, HotpotEvaluation, HotpotFormat};
+use crate::hotpot::{HotpotEvaluation, HotpotFormat};
+use crate::jobs::{self, hotpot::Config, hotpot::InputFormat, read_config, to_toml, JobConfig};
 use crate::report::html::HtmlPage;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::panels::{render_metric_panels, MetricPanels};
@@ -14,7 +11,7 @@ use crate::report::table::grid_table;
 use crate::report::{write_atomic, write_json, RunFolder};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// `--format` values.
@@ -28,28 +25,67 @@ pub enum FormatArg {
     Official,
 }
 
-/// Arguments of `hotpot`.
+/// Arguments of `hotpot`. Each setting is a field of
+/// [`crate::jobs::hotpot::Config`]: `--config FILE` gives a whole
+/// configuration, flags given on the command line override it.
 #[derive(Debug, clap::Args)]
 pub struct HotpotArgs {
     /// Predictions: a simple-format array or an official {"answer", "sp"} object.
-    pub predictions: PathBuf,
+    #[arg(required_unless_present = "print_config")]
+    pub predictions: Option<PathBuf>,
     /// Gold: a simple-format array or the HotpotQA JSON.
-    pub gold: PathBuf,
-    /// Input format.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub format: FormatArg,
+    #[arg(required_unless_present = "print_config")]
+    pub gold: Option<PathBuf>,
+    /// Input format [default: auto].
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
     /// Print the averaged metrics as one JSON object (the last thing on stdout).
     #[arg(long)]
     pub json: bool,
-    /// Parent folder of the run folder.
-    #[arg(long, default_value = "reports")]
-    pub out: PathBuf,
+    /// Parent folder of the run folder [default: reports].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// The system's name in tables and comparisons (default: the predictions file's stem).
     #[arg(long = "name", value_name = "SYSTEM")]
     pub name: Option<String>,
     /// Do not draw hotpot_metrics.png (the HTML report then has no chart).
     #[arg(long)]
     pub no_plots: bool,
+    /// Settings from a TOML or JSON file (keys: the long flags with `_`);
+    /// flags given here override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the resolved configuration as TOML and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
+
+impl HotpotArgs {
+    /// The configuration: the file's (or the defaults), then the flags.
+    pub fn resolve(&self) -> anyhow::Result<Config> {
+        let mut c: Config = match &self.config {
+            Some(path) => read_config(path)?,
+            None => Config::default(),
+        };
+        if let Some(out) = &self.out {
+            c.out = out.clone();
+        }
+        if let Some(f) = self.format {
+            c.format = match f {
+                FormatArg::Auto => InputFormat::Auto,
+                FormatArg::Simple => InputFormat::Simple,
+                FormatArg::Official => InputFormat::Official,
+            };
+        }
+        if let Some(n) = &self.name {
+            c.name = Some(n.clone());
+        }
+        if self.no_plots {
+            c.no_plots = true;
+        }
+        c.validate()?;
+        Ok(c)
+    }
 }
 
 /// Metric definitions shown in the report.
@@ -99,56 +135,15 @@ fn fmt_opt(v: Option<f64>, digits: usize) -> String {
 
 /// Runs `hotpot`.
 pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
-    let started = SystemTime::now();
-    let p_bytes = map_input(&args.predictions)?;
-    let g_bytes = map_input(&args.gold)?;
-    // Hash the inputs on one core while the other parses and scores.
-    let ((p_info, g_info), eval) = rayon::join(
-        || {
-            (
-                InputFile::new(&args.predictions, &p_bytes),
-                InputFile::new(&args.gold, &g_bytes),
-            )
-        },
-        || evaluate_inputs(&args, &p_bytes, &g_bytes),
-    );
-    let eval = eval?;
-    drop((p_bytes, g_bytes));
-    let system = match &args.name {
-        Some(n) => n.clone(),
-        None => args
-            .predictions
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "system".into()),
+    let config = args.resolve()?;
+    if args.print_config {
+        outln!("{}", to_toml(&config).trim_end());
+        return Ok(EXIT_OK);
+    }
+    let (Some(predictions), Some(gold)) = (&args.predictions, &args.gold) else {
+        return Err(InputError("hotpot needs PREDICTIONS and GOLD".into()).into());
     };
-    warn_missing(&eval);
-
-    let inputs = BTreeMap::from([
-        ("predictions".to_string(), p_info),
-        ("gold".to_string(), g_info),
-    ]);
-    let settings = json!({
-        "format": eval.format,
-        "format_arg": format!("{:?}", args.format).to_lowercase(),
-        "system": system,
-        "plots": !args.no_plots,
-        "out": args.out.display().to_string(),
-        "html_example_rows": HTML_EXAMPLE_ROWS,
-    });
-    let folder = RunFolder::create(&args.out, started)?;
-    let (path, ()) = complete_run(folder, |folder| {
-        write_run(
-            folder,
-            &eval,
-            &system,
-            inputs,
-            settings,
-            started,
-            args.no_plots,
-        )
-    })?;
-
+    let (path, eval, system) = execute(&config, predictions, gold)?;
     if args.json {
         errln!("run folder: {}", path.display());
         outln!("{}", Value::Object(eval.averages_json()));
@@ -176,47 +171,49 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// Parses both files in the chosen format and scores them.
-fn evaluate_inputs(
-    args: &HotpotArgs,
-    p_bytes: &[u8],
-    g_bytes: &[u8],
-) -> anyhow::Result<HotpotEvaluation> {
-    let p_doc: Value = crate::corpus::strict_json::parse_slice(p_bytes)
-        .map_err(|e| json_error(&args.predictions, &e))?;
-    let official = match args.format {
-        FormatArg::Auto => is_official_predictions(&p_doc),
-        FormatArg::Simple => false,
-        FormatArg::Official => {
-            if !is_official_predictions(&p_doc) {
-                return Err(InputError(format!(
-                    "{}: --format official needs an object with \"answer\" and \"sp\"",
-                    args.predictions.display()
-                ))
-                .into());
-            }
-            true
-        }
-    };
-    if official {
-        let preds = official_predictions(&args.predictions, &p_doc)?;
-        drop(p_doc);
-        let gold = official_gold(&args.gold, g_bytes)?;
-        return Ok(evaluate_official(&preds, &gold));
-    }
-    let preds = simple_records(&args.predictions, &p_doc)?;
-    drop(p_doc);
-    let g_doc: Value =
-        crate::corpus::strict_json::parse_slice(g_bytes).map_err(|e| json_error(&args.gold, &e))?;
-    let gold = simple_records(&args.gold, &g_doc)?;
-    evaluate_simple(&preds, &gold).map_err(|e| {
-        InputError(format!(
-            "{} vs {}: {e}",
-            args.predictions.display(),
-            args.gold.display()
-        ))
-        .into()
-    })
+/// Runs the job on two files and writes its run folder; returns the folder,
+/// the evaluation and the system's name (`rerun` calls this too).
+pub(crate) fn execute(
+    config: &Config,
+    predictions: &Path,
+    gold: &Path,
+) -> anyhow::Result<(PathBuf, HotpotEvaluation, String)> {
+    let started = SystemTime::now();
+    config.validate()?;
+    let p_bytes = map_input(predictions)?;
+    let g_bytes = map_input(gold)?;
+    // Hash the inputs on one core while the other parses and scores.
+    let ((p_info, g_info), eval) = rayon::join(
+        || {
+            (
+                InputFile::new(predictions, &p_bytes),
+                InputFile::new(gold, &g_bytes),
+            )
+        },
+        || jobs::hotpot::run(config, predictions, &p_bytes, gold, &g_bytes),
+    );
+    let eval = eval?;
+    drop((p_bytes, g_bytes));
+    let system = config.system(predictions);
+    warn_missing(&eval);
+
+    let inputs = BTreeMap::from([
+        ("predictions".to_string(), p_info),
+        ("gold".to_string(), g_info),
+    ]);
+    let settings = json!({
+        "format": eval.format,
+        "format_arg": config.format,
+        "system": system,
+        "plots": !config.no_plots,
+        "out": config.out.display().to_string(),
+        "html_example_rows": HTML_EXAMPLE_ROWS,
+    });
+    let folder = RunFolder::create(&config.out, started)?;
+    let (path, ()) = complete_run(folder, |folder| {
+        write_run(folder, &eval, &system, inputs, settings, config, started)
+    })?;
+    Ok((path, eval, system))
 }
 
 fn warn_missing(eval: &HotpotEvaluation) {
@@ -249,9 +246,10 @@ fn write_run(
     system: &str,
     inputs: BTreeMap<String, InputFile>,
     settings: Value,
+    config: &Config,
     started: SystemTime,
-    no_plots: bool,
 ) -> anyhow::Result<()> {
+    let no_plots = config.no_plots;
     let mut outputs = vec![
         "metrics.json".to_string(),
         "per_example.json".to_string(),
@@ -286,7 +284,8 @@ fn write_run(
         eval.signature.clone(),
         started,
         outputs,
-    );
+    )
+    .with_config(jobs::to_value(config));
     let html = render_report(eval, system, chart.as_deref(), &manifest)?;
     write_atomic(&folder.file("report.html"), html.as_bytes())?;
     write_json(&folder.file("manifest.json"), &manifest)?;
@@ -391,6 +390,11 @@ fn render_report(
     page.heading(2, "Interpretation guide");
     page.definitions(&INTERPRETATION);
     page.heading(2, "Run manifest");
-    page.preformatted(&serde_json::to_string_pretty(manifest)?);
+    page.note(
+        "What reproduces these numbers (times, paths and the command line are in manifest.json).",
+    );
+    page.preformatted(&serde_json::to_string_pretty(
+        &manifest.reproducible_view(),
+    )?);
     Ok(page.render())
 }

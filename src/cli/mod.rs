@@ -149,6 +149,7 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
             || c.is::<crate::corpus::CorpusError>()
             || c.is::<crate::lexicon::LexiconError>()
             || c.is::<crate::jobs::ConfigError>()
+            || c.is::<crate::jobs::JobError>()
             || matches!(
                 c.downcast_ref::<crate::report::ReportError>(),
                 Some(

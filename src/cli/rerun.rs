@@ -34,7 +34,7 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
     let command = manifest["command"].as_str().unwrap_or_default().to_string();
     let config = manifest.get("config").cloned().ok_or_else(|| {
         InputError(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate",
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot",
             manifest_path.display()
         ))
     })?;
@@ -51,9 +51,17 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
             c.out = parent;
             super::evaluate::execute(&c, &q, &t)?.0
         }
+        "hotpot" => {
+            let mut c: jobs::hotpot::Config = config_of(&manifest_path, config)?;
+            // Inputs are found under their recorded file names, so a
+            // system named after the predictions file keeps its name.
+            let (p, g) = (input("predictions")?, input("gold")?);
+            c.out = parent;
+            super::hotpot::execute(&c, &p, &g)?.0
+        }
         other => {
             return Err(InputError(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot)",
                 manifest_path.display()
             ))
             .into())

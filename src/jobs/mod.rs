@@ -6,9 +6,10 @@
 //! is recorded whole in the run's manifest, and is what `corpus-eval rerun`
 //! executes again. The command line only turns flags into a `Config`.
 //!
-//! Jobs so far: [`evaluate`] (the main job).
+//! Jobs so far: [`evaluate`] (the main job) and [`hotpot`].
 
 pub mod evaluate;
+pub mod hotpot;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -35,6 +36,22 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// Errors of a job: all of them are input errors (exit 2 at the command
+/// line).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JobError {
+    /// The configuration is out of range.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An input file is malformed.
+    #[error(transparent)]
+    Corpus(#[from] crate::corpus::CorpusError),
+    /// The inputs do not fit together (e.g. two files of different lengths).
+    #[error("{0}")]
+    Input(String),
 }
 
 /// A job's configuration.

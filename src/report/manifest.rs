@@ -84,6 +84,47 @@ impl Manifest {
         self
     }
 
+    /// Records the job's resolved configuration.
+    pub fn with_config(mut self, config: Value) -> Manifest {
+        self.config = Some(config);
+        self
+    }
+
+    /// What reproduces a run's numbers, for reports that must come out
+    /// identical when the run is executed again: tool, version, command,
+    /// inputs by role (digest and size, no paths), the configuration and
+    /// the settings without the output folder, the WordNet digest and the
+    /// signature. No clock time, path or command line.
+    pub fn reproducible_view(&self) -> Value {
+        let inputs: BTreeMap<&String, Value> = self
+            .inputs
+            .iter()
+            .map(|(role, f)| {
+                (
+                    role,
+                    serde_json::json!({"sha256": f.sha256, "bytes": f.bytes}),
+                )
+            })
+            .collect();
+        let without_out = |v: &Value| {
+            let mut v = v.clone();
+            if let Value::Object(m) = &mut v {
+                m.remove("out");
+            }
+            v
+        };
+        serde_json::json!({
+            "tool": self.tool,
+            "tool_version": self.tool_version,
+            "command": self.command,
+            "inputs": inputs,
+            "config": self.config.as_ref().map(without_out),
+            "settings": without_out(&self.settings),
+            "wordnet": self.wordnet,
+            "signature": self.signature,
+        })
+    }
+
     /// A manifest for a run of `command` started at `started` and finishing
     /// now, with the process's command line.
     pub fn new(
