@@ -239,3 +239,30 @@ fn rerun_of_hotpot_is_identical_html_and_png_included() {
     let r = dir.run(&["hotpot", "--print-config"]).expect_code(0);
     assert!(r.stdout().contains("format = \"auto\""), "{}", r.stdout());
 }
+
+#[test]
+fn rerun_of_grounding_is_identical() {
+    let dir = Dir::new("jobs-rerun-grounding");
+    let input = repo()
+        .join("evaluation/grounding/sample.json")
+        .display()
+        .to_string();
+    let folder = dir.run_new_folder(&["grounding", &input, "--out", "runs"], "runs");
+    let r = rerun(&dir, &folder, &["--out", "again"]).expect_code(0);
+    for f in [
+        "grounding.json",
+        "grounding.tsv",
+        "summary.json",
+        "grounding_metrics.png",
+    ] {
+        assert!(
+            r.stdout().contains(&format!("identical {f}")),
+            "{}",
+            r.stdout()
+        );
+    }
+    assert_eq!(
+        read_json(&folder.join("manifest.json"))["config"]["version"],
+        1
+    );
+}

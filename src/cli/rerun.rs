@@ -34,7 +34,7 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
     let command = manifest["command"].as_str().unwrap_or_default().to_string();
     let config = manifest.get("config").cloned().ok_or_else(|| {
         InputError(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot",
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, grounding",
             manifest_path.display()
         ))
     })?;
@@ -59,9 +59,15 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
             c.out = parent;
             super::hotpot::execute(&c, &p, &g)?.0
         }
+        "grounding" => {
+            let mut c: jobs::grounding::Config = config_of(&manifest_path, config)?;
+            let i = input("input")?;
+            c.out = parent;
+            super::grounding::execute(&c, &i)?.0
+        }
         other => {
             return Err(InputError(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, grounding)",
                 manifest_path.display()
             ))
             .into())

@@ -1,0 +1,161 @@
+//! Grounding metrics of RAG responses (relevance, completeness,
+//! hallucination against the context) as a typed job.
+//!
+//! ```
+//! use corpus_eval::grounding::GroundingRow;
+//! use corpus_eval::jobs::grounding::{run, Config};
+//! use corpus_eval::lexicon::Lexicon;
+//!
+//! let row = GroundingRow {
+//!     id: "g1".into(),
+//!     query: "When did the pyramid open?".into(),
+//!     response: "It opened in 1989.".into(),
+//!     context: vec!["The pyramid opened to the public in 1989.".into()],
+//! };
+//! let out = run(&Config::default(), &[row], &Lexicon::embedded().unwrap()).unwrap();
+//! assert_eq!(out.results[0].hallucination, 0.0);
+//! assert_eq!(out.summary["n"], 1);
+//! ```
+
+use super::{ConfigError, JobConfig, JobError};
+use crate::grounding::GroundingRow;
+use crate::grounding::{evaluate, GroundingResult, SIGNATURE};
+use crate::lexicon::Lexicon;
+use crate::texteval::output::{py_float, tsv_field};
+use crate::texteval::round4;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The settings of `corpus-eval grounding` (the defaults are the command
+/// line's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Format version of this configuration.
+    pub version: u32,
+    /// Parent folder of the run folder.
+    pub out: PathBuf,
+    /// A WordNet dict folder instead of the embedded lexicon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wordnet: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            version: Self::VERSION,
+            out: PathBuf::from("reports"),
+            wordnet: None,
+        }
+    }
+}
+
+impl JobConfig for Config {
+    const COMMAND: &'static str = "grounding";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        Ok(())
+    }
+}
+
+/// What the job produces.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// One result per row, in input order (`grounding.json`).
+    pub results: Vec<GroundingResult>,
+    /// `summary.json`.
+    pub summary: Value,
+}
+
+/// Scores every row (in parallel); at least one row is needed.
+pub fn run(config: &Config, rows: &[GroundingRow], lexicon: &Lexicon) -> Result<Output, JobError> {
+    config.validate()?;
+    if rows.is_empty() {
+        return Err(JobError::Input("no rows".into()));
+    }
+    let results: Vec<GroundingResult> = rows.par_iter().map(|r| evaluate(lexicon, r)).collect();
+    let summary = summary(&results);
+    Ok(Output { results, summary })
+}
+
+/// The columns of `grounding.tsv`.
+pub const TSV_COLUMNS: [&str; 11] = [
+    "id",
+    "relevance",
+    "completeness",
+    "hallucination",
+    "claim_error",
+    "drift_penalty",
+    "tfidf_cosine",
+    "jaccard",
+    "bigram_overlap",
+    "anchors",
+    "unsupported_anchors",
+];
+
+/// `grounding.tsv`: one row per result, 4-decimal Python floats.
+pub fn tsv(results: &[GroundingResult]) -> String {
+    let mut out = TSV_COLUMNS.join("\t");
+    out.push('\n');
+    for r in results {
+        let f = |x: f64| py_float(round4(x));
+        let fields = [
+            tsv_field(&r.id),
+            f(r.relevance),
+            f(r.completeness),
+            f(r.hallucination),
+            f(r.claim_error),
+            f(r.drift_penalty),
+            f(r.tfidf_cosine),
+            f(r.jaccard),
+            f(r.bigram_overlap),
+            r.anchors.len().to_string(),
+            r.anchors
+                .iter()
+                .filter(|a| !a.supported)
+                .count()
+                .to_string(),
+        ];
+        out.push_str(&fields.join("\t"));
+        out.push('\n');
+    }
+    out
+}
+
+/// `summary.json`: means, counts of rows without anchors or with drift,
+/// anchors per kind, and the signature.
+pub fn summary(results: &[GroundingResult]) -> Value {
+    let n = results.len().max(1) as f64;
+    let mean = |f: &dyn Fn(&GroundingResult) -> f64| round4(results.iter().map(f).sum::<f64>() / n);
+    let mut kinds: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for a in results.iter().flat_map(|r| &r.anchors) {
+        let e = kinds.entry(a.kind).or_insert((0, 0));
+        e.0 += 1;
+        if a.supported {
+            e.1 += 1;
+        }
+    }
+    let kinds: serde_json::Map<String, Value> = kinds
+        .into_iter()
+        .map(|(k, (n, s))| (k.to_string(), json!({"anchors": n, "supported": s})))
+        .collect();
+    json!({
+        "command": "grounding",
+        "n": results.len(),
+        "means": {
+            "relevance": mean(&|r| r.relevance),
+            "completeness": mean(&|r| r.completeness),
+            "hallucination": mean(&|r| r.hallucination),
+            "claim_error": mean(&|r| r.claim_error),
+            "drift_penalty": mean(&|r| r.drift_penalty),
+        },
+        "rows_without_anchors": results.iter().filter(|r| r.anchors.is_empty()).count(),
+        "rows_with_drift": results.iter().filter(|r| r.drift_penalty > 0.0).count(),
+        "anchors": kinds,
+        "signature": SIGNATURE,
+    })
+}
