@@ -266,3 +266,49 @@ fn rerun_of_grounding_is_identical() {
         1
     );
 }
+
+#[test]
+fn rerun_of_text_eval_is_identical_and_checks_its_files() {
+    let dir = Dir::new("jobs-rerun-text-eval");
+    let input = repo()
+        .join("evaluation/text-eval/sample.json")
+        .display()
+        .to_string();
+    dir.write("th.json", r#"{"accuracy": 0.6}"#);
+    dir.write("c.toml", "no_embeddings = true\nprofile = \"standard\"\n");
+    let folder = dir.run_new_folder(
+        &[
+            "text-eval",
+            &input,
+            "--thresholds",
+            "th.json",
+            "--config",
+            "c.toml",
+            "--out",
+            "runs",
+        ],
+        "runs",
+    );
+    let m = read_json(&folder.join("manifest.json"));
+    assert_eq!(m["config"]["profile"], "standard");
+    assert!(m["inputs"]["thresholds"]["sha256"].is_string());
+    let r = rerun(&dir, &folder, &["--out", "again"]).expect_code(0);
+    for f in [
+        "results.tsv",
+        "results.json",
+        "summary.json",
+        "composite_scores.png",
+        "pass_rates.png",
+    ] {
+        assert!(
+            r.stdout().contains(&format!("identical {f}")),
+            "{}",
+            r.stdout()
+        );
+    }
+    // The thresholds file is an input: changed, the rerun refuses.
+    dir.write("th.json", r#"{"accuracy": 0.7}"#);
+    rerun(&dir, &folder, &["--out", "third"])
+        .expect_code(2)
+        .expect_stderr(&["th.json", "thresholds input changed"]);
+}

@@ -34,7 +34,7 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
     let command = manifest["command"].as_str().unwrap_or_default().to_string();
     let config = manifest.get("config").cloned().ok_or_else(|| {
         InputError(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, grounding",
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, grounding, text-eval",
             manifest_path.display()
         ))
     })?;
@@ -65,9 +65,25 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
             c.out = parent;
             super::grounding::execute(&c, &i)?.0
         }
+        "text-eval" => {
+            let mut c: jobs::text_eval::Config = config_of(&manifest_path, config)?;
+            let i = input("input")?;
+            // Weight, threshold and pattern files are inputs too.
+            for (role, field) in [
+                ("weights", &mut c.weights),
+                ("thresholds", &mut c.thresholds),
+                ("patterns", &mut c.patterns),
+            ] {
+                if field.is_some() {
+                    *field = Some(input(role)?);
+                }
+            }
+            c.out = parent;
+            super::text_eval::execute(&c, &i)?.0
+        }
         other => {
             return Err(InputError(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, grounding)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, grounding, text-eval)",
                 manifest_path.display()
             ))
             .into())

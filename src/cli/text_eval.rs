@@ -3,34 +3,36 @@
 
 use super::similarity::{load_embedder, warn_truncation, ModelArgs};
 use super::{complete_run, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK};
+use crate::jobs::text_eval::{fallback_pairs, Config, Inputs, Semantics};
+use crate::jobs::{self, JobConfig};
 use crate::report::charts::{render_bar_chart, Bar, BarChart};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::table::grid_table;
-use crate::report::{fnv1a, write_atomic, write_json, write_json_array, RunFolder};
+use crate::report::{write_atomic, write_json, write_json_array, RunFolder};
 use crate::semantic::EmbeddingCache;
+use crate::semantic::EngineKind;
 use crate::texteval::config::{Thresholds, Weights};
 use crate::texteval::input::load_text_rows;
 use crate::texteval::output::{self, TextResult, DIMENSIONS};
 use crate::texteval::patterns::Patterns;
-use crate::texteval::{
-    fallback_space, relevance_space, Category, Evaluator, Profile, SemanticPair, SemanticSource,
-    TextRow,
-};
-use rayon::prelude::*;
+use crate::texteval::{Category, Profile, SemanticPair, SemanticSource, TextRow};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-/// Arguments of `text-eval`.
+/// Arguments of `text-eval`. Each setting is a field of
+/// [`crate::jobs::text_eval::Config`]: `--config FILE` gives a whole
+/// configuration, flags given on the command line override it.
 #[derive(Debug, clap::Args)]
 pub struct TextEvalArgs {
     /// Rows {"id", "category", "question", "reference", "response"}: a JSON
     /// array, JSON Lines, .csv or .tsv.
-    pub input: PathBuf,
-    /// Parent folder of the run folder.
-    #[arg(long, default_value = "reports")]
-    pub out: PathBuf,
+    #[arg(required_unless_present = "print_config")]
+    pub input: Option<PathBuf>,
+    /// Parent folder of the run folder [default: reports].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// JSON file overriding weights: {"categories": {"Factual": {"accuracy",
     /// "relevance", "safety", "quality"}, ...}, "accuracy": {...},
     /// "relevance": {...}, "quality": {...}} (any subset).
@@ -44,9 +46,9 @@ pub struct TextEvalArgs {
     #[arg(long, value_name = "FILE")]
     pub patterns: Option<PathBuf>,
     /// reference: the original framework's published numbers; standard:
-    /// conventional definitions (see the README).
-    #[arg(long, value_enum, default_value = "reference")]
-    pub profile: Profile,
+    /// conventional definitions (see the README) [default: reference].
+    #[arg(long, value_enum)]
+    pub profile: Option<Profile>,
     /// Compute the semantic columns with the TF-IDF fallback instead of the
     /// embedding model.
     #[arg(long)]
@@ -54,42 +56,81 @@ pub struct TextEvalArgs {
     /// Print the summary as JSON (the last thing on stdout).
     #[arg(long)]
     pub json: bool,
-    /// The embedding model.
-    #[command(flatten)]
-    pub model: ModelArgs,
+    /// Folder of the sentence-embedding model (default: $CORPUS_EVAL_MODEL_DIR,
+    /// then models/all-MiniLM-L6-v2, then the Hugging Face cache).
+    #[arg(long, value_name = "DIR")]
+    pub model_dir: Option<PathBuf>,
+    /// The forward pass: fused, or candle-transformers' BertModel
+    /// [default: fused].
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
     /// WordNet.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
+    /// Settings from a TOML or JSON file (keys: the long flags with `_`);
+    /// flags given here override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the resolved configuration as TOML and exit.
+    #[arg(long)]
+    pub print_config: bool,
 }
 
-/// The semantic cosines of every row and where they came from.
-struct Semantics {
-    pairs: Vec<SemanticPair>,
-    source: SemanticSource,
-    /// The model's signature, or why the fallback was used.
-    detail: String,
-}
-
-fn semantics(args: &TextEvalArgs, rows: &[TextRow]) -> anyhow::Result<Semantics> {
-    let fallback = |why: String| {
-        let space = fallback_space(rows);
-        let pairs = rows
-            .par_iter()
-            .map(|r| SemanticPair {
-                similarity: space.cosine(&r.reference, &r.response),
-                relevance: space.cosine(&r.question, &r.response),
-            })
-            .collect();
-        Semantics {
-            pairs,
-            source: SemanticSource::FallbackTfidf,
-            detail: why,
+impl TextEvalArgs {
+    /// The configuration: the file's (or the defaults), then the flags.
+    pub fn resolve(&self) -> anyhow::Result<Config> {
+        let mut c: Config = match &self.config {
+            Some(path) => jobs::read_config(path)?,
+            None => Config::default(),
+        };
+        if let Some(out) = &self.out {
+            c.out = out.clone();
         }
-    };
-    if args.no_embeddings {
-        return Ok(fallback("--no-embeddings".into()));
+        for (field, flag) in [
+            (&mut c.weights, &self.weights),
+            (&mut c.thresholds, &self.thresholds),
+            (&mut c.patterns, &self.patterns),
+            (&mut c.model_dir, &self.model_dir),
+            (&mut c.wordnet, &self.wordnet.wordnet),
+        ] {
+            if let Some(p) = flag {
+                *field = Some(p.clone());
+            }
+        }
+        if let Some(p) = self.profile {
+            c.profile = p;
+        }
+        if self.no_embeddings {
+            c.no_embeddings = true;
+        }
+        if let Some(e) = self.engine {
+            c.engine = match e {
+                EngineKind::Fused => "fused".into(),
+                EngineKind::CandleBert => "candle-bert".into(),
+            };
+        }
+        c.validate()?;
+        Ok(c)
     }
-    let embedder = match load_embedder(&args.model) {
+}
+
+fn model_args(config: &Config) -> ModelArgs {
+    ModelArgs {
+        model_dir: config.model_dir.clone(),
+        engine: if config.engine == "candle-bert" {
+            EngineKind::CandleBert
+        } else {
+            EngineKind::Fused
+        },
+    }
+}
+
+fn semantics(config: &Config, rows: &[TextRow]) -> anyhow::Result<Semantics> {
+    if config.no_embeddings {
+        return Ok(fallback_pairs(rows, "--no-embeddings"));
+    }
+    let model = model_args(config);
+    let embedder = match load_embedder(&model) {
         Ok(e) => e,
         Err(e) => {
             // Only a model found nowhere falls back; a folder named by
@@ -99,13 +140,13 @@ fn semantics(args: &TextEvalArgs, rows: &[TextRow]) -> anyhow::Result<Semantics>
                 e.downcast_ref::<crate::semantic::SemanticError>(),
                 Some(crate::semantic::SemanticError::NoModel { .. })
             );
-            if !nowhere || args.model.model_dir.is_some() {
+            if !nowhere || model.model_dir.is_some() {
                 return Err(e);
             }
             errln!(
                 "warning: no embedding model found; the semantic columns use the TF-IDF fallback (embeddings: \"fallback-tfidf\" in summary.json). Run scripts/fetch-model to get all-MiniLM-L6-v2."
             );
-            return Ok(fallback("no embedding model found".into()));
+            return Ok(fallback_pairs(rows, "no embedding model found"));
         }
     };
     let cache = EmbeddingCache::new(&embedder);
@@ -133,9 +174,10 @@ fn semantics(args: &TextEvalArgs, rows: &[TextRow]) -> anyhow::Result<Semantics>
     })
 }
 
-fn read_config(args: &TextEvalArgs) -> anyhow::Result<(Weights, Thresholds, Patterns)> {
+/// The weights, thresholds and patterns the configuration names.
+fn read_files(config: &Config) -> anyhow::Result<(Weights, Thresholds, Patterns)> {
     let text_of = |p: &PathBuf| -> anyhow::Result<String> { super::as_text(p, read_input(p)?) };
-    let weights = match &args.weights {
+    let weights = match &config.weights {
         Some(p) => {
             let (w, warnings) = Weights::from_json(&p.display().to_string(), &text_of(p)?)
                 .map_err(|e| InputError(e.to_string()))?;
@@ -146,12 +188,12 @@ fn read_config(args: &TextEvalArgs) -> anyhow::Result<(Weights, Thresholds, Patt
         }
         None => Weights::default(),
     };
-    let thresholds = match &args.thresholds {
+    let thresholds = match &config.thresholds {
         Some(p) => Thresholds::from_json(&p.display().to_string(), &text_of(p)?)
             .map_err(|e| InputError(e.to_string()))?,
         None => Thresholds::default(),
     };
-    let patterns = match &args.patterns {
+    let patterns = match &config.patterns {
         Some(p) => Patterns::parse(&p.display().to_string(), &text_of(p)?)
             .map_err(|e| InputError(e.to_string()))?,
         None => Patterns::bundled(),
@@ -159,128 +201,91 @@ fn read_config(args: &TextEvalArgs) -> anyhow::Result<(Weights, Thresholds, Patt
     Ok((weights, thresholds, patterns))
 }
 
-/// The metric signature, sacrebleu style.
-fn signature(
-    profile: Profile,
-    sem: &Semantics,
-    lexicon_sig: &str,
-    patterns: &Patterns,
-    weights: &Weights,
-    thresholds: &Thresholds,
-) -> String {
-    let (bleu, tfidf, read) = match profile {
-        Profile::Reference => (
-            "bleu:split-clipped-dropzero+bp-prep",
-            "tfidf:fixed-8docs-sklearn-smooth-l2",
-            "readability:chars-per-word",
-        ),
-        Profile::Standard => (
-            "bleu:sacrebleu-sentence-13a-exp",
-            "tfidf:run-collection-sklearn-smooth-l2",
-            "readability:flesch-kincaid",
-        ),
-    };
-    let semantic = match sem.source {
-        SemanticSource::Embeddings => sem.detail.clone(),
-        SemanticSource::FallbackTfidf => "semantic:fallback-tfidf".into(),
-    };
-    let w = serde_json::to_vec(weights).unwrap_or_default();
-    format!(
-        "text-eval:v1|profile:{}|prep:py-lower-strip-nonword|rouge:clipped-f1|{bleu}|{tfidf}|{read}|{semantic}|{lexicon_sig}|patterns:{}|weights:{:016x}|thresholds:a{}-r{}-s{}-q{}",
-        profile.as_str(),
-        &patterns.digest[..12.min(patterns.digest.len())],
-        fnv1a(&w),
-        thresholds.accuracy,
-        thresholds.relevance,
-        thresholds.safety,
-        thresholds.quality
-    )
-}
-
 /// Runs `text-eval`.
 pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
-    let started = SystemTime::now();
-    let (weights, thresholds, patterns) = read_config(&args)?;
-    let input_bytes = read_input(&args.input)?;
-    let rows = load_text_rows(&args.input)?;
-    if rows.is_empty() {
-        return Err(InputError(format!("{}: no rows", args.input.display())).into());
+    let config = args.resolve()?;
+    if args.print_config {
+        outln!("{}", jobs::to_toml(&config).trim_end());
+        return Ok(EXIT_OK);
     }
-    let lexicon = load_lexicon(&args.wordnet)?;
-    let sem = semantics(&args, &rows)?;
-    let evaluator = Evaluator {
-        profile: args.profile,
-        lexicon: &lexicon,
-        patterns: &patterns,
-        weights: &weights,
-        thresholds: &thresholds,
-        relevance_space: relevance_space(args.profile, &rows),
+    let Some(input) = &args.input else {
+        return Err(InputError("text-eval needs INPUT".into()).into());
     };
-    let results: Vec<TextResult> = rows
-        .par_iter()
-        .zip(&sem.pairs)
-        .map(|(row, pair)| evaluator.evaluate(row, *pair))
-        .collect();
-    let signature = signature(
-        args.profile,
-        &sem,
-        &lexicon.signature(),
-        &patterns,
-        &weights,
-        &thresholds,
-    );
-    let mut summary = output::summary(&results);
-    let notes = column_notes(&sem);
-    if let Value::Object(m) = &mut summary {
-        let mut head = serde_json::Map::new();
-        head.insert("command".into(), json!("text-eval"));
-        head.insert("profile".into(), json!(args.profile.as_str()));
-        head.insert("embeddings".into(), json!(sem.source.as_str()));
-        head.insert("notes".into(), notes.clone());
-        head.append(m);
-        head.insert("weights".into(), serde_json::to_value(&weights)?);
-        head.insert("thresholds".into(), serde_json::to_value(&thresholds)?);
-        head.insert("signature".into(), json!(signature));
-        *m = head;
+    let (path, output, sem) = execute(&config, input)?;
+    if args.json {
+        errln!("run folder: {}", path.display());
+        outln!("{}", output.summary);
+    } else {
+        print_table(&output.summary)?;
+        if sem.source == SemanticSource::FallbackTfidf {
+            outln!("embeddings: fallback-tfidf ({})", sem.detail);
+        }
+        outln!("signature: {}", output.signature);
+        outln!("run folder: {}", path.display());
     }
-    let mut inputs = BTreeMap::from([(
-        "input".to_string(),
-        InputFile::new(&args.input, &input_bytes),
-    )]);
+    Ok(EXIT_OK)
+}
+
+/// Runs the job on an input file and writes its run folder (`rerun` calls
+/// this too).
+pub(crate) fn execute(
+    config: &Config,
+    input: &Path,
+) -> anyhow::Result<(PathBuf, jobs::text_eval::Output, Semantics)> {
+    let started = SystemTime::now();
+    config.validate()?;
+    let (weights, thresholds, patterns) = read_files(config)?;
+    let input_bytes = read_input(input)?;
+    let rows = load_text_rows(input)?;
+    if rows.is_empty() {
+        return Err(InputError(format!("{}: no rows", input.display())).into());
+    }
+    let lexicon = load_lexicon(&WordnetArgs {
+        wordnet: config.wordnet.clone(),
+    })?;
+    let sem = semantics(config, &rows)?;
+    let job_inputs = Inputs {
+        lexicon: &lexicon,
+        weights,
+        thresholds,
+        patterns,
+    };
+    let output = jobs::text_eval::run(config, &rows, &job_inputs, &sem)?;
+    let mut inputs = BTreeMap::from([("input".to_string(), InputFile::new(input, &input_bytes))]);
     for (name, p) in [
-        ("weights", &args.weights),
-        ("thresholds", &args.thresholds),
-        ("patterns", &args.patterns),
+        ("weights", &config.weights),
+        ("thresholds", &config.thresholds),
+        ("patterns", &config.patterns),
     ] {
         if let Some(p) = p {
             inputs.insert(name.into(), InputFile::new(p, &read_input(p)?));
         }
     }
     let settings = json!({
-        "profile": args.profile.as_str(),
+        "profile": config.profile.as_str(),
         "embeddings": sem.source.as_str(),
         "embeddings_detail": sem.detail,
-        "notes": notes,
-        "weights": weights,
-        "thresholds": thresholds,
-        "patterns_sha256": patterns.digest,
-        "rows": results.len(),
-        "out": args.out.display().to_string(),
+        "notes": output.notes,
+        "weights": job_inputs.weights,
+        "thresholds": job_inputs.thresholds,
+        "patterns_sha256": job_inputs.patterns.digest,
+        "rows": output.results.len(),
+        "out": config.out.display().to_string(),
     });
-    let folder = RunFolder::create(&args.out, started)?;
+    let folder = RunFolder::create(&config.out, started)?;
     let (path, ()) = complete_run(folder, |folder| {
         write_atomic(
             &folder.file("results.tsv"),
-            output::to_tsv(&results).as_bytes(),
+            output::to_tsv(&output.results).as_bytes(),
         )?;
-        write_json_array(&folder.file("results.json"), &results)?;
-        write_json(&folder.file("summary.json"), &summary)?;
-        draw_charts(folder, &results, &signature)?;
+        write_json_array(&folder.file("results.json"), &output.results)?;
+        write_json(&folder.file("summary.json"), &output.summary)?;
+        draw_charts(folder, &output.results, &output.signature)?;
         let manifest = Manifest::new(
             "text-eval",
             inputs,
             settings,
-            signature.clone(),
+            output.signature.clone(),
             started,
             vec![
                 "results.tsv".into(),
@@ -290,41 +295,15 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
                 "pass_rates.png".into(),
                 "manifest.json".into(),
             ],
-        );
+        )
+        .with_config(jobs::to_value(config));
         write_json(
             &folder.file("manifest.json"),
             &manifest.with_lexicon(&lexicon),
         )?;
         Ok(())
     })?;
-    if args.json {
-        errln!("run folder: {}", path.display());
-        outln!("{summary}");
-    } else {
-        print_table(&summary)?;
-        if sem.source == SemanticSource::FallbackTfidf {
-            outln!("embeddings: fallback-tfidf ({})", sem.detail);
-        }
-        outln!("signature: {signature}");
-        outln!("run folder: {}", path.display());
-    }
-    Ok(EXIT_OK)
-}
-
-fn column_notes(sem: &Semantics) -> Value {
-    match sem.source {
-        SemanticSource::Embeddings => json!({}),
-        SemanticSource::FallbackTfidf => {
-            let note = format!(
-                "TF-IDF cosine fitted on the run's questions, references and responses (fallback-tfidf: {}), not sentence embeddings",
-                sem.detail
-            );
-            json!({
-                "accuracy_semantic_similarity": note,
-                "relevance_semantic_relevance": note,
-            })
-        }
-    }
+    Ok((path, output, sem))
 }
 
 fn print_table(summary: &Value) -> anyhow::Result<()> {

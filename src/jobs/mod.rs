@@ -6,11 +6,13 @@
 //! is recorded whole in the run's manifest, and is what `corpus-eval rerun`
 //! executes again. The command line only turns flags into a `Config`.
 //!
-//! Jobs so far: [`evaluate`] (the main job), [`hotpot`] and [`grounding`].
+//! Jobs so far: [`evaluate`] (the main job), [`hotpot`], [`grounding`] and
+//! [`text_eval`].
 
 pub mod evaluate;
 pub mod grounding;
 pub mod hotpot;
+pub mod text_eval;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -1,0 +1,272 @@
+//! The text evaluator (accuracy, relevance, safety and quality per question
+//! category) as a typed job. The semantic cosines come in with the rows:
+//! sentence embeddings when the command has the model, or the TF-IDF
+//! fallback ([`fallback_pairs`]), which needs no model.
+//!
+//! ```
+//! use corpus_eval::jobs::text_eval::{fallback_pairs, run, Config, Inputs};
+//! use corpus_eval::lexicon::Lexicon;
+//! use corpus_eval::texteval::{Category, TextRow};
+//!
+//! let rows = vec![TextRow {
+//!     id: "1".into(),
+//!     category: Category::Factual,
+//!     question: "What is the capital of France?".into(),
+//!     reference: "The capital of France is Paris.".into(),
+//!     response: "The capital of France is Paris.".into(),
+//! }];
+//! let lexicon = Lexicon::embedded().unwrap();
+//! let semantics = fallback_pairs(&rows, "no model in this example");
+//! let out = run(&Config::default(), &rows, &Inputs::defaults(&lexicon), &semantics).unwrap();
+//! assert_eq!(out.results.len(), 1);
+//! assert_eq!(out.summary["embeddings"], "fallback-tfidf");
+//! assert!(out.signature.starts_with("text-eval:v1|profile:reference|"));
+//! ```
+
+use super::{ConfigError, JobConfig, JobError};
+use crate::lexicon::Lexicon;
+use crate::report::fnv1a;
+use crate::texteval::config::{Thresholds, Weights};
+use crate::texteval::output::{self, TextResult};
+use crate::texteval::patterns::Patterns;
+use crate::texteval::{
+    fallback_space, relevance_space, Evaluator, Profile, SemanticPair, SemanticSource, TextRow,
+};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// The settings of `corpus-eval text-eval` (the defaults are the command
+/// line's). The weights, thresholds and pattern files are inputs of the run
+/// (their digests are in the manifest).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Format version of this configuration.
+    pub version: u32,
+    /// Parent folder of the run folder.
+    pub out: PathBuf,
+    /// A JSON file overriding weights.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weights: Option<PathBuf>,
+    /// A JSON file overriding pass thresholds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<PathBuf>,
+    /// A pattern file replacing the bundled one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patterns: Option<PathBuf>,
+    /// Which definitions the metrics follow.
+    pub profile: Profile,
+    /// Compute the semantic columns with the TF-IDF fallback.
+    pub no_embeddings: bool,
+    /// The embedding model's folder (default: found as the README says).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_dir: Option<PathBuf>,
+    /// The embedding forward pass: `fused` or `candle-bert`.
+    pub engine: String,
+    /// A WordNet dict folder instead of the embedded lexicon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wordnet: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            version: Self::VERSION,
+            out: PathBuf::from("reports"),
+            weights: None,
+            thresholds: None,
+            patterns: None,
+            profile: Profile::Reference,
+            no_embeddings: false,
+            model_dir: None,
+            engine: "fused".into(),
+            wordnet: None,
+        }
+    }
+}
+
+impl JobConfig for Config {
+    const COMMAND: &'static str = "text-eval";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if !["fused", "candle-bert"].contains(&self.engine.as_str()) {
+            return Err(ConfigError::Invalid {
+                field: "--engine".into(),
+                message: format!("must be fused or candle-bert, got {:?}", self.engine),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The evaluator's parsed inputs besides the rows.
+pub struct Inputs<'a> {
+    /// WordNet.
+    pub lexicon: &'a Lexicon,
+    /// Weights (the seed's, or a file's overrides).
+    pub weights: Weights,
+    /// Pass thresholds.
+    pub thresholds: Thresholds,
+    /// The pattern file.
+    pub patterns: Patterns,
+}
+
+impl<'a> Inputs<'a> {
+    /// The default weights, thresholds and bundled patterns.
+    pub fn defaults(lexicon: &'a Lexicon) -> Inputs<'a> {
+        Inputs {
+            lexicon,
+            weights: Weights::default(),
+            thresholds: Thresholds::default(),
+            patterns: Patterns::bundled(),
+        }
+    }
+}
+
+/// Every row's two semantic cosines and where they came from.
+#[derive(Debug, Clone)]
+pub struct Semantics {
+    /// Per row, in row order.
+    pub pairs: Vec<SemanticPair>,
+    /// Embeddings or the fallback.
+    pub source: SemanticSource,
+    /// The model's signature, or why the fallback was used.
+    pub detail: String,
+}
+
+/// The TF-IDF fallback cosines (fitted on the rows' texts), with the reason
+/// for using them.
+pub fn fallback_pairs(rows: &[TextRow], why: &str) -> Semantics {
+    let space = fallback_space(rows);
+    let pairs = rows
+        .par_iter()
+        .map(|r| SemanticPair {
+            similarity: space.cosine(&r.reference, &r.response),
+            relevance: space.cosine(&r.question, &r.response),
+        })
+        .collect();
+    Semantics {
+        pairs,
+        source: SemanticSource::FallbackTfidf,
+        detail: why.to_string(),
+    }
+}
+
+/// What the job produces.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// One result per row (`results.json`, `results.tsv`).
+    pub results: Vec<TextResult>,
+    /// `summary.json`.
+    pub summary: Value,
+    /// The metric signature.
+    pub signature: String,
+    /// Notes on columns computed by the fallback.
+    pub notes: Value,
+}
+
+/// Evaluates every row (in parallel) given its semantic cosines.
+pub fn run(
+    config: &Config,
+    rows: &[TextRow],
+    inputs: &Inputs,
+    semantics: &Semantics,
+) -> Result<Output, JobError> {
+    config.validate()?;
+    if rows.is_empty() {
+        return Err(JobError::Input("no rows".into()));
+    }
+    if semantics.pairs.len() != rows.len() {
+        return Err(JobError::Input(format!(
+            "{} semantic pairs for {} rows",
+            semantics.pairs.len(),
+            rows.len()
+        )));
+    }
+    let evaluator = Evaluator {
+        profile: config.profile,
+        lexicon: inputs.lexicon,
+        patterns: &inputs.patterns,
+        weights: &inputs.weights,
+        thresholds: &inputs.thresholds,
+        relevance_space: relevance_space(config.profile, rows),
+    };
+    let results: Vec<TextResult> = rows
+        .par_iter()
+        .zip(&semantics.pairs)
+        .map(|(row, pair)| evaluator.evaluate(row, *pair))
+        .collect();
+    let signature = signature(config.profile, semantics, inputs);
+    let notes = column_notes(semantics);
+    let mut summary = output::summary(&results);
+    if let Value::Object(m) = &mut summary {
+        let mut head = serde_json::Map::new();
+        head.insert("command".into(), json!("text-eval"));
+        head.insert("profile".into(), json!(config.profile.as_str()));
+        head.insert("embeddings".into(), json!(semantics.source.as_str()));
+        head.insert("notes".into(), notes.clone());
+        head.append(m);
+        head.insert("weights".into(), json!(inputs.weights));
+        head.insert("thresholds".into(), json!(inputs.thresholds));
+        head.insert("signature".into(), json!(signature));
+        *m = head;
+    }
+    Ok(Output {
+        results,
+        summary,
+        signature,
+        notes,
+    })
+}
+
+/// The metric signature, sacrebleu style.
+fn signature(profile: Profile, sem: &Semantics, inputs: &Inputs) -> String {
+    let (bleu, tfidf, read) = match profile {
+        Profile::Reference => (
+            "bleu:split-clipped-dropzero+bp-prep",
+            "tfidf:fixed-8docs-sklearn-smooth-l2",
+            "readability:chars-per-word",
+        ),
+        Profile::Standard => (
+            "bleu:sacrebleu-sentence-13a-exp",
+            "tfidf:run-collection-sklearn-smooth-l2",
+            "readability:flesch-kincaid",
+        ),
+    };
+    let semantic = match sem.source {
+        SemanticSource::Embeddings => sem.detail.clone(),
+        SemanticSource::FallbackTfidf => "semantic:fallback-tfidf".into(),
+    };
+    let w = serde_json::to_vec(&inputs.weights).unwrap_or_default();
+    let (patterns, thresholds) = (&inputs.patterns, &inputs.thresholds);
+    format!(
+        "text-eval:v1|profile:{}|prep:py-lower-strip-nonword|rouge:clipped-f1|{bleu}|{tfidf}|{read}|{semantic}|{}|patterns:{}|weights:{:016x}|thresholds:a{}-r{}-s{}-q{}",
+        profile.as_str(),
+        inputs.lexicon.signature(),
+        &patterns.digest[..12.min(patterns.digest.len())],
+        fnv1a(&w),
+        thresholds.accuracy,
+        thresholds.relevance,
+        thresholds.safety,
+        thresholds.quality
+    )
+}
+
+fn column_notes(sem: &Semantics) -> Value {
+    match sem.source {
+        SemanticSource::Embeddings => json!({}),
+        SemanticSource::FallbackTfidf => {
+            let note = format!(
+                "TF-IDF cosine fitted on the run's questions, references and responses (fallback-tfidf: {}), not sentence embeddings",
+                sem.detail
+            );
+            json!({
+                "accuracy_semantic_similarity": note,
+                "relevance_semantic_relevance": note,
+            })
+        }
+    }
+}
