@@ -312,3 +312,64 @@ fn rerun_of_text_eval_is_identical_and_checks_its_files() {
         .expect_code(2)
         .expect_stderr(&["th.json", "thresholds input changed"]);
 }
+
+#[test]
+fn rerun_of_compare_is_identical_from_another_folder() {
+    let dir = Dir::new("jobs-rerun-compare");
+    let f = crate::util::fixture("hotpot/simple");
+    let (p, g) = (
+        f.join("predictions.json").display().to_string(),
+        f.join("gold.json").display().to_string(),
+    );
+    let a = dir.run_new_folder(&["hotpot", &p, &g, "--out", "a", "--no-plots"], "a");
+    let b = dir.run_new_folder(
+        &[
+            "hotpot",
+            &p,
+            &g,
+            "--out",
+            "b",
+            "--no-plots",
+            "--name",
+            "copy",
+        ],
+        "b",
+    );
+    // Relative system paths, resolved in the folder the run ran in.
+    let rel = |p: &std::path::Path| p.strip_prefix(dir.path()).unwrap().display().to_string();
+    dir.write(
+        "cmp.toml",
+        &format!(
+            "systems = [\"base={}\", \"copy={}\"]\nresamples = 500\n",
+            rel(&a),
+            rel(&b)
+        ),
+    );
+    let folder = dir.run_new_folder(&["compare", "--config", "cmp.toml", "--out", "c"], "c");
+    assert_eq!(
+        read_json(&folder.join("manifest.json"))["config"]["resamples"],
+        500
+    );
+    // rerun from another working folder: same numbers, same files.
+    let other = Dir::new("jobs-rerun-compare-elsewhere");
+    let r = other
+        .run(&[
+            "rerun",
+            &folder.display().to_string(),
+            "--out",
+            &dir.path().join("again").display().to_string(),
+        ])
+        .expect_code(0);
+    for f in [
+        "comparison.csv",
+        "differences.csv",
+        "comparison.json",
+        "comparison.html",
+    ] {
+        assert!(
+            r.stdout().contains(&format!("identical {f}")),
+            "{}",
+            r.stdout()
+        );
+    }
+}

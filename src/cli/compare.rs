@@ -1,34 +1,75 @@
 //! `corpus-eval compare`: systems side by side, with paired bootstrap tests
 //! of every difference.
 
-use super::{complete_run, InputError, EXIT_OK};
-use crate::compare::{compare, load_system, signature, Comparison};
+use super::{complete_run, EXIT_OK};
+use crate::compare::{signature, Comparison};
+use crate::jobs::compare::{Config, MAX_RESAMPLES, MIN_RESAMPLES};
+use crate::jobs::{self, JobConfig};
 use crate::report::csv::write_csv;
 use crate::report::html::HtmlPage;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::table::grid_table;
 use crate::report::{write_atomic, write_json, RunFolder};
-use crate::stats::paired::DEFAULT_PAIRED_RESAMPLES;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-/// Arguments of `compare`.
+/// Arguments of `compare`. Each setting is a field of
+/// [`crate::jobs::compare::Config`]: `--config FILE` gives a whole
+/// configuration, flags given on the command line override it.
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
     /// Systems as NAME=PATH, PATH a hotpot run folder, a metrics JSON or a per_example.json.
-    #[arg(required = true, num_args = 2.., value_name = "NAME=RUN_OR_METRICS_JSON")]
+    #[arg(
+        required_unless_present_any = ["print_config", "config"],
+        num_args = 2..,
+        value_name = "NAME=RUN_OR_METRICS_JSON"
+    )]
     pub systems: Vec<String>,
-    /// Parent folder of the run folder.
-    #[arg(long, default_value = "reports")]
-    pub out: PathBuf,
-    /// Bootstrap resamples of the paired tests (100 to 1,000,000).
-    #[arg(long, default_value_t = DEFAULT_PAIRED_RESAMPLES)]
-    pub resamples: usize,
-    /// Seed of the paired bootstrap.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
+    /// Parent folder of the run folder [default: reports].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Bootstrap resamples of the paired tests (100 to 1,000,000) [default: 10000].
+    #[arg(long)]
+    pub resamples: Option<u64>,
+    /// Seed of the paired bootstrap [default: 42].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Settings from a TOML or JSON file (keys: the long flags with `_`,
+    /// and `systems`); flags and systems given here override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the resolved configuration as TOML and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
+
+impl CompareArgs {
+    /// The configuration: the file's (or the defaults), then the flags.
+    pub fn resolve(&self) -> anyhow::Result<Config> {
+        let mut c: Config = match &self.config {
+            Some(path) => jobs::read_config(path)?,
+            None => Config::default(),
+        };
+        if let Some(out) = &self.out {
+            c.out = out.clone();
+        }
+        if !self.systems.is_empty() {
+            c.systems = self.systems.clone();
+        }
+        if let Some(r) = self.resamples {
+            super::check_count("--resamples", r, MIN_RESAMPLES as u64, MAX_RESAMPLES as u64)?;
+            c.resamples = r as usize;
+        }
+        if let Some(seed) = self.seed {
+            c.seed = seed;
+        }
+        if !self.print_config {
+            c.validate()?;
+        }
+        Ok(c)
+    }
 }
 
 /// Column titles of the side-by-side table, as the framework names them.
@@ -116,39 +157,36 @@ fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<Strin
     (header, rows)
 }
 
-/// Fewest `--resamples`.
-pub const MIN_RESAMPLES: u64 = 100;
-/// Most `--resamples` (each costs a pass over the items per metric).
-pub const MAX_RESAMPLES: u64 = 1_000_000;
-
 /// Runs `compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
-    let started = SystemTime::now();
-    super::check_count(
-        "--resamples",
-        args.resamples as u64,
-        MIN_RESAMPLES,
-        MAX_RESAMPLES,
-    )?;
-    let mut systems = Vec::new();
-    for spec in &args.systems {
-        let Some((name, path)) = spec
-            .split_once('=')
-            .filter(|(n, p)| !n.is_empty() && !p.is_empty())
-        else {
-            return Err(InputError(format!(
-                "{spec:?}: expected NAME=PATH (e.g. baseline=reports/20261122T074054Z-835b54)"
-            ))
-            .into());
-        };
-        systems.push(load_system(name, std::path::Path::new(path))?);
+    let config = args.resolve()?;
+    if args.print_config {
+        outln!("{}", jobs::to_toml(&config).trim_end());
+        return Ok(EXIT_OK);
     }
-    let comparison =
-        compare(systems, args.seed, args.resamples).map_err(|e| InputError(e.to_string()))?;
+    let (path, comparison) = execute(&config)?;
+    let (header, rows) = side_by_side(&comparison, 3);
+    outln!("{}", grid_table(&header, &rows));
+    let (header, rows) = difference_rows(&comparison, 4);
+    let shown: Vec<usize> = [0, 1, 2, 6, 7, 8, 9, 10].to_vec();
+    let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
+    outln!(
+        "{}",
+        grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>())
+    );
+    outln!("signature: {}", signature(config.resamples, config.seed));
+    outln!("run folder: {}", path.display());
+    Ok(EXIT_OK)
+}
+
+/// Runs the job and writes its run folder (`rerun` calls this too).
+pub(crate) fn execute(config: &Config) -> anyhow::Result<(PathBuf, Comparison)> {
+    let started = SystemTime::now();
+    let comparison = jobs::compare::run(config)?;
     for w in &comparison.warnings {
         errln!("warning: {w}");
     }
-    let sig = signature(args.resamples, args.seed);
+    let sig = signature(config.resamples, config.seed);
 
     let mut inputs = BTreeMap::new();
     for s in &comparison.systems {
@@ -167,28 +205,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let settings = json!({
         "systems": comparison.systems.iter().map(|s| json!({"name": s.name, "source": s.source.display().to_string()})).collect::<Vec<_>>(),
         "format": comparison.format,
-        "resamples": args.resamples,
-        "seed": args.seed,
+        "resamples": config.resamples,
+        "seed": config.seed,
         "confidence": 0.95,
-        "out": args.out.display().to_string(),
+        "out": config.out.display().to_string(),
     });
-    let folder = RunFolder::create(&args.out, started)?;
+    let folder = RunFolder::create(&config.out, started)?;
     let (path, ()) = complete_run(folder, |folder| {
-        write_run(folder, &comparison, inputs, settings, &sig, started)
+        write_run(folder, &comparison, inputs, settings, config, &sig, started)
     })?;
-
-    let (header, rows) = side_by_side(&comparison, 3);
-    outln!("{}", grid_table(&header, &rows));
-    let (header, rows) = difference_rows(&comparison, 4);
-    let shown: Vec<usize> = [0, 1, 2, 6, 7, 8, 9, 10].to_vec();
-    let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
-    outln!(
-        "{}",
-        grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>())
-    );
-    outln!("signature: {sig}");
-    outln!("run folder: {}", path.display());
-    Ok(EXIT_OK)
+    Ok((path, comparison))
 }
 
 fn write_run(
@@ -196,6 +222,7 @@ fn write_run(
     c: &Comparison,
     inputs: BTreeMap<String, InputFile>,
     settings: Value,
+    config: &Config,
     sig: &str,
     started: SystemTime,
 ) -> anyhow::Result<()> {
@@ -238,7 +265,8 @@ fn write_run(
         sig.to_string(),
         started,
         outputs,
-    );
+    )
+    .with_config(jobs::to_value(config));
 
     let mut page = HtmlPage::new("HotpotQA Answer Generation Quality Report");
     page.note(&format!(
@@ -281,7 +309,12 @@ fn write_run(
         page.note(&format!("Warning: {w}"));
     }
     page.heading(2, "Run manifest");
-    page.preformatted(&serde_json::to_string_pretty(&manifest)?);
+    page.note(
+        "What reproduces these numbers (times, paths and the command line are in manifest.json).",
+    );
+    page.preformatted(&serde_json::to_string_pretty(
+        &manifest.reproducible_view(),
+    )?);
     write_atomic(&folder.file("comparison.html"), page.render().as_bytes())?;
     write_json(&folder.file("manifest.json"), &manifest)?;
     Ok(())

@@ -171,6 +171,7 @@ pub(crate) fn execute(
         tool_version: env!("CARGO_PKG_VERSION").into(),
         command: "evaluate".into(),
         command_line: crate::report::manifest::command_line(),
+        cwd: crate::report::manifest::working_dir(),
         inputs: BTreeMap::from([
             ("questions".to_string(), q_info),
             ("transcripts".to_string(), t_info),

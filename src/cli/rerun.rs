@@ -27,6 +27,14 @@ const NOT_COMPARED: [&str; 1] = ["manifest.json"];
 
 /// Runs `rerun`: exit 0 when every output is identical, 1 otherwise.
 pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
+    // Paths given here are taken from here; the run itself executes in the
+    // folder it ran in (its relative paths are relative to that).
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let args = RerunArgs {
+        run_folder: absolute(&args.run_folder),
+        out: args.out.as_deref().map(absolute),
+        inputs: args.inputs.as_deref().map(absolute),
+    };
     let manifest_path = args.run_folder.join("manifest.json");
     let text = super::as_text(&manifest_path, super::read_input(&manifest_path)?)?;
     let manifest = crate::corpus::strict_json::parse_str(&text)
@@ -34,16 +42,42 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
     let command = manifest["command"].as_str().unwrap_or_default().to_string();
     let config = manifest.get("config").cloned().ok_or_else(|| {
         InputError(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, grounding, text-eval",
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval",
             manifest_path.display()
         ))
     })?;
-    let input = |role: &str| locate_input(&manifest_path, &manifest, role, args.inputs.as_deref());
+    // Every recorded input is found and checked first (all roles), as an
+    // absolute path.
+    let mut located = std::collections::BTreeMap::new();
+    for role in manifest["inputs"]
+        .as_object()
+        .map(|m| m.keys().cloned().collect::<Vec<_>>())
+        .unwrap_or_default()
+    {
+        let found = locate_input(&manifest_path, &manifest, &role, args.inputs.as_deref())?;
+        located.insert(role, absolute(&found));
+    }
+    let input = |role: &str| -> anyhow::Result<PathBuf> {
+        located.get(role).cloned().ok_or_else(|| {
+            InputError(format!(
+                "{}: no `{role}` input recorded",
+                manifest_path.display()
+            ))
+            .into()
+        })
+    };
     let parent = args
         .out
         .clone()
         .or_else(|| args.run_folder.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| PathBuf::from("."));
+    if let Some(cwd) = manifest["cwd"]
+        .as_str()
+        .map(Path::new)
+        .filter(|d| d.is_dir())
+    {
+        std::env::set_current_dir(cwd)?;
+    }
     let new_folder = match command.as_str() {
         "evaluate" => {
             let mut c: jobs::evaluate::Config = config_of(&manifest_path, config)?;
@@ -81,9 +115,14 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
             c.out = parent;
             super::text_eval::execute(&c, &i)?.0
         }
+        "compare" => {
+            let mut c: jobs::compare::Config = config_of(&manifest_path, config)?;
+            c.out = parent;
+            super::compare::execute(&c)?.0
+        }
         other => {
             return Err(InputError(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, grounding, text-eval)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval)",
                 manifest_path.display()
             ))
             .into())

@@ -6,9 +6,10 @@
 //! is recorded whole in the run's manifest, and is what `corpus-eval rerun`
 //! executes again. The command line only turns flags into a `Config`.
 //!
-//! Jobs so far: [`evaluate`] (the main job), [`hotpot`], [`grounding`] and
-//! [`text_eval`].
+//! Jobs so far: [`evaluate`] (the main job), [`hotpot`], [`compare`],
+//! [`grounding`] and [`text_eval`].
 
+pub mod compare;
 pub mod evaluate;
 pub mod grounding;
 pub mod hotpot;

@@ -42,6 +42,13 @@ pub fn command_line() -> Vec<String> {
         .collect()
 }
 
+/// The process's working folder, as the manifest records it.
+pub fn working_dir() -> Option<String> {
+    std::env::current_dir()
+        .ok()
+        .map(|d| crate::secrets::scrub(&d.display().to_string()))
+}
+
 /// The manifest of a run (manifest.json).
 #[derive(Debug, Clone, Serialize)]
 pub struct Manifest {
@@ -55,6 +62,10 @@ pub struct Manifest {
     pub command: String,
     /// The full command line.
     pub command_line: Vec<String>,
+    /// The working folder the command ran in (relative paths in the
+    /// command line and the config are relative to it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
     /// The inputs with their hashes, by role.
     pub inputs: BTreeMap<String, InputFile>,
     /// The job's resolved configuration (what `--config` takes and what
@@ -141,6 +152,7 @@ impl Manifest {
             tool_version: env!("CARGO_PKG_VERSION").into(),
             command: command.into(),
             command_line: command_line(),
+            cwd: working_dir(),
             inputs,
             config: None,
             settings: {
