@@ -6,6 +6,38 @@
 //! is recorded whole in the run's manifest, and is what `corpus-eval rerun`
 //! executes again. The command line only turns flags into a `Config`.
 //!
+//! Every job over plain data (the README's example, compiled here):
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use corpus_eval::{corpus, jobs, lexicon::Lexicon};
+//! use std::path::Path;
+//!
+//! let lexicon = Lexicon::embedded()?;
+//! // evaluate: score answers, verify quotes.
+//! let q = corpus::load_questions(Path::new("evaluation/data_fixture.json"))?;
+//! let t = corpus::load_transcripts(Path::new("datasets/corpus.json"))?;
+//! let eval = jobs::evaluate::run(&jobs::evaluate::Config::default(), &q, &t, &lexicon)?;
+//! println!("{} {:?}", eval.summary.overall.mean, eval.summary.verdicts);
+//! // hotpot: bytes of the two files (paths name them in errors).
+//! let (p, g) = (std::fs::read("pred.json")?, std::fs::read("gold.json")?);
+//! let h = jobs::hotpot::run(&Default::default(), Path::new("pred.json"), &p, Path::new("gold.json"), &g)?;
+//! println!("{}", serde_json::Value::Object(h.averages_json()));
+//! // compare: NAME=PATH systems (hotpot run folders or metrics files).
+//! let cmp = jobs::compare::Config { systems: vec!["a=runs/A".into(), "b=runs/B".into()], ..Default::default() };
+//! let c = jobs::compare::run(&cmp)?;
+//! // grounding: rows of {id, query, response, context}.
+//! let rows = corpus_eval::grounding::input::load_grounding_rows(Path::new("evaluation/grounding/sample.json"))?;
+//! let gr = jobs::grounding::run(&Default::default(), &rows, &lexicon)?;
+//! // text-eval: rows plus their semantic cosines (the TF-IDF fallback needs no model).
+//! let rows = corpus_eval::texteval::input::load_text_rows(Path::new("evaluation/text-eval/sample.json"))?;
+//! let sem = jobs::text_eval::fallback_pairs(&rows, "library example");
+//! let te = jobs::text_eval::run(&Default::default(), &rows, &jobs::text_eval::Inputs::defaults(&lexicon), &sem)?;
+//! # let _ = (c, gr, te);
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Jobs so far: [`evaluate`] (the main job), [`hotpot`], [`compare`],
 //! [`grounding`] and [`text_eval`].
 

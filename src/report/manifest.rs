@@ -95,8 +95,10 @@ impl Manifest {
         self
     }
 
-    /// Records the job's resolved configuration.
-    pub fn with_config(mut self, config: Value) -> Manifest {
+    /// Records the job's resolved configuration (URLs and registered
+    /// secrets redacted, like the settings).
+    pub fn with_config(mut self, mut config: Value) -> Manifest {
+        crate::secrets::scrub_value(&mut config);
         self.config = Some(config);
         self
     }
