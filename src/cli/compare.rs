@@ -36,22 +36,15 @@ pub struct CompareArgs {
     /// Seed of the paired bootstrap [default: 42].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Settings from a TOML or JSON file (keys: the long flags with `_`,
-    /// and `systems`); flags and systems given here override it.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Print the resolved configuration as TOML and exit.
-    #[arg(long)]
-    pub print_config: bool,
+    /// `--config FILE` (which may also list `systems`), `--print-config`.
+    #[command(flatten)]
+    pub settings: super::ConfigArgs,
 }
 
 impl CompareArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = match &self.config {
-            Some(path) => jobs::read_config(path)?,
-            None => Config::default(),
-        };
+        let mut c: Config = self.settings.base()?;
         if let Some(out) = &self.out {
             c.out = out.clone();
         }
@@ -65,7 +58,7 @@ impl CompareArgs {
         if let Some(seed) = self.seed {
             c.seed = seed;
         }
-        if !self.print_config {
+        if !self.settings.print_config {
             c.validate()?;
         }
         Ok(c)
@@ -160,8 +153,7 @@ fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<Strin
 /// Runs `compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let config = args.resolve()?;
-    if args.print_config {
-        outln!("{}", jobs::to_toml(&config).trim_end());
+    if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }
     let (path, comparison) = execute(&config)?;

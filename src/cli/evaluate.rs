@@ -4,7 +4,7 @@ use super::{as_text, load_lexicon, read_input, InputError, WordnetArgs, EXIT_OK}
 use crate::citations::MatchLevel;
 use crate::corpus::{parse_questions, parse_transcripts};
 use crate::evaluate::Summary;
-use crate::jobs::{self, evaluate::Config, read_config, to_toml, JobConfig};
+use crate::jobs::{self, evaluate::Config, JobConfig};
 use crate::report::charts::{render_bar_chart, Bar, BarChart};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::{rfc3339, table::summary_table, write_json, RunFolder};
@@ -55,22 +55,15 @@ pub struct EvaluateArgs {
     /// WordNet source.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
-    /// Settings from a TOML or JSON file (keys: the long flags with `_`);
-    /// flags given here override it.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Print the resolved configuration as TOML and exit.
-    #[arg(long)]
-    pub print_config: bool,
+    /// `--config FILE`, `--print-config`.
+    #[command(flatten)]
+    pub settings: super::ConfigArgs,
 }
 
 impl EvaluateArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = match &self.config {
-            Some(path) => read_config(path)?,
-            None => Config::default(),
-        };
+        let mut c: Config = self.settings.base()?;
         if let Some(out) = &self.out {
             c.out = out.clone();
         }
@@ -119,8 +112,7 @@ fn bars(groups: &BTreeMap<String, GroupStat>) -> Vec<Bar> {
 /// Runs the main job.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     let config = args.resolve()?;
-    if args.print_config {
-        outln!("{}", to_toml(&config).trim_end());
+    if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }
     let (Some(questions), Some(transcripts)) = (&args.questions, &args.transcripts) else {

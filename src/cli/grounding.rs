@@ -5,7 +5,7 @@ use super::{complete_run, load_lexicon, read_input, InputError, WordnetArgs, EXI
 use crate::grounding::input::load_grounding_rows;
 use crate::grounding::{GroundingResult, SIGNATURE};
 use crate::jobs::grounding::{tsv, Config};
-use crate::jobs::{self, read_config, to_toml, JobConfig};
+use crate::jobs::{self, JobConfig};
 use crate::report::charts::{render_histogram_panels, HistogramPanels};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::table::grid_table;
@@ -33,22 +33,15 @@ pub struct GroundingArgs {
     /// WordNet.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
-    /// Settings from a TOML or JSON file (keys: the long flags with `_`);
-    /// flags given here override it.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Print the resolved configuration as TOML and exit.
-    #[arg(long)]
-    pub print_config: bool,
+    /// `--config FILE`, `--print-config`.
+    #[command(flatten)]
+    pub settings: super::ConfigArgs,
 }
 
 impl GroundingArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = match &self.config {
-            Some(path) => read_config(path)?,
-            None => Config::default(),
-        };
+        let mut c: Config = self.settings.base()?;
         if let Some(out) = &self.out {
             c.out = out.clone();
         }
@@ -63,8 +56,7 @@ impl GroundingArgs {
 /// Runs `grounding`.
 pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
     let config = args.resolve()?;
-    if args.print_config {
-        outln!("{}", to_toml(&config).trim_end());
+    if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }
     let Some(input) = &args.input else {

@@ -3,7 +3,7 @@
 
 use super::{complete_run, map_input, InputError, EXIT_OK};
 use crate::hotpot::{HotpotEvaluation, HotpotFormat};
-use crate::jobs::{self, hotpot::Config, hotpot::InputFormat, read_config, to_toml, JobConfig};
+use crate::jobs::{self, hotpot::Config, hotpot::InputFormat, JobConfig};
 use crate::report::html::HtmlPage;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::panels::{render_metric_panels, MetricPanels};
@@ -51,22 +51,15 @@ pub struct HotpotArgs {
     /// Do not draw hotpot_metrics.png (the HTML report then has no chart).
     #[arg(long)]
     pub no_plots: bool,
-    /// Settings from a TOML or JSON file (keys: the long flags with `_`);
-    /// flags given here override it.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Print the resolved configuration as TOML and exit.
-    #[arg(long)]
-    pub print_config: bool,
+    /// `--config FILE`, `--print-config`.
+    #[command(flatten)]
+    pub settings: super::ConfigArgs,
 }
 
 impl HotpotArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = match &self.config {
-            Some(path) => read_config(path)?,
-            None => Config::default(),
-        };
+        let mut c: Config = self.settings.base()?;
         if let Some(out) = &self.out {
             c.out = out.clone();
         }
@@ -136,8 +129,7 @@ fn fmt_opt(v: Option<f64>, digits: usize) -> String {
 /// Runs `hotpot`.
 pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
     let config = args.resolve()?;
-    if args.print_config {
-        outln!("{}", to_toml(&config).trim_end());
+    if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }
     let (Some(predictions), Some(gold)) = (&args.predictions, &args.gold) else {

@@ -57,6 +57,37 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `--config FILE` and `--print-config`, shared by every command that is a
+/// typed job ([`crate::jobs`]).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConfigArgs {
+    /// Settings from a TOML or JSON file (keys: the long flags with `_`);
+    /// flags given here override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the resolved configuration as TOML and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
+
+impl ConfigArgs {
+    /// The configuration file's settings, or the defaults.
+    pub fn base<C: crate::jobs::JobConfig>(&self) -> anyhow::Result<C> {
+        Ok(match &self.config {
+            Some(path) => crate::jobs::read_config(path)?,
+            None => C::default(),
+        })
+    }
+
+    /// With `--print-config`, prints `config` as TOML and returns true.
+    pub fn printed<C: serde::Serialize>(&self, config: &C) -> anyhow::Result<bool> {
+        if self.print_config {
+            outln!("{}", crate::jobs::to_toml(config).trim_end());
+        }
+        Ok(self.print_config)
+    }
+}
+
 /// Where WordNet comes from.
 #[derive(Debug, Clone, clap::Args)]
 pub struct WordnetArgs {

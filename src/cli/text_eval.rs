@@ -67,22 +67,15 @@ pub struct TextEvalArgs {
     /// WordNet.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
-    /// Settings from a TOML or JSON file (keys: the long flags with `_`);
-    /// flags given here override it.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Print the resolved configuration as TOML and exit.
-    #[arg(long)]
-    pub print_config: bool,
+    /// `--config FILE`, `--print-config`.
+    #[command(flatten)]
+    pub settings: super::ConfigArgs,
 }
 
 impl TextEvalArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = match &self.config {
-            Some(path) => jobs::read_config(path)?,
-            None => Config::default(),
-        };
+        let mut c: Config = self.settings.base()?;
         if let Some(out) = &self.out {
             c.out = out.clone();
         }
@@ -204,8 +197,7 @@ fn read_files(config: &Config) -> anyhow::Result<(Weights, Thresholds, Patterns)
 /// Runs `text-eval`.
 pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
     let config = args.resolve()?;
-    if args.print_config {
-        outln!("{}", jobs::to_toml(&config).trim_end());
+    if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }
     let Some(input) = &args.input else {
