@@ -8,7 +8,20 @@ fn main() -> ExitCode {
     let cli = match corpus_eval::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            if e.use_stderr() {
+                // A usage error echoes the arguments: with URL credentials
+                // and known secrets redacted.
+                corpus_eval::secrets::register_from_env_and_args(
+                    &std::env::args_os()
+                        .map(|a| a.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>(),
+                );
+                use std::io::Write as _;
+                let shown = corpus_eval::secrets::scrub(&e.render().to_string());
+                let _ = std::io::stderr().write_all(shown.as_bytes());
+            } else {
+                let _ = e.print();
+            }
             return if e.use_stderr() {
                 ExitCode::from(corpus_eval::cli::EXIT_INPUT)
             } else {

@@ -259,6 +259,9 @@ fn base64_forms(bytes: &[u8]) -> Vec<String> {
         let whole = engine.encode(bytes);
         out.push(whole.trim_end_matches('=').to_string());
         out.push(whole);
+        // A form under 4 characters ("eA" for "x") would blank out
+        // unrelated text.
+        out.retain(|f| f.len() >= 4);
         for k in 0..3usize {
             let mut buf = vec![0u8; k];
             buf.extend_from_slice(bytes);
@@ -325,18 +328,17 @@ pub fn redact_url(url: &str) -> String {
 }
 
 /// The secrets a URL carries: its password (and user name when there is no
-/// password: a token used as the user), the values of credential-like query
-/// parameters (key, token, secret, password, auth, signature, ...), any
-/// other query value of 8 or more characters, and the fragment.
+/// password: a token used as the user) and the values of credential-named
+/// query parameters (key, token, secret, password, auth, signature, ...).
 pub fn url_secrets(url: &str) -> Vec<String> {
     let mut out = Vec::new();
     let (before_fragment, fragment) = match url.split_once('#') {
         Some((b, f)) => (b, Some(f)),
         None => (url, None),
     };
-    if let Some(f) = fragment.filter(|f| f.len() >= 4) {
-        out.push(f.to_string());
-    }
+    // A fragment is never sent to the server; it is redacted in stored
+    // URLs but not hunted for elsewhere.
+    let _ = fragment;
     let (base, query) = match before_fragment.split_once('?') {
         Some((b, q)) => (b, Some(q)),
         None => (before_fragment, None),
@@ -364,7 +366,9 @@ pub fn url_secrets(url: &str) -> Vec<String> {
         ]
         .iter()
         .any(|w| lower.contains(w));
-        if !v.is_empty() && (credential || v.len() >= 8) {
+        // Only credential-named parameters: a value like
+        // `?collection=transcripts` must not blank out every "transcripts".
+        if !v.is_empty() && credential {
             out.push(v.to_string());
             out.push(percent_decode(v));
         }
@@ -481,6 +485,22 @@ pub fn scrub(text: &str) -> String {
     process_redactor().redact(&urls).into_owned()
 }
 
+/// URLs inside every string of a JSON value redacted ([`redact_urls_in`]),
+/// registered secrets left alone: for a job's configuration, which `rerun`
+/// executes again and which holds no secret by construction.
+pub fn scrub_urls_value(value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            if let Cow::Owned(clean) = redact_urls_in(s) {
+                *s = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(scrub_urls_value),
+        Value::Object(map) => map.values_mut().for_each(scrub_urls_value),
+        _ => {}
+    }
+}
+
 /// [`scrub`] applied to every string of a JSON value (keys included).
 pub fn scrub_value(value: &mut Value) {
     let redactor = process_redactor();
@@ -531,7 +551,10 @@ mod tests {
         assert!(s.contains(&"PASS%2Fword".to_string()));
         assert!(s.contains(&"PASS/word".to_string()));
         assert!(s.contains(&"K".to_string()));
-        assert!(s.contains(&"abcdefgh12".to_string()));
+        assert!(
+            !s.contains(&"abcdefgh12".to_string()),
+            "not a credential name"
+        );
         assert!(!s.contains(&"json".to_string()));
     }
 

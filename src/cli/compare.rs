@@ -90,9 +90,9 @@ fn side_by_side(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>
             let mut r = vec![s.name.clone()];
             r.extend(s.averages.iter().map(|v| {
                 if digits == 0 {
-                    v.to_string()
+                    (v + 0.0).to_string()
                 } else {
-                    format!("{v:.digits$}")
+                    crate::report::fixed(*v, digits)
                 }
             }));
             r.push(s.n.map(|n| n.to_string()).unwrap_or_default());
@@ -121,9 +121,9 @@ fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<Strin
     .collect();
     let f = |x: f64| {
         if digits == 0 {
-            x.to_string()
+            (x + 0.0).to_string()
         } else {
-            format!("{x:.digits$}")
+            crate::report::fixed(x, digits)
         }
     };
     let rows = c

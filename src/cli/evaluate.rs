@@ -168,8 +168,12 @@ pub(crate) fn execute(
             ("questions".to_string(), q_info),
             ("transcripts".to_string(), t_info),
         ]),
-        config: Some(jobs::to_value(config)),
-        settings: json!({
+        config: Some({
+            let mut c = jobs::to_value(config);
+            crate::secrets::scrub_urls_value(&mut c);
+            c
+        }),
+        settings: scrubbed(json!({
             "match": eval_config.match_level,
             "fuzzy_threshold": eval_config.fuzzy_threshold,
             "seed": eval_config.seed,
@@ -181,7 +185,7 @@ pub(crate) fn execute(
             "normalizer": crate::text::NORMALIZER_SIGNATURE,
             "quote_normalizer": crate::text::aligned::QUOTE_NORMALIZER_SIGNATURE,
             "span_unit": "unicode scalar values (chars) into the transcript joined with \\n",
-        }),
+        })),
         wordnet: Some(json!({
             "source": lexicon.source(),
             "sha256": lexicon.digest(),
@@ -199,6 +203,12 @@ pub(crate) fn execute(
     }
     let path = folder.finish().context("finishing the run folder")?;
     Ok((path, summary))
+}
+
+/// A JSON value as a manifest may store it (URLs and secrets redacted).
+fn scrubbed(mut v: serde_json::Value) -> serde_json::Value {
+    crate::secrets::scrub_value(&mut v);
+    v
 }
 
 fn print_summary(config: &Config, summary: &Summary, path: &Path) -> anyhow::Result<()> {

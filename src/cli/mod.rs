@@ -2,14 +2,15 @@
 //! logic lives here; each subcommand file turns its arguments into library
 //! calls.
 
-/// `println!` that returns a write failure instead of panicking: a closed
-/// pipe (`| head`) ends the command quietly with exit 0, any other failure
-/// (a full disk) is exit 1 with the message. Use inside a function that
-/// returns `anyhow::Result`.
+/// `println!` that returns a write failure instead of panicking. A closed
+/// pipe (`| head`) is not a failure: the rest of the output is dropped and
+/// the command ends with its own exit code (0, or 1 for a failed run). Any
+/// other failure (a full disk) is exit 1 with the message. Use inside a
+/// function that returns `anyhow::Result`.
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($arg)*).map_err($crate::cli::StdoutError)?
+        $crate::cli::stdout_result(writeln!(std::io::stdout().lock(), $($arg)*))?
     }};
 }
 
@@ -41,6 +42,15 @@ pub const EXIT_INPUT: u8 = 2;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct InputError(pub String);
+
+/// A write to standard output: a closed pipe is dropped silently (the
+/// reader has what it wanted), any other error is a [`StdoutError`].
+pub fn stdout_result(r: std::io::Result<()>) -> Result<(), StdoutError> {
+    match r {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(StdoutError(e)),
+        _ => Ok(()),
+    }
+}
 
 /// Writing to standard output failed (a closed pipe or a full disk).
 #[derive(Debug, thiserror::Error)]
@@ -134,7 +144,11 @@ pub enum Command {
 pub fn run(cli: Cli) -> ExitCode {
     // Secrets from the environment and URL credentials from the command
     // line are known before anything can be printed or stored.
-    crate::secrets::register_from_env_and_args(&std::env::args().collect::<Vec<_>>());
+    crate::secrets::register_from_env_and_args(
+        &std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>(),
+    );
     let result = match cli.command {
         Command::Evaluate(a) => evaluate::run(a),
         Command::Hotpot(a) => hotpot::run(a),
@@ -153,16 +167,6 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
-        // A reader that stopped reading (`| head -c1`) is not a failure,
-        // as with ripgrep: exit quietly.
-        Err(err)
-            if err
-                .chain()
-                .filter_map(|c| c.downcast_ref::<StdoutError>())
-                .any(|e| e.0.kind() == std::io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::SUCCESS
-        }
         Err(err) => {
             errln!("error: {}", crate::secrets::scrub(&err.to_string()));
             for cause in err.chain().skip(1) {

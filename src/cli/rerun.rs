@@ -134,6 +134,16 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
 }
 
 fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> anyhow::Result<C> {
+    let version = value.get("version").and_then(Value::as_u64);
+    if version != Some(u64::from(C::VERSION)) {
+        return Err(InputError(format!(
+            "{}: field `config.version`: {version:?} is not this tool's {} config version {}",
+            manifest.display(),
+            C::COMMAND,
+            C::VERSION
+        ))
+        .into());
+    }
     let config: C = serde_json::from_value(value)
         .map_err(|e| InputError(format!("{}: field `config`: {e}", manifest.display())))?;
     config.validate()?;
@@ -161,7 +171,13 @@ fn locate_input(
     if let Some(abs) = entry["absolute"].as_str() {
         candidates.push(PathBuf::from(abs));
     }
-    candidates.push(PathBuf::from(recorded));
+    // A relative path is relative to the folder the run ran in.
+    match manifest["cwd"].as_str() {
+        Some(cwd) if Path::new(recorded).is_relative() => {
+            candidates.push(Path::new(cwd).join(recorded));
+        }
+        _ => candidates.push(PathBuf::from(recorded)),
+    }
     if let (Some(dir), Some(name)) = (inputs_dir, Path::new(recorded).file_name()) {
         candidates.insert(0, dir.join(name));
     }

@@ -162,8 +162,8 @@ pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
         None => {
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();
-            lock.write_all(&out).map_err(super::StdoutError)?;
-            lock.flush().map_err(super::StdoutError)?;
+            super::stdout_result(lock.write_all(&out))?;
+            super::stdout_result(lock.flush())?;
         }
     }
     Ok(EXIT_OK)

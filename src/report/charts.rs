@@ -368,3 +368,36 @@ fn draw_histogram_panel(
     .map_err(|e| e.to_string())?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bar(label: &str, value: f64) -> Bar {
+        Bar {
+            label: label.into(),
+            value,
+            n: 1,
+            ci: None,
+        }
+    }
+
+    #[test]
+    fn past_forty_bars_the_highest_and_lowest_twenty_are_kept() {
+        let bars: Vec<Bar> = (0..100)
+            .map(|i| bar(&format!("t{i:03}"), i as f64 / 100.0))
+            .collect();
+        let kept = extremes(&bars);
+        assert_eq!(kept.len(), 2 * EDGE_BARS);
+        // Highest first: 0.99 .. 0.80, then the lowest 0.19 .. 0.00.
+        assert_eq!(kept[0].label, "t099");
+        assert_eq!(kept[EDGE_BARS - 1].label, "t080");
+        assert_eq!(kept[EDGE_BARS].label, "t019");
+        assert_eq!(kept[2 * EDGE_BARS - 1].label, "t000");
+        // Ties are broken by label, so the choice is deterministic.
+        let ties: Vec<Bar> = (0..50).map(|i| bar(&format!("z{i:02}"), 0.5)).collect();
+        let kept = extremes(&ties);
+        assert_eq!(kept[0].label, "z00");
+        assert_eq!(kept[2 * EDGE_BARS - 1].label, "z49");
+    }
+}

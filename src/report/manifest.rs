@@ -37,8 +37,8 @@ impl InputFile {
 /// The process's command line as it may be stored: URLs without user info,
 /// query values or fragments, and no registered secret in any encoding.
 pub fn command_line() -> Vec<String> {
-    std::env::args()
-        .map(|a| crate::secrets::scrub(&a))
+    std::env::args_os()
+        .map(|a| crate::secrets::scrub(&a.to_string_lossy()))
         .collect()
 }
 
@@ -46,7 +46,7 @@ pub fn command_line() -> Vec<String> {
 pub fn working_dir() -> Option<String> {
     std::env::current_dir()
         .ok()
-        .map(|d| crate::secrets::scrub(&d.display().to_string()))
+        .map(|d| d.display().to_string())
 }
 
 /// The manifest of a run (manifest.json).
@@ -95,10 +95,10 @@ impl Manifest {
         self
     }
 
-    /// Records the job's resolved configuration (URLs and registered
-    /// secrets redacted, like the settings).
+    /// Records the job's resolved configuration (URLs redacted; `rerun`
+    /// executes it again, so nothing else is rewritten).
     pub fn with_config(mut self, mut config: Value) -> Manifest {
-        crate::secrets::scrub_value(&mut config);
+        crate::secrets::scrub_urls_value(&mut config);
         self.config = Some(config);
         self
     }

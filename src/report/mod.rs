@@ -95,6 +95,27 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     result.map_err(io(path))
 }
 
+/// `x` with `digits` decimals, never `-0.000` (a value that rounds to zero
+/// is shown as zero) and never NaN or inf (shown as `n/a`).
+///
+/// ```
+/// use corpus_eval::report::fixed;
+/// assert_eq!(fixed(-3e-17, 4), "0.0000");
+/// assert_eq!(fixed(-0.0, 2), "0.00");
+/// assert_eq!(fixed(0.12345, 3), "0.123");
+/// assert_eq!(fixed(f64::NAN, 3), "n/a");
+/// ```
+pub fn fixed(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        return "n/a".into();
+    }
+    let s = format!("{x:.digits$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => s,
+    }
+}
+
 /// An output destination must be a regular file or not exist yet: a
 /// device, FIFO, socket or folder is refused (the rename of an atomic write
 /// would replace it). A link is judged by what it points to.

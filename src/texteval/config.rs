@@ -226,14 +226,17 @@ impl Default for Thresholds {
 pub struct ConfigError(pub String);
 
 fn parse<T: for<'de> Deserialize<'de>>(origin: &str, text: &str) -> Result<T, ConfigError> {
-    serde_json::from_str(crate::corpus::strict_json::strip_bom(text)).map_err(|e| {
-        ConfigError(format!(
-            "{origin}:{}:{}: {}",
-            e.line(),
-            e.column(),
-            crate::corpus::without_position(&e.to_string())
-        ))
-    })
+    // Syntax and duplicate keys first (strict parse), then the typed read.
+    crate::corpus::strict_json::parse_str(text)
+        .and_then(|_| serde_json::from_str(crate::corpus::strict_json::strip_bom(text)))
+        .map_err(|e| {
+            ConfigError(format!(
+                "{origin}:{}:{}: {}",
+                e.line(),
+                e.column(),
+                crate::corpus::without_position(&e.to_string())
+            ))
+        })
 }
 
 fn check(origin: &str, field: &str, v: f64, max: Option<f64>) -> Result<(), ConfigError> {

@@ -102,15 +102,17 @@ impl Patterns {
 
     /// Parses and compiles a pattern file; `origin` names it in errors.
     pub fn parse(origin: &str, text: &str) -> Result<Patterns, PatternError> {
-        let file: PatternFile = serde_json::from_str(crate::corpus::strict_json::strip_bom(text))
+        // Syntax and duplicate keys first (strict parse), then the typed read.
+        let file: PatternFile = crate::corpus::strict_json::parse_str(text)
+            .and_then(|_| serde_json::from_str(crate::corpus::strict_json::strip_bom(text)))
             .map_err(|e| {
-            PatternError(format!(
-                "{origin}:{}:{}: {}",
-                e.line(),
-                e.column(),
-                crate::corpus::without_position(&e.to_string())
-            ))
-        })?;
+                PatternError(format!(
+                    "{origin}:{}:{}: {}",
+                    e.line(),
+                    e.column(),
+                    crate::corpus::without_position(&e.to_string())
+                ))
+            })?;
         // serde_json keeps the file's key order: categories are reported in it.
         let mut bias = Vec::new();
         for (name, list) in &file.bias {
