@@ -519,20 +519,21 @@ fn issue_12_closed_stdout_keeps_a_failure_exit_code() {
     assert_eq!(code, 1, "{stderr}");
 }
 
+/// A stream whose every write fails with "no space left on device".
+fn dev_full() -> Stdio {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    Stdio::from(file)
+}
+
 #[test]
 fn issue_12_stdout_write_errors_do_not_panic() {
     let dir = Dir::new("i12-stdout");
     for args in sample_args() {
         // A full disk: exit 1 with a message, never a panic.
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        let out = dir
-            .command(&args, &[])
-            .stdout(Stdio::from(full))
-            .output()
-            .unwrap();
+        let out = dir.command(&args, &[]).stdout(dev_full()).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(
@@ -553,14 +554,10 @@ fn issue_12_stderr_write_errors_do_not_panic() {
     // written are dropped, the command's outcome stands.
     let dir = Dir::new("i12-stderr");
     for args in sample_args() {
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
         let out = dir
             .command(&args, &[])
             .stdout(Stdio::null())
-            .stderr(Stdio::from(full))
+            .stderr(dev_full())
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{args:?}");
