@@ -107,28 +107,42 @@ impl Redactor {
 
     /// Redacts every string (and object key) inside a parsed JSON value.
     pub fn redact_value(&self, value: &mut Value) {
-        if self.is_empty() {
-            return;
+        if !self.is_empty() {
+            let redact = |t: &str| self.redact(t).into_owned();
+            rewrite_strings(value, &redact, Some(&redact));
         }
-        match value {
-            Value::String(s) => {
-                if let Cow::Owned(r) = self.redact(s) {
-                    *s = r;
-                }
+    }
+}
+
+/// A text rewrite: the new text (equal to the old one when nothing changed).
+type Rewrite<'a> = &'a dyn Fn(&str) -> String;
+
+/// Applies `value_fn` to every string inside a JSON value and, when given,
+/// `key_fn` to every object key (a map is rebuilt only when a key changes).
+fn rewrite_strings(value: &mut Value, value_fn: Rewrite, key_fn: Option<Rewrite>) {
+    match value {
+        Value::String(s) => {
+            let new = value_fn(s);
+            if new != *s {
+                *s = new;
             }
-            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value(v)),
-            Value::Object(map) => {
-                let dirty = map.keys().any(|k| matches!(self.redact(k), Cow::Owned(_)));
-                if dirty {
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| rewrite_strings(v, value_fn, key_fn)),
+        Value::Object(map) => {
+            if let Some(key_fn) = key_fn {
+                if map.keys().any(|k| key_fn(k) != *k) {
                     let old = std::mem::take(map);
                     for (k, v) in old {
-                        map.insert(self.redact(&k).into_owned(), v);
+                        map.insert(key_fn(&k), v);
                     }
                 }
-                map.values_mut().for_each(|v| self.redact_value(v));
             }
-            _ => {}
+            map.values_mut()
+                .for_each(|v| rewrite_strings(v, value_fn, key_fn));
         }
+        _ => {}
     }
 }
 
@@ -489,42 +503,19 @@ pub fn scrub(text: &str) -> String {
 /// registered secrets left alone: for a job's configuration, which `rerun`
 /// executes again and which holds no secret by construction.
 pub fn scrub_urls_value(value: &mut Value) {
-    match value {
-        Value::String(s) => {
-            if let Cow::Owned(clean) = redact_urls_in(s) {
-                *s = clean;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(scrub_urls_value),
-        Value::Object(map) => map.values_mut().for_each(scrub_urls_value),
-        _ => {}
-    }
+    rewrite_strings(value, &|t| redact_urls_in(t).into_owned(), None);
 }
 
-/// [`scrub`] applied to every string of a JSON value (keys included).
+/// [`scrub`] applied to every string of a JSON value (keys: registered
+/// secrets only).
 pub fn scrub_value(value: &mut Value) {
     let redactor = process_redactor();
-    scrub_value_with(&redactor, value);
-}
-
-fn scrub_value_with(redactor: &Redactor, value: &mut Value) {
-    match value {
-        Value::String(s) => {
-            let clean = redactor.redact(&redact_urls_in(s)).into_owned();
-            if clean != *s {
-                *s = clean;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| scrub_value_with(redactor, v)),
-        Value::Object(map) => {
-            let old = std::mem::take(map);
-            for (k, mut v) in old {
-                scrub_value_with(redactor, &mut v);
-                map.insert(redactor.redact(&k).into_owned(), v);
-            }
-        }
-        _ => {}
-    }
+    let keys = |t: &str| redactor.redact(t).into_owned();
+    rewrite_strings(
+        value,
+        &|t| redactor.redact(&redact_urls_in(t)).into_owned(),
+        Some(&keys),
+    );
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use crate::evaluate::Summary;
 use crate::jobs::{self, evaluate::Config, JobConfig};
 use crate::report::charts::{render_bar_chart, Bar, BarChart};
 use crate::report::manifest::{InputFile, Manifest};
-use crate::report::{rfc3339, table::summary_table, write_json, RunFolder};
+use crate::report::{table::summary_table, write_json, RunFolder};
 use crate::stats::GroupStat;
 use anyhow::Context;
 use serde_json::json;
@@ -157,23 +157,13 @@ pub(crate) fn execute(
         }
     };
     outputs.push("manifest.json".into());
-    let manifest = Manifest {
-        manifest_version: 1,
-        tool: "corpus-eval".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: "evaluate".into(),
-        command_line: crate::report::manifest::command_line(),
-        cwd: crate::report::manifest::working_dir(),
-        inputs: BTreeMap::from([
+    let mut manifest = Manifest::new(
+        "evaluate",
+        BTreeMap::from([
             ("questions".to_string(), q_info),
             ("transcripts".to_string(), t_info),
         ]),
-        config: Some({
-            let mut c = jobs::to_value(config);
-            crate::secrets::scrub_urls_value(&mut c);
-            c
-        }),
-        settings: scrubbed(json!({
+        json!({
             "match": eval_config.match_level,
             "fuzzy_threshold": eval_config.fuzzy_threshold,
             "seed": eval_config.seed,
@@ -185,30 +175,24 @@ pub(crate) fn execute(
             "normalizer": crate::text::NORMALIZER_SIGNATURE,
             "quote_normalizer": crate::text::aligned::QUOTE_NORMALIZER_SIGNATURE,
             "span_unit": "unicode scalar values (chars) into the transcript joined with \\n",
-        })),
-        wordnet: Some(json!({
-            "source": lexicon.source(),
-            "sha256": lexicon.digest(),
-            "lemmas": lexicon.lemma_count(),
-            "synsets": lexicon.synset_count(),
-        })),
-        signature: summary.signature.clone(),
-        started_at: rfc3339(started),
-        finished_at: rfc3339(SystemTime::now()),
+        }),
+        summary.signature.clone(),
+        started,
         outputs,
-    };
+    )
+    .with_config(jobs::to_value(config));
+    manifest.wordnet = Some(json!({
+        "source": lexicon.source(),
+        "sha256": lexicon.digest(),
+        "lemmas": lexicon.lemma_count(),
+        "synsets": lexicon.synset_count(),
+    }));
     if let Err(e) = write_json(&folder.file("manifest.json"), &manifest) {
         folder.abandon();
         return Err(e.into());
     }
     let path = folder.finish().context("finishing the run folder")?;
     Ok((path, summary))
-}
-
-/// A JSON value as a manifest may store it (URLs and secrets redacted).
-fn scrubbed(mut v: serde_json::Value) -> serde_json::Value {
-    crate::secrets::scrub_value(&mut v);
-    v
 }
 
 fn print_summary(config: &Config, summary: &Summary, path: &Path) -> anyhow::Result<()> {
