@@ -184,7 +184,9 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
             || c.is::<crate::corpus::CorpusError>()
             || c.is::<crate::lexicon::LexiconError>()
             || c.is::<crate::jobs::ConfigError>()
-            || c.is::<crate::jobs::JobError>()
+            || c
+                .downcast_ref::<crate::jobs::JobError>()
+                .is_some_and(crate::jobs::JobError::is_input)
             || matches!(
                 c.downcast_ref::<crate::report::ReportError>(),
                 Some(
@@ -226,6 +228,13 @@ pub(crate) fn check_count(name: &str, v: u64, lo: u64, hi: u64) -> anyhow::Resul
     }
 }
 
+/// A flag's value (already checked by clap against its possible values) as
+/// a library enum, through the enum's serde name.
+pub(crate) fn parse_enum<T: serde::de::DeserializeOwned>(value: &str) -> anyhow::Result<T> {
+    serde_json::from_value(serde_json::Value::String(value.to_string()))
+        .map_err(|e| InputError(format!("{value:?}: {e}")).into())
+}
+
 /// Loads the embedded lexicon or the one `--wordnet` names.
 pub(crate) fn load_lexicon(args: &WordnetArgs) -> anyhow::Result<crate::lexicon::Lexicon> {
     Ok(match &args.wordnet {
@@ -245,43 +254,7 @@ pub(crate) fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
     })
 }
 
-/// An input file's bytes: memory-mapped when the file is large, read
-/// otherwise.
-pub(crate) enum InputBytes {
-    /// A mapped file.
-    Mapped(memmap2::Mmap),
-    /// Bytes read into memory.
-    Read(Vec<u8>),
-}
 
-impl std::ops::Deref for InputBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            InputBytes::Mapped(m) => m,
-            InputBytes::Read(v) => v,
-        }
-    }
-}
-
-/// Maps a large input file into memory (no copy; the page cache serves it),
-/// or reads a small one. A failure names the file (exit 2).
-pub(crate) fn map_input(path: &Path) -> anyhow::Result<InputBytes> {
-    let io_err = |source| crate::corpus::CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
-    if meta.len() < 1 << 20 || !meta.is_file() {
-        return read_input(path).map(InputBytes::Read);
-    }
-    // SAFETY: the map is read-only and private to this process; the input
-    // is expected not to change while the command runs (as with any tool
-    // that maps its inputs, a concurrent truncation could fault).
-    let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_err)?;
-    Ok(InputBytes::Mapped(map))
-}
 
 /// The bytes of an input file as UTF-8 text; a failure names the file and
 /// the first bad byte (exit 2).

@@ -16,6 +16,7 @@ use crate::rag::verify::check_citations;
 use crate::rag::{parse_filter, request_body};
 use crate::report::charts::{render_bar_chart, Bar, BarChart};
 use crate::report::manifest::{InputFile, Manifest};
+use crate::report::run::RunWriter;
 use crate::report::{rfc3339, sha256_hex, write_json, RunFolder};
 use crate::secrets::redact_url;
 use serde_json::{json, Map, Value};
@@ -511,16 +512,6 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
         m.insert("signature".into(), json!(signature));
         m.insert("session".into(), json!({"asked": tally.done, "failed": tally.failed, "seconds": secs, "requests_per_second": tally.done as f64 / secs.max(1e-9)}));
     }
-    write_json(&folder.join("summary.json"), &summary)?;
-    let mut outputs = vec![
-        "run.json".to_string(),
-        "responses.jsonl".into(),
-        "summary.json".into(),
-    ];
-    if draw_chart(&folder.join("rag_scores.png"), &summary, &signature)? {
-        outputs.push("rag_scores.png".into());
-    }
-    outputs.push("manifest.json".into());
     let mut settings = run_json;
     if let Value::Object(m) = &mut settings {
         // This session's transport settings (they may differ from run.json's).
@@ -545,10 +536,16 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
         settings,
         signature.clone(),
         started,
-        outputs,
     )
     .with_lexicon(&lexicon);
-    write_json(&folder.join("manifest.json"), &manifest)?;
+    let mut run = RunWriter::live(&folder, manifest)?;
+    run.record("run.json")?;
+    run.record("responses.jsonl")?;
+    run.write_json("summary.json", &summary)?;
+    if chart_data(&summary).is_some() {
+        run.render("rag_scores.png", |path| draw_chart(path, &summary, &signature))?;
+    }
+    run.finish()?;
     let failed = summary["failed"].as_u64().unwrap_or(0);
     outln!(
         "{} questions: {} answered, {failed} failed; existence {}; score {}",
@@ -615,9 +612,9 @@ fn progress_bar(len: u64, hidden: bool) -> indicatif::ProgressBar {
     bar
 }
 
-/// Mean existence and score per question type (or overall when the file
-/// has no types); false when there is nothing to draw.
-fn draw_chart(path: &Path, summary: &Value, signature: &str) -> anyhow::Result<bool> {
+/// The bars of the chart: mean existence and score per question type (or
+/// overall when the file has no types); None when there is nothing to draw.
+fn chart_data(summary: &Value) -> Option<Vec<Bar>> {
     let mut bars = Vec::new();
     let mut push = |label: String, g: &Value| {
         if let (Some(m), Some(n)) = (g["mean"].as_f64(), g["n"].as_u64()) {
@@ -637,9 +634,14 @@ fn draw_chart(path: &Path, summary: &Value, signature: &str) -> anyhow::Result<b
             push(format!("{t} · score"), &g["score"]);
         }
     }
-    if bars.is_empty() {
-        return Ok(false);
-    }
+    (!bars.is_empty()).then_some(bars)
+}
+
+fn draw_chart(
+    path: &Path,
+    summary: &Value,
+    signature: &str,
+) -> Result<(), crate::report::ReportError> {
     render_bar_chart(
         path,
         &BarChart {
@@ -647,8 +649,7 @@ fn draw_chart(path: &Path, summary: &Value, signature: &str) -> anyhow::Result<b
             value_label: "mean (95% bootstrap interval)",
             category_label: "question type · measure",
             footnote: signature,
-            bars: &bars,
+            bars: &chart_data(summary).unwrap_or_default(),
         },
-    )?;
-    Ok(true)
+    )
 }

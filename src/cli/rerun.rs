@@ -42,7 +42,7 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
     let command = manifest["command"].as_str().unwrap_or_default().to_string();
     let config = manifest.get("config").cloned().ok_or_else(|| {
         InputError(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval",
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval, judge-answers",
             manifest_path.display()
         ))
     })?;
@@ -83,7 +83,7 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
             let mut c: jobs::evaluate::Config = config_of(&manifest_path, config)?;
             let (q, t) = (input("questions")?, input("transcripts")?);
             c.out = parent;
-            super::evaluate::execute(&c, &q, &t)?.0
+            jobs::evaluate::execute(&c, &q, &t)?.0
         }
         "hotpot" => {
             let mut c: jobs::hotpot::Config = config_of(&manifest_path, config)?;
@@ -91,13 +91,13 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
             // system named after the predictions file keeps its name.
             let (p, g) = (input("predictions")?, input("gold")?);
             c.out = parent;
-            super::hotpot::execute(&c, &p, &g)?.0
+            jobs::hotpot::execute(&c, &p, &g)?.0
         }
         "grounding" => {
             let mut c: jobs::grounding::Config = config_of(&manifest_path, config)?;
             let i = input("input")?;
             c.out = parent;
-            super::grounding::execute(&c, &i)?.0
+            jobs::grounding::execute(&c, &i)?.0
         }
         "text-eval" => {
             let mut c: jobs::text_eval::Config = config_of(&manifest_path, config)?;
@@ -113,16 +113,28 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
                 }
             }
             c.out = parent;
-            super::text_eval::execute(&c, &i)?.0
+            jobs::text_eval::execute(&c, &i)?.0
         }
         "compare" => {
             let mut c: jobs::compare::Config = config_of(&manifest_path, config)?;
             c.out = parent;
-            super::compare::execute(&c)?.0
+            jobs::compare::execute(&c)?.0
+        }
+        "judge-answers" => {
+            let mut c: jobs::judge_answers::Config = config_of(&manifest_path, config)?;
+            let i = input("input")?;
+            if c.validation.is_some() {
+                c.validation = Some(input("validation")?);
+            }
+            if c.method.uses_judge() {
+                errln!("note: {} runs the LLM judge again: verdicts in the verdict cache are reused, others are asked again (set $CORPUS_EVAL_JUDGE_URL and the key; judge call counts in summary.json differ from the original's)", c.method.as_str());
+            }
+            c.out = parent;
+            jobs::judge_answers::execute(&c, &i)?.0
         }
         other => {
             return Err(InputError(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers)",
                 manifest_path.display()
             ))
             .into())

@@ -3,7 +3,7 @@
 
 use super::{InputError, EXIT_OK};
 use crate::corpus::records::load_records;
-use crate::semantic::{load_model, Embedder, EngineKind, ModelSearch};
+use crate::semantic::Embedder;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,16 +18,22 @@ pub struct ModelArgs {
     #[arg(long, value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
     /// The forward pass: the fused one, or candle-transformers' BertModel
-    /// unchanged (same numbers to ~1e-6, about half the speed).
-    #[arg(long, value_enum, default_value = "fused")]
-    pub engine: EngineKind,
+    /// unchanged (same numbers to ~1e-6, about half the speed) [default: fused].
+    #[arg(long, value_parser = ENGINES)]
+    pub engine: Option<String>,
 }
+
+/// `--engine` values.
+pub(crate) const ENGINES: [&str; 2] = ["fused", "candle-bert"];
 
 /// Finds and loads the model; a missing model is an input error (exit 2)
 /// whose message says how to get one.
 pub(crate) fn load_embedder(args: &ModelArgs) -> anyhow::Result<Embedder> {
-    let (embedder, _) = load_model(&ModelSearch::from_env(args.model_dir.clone()), args.engine)?;
-    Ok(embedder)
+    let engine = args.engine.as_deref().unwrap_or("fused");
+    Ok(crate::jobs::judge_answers::load_embedder(
+        args.model_dir.as_deref(),
+        engine,
+    )?)
 }
 
 /// Arguments of `similarity`.
@@ -42,16 +48,7 @@ pub struct SimilarityArgs {
     pub model: ModelArgs,
 }
 
-/// Warns on stderr when texts were cut at the model's token limit.
-pub(crate) fn warn_truncation(embedder: &Embedder) {
-    let n = embedder.truncated_texts();
-    if n > 0 {
-        errln!(
-            "warning: {n} text(s) longer than {} tokens were truncated before embedding (as sentence-transformers does)",
-            embedder.max_tokens()
-        );
-    }
-}
+pub(crate) use crate::semantic::warn_truncation;
 
 /// Runs `similarity`: prints the cosine alone.
 pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {

@@ -19,13 +19,18 @@
 //! assert_eq!(out.results["qa_pairs"][0]["answers"][0]["verbatims"][0]["verdict"], "exact");
 //! ```
 
-use super::{check_unit, ConfigError, JobConfig};
+use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::MatchLevel;
-use crate::corpus::{QuestionSet, TranscriptSet};
+use crate::corpus::{parse_questions, parse_transcripts, QuestionSet, TranscriptSet};
 use crate::evaluate::{annotate, evaluate, summarize_evaluation, EvalConfig, Summary};
 use crate::lexicon::Lexicon;
+use crate::report::manifest::{InputFile, Manifest};
+use crate::report::run::RunWriter;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 /// The settings of `corpus-eval evaluate` (the defaults are the command
 /// line's).
@@ -107,3 +112,118 @@ pub fn run(
     let results = annotate(questions, &eval);
     Ok(Output { results, summary })
 }
+
+// ---- The run folder ----
+
+/// Runs the job on two input files and writes its run folder; returns the
+/// folder and the summary (`rerun` calls this too).
+pub fn execute(
+    config: &Config,
+    questions_path: &Path,
+    transcripts_path: &Path,
+) -> Result<(PathBuf, Summary), JobError> {
+    let started = SystemTime::now();
+    config.validate()?;
+    let q_bytes = super::read_input(questions_path)?;
+    let t_bytes = super::read_input(transcripts_path)?;
+    let q_info = InputFile::new(questions_path, &q_bytes);
+    let t_info = InputFile::new(transcripts_path, &t_bytes);
+    let questions = parse_questions(questions_path, &super::utf8(questions_path, q_bytes)?)?;
+    let transcripts = parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
+    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    let output = run(config, &questions, &transcripts, &lexicon)?;
+    let summary = output.summary;
+    for w in &summary.warnings {
+        errln!("warning: {w}");
+    }
+    let eval_config = config.eval_config();
+    let mut manifest = Manifest::new(
+        "evaluate",
+        BTreeMap::from([
+            ("questions".to_string(), q_info),
+            ("transcripts".to_string(), t_info),
+        ]),
+        json!({
+            "match": eval_config.match_level,
+            "fuzzy_threshold": eval_config.fuzzy_threshold,
+            "seed": eval_config.seed,
+            "bootstrap_resamples": eval_config.resamples,
+            "confidence": 0.95,
+            "plots": !config.no_plots,
+            "out": config.out.display().to_string(),
+            "pick_jaro_winkler_threshold": crate::scoring::PICK_JARO_WINKLER_THRESHOLD,
+            "normalizer": crate::text::NORMALIZER_SIGNATURE,
+            "quote_normalizer": crate::text::aligned::QUOTE_NORMALIZER_SIGNATURE,
+            "span_unit": "unicode scalar values (chars) into the transcript joined with \\n",
+        }),
+        summary.signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(config));
+    manifest.wordnet = Some(json!({
+        "source": lexicon.source(),
+        "sha256": lexicon.digest(),
+        "lemmas": lexicon.lemma_count(),
+        "synsets": lexicon.synset_count(),
+    }));
+    let mut writer = RunWriter::create(&config.out, started, manifest)?;
+    write_run(&mut writer, config, &output.results, &summary)?;
+    Ok((writer.finish()?, summary))
+}
+
+fn write_run(
+    run: &mut RunWriter,
+    config: &Config,
+    results: &serde_json::Value,
+    summary: &Summary,
+) -> Result<(), JobError> {
+    run.write_json("results.json", results)?;
+    run.write_json("summary.json", summary)?;
+    #[cfg(feature = "charts")]
+    if !config.no_plots {
+        use crate::report::charts::{render_bar_chart, BarChart};
+        let footnote = format!("values: mean [95% bootstrap CI] n · {}", summary.signature);
+        run.render("transcript_scores.png", |path| {
+            render_bar_chart(
+                path,
+                &BarChart {
+                    title: "Mean answer score per transcript",
+                    value_label: "mean answer score (0-1)",
+                    category_label: "answer source",
+                    footnote: &footnote,
+                    bars: &bars(&summary.transcript_average_scores),
+                },
+            )
+        })?;
+        run.render("verbatim_scores.png", |path| {
+            render_bar_chart(
+                path,
+                &BarChart {
+                    title: "Share of quotes found per transcript",
+                    value_label: "quotes found (0-1)",
+                    category_label: "quote source",
+                    footnote: &footnote,
+                    bars: &bars(&summary.verbatim_average_scores),
+                },
+            )
+        })?;
+    }
+    #[cfg(not(feature = "charts"))]
+    let _ = config;
+    Ok(())
+}
+
+#[cfg(feature = "charts")]
+fn bars(groups: &BTreeMap<String, crate::stats::GroupStat>) -> Vec<crate::report::charts::Bar> {
+    groups
+        .iter()
+        .filter(|(_, s)| s.n > 0)
+        .map(|(k, s)| crate::report::charts::Bar {
+            label: k.clone(),
+            value: s.mean,
+            n: s.n,
+            ci: Some((s.ci_low, s.ci_high)),
+        })
+        .collect()
+}
+

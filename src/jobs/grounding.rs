@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The settings of `corpus-eval grounding` (the defaults are the command
 /// line's).
@@ -158,4 +158,61 @@ pub fn summary(results: &[GroundingResult]) -> Value {
         "anchors": kinds,
         "signature": SIGNATURE,
     })
+}
+
+/// Runs the job on an input file and writes its run folder under
+/// `config.out` (the command line and `rerun` call this); returns the
+/// folder and the output.
+pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobError> {
+    use crate::report::manifest::{InputFile, Manifest};
+    let started = std::time::SystemTime::now();
+    config.validate()?;
+    let bytes = super::read_input(input)?;
+    let rows = crate::grounding::input::load_grounding_rows(input)?;
+    if rows.is_empty() {
+        return Err(JobError::Input(format!("{}: no rows", input.display())));
+    }
+    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    let output = run(config, &rows, &lexicon)?;
+    let results = &output.results;
+    let inputs = BTreeMap::from([("input".to_string(), InputFile::new(input, &bytes))]);
+    let settings = json!({
+        "rows": results.len(),
+        "drift_threshold": 0.2,
+        "drift_penalty": 0.2,
+        "stop_words": {"tfidf": "scikit-learn ENGLISH_STOP_WORDS (318)", "completeness": "NLTK english (179)"},
+        "out": config.out.display().to_string(),
+    });
+    let manifest = Manifest::new("grounding", inputs, settings, SIGNATURE.to_string(), started)
+        .with_config(super::to_value(config))
+        .with_lexicon(&lexicon);
+    let mut run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
+    run.write_json_array("grounding.json", results)?;
+    run.write("grounding.tsv", tsv(results).as_bytes())?;
+    run.write_json("summary.json", &output.summary)?;
+    #[cfg(feature = "charts")]
+    {
+        use crate::report::charts::{render_histogram_panels, HistogramPanels};
+        let col = |f: &dyn Fn(&GroundingResult) -> f64| results.iter().map(f).collect::<Vec<f64>>();
+        let (rel, comp, hal) = (
+            col(&|r| r.relevance),
+            col(&|r| r.completeness),
+            col(&|r| r.hallucination),
+        );
+        run.render("grounding_metrics.png", |path| {
+            render_histogram_panels(
+                path,
+                &HistogramPanels {
+                    title: "Grounding metrics: distributions",
+                    footnote: SIGNATURE,
+                    panels: &[
+                        ("relevance (higher is better)", &rel),
+                        ("completeness (higher is better)", &comp),
+                        ("hallucination (lower is better)", &hal),
+                    ],
+                },
+            )
+        })?;
+    }
+    Ok((run.finish()?, output))
 }

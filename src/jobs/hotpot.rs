@@ -17,9 +17,16 @@ use crate::corpus::hotpot::{
     is_official_predictions, official_gold, official_predictions, simple_records,
 };
 use crate::corpus::json_error;
-use crate::hotpot::{evaluate_official, evaluate_simple, HotpotEvaluation};
+use crate::hotpot::{evaluate_official, evaluate_simple, HotpotEvaluation, HotpotFormat};
+use crate::report::html::HtmlPage;
+use crate::report::manifest::{InputFile, Manifest};
+use crate::report::run::RunWriter;
+use crate::report::ReportError;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 /// Which HotpotQA input format the files are in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -137,4 +144,264 @@ pub fn run(
             gold_path.display()
         ))
     })
+}
+
+// ---- The run folder: metrics, per-example tables, chart, HTML report ----
+
+/// Metric definitions shown in the report.
+fn definitions(format: HotpotFormat) -> Vec<(&'static str, &'static str)> {
+    match format {
+        HotpotFormat::Simple => vec![
+            ("answer_f1 (Answer F1)", "token-level overlap of the normalized answers, giving partial credit; 1 when both are empty or both say \"insufficient context\""),
+            ("answer_em (Answer EM)", "1 when the normalized answers are identical, else 0"),
+            ("citation_precision", "share of the predicted citations (as a set) that are gold citations; 1 when both lists are empty, 0 when only the prediction is empty"),
+            ("citation_recall", "share of the gold citations (as a set) that are predicted; 1 when both lists are empty, 0 when only the gold list is empty"),
+            ("citation_f1", "harmonic mean of citation precision and recall"),
+            ("insufficient_context_detection", "1 when the model answers \"insufficient context\" where the gold answer is \"insufficient context\"; averaged over those items only (0.0 when there are none)"),
+        ],
+        HotpotFormat::Official => vec![
+            ("em, f1, prec, recall", "answer exact match and token F1/precision/recall after normalization; F1, precision and recall are 0 when either side is yes, no or noanswer and they differ"),
+            ("sp_em, sp_f1, sp_prec, sp_recall", "supporting facts compared as sets of (title, sentence id); sp_em is 1 only with no false positive and no false negative; precision (recall) is 0 for an empty prediction (gold)"),
+            ("joint_em, joint_f1, joint_prec, joint_recall", "joint precision and recall are the products of the answer and supporting-fact ones, joint F1 their harmonic mean, joint EM the product of the two EMs"),
+            ("missing predictions", "a gold id without a predicted answer or supporting facts adds 0 to those metrics and still counts in the denominator (the number of gold items)"),
+        ],
+    }
+}
+
+const INTERPRETATION: [(&str, &str); 6] = [
+    ("High answer F1 / EM", "accurate answer generation"),
+    (
+        "High answer F1, low EM",
+        "partial matches: right content, different wording",
+    ),
+    ("Low citation precision", "hallucinated (wrong) citations"),
+    ("Low citation recall", "missing evidence"),
+    ("High citation F1", "balanced citation quality"),
+    (
+        "High insufficient-context detection",
+        "reliable handling of unanswerable questions",
+    ),
+];
+
+/// Rows of the per-example table shown in the HTML report.
+const HTML_EXAMPLE_ROWS: usize = 100;
+
+fn fmt_opt(v: Option<f64>, digits: usize) -> String {
+    match v {
+        Some(x) => format!("{x:.digits$}"),
+        None => "n/a".into(),
+    }
+}
+
+/// Runs the job on two files and writes its run folder; returns the folder,
+/// the evaluation and the system's name (`rerun` calls this too).
+pub fn execute(
+    config: &Config,
+    predictions: &Path,
+    gold: &Path,
+) -> Result<(PathBuf, HotpotEvaluation, String), JobError> {
+    let started = SystemTime::now();
+    config.validate()?;
+    let p_bytes = super::map_input(predictions)?;
+    let g_bytes = super::map_input(gold)?;
+    // Hash the inputs on one core while the other parses and scores.
+    let ((p_info, g_info), eval) = rayon::join(
+        || {
+            (
+                InputFile::new(predictions, &p_bytes),
+                InputFile::new(gold, &g_bytes),
+            )
+        },
+        || run(config, predictions, &p_bytes, gold, &g_bytes),
+    );
+    let eval = eval?;
+    drop((p_bytes, g_bytes));
+    let system = config.system(predictions);
+    warn_missing(&eval);
+
+    let inputs = BTreeMap::from([
+        ("predictions".to_string(), p_info),
+        ("gold".to_string(), g_info),
+    ]);
+    let settings = json!({
+        "format": eval.format,
+        "format_arg": config.format,
+        "system": system,
+        "plots": !config.no_plots,
+        "out": config.out.display().to_string(),
+        "html_example_rows": HTML_EXAMPLE_ROWS,
+    });
+    let manifest = Manifest::new("hotpot", inputs, settings, eval.signature.clone(), started)
+        .with_config(super::to_value(config));
+    let mut writer = RunWriter::create(&config.out, started, manifest)?;
+    write_run(&mut writer, &eval, &system, config)?;
+    Ok((writer.finish()?, eval, system))
+}
+
+fn warn_missing(eval: &HotpotEvaluation) {
+    for w in &eval.warnings {
+        errln!("warning: {w}");
+    }
+    for (what, ids) in [("answer", &eval.missing_answer), ("sp", &eval.missing_sp)] {
+        if ids.is_empty() {
+            continue;
+        }
+        let shown: Vec<&str> = ids.iter().take(5).map(String::as_str).collect();
+        let more = if ids.len() > 5 { ", …" } else { "" };
+        errln!(
+            "warning: {} gold id(s) have no predicted {what} (scored 0, listed in metrics.json): {}{more}",
+            ids.len(),
+            shown.join(", ")
+        );
+    }
+    if eval.extra_predictions > 0 {
+        errln!(
+            "warning: {} predicted id(s) are not in the gold file (ignored)",
+            eval.extra_predictions
+        );
+    }
+}
+
+fn write_run(
+    run: &mut RunWriter,
+    eval: &HotpotEvaluation,
+    system: &str,
+    config: &Config,
+) -> Result<(), JobError> {
+    run.write_json("metrics.json", &eval.metrics_json(system))?;
+    // The chart renders on one core while the other formats the tables.
+    let (chart, (json, csv)) = rayon::join(
+        || -> Result<Option<Vec<u8>>, ReportError> {
+            if config.no_plots {
+                return Ok(None);
+            }
+            draw_panels(eval, system).map(Some)
+        },
+        || (eval.per_example_json(), eval.per_example_csv()),
+    );
+    run.write("per_example.json", &json)?;
+    run.write("per_example.csv", csv.as_bytes())?;
+    let chart = chart?;
+    if let Some(bytes) = &chart {
+        run.write("hotpot_metrics.png", bytes)?;
+    }
+    let html = render_report(eval, system, chart.as_deref(), run.manifest_mut());
+    run.write("report.html", html.as_bytes())?;
+    Ok(())
+}
+
+#[cfg(feature = "charts")]
+fn draw_panels(eval: &HotpotEvaluation, system: &str) -> Result<Vec<u8>, ReportError> {
+    let (f1, em, p, r, sf1, label) = match eval.format {
+        HotpotFormat::Simple => (
+            "answer_f1",
+            "answer_em",
+            "citation_precision",
+            "citation_recall",
+            "citation_f1",
+            "Citation",
+        ),
+        HotpotFormat::Official => (
+            "f1",
+            "em",
+            "sp_prec",
+            "sp_recall",
+            "sp_f1",
+            "Supporting fact",
+        ),
+    };
+    let title = format!("HotpotQA answer generation quality: {system}");
+    use crate::report::panels::{render_metric_panels, MetricPanels};
+    render_metric_panels(&MetricPanels {
+        title: &title,
+        set_label: label,
+        answer_f1: &eval.column(f1),
+        answer_em: &eval.column(em),
+        precision: &eval.column(p),
+        recall: &eval.column(r),
+        set_f1: &eval.column(sf1),
+        footnote: &eval.signature,
+    })
+}
+
+/// Without the `charts` feature there is no chart.
+#[cfg(not(feature = "charts"))]
+fn draw_panels(_: &HotpotEvaluation, _: &str) -> Result<Vec<u8>, ReportError> {
+    Err(ReportError::Chart {
+        path: "hotpot_metrics.png".into(),
+        message: "built without the charts feature (use no_plots)".into(),
+    })
+}
+
+fn render_report(
+    eval: &HotpotEvaluation,
+    system: &str,
+    chart: Option<&[u8]>,
+    manifest: &Manifest,
+) -> String {
+    let mut page = HtmlPage::new("HotpotQA Answer Generation Quality Report");
+    page.note(&format!(
+        "System {system}, {} format, {} item(s). Signature: {}",
+        eval.format.as_str(),
+        eval.n(),
+        eval.signature
+    ));
+    page.heading(2, "Metric definitions");
+    page.definitions(&definitions(eval.format));
+    page.heading(2, "Results");
+    let names = eval.format.metric_names();
+    let mut header = vec!["System".to_string()];
+    header.extend(names.iter().map(|s| s.to_string()));
+    header.push("n".into());
+    let mut row = vec![system.to_string()];
+    row.extend(eval.averages.iter().map(|v| format!("{v:.3}")));
+    row.push(eval.n().to_string());
+    page.table("results", &header, &[row]);
+    if !eval.missing_answer.is_empty() || !eval.missing_sp.is_empty() {
+        page.note(&format!(
+            "{} gold item(s) have no predicted answer and {} no predicted supporting facts; they score 0 (ids in metrics.json).",
+            eval.missing_answer.len(),
+            eval.missing_sp.len()
+        ));
+    }
+    if let Some(png) = chart {
+        page.heading(2, "Charts");
+        page.png("HotpotQA metrics: six panels", png);
+        if eval.n() > crate::report::panels::MAX_BAR_GROUPS {
+            page.note("With many examples the per-example panels average consecutive examples in bins; the axis titles give the bin width.");
+        }
+    }
+    page.heading(2, "Per-example results");
+    let shown = eval.n().min(HTML_EXAMPLE_ROWS);
+    if shown < eval.n() {
+        page.note(&format!(
+            "The first {shown} of {} items; all of them are in per_example.csv and per_example.json.",
+            eval.n()
+        ));
+    }
+    let mut header = vec!["id".to_string(), "prediction".into(), "gold".into()];
+    header.extend(names.iter().map(|s| s.to_string()));
+    let rows: Vec<Vec<String>> = eval
+        .examples
+        .iter()
+        .take(shown)
+        .map(|e| {
+            let mut r = vec![
+                e.id.clone(),
+                e.prediction.clone().unwrap_or_else(|| "(missing)".into()),
+                e.gold.clone(),
+            ];
+            r.extend(e.scores.iter().map(|v| fmt_opt(*v, 3)));
+            r
+        })
+        .collect();
+    page.table("examples", &header, &rows);
+    page.heading(2, "Interpretation guide");
+    page.definitions(&INTERPRETATION);
+    page.heading(2, "Run manifest");
+    page.note(
+        "What reproduces these numbers (times, paths and the command line are in manifest.json).",
+    );
+    page.preformatted(&serde_json::to_string_pretty(&manifest.reproducible_view()).unwrap_or_default());
+    page.render()
 }

@@ -45,6 +45,8 @@ pub mod compare;
 pub mod evaluate;
 pub mod grounding;
 pub mod hotpot;
+#[cfg(all(feature = "net", feature = "semantic"))]
+pub mod judge_answers;
 pub mod text_eval;
 
 use serde::de::DeserializeOwned;
@@ -74,8 +76,8 @@ pub enum ConfigError {
     },
 }
 
-/// Errors of a job: all of them are input errors (exit 2 at the command
-/// line).
+/// Errors of a job. [`JobError::is_input`] decides the exit code: 2 for
+/// the user's input or settings, 1 for everything else.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum JobError {
@@ -88,6 +90,115 @@ pub enum JobError {
     /// The inputs do not fit together (e.g. two files of different lengths).
     #[error("{0}")]
     Input(String),
+    /// WordNet could not be loaded.
+    #[error(transparent)]
+    Lexicon(#[from] crate::lexicon::LexiconError),
+    /// An output could not be written.
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
+    /// The embedding model failed (or is missing).
+    #[cfg(feature = "semantic")]
+    #[error(transparent)]
+    Semantic(#[from] crate::semantic::SemanticError),
+    /// The LLM judge failed (or is misconfigured).
+    #[cfg(feature = "net")]
+    #[error(transparent)]
+    Judge(#[from] crate::judge::JudgeError),
+}
+
+impl JobError {
+    /// True when the user's input or settings are at fault (exit 2), false
+    /// for runtime failures (exit 1).
+    pub fn is_input(&self) -> bool {
+        match self {
+            JobError::Config(_) | JobError::Corpus(_) | JobError::Input(_) => true,
+            JobError::Lexicon(_) => true,
+            JobError::Report(e) => matches!(
+                e,
+                crate::report::ReportError::NotRegular { .. }
+                    | crate::report::ReportError::NotAFolder { .. }
+            ),
+            #[cfg(feature = "semantic")]
+            JobError::Semantic(e) => e.is_missing_model(),
+            #[cfg(feature = "net")]
+            JobError::Judge(e) => matches!(e, crate::judge::JudgeError::Config { .. }),
+        }
+    }
+}
+
+/// Reads an input file whole; a failure names the file.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, JobError> {
+    std::fs::read(path).map_err(|source| {
+        crate::corpus::CorpusError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
+    })
+}
+
+/// An input file's bytes as UTF-8 text; a failure names the file and the
+/// first bad byte.
+pub fn read_text(path: &Path) -> Result<String, JobError> {
+    utf8(path, read_input(path)?)
+}
+
+/// Bytes read from `path` as UTF-8 text; a failure names the file and the
+/// first bad byte.
+pub fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, JobError> {
+    String::from_utf8(bytes).map_err(|e| {
+        JobError::Input(format!(
+            "{}: not valid UTF-8 (byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// An input file's bytes: memory-mapped when the file is large, read
+/// otherwise.
+pub enum InputBytes {
+    /// A mapped file.
+    Mapped(memmap2::Mmap),
+    /// Bytes read into memory.
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for InputBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            InputBytes::Mapped(m) => m,
+            InputBytes::Read(v) => v,
+        }
+    }
+}
+
+/// Maps a large input file into memory (no copy; the page cache serves it),
+/// or reads a small one. A failure names the file (exit 2).
+pub fn map_input(path: &Path) -> Result<InputBytes, JobError> {
+    let io_err = |source| crate::corpus::CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if meta.len() < 1 << 20 || !meta.is_file() {
+        return read_input(path).map(InputBytes::Read);
+    }
+    // SAFETY: the map is read-only and private to this process; the input
+    // is expected not to change while the command runs (as with any tool
+    // that maps its inputs, a concurrent truncation could fault).
+    let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_err)?;
+    Ok(InputBytes::Mapped(map))
+}
+
+/// The embedded lexicon, or the one a WordNet dict folder holds.
+pub fn load_lexicon(wordnet: Option<&Path>) -> Result<crate::lexicon::Lexicon, JobError> {
+    Ok(match wordnet {
+        Some(dir) => crate::lexicon::Lexicon::from_wordnet_dir(dir)?,
+        None => crate::lexicon::Lexicon::embedded()?,
+    })
 }
 
 /// A job's configuration.

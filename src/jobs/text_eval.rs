@@ -35,7 +35,7 @@ use crate::texteval::{
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The settings of `corpus-eval text-eval` (the defaults are the command
 /// line's). The weights, thresholds and pattern files are inputs of the run
@@ -269,4 +269,231 @@ fn column_notes(sem: &Semantics) -> Value {
             })
         }
     }
+}
+
+/// The semantic cosines the configuration asks for: sentence embeddings,
+/// or the TF-IDF fallback with `no_embeddings` or when no model is found
+/// anywhere (a warning says so). A model folder that is named but missing
+/// or broken is an error.
+#[cfg(feature = "semantic")]
+pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobError> {
+    use crate::semantic::{load_model, EmbeddingCache, EngineKind, ModelSearch, SemanticError};
+    if config.no_embeddings {
+        return Ok(fallback_pairs(rows, "--no-embeddings"));
+    }
+    let engine = if config.engine == "candle-bert" {
+        EngineKind::CandleBert
+    } else {
+        EngineKind::Fused
+    };
+    let embedder = match load_model(&ModelSearch::from_env(config.model_dir.clone()), engine) {
+        Ok((e, _)) => e,
+        // Only a model found nowhere falls back; a folder named by
+        // --model-dir or $CORPUS_EVAL_MODEL_DIR, or an incomplete or broken
+        // model, is an error (exit 2).
+        Err(SemanticError::NoModel { .. }) if config.model_dir.is_none() => {
+            errln!(
+                "warning: no embedding model found; the semantic columns use the TF-IDF fallback (embeddings: \"fallback-tfidf\" in summary.json). Run scripts/fetch-model to get all-MiniLM-L6-v2."
+            );
+            return Ok(fallback_pairs(rows, "no embedding model found"));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let cache = EmbeddingCache::new(&embedder);
+    let texts: Vec<(&str, &str)> = rows
+        .iter()
+        .flat_map(|r| {
+            [
+                (r.reference.as_str(), r.response.as_str()),
+                (r.question.as_str(), r.response.as_str()),
+            ]
+        })
+        .collect();
+    let cos = cache.similarities(&texts)?;
+    crate::semantic::warn_truncation(&embedder);
+    Ok(Semantics {
+        pairs: cos
+            .chunks(2)
+            .map(|c| SemanticPair {
+                similarity: c[0],
+                relevance: c[1],
+            })
+            .collect(),
+        source: SemanticSource::Embeddings,
+        detail: embedder.signature(),
+    })
+}
+
+/// Without the `semantic` feature the semantic columns always use the
+/// TF-IDF fallback.
+#[cfg(not(feature = "semantic"))]
+pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobError> {
+    let why = if config.no_embeddings {
+        "--no-embeddings"
+    } else {
+        "built without the semantic feature"
+    };
+    Ok(fallback_pairs(rows, why))
+}
+
+/// The weights, thresholds and patterns the configuration names (warnings
+/// on stderr).
+pub fn read_files(config: &Config) -> Result<(Weights, Thresholds, Patterns), JobError> {
+    let text_of = |p: &PathBuf| super::read_text(p);
+    let weights = match &config.weights {
+        Some(p) => {
+            let (w, warnings) = Weights::from_json(&p.display().to_string(), &text_of(p)?)
+                .map_err(|e| JobError::Input(e.to_string()))?;
+            for w in warnings {
+                errln!("warning: {w}");
+            }
+            w
+        }
+        None => Weights::default(),
+    };
+    let thresholds = match &config.thresholds {
+        Some(p) => Thresholds::from_json(&p.display().to_string(), &text_of(p)?)
+            .map_err(|e| JobError::Input(e.to_string()))?,
+        None => Thresholds::default(),
+    };
+    let patterns = match &config.patterns {
+        Some(p) => Patterns::parse(&p.display().to_string(), &text_of(p)?)
+            .map_err(|e| JobError::Input(e.to_string()))?,
+        None => Patterns::bundled(),
+    };
+    Ok((weights, thresholds, patterns))
+}
+
+/// Runs the job on an input file and writes its run folder under
+/// `config.out` (the command line and `rerun` call this); returns the
+/// folder, the output and the semantic source used.
+pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output, Semantics), JobError> {
+    use crate::report::manifest::{InputFile, Manifest};
+    use std::collections::BTreeMap;
+    let started = std::time::SystemTime::now();
+    config.validate()?;
+    let (weights, thresholds, patterns) = read_files(config)?;
+    let input_bytes = super::read_input(input)?;
+    let rows = crate::texteval::input::load_text_rows(input)?;
+    if rows.is_empty() {
+        return Err(JobError::Input(format!("{}: no rows", input.display())));
+    }
+    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    let sem = semantics(config, &rows)?;
+    let job_inputs = Inputs {
+        lexicon: &lexicon,
+        weights,
+        thresholds,
+        patterns,
+    };
+    let output = run(config, &rows, &job_inputs, &sem)?;
+    let mut inputs = BTreeMap::from([("input".to_string(), InputFile::new(input, &input_bytes))]);
+    for (name, p) in [
+        ("weights", &config.weights),
+        ("thresholds", &config.thresholds),
+        ("patterns", &config.patterns),
+    ] {
+        if let Some(p) = p {
+            inputs.insert(name.into(), InputFile::new(p, &super::read_input(p)?));
+        }
+    }
+    let settings = json!({
+        "profile": config.profile.as_str(),
+        "embeddings": sem.source.as_str(),
+        "embeddings_detail": sem.detail,
+        "notes": output.notes,
+        "weights": job_inputs.weights,
+        "thresholds": job_inputs.thresholds,
+        "patterns_sha256": job_inputs.patterns.digest,
+        "rows": output.results.len(),
+        "out": config.out.display().to_string(),
+    });
+    let manifest = Manifest::new(
+        "text-eval",
+        inputs,
+        settings,
+        output.signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(config))
+    .with_lexicon(&lexicon);
+    let mut run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
+    run.write("results.tsv", output::to_tsv(&output.results).as_bytes())?;
+    run.write_json_array("results.json", &output.results)?;
+    run.write_json("summary.json", &output.summary)?;
+    #[cfg(feature = "charts")]
+    draw_charts(&mut run, &output.results, &output.signature)?;
+    Ok((run.finish()?, output, sem))
+}
+
+#[cfg(feature = "charts")]
+fn draw_charts(
+    run: &mut crate::report::run::RunWriter,
+    results: &[TextResult],
+    signature: &str,
+) -> Result<(), crate::report::ReportError> {
+    use crate::report::charts::{render_bar_chart, Bar, BarChart};
+    use crate::texteval::output::DIMENSIONS;
+    use crate::texteval::Category;
+    let mut composite_bars = Vec::new();
+    let mut pass_bars = Vec::new();
+    for c in Category::ALL {
+        let rows: Vec<&TextResult> = results
+            .iter()
+            .filter(|r| r.category == c.as_str())
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let n = rows.len();
+        let mean =
+            |f: &dyn Fn(&TextResult) -> f64| rows.iter().map(|r| f(r)).sum::<f64>() / n as f64;
+        composite_bars.push(Bar {
+            label: format!("{} · overall", c.as_str()),
+            value: mean(&|r| r.overall_score).clamp(0.0, 1.0),
+            n,
+            ci: None,
+        });
+        for d in DIMENSIONS {
+            let value = mean(&|r| r.composite(d));
+            let passed = mean(&|r| f64::from(u8::from(r.passed(d))));
+            let label = format!("{} · {d}", c.as_str());
+            composite_bars.push(Bar {
+                label: label.clone(),
+                value: value.clamp(0.0, 1.0),
+                n,
+                ci: None,
+            });
+            pass_bars.push(Bar {
+                label,
+                value: passed,
+                n,
+                ci: None,
+            });
+        }
+    }
+    run.render("composite_scores.png", |path| {
+        render_bar_chart(
+            path,
+            &BarChart {
+                title: "Text evaluation: mean composite scores per category",
+                value_label: "mean score (0-1)",
+                category_label: "category · dimension",
+                footnote: signature,
+                bars: &composite_bars,
+            },
+        )
+    })?;
+    run.render("pass_rates.png", |path| {
+        render_bar_chart(
+            path,
+            &BarChart {
+                title: "Text evaluation: pass rates per category",
+                value_label: "share of rows passing the threshold",
+                category_label: "category · dimension",
+                footnote: signature,
+                bars: &pass_bars,
+            },
+        )
+    })
 }

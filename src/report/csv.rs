@@ -39,9 +39,14 @@ pub fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
 
 /// Writes a header and rows as CSV, atomically.
 pub fn write_csv(path: &Path, header: &[String], rows: &[Vec<String>]) -> Result<(), ReportError> {
+    write_atomic(path, csv_text(header, rows).as_bytes())
+}
+
+/// A header and rows as CSV text.
+pub fn csv_text(header: &[String], rows: &[Vec<String>]) -> String {
     let mut text = csv_line(header);
     for r in rows {
         text.push_str(&csv_line(r));
     }
-    write_atomic(path, text.as_bytes())
+    text
 }

@@ -81,10 +81,23 @@ pub struct Manifest {
     pub signature: String,
     /// Start time, RFC 3339 UTC.
     pub started_at: String,
-    /// End time, RFC 3339 UTC.
-    pub finished_at: String,
-    /// The files of the run folder.
+    /// End time, RFC 3339 UTC (`null` while the run is running).
+    pub finished_at: Option<String>,
+    /// `running` (the manifest written first) or `complete`.
+    pub status: String,
+    /// The files of the run folder, in the order written.
     pub outputs: Vec<String>,
+    /// Each output (the manifest aside) with its sha256 and size.
+    pub files: BTreeMap<String, OutputFile>,
+}
+
+/// An output file of a run, as recorded in the manifest.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct OutputFile {
+    /// SHA-256 of the bytes, hex.
+    pub sha256: String,
+    /// Size in bytes.
+    pub bytes: u64,
 }
 
 impl Manifest {
@@ -138,15 +151,15 @@ impl Manifest {
         })
     }
 
-    /// A manifest for a run of `command` started at `started` and finishing
-    /// now, with the process's command line.
+    /// A manifest for a run of `command` started at `started`, with the
+    /// process's command line; [`super::run::RunWriter`] records its
+    /// outputs, status and end time.
     pub fn new(
         command: &str,
         inputs: BTreeMap<String, InputFile>,
         settings: Value,
         signature: String,
         started: std::time::SystemTime,
-        outputs: Vec<String>,
     ) -> Manifest {
         Manifest {
             manifest_version: 1,
@@ -165,8 +178,10 @@ impl Manifest {
             wordnet: None,
             signature,
             started_at: super::rfc3339(started),
-            finished_at: super::rfc3339(std::time::SystemTime::now()),
-            outputs,
+            finished_at: None,
+            status: "running".into(),
+            outputs: Vec::new(),
+            files: BTreeMap::new(),
         }
     }
 }

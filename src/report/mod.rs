@@ -10,6 +10,7 @@ pub mod charts;
 pub mod csv;
 pub mod html;
 pub mod manifest;
+pub mod run;
 #[cfg(feature = "charts")]
 pub mod panels;
 #[cfg(feature = "cli")]

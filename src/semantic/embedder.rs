@@ -29,7 +29,6 @@ const MAX_BATCH: usize = 128;
 
 /// Which implementation of the BERT forward pass runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum EngineKind {
     /// The fused pass of [`super::bert::FusedBert`] on candle tensors (default, ~2x faster).

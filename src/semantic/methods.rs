@@ -13,10 +13,8 @@
 use serde::Serialize;
 
 /// The methods of `judge-answers`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "cli", value(rename_all = "snake_case"))]
 pub enum Method {
     /// 1.0 when the normalized ground truth occurs in the normalized answer, else 0.5 (the design's original method, kept for comparison).
     Keyword,
@@ -57,8 +55,7 @@ impl Method {
 }
 
 /// What threshold search maximizes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Optimize {
     /// Share of items where the decision matches the label.

@@ -95,3 +95,14 @@ pub fn load_model(
     let embedder = Embedder::load_with(&location.dir, engine)?;
     Ok((embedder, location))
 }
+
+/// Warns on stderr when texts were cut at the model's token limit.
+pub fn warn_truncation(embedder: &Embedder) {
+    let n = embedder.truncated_texts();
+    if n > 0 {
+        errln!(
+            "warning: {n} text(s) longer than {} tokens were truncated before embedding (as sentence-transformers does)",
+            embedder.max_tokens()
+        );
+    }
+}

@@ -76,7 +76,6 @@ impl Category {
 
 /// Which definitions the metrics follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// The original Python framework's published output.

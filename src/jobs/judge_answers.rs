@@ -1,0 +1,847 @@
+//! Answers scored against ground truths (`judge-answers`) and the threshold
+//! search (`threshold`) as typed jobs.
+//!
+//! The keyword method needs nothing but the items:
+//!
+//! ```
+//! use corpus_eval::corpus::judged::JudgedItem;
+//! use corpus_eval::jobs::judge_answers::{Config, Context};
+//! use corpus_eval::lexicon::Lexicon;
+//! use corpus_eval::semantic::methods::Method;
+//!
+//! let item = |id: &str, answer: &str| JudgedItem {
+//!     id: id.into(),
+//!     question: "Where is the Louvre?".into(),
+//!     answer: answer.into(),
+//!     ground_truth: "Paris".into(),
+//!     label: None,
+//!     system: "default".into(),
+//! };
+//! let config = Config { method: Method::Keyword, ..Config::default() };
+//! let context = Context {
+//!     items: vec![item("a", "It is in Paris."), item("b", "In Lyon.")],
+//!     lexicon: Lexicon::embedded().unwrap(),
+//!     embedder: None,
+//!     judge: None,
+//!     validation: None,
+//! };
+//! let out = context.plan(&config).unwrap().run(&|_, _| {}).unwrap();
+//! assert_eq!(out.scores[0].score, Some(1.0));
+//! assert_eq!(out.scores[1].score, Some(0.5));
+//! assert_eq!(out.summary.overall.mean_score, Some(0.75));
+//! ```
+
+use super::{ConfigError, JobConfig, JobError};
+use crate::corpus::judged::{load_judged_items, JudgedItem};
+use crate::judge::cost::{self, CostEstimate};
+use crate::judge::{prompt, Judge, JudgeClient, JudgeConfig, VerdictCache};
+use crate::judge_answers::{
+    finish, judge_plan, missing_anchors, prepare, similarities, ItemScore, JudgeAnswersConfig,
+    JudgeAnswersSummary, Prepared,
+};
+use crate::lexicon::Lexicon;
+use crate::report::manifest::{InputFile, Manifest};
+use crate::report::run::RunWriter;
+use crate::semantic::anchors::ANCHORS_SIGNATURE;
+use crate::semantic::methods::{
+    keyword_score, sample_indices, search_threshold, Method, Optimize, ThresholdSearch,
+    DEFAULT_THRESHOLD,
+};
+use crate::semantic::{load_model, Embedder, EmbeddingCache, EngineKind, ModelSearch};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// Whether the ground truth's anchors (numbers, names, dates) must be in
+/// the answer for a semantic score of 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Anchors {
+    /// Every anchor must be in the answer.
+    On,
+    /// Similarity alone (the design's plain behaviour).
+    Off,
+}
+
+/// Longest judge backoff, milliseconds.
+pub const MAX_JUDGE_BACKOFF_MS: u64 = 120_000;
+/// Most judge attempts per item.
+pub const MAX_JUDGE_ATTEMPTS: u32 = 100;
+
+/// The settings of `corpus-eval judge-answers` (the defaults are the
+/// command line's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Format version of this configuration.
+    pub version: u32,
+    /// The method.
+    pub method: Method,
+    /// Similarity threshold of semantic_fixed and hybrid.
+    pub threshold: f64,
+    /// semantic_dynamic: choose the threshold on this file's items.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validation: Option<PathBuf>,
+    /// semantic_dynamic without `validation`: the share of the input drawn
+    /// (with `seed`) to choose the threshold on.
+    pub validation_fraction: f64,
+    /// Seed of the validation draw.
+    pub seed: u64,
+    /// hybrid: the judge re-scores items within this distance of the
+    /// threshold.
+    pub band: f64,
+    /// hybrid: the judge also re-scores every item of the N systems with
+    /// the best semantic mean.
+    pub judge_top: usize,
+    /// Anchor check of the semantic methods.
+    pub anchors: Anchors,
+    /// What threshold search maximizes.
+    pub optimize: Optimize,
+    /// The embedding model's folder (default: found as the README says).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_dir: Option<PathBuf>,
+    /// The embedding forward pass: `fused` or `candle-bert`.
+    pub engine: String,
+    /// A WordNet dict folder instead of the embedded lexicon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wordnet: Option<PathBuf>,
+    /// The judge's OpenAI-compatible URL (default `$CORPUS_EVAL_JUDGE_URL`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_url: Option<String>,
+    /// The judge model.
+    pub judge_model: String,
+    /// Per-request timeout, seconds.
+    pub judge_timeout: f64,
+    /// Attempts per item.
+    pub judge_attempts: u32,
+    /// First retry wait, milliseconds.
+    pub judge_backoff_ms: u64,
+    /// Requests in flight.
+    pub judge_concurrency: usize,
+    /// The verdict cache (SQLite); default in the user cache folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<PathBuf>,
+    /// Do not read or write the verdict cache.
+    pub no_cache: bool,
+    /// Refuse to start when the estimate exceeds this many USD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<f64>,
+    /// Tokens per evaluation, for the estimate.
+    pub tokens_per_eval: f64,
+    /// USD per 1,000 tokens, for the estimate.
+    pub price_per_1k: f64,
+    /// Parent folder of the run folder.
+    pub out: PathBuf,
+    /// Do not draw the score-distribution PNGs.
+    pub no_plots: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            version: Self::VERSION,
+            method: Method::SemanticFixed,
+            threshold: DEFAULT_THRESHOLD,
+            validation: None,
+            validation_fraction: 0.1,
+            seed: 42,
+            band: 0.1,
+            judge_top: 0,
+            anchors: Anchors::On,
+            optimize: Optimize::Accuracy,
+            model_dir: None,
+            engine: "fused".into(),
+            wordnet: None,
+            judge_url: None,
+            judge_model: "gpt-3.5-turbo".into(),
+            judge_timeout: 30.0,
+            judge_attempts: 3,
+            judge_backoff_ms: 500,
+            judge_concurrency: 4,
+            cache: None,
+            no_cache: false,
+            max_cost: None,
+            tokens_per_eval: cost::DEFAULT_TOKENS_PER_EVAL,
+            price_per_1k: cost::DEFAULT_PRICE_PER_1K,
+            out: PathBuf::from("reports"),
+            no_plots: false,
+        }
+    }
+}
+
+/// A number in `[lo, hi]` (finite), or an error naming the setting.
+pub(crate) fn check_in(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid {
+            field: field.into(),
+            message: format!("must lie in [{lo}, {hi}], got {v}"),
+        })
+    }
+}
+
+/// The forward pass a configuration names.
+pub(crate) fn engine_of(field: &str, engine: &str) -> Result<EngineKind, ConfigError> {
+    match engine {
+        "fused" => Ok(EngineKind::Fused),
+        "candle-bert" => Ok(EngineKind::CandleBert),
+        other => Err(ConfigError::Invalid {
+            field: field.into(),
+            message: format!("must be fused or candle-bert, got {other:?}"),
+        }),
+    }
+}
+
+impl JobConfig for Config {
+    const COMMAND: &'static str = "judge-answers";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        check_in("--threshold", self.threshold, 0.0, 1.0)?;
+        check_in("--band", self.band, 0.0, 1.0)?;
+        check_in("--validation-fraction", self.validation_fraction, 1e-9, 1.0)?;
+        check_in("--judge-timeout", self.judge_timeout, 0.001, 3600.0)?;
+        let count = |field: &str, v: u64, lo: u64, hi: u64| {
+            check_in(field, v as f64, lo as f64, hi as f64)
+        };
+        count(
+            "--judge-attempts",
+            self.judge_attempts.into(),
+            1,
+            MAX_JUDGE_ATTEMPTS.into(),
+        )?;
+        count(
+            "--judge-backoff-ms",
+            self.judge_backoff_ms,
+            0,
+            MAX_JUDGE_BACKOFF_MS,
+        )?;
+        count(
+            "--judge-concurrency",
+            self.judge_concurrency as u64,
+            1,
+            crate::rag::batch::MAX_CONCURRENCY as u64,
+        )?;
+        if let Some(max) = self.max_cost {
+            check_in("--max-cost", max, 0.0, 1e12)?;
+        }
+        check_in("--tokens-per-eval", self.tokens_per_eval, 0.0, 1e9)?;
+        check_in("--price-per-1k", self.price_per_1k, 0.0, 1e6)?;
+        engine_of("--engine", &self.engine)?;
+        Ok(())
+    }
+}
+
+/// The settings of `corpus-eval threshold`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThresholdConfig {
+    /// Format version of this configuration.
+    pub version: u32,
+    /// Anchor check.
+    pub anchors: Anchors,
+    /// What the search maximizes.
+    pub optimize: Optimize,
+    /// The embedding model's folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_dir: Option<PathBuf>,
+    /// The embedding forward pass: `fused` or `candle-bert`.
+    pub engine: String,
+    /// A WordNet dict folder instead of the embedded lexicon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wordnet: Option<PathBuf>,
+}
+
+impl Default for ThresholdConfig {
+    fn default() -> Self {
+        ThresholdConfig {
+            version: Self::VERSION,
+            anchors: Anchors::On,
+            optimize: Optimize::Accuracy,
+            model_dir: None,
+            engine: "fused".into(),
+            wordnet: None,
+        }
+    }
+}
+
+impl JobConfig for ThresholdConfig {
+    const COMMAND: &'static str = "threshold";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        engine_of("--engine", &self.engine).map(|_| ())
+    }
+}
+
+/// Loads the embedding model a configuration names (a missing model is an
+/// input error whose message says how to get one).
+pub fn load_embedder(model_dir: Option<&Path>, engine: &str) -> Result<Embedder, JobError> {
+    let engine = engine_of("--engine", engine)?;
+    let (embedder, _) = load_model(&ModelSearch::from_env(model_dir.map(Path::to_path_buf)), engine)?;
+    Ok(embedder)
+}
+
+/// Judged items from a file; an empty file is an error.
+pub fn load_items(path: &Path) -> Result<Vec<JudgedItem>, JobError> {
+    let items = load_judged_items(path)?;
+    if items.is_empty() {
+        return Err(JobError::Input(format!("{}: no items", path.display())));
+    }
+    Ok(items)
+}
+
+/// The threshold search's result.
+#[derive(Debug, Clone)]
+pub struct ThresholdOutput {
+    /// The grid and the best threshold.
+    pub search: ThresholdSearch,
+    /// Items searched over.
+    pub n: usize,
+    /// Items left out because they carry no label while others do.
+    pub unlabelled: usize,
+}
+
+/// Similarities and anchor checks of `items`, and the threshold search over
+/// them (labelled items only when some carry labels).
+pub fn search(
+    items: &[JudgedItem],
+    cache: &EmbeddingCache,
+    lexicon: &Lexicon,
+    anchors: bool,
+    optimize: Optimize,
+) -> Result<ThresholdOutput, JobError> {
+    let labelled: Vec<JudgedItem> = items
+        .iter()
+        .filter(|i| i.label.is_some())
+        .cloned()
+        .collect();
+    let used = if labelled.is_empty() {
+        items
+    } else {
+        &labelled[..]
+    };
+    let sims = similarities(used, cache)?;
+    let ok: Vec<bool> = if anchors {
+        missing_anchors(used, lexicon)
+            .iter()
+            .map(Vec::is_empty)
+            .collect()
+    } else {
+        vec![true; used.len()]
+    };
+    let labels: Option<Vec<bool>> =
+        (!labelled.is_empty()).then(|| used.iter().map(|i| i.label.unwrap_or(false)).collect());
+    Ok(ThresholdOutput {
+        search: search_threshold(&sims, &ok, labels.as_deref(), optimize),
+        n: used.len(),
+        unlabelled: items.len() - used.len(),
+    })
+}
+
+/// Runs `threshold` over items with a loaded model.
+pub fn threshold(
+    config: &ThresholdConfig,
+    items: &[JudgedItem],
+    embedder: &Embedder,
+    lexicon: &Lexicon,
+) -> Result<ThresholdOutput, JobError> {
+    config.validate()?;
+    let cache = EmbeddingCache::new(embedder);
+    search(
+        items,
+        &cache,
+        lexicon,
+        config.anchors == Anchors::On,
+        config.optimize,
+    )
+}
+
+/// The name of an optimization target as written in outputs.
+pub fn optimize_name(o: Optimize) -> &'static str {
+    match o {
+        Optimize::Accuracy => "accuracy",
+        Optimize::F1 => "f1",
+    }
+}
+
+/// The judge a configuration names: its URL (or `$CORPUS_EVAL_JUDGE_URL`),
+/// the key from the environment, and the verdict cache.
+pub fn make_judge(config: &Config) -> Result<Judge, JobError> {
+    let url = config
+        .judge_url
+        .clone()
+        .or_else(|| std::env::var("CORPUS_EVAL_JUDGE_URL").ok().filter(|u| !u.is_empty()))
+        .ok_or_else(|| JobError::Input("the judge needs --judge-url (or $CORPUS_EVAL_JUDGE_URL): an OpenAI-compatible API base URL".into()))?;
+    let client = JudgeClient::new(
+        JudgeConfig {
+            url,
+            model: config.judge_model.clone(),
+            timeout: Duration::from_secs_f64(config.judge_timeout),
+            max_attempts: config.judge_attempts,
+            backoff_base: Duration::from_millis(config.judge_backoff_ms),
+        },
+        crate::judge::key_from_env(),
+    )?;
+    let cache = if config.no_cache {
+        None
+    } else {
+        let path = match &config.cache {
+            Some(p) => p.clone(),
+            None => crate::judge::cache::default_path().ok_or_else(|| {
+                JobError::Input("no cache folder: set --cache PATH (or --no-cache)".into())
+            })?,
+        };
+        Some(VerdictCache::open(&path)?)
+    };
+    Ok(Judge::new(client, cache))
+}
+
+/// Everything a run works on: the items and the loaded resources.
+pub struct Context {
+    /// The items.
+    pub items: Vec<JudgedItem>,
+    /// WordNet (anchor synonyms).
+    pub lexicon: Lexicon,
+    /// The embedding model (semantic methods).
+    pub embedder: Option<Embedder>,
+    /// The LLM judge (llm_judge, hybrid).
+    pub judge: Option<Judge>,
+    /// semantic_dynamic's validation file: its path, bytes and items.
+    pub validation: Option<(PathBuf, Vec<u8>, Vec<JudgedItem>)>,
+}
+
+impl Context {
+    /// Loads the items of `input` and what the configuration's method needs.
+    pub fn load(config: &Config, input: &Path) -> Result<Context, JobError> {
+        config.validate()?;
+        let items = load_items(input)?;
+        let method = config.method;
+        let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+        let embedder = if method.uses_embeddings() {
+            Some(load_embedder(config.model_dir.as_deref(), &config.engine)?)
+        } else {
+            None
+        };
+        let judge = if method.uses_judge() {
+            Some(make_judge(config)?)
+        } else {
+            None
+        };
+        let validation = match (&config.validation, method) {
+            (Some(path), Method::SemanticDynamic) => {
+                let bytes = super::read_input(path)?;
+                Some((path.clone(), bytes, load_items(path)?))
+            }
+            _ => None,
+        };
+        Ok(Context {
+            items,
+            lexicon,
+            embedder,
+            judge,
+            validation,
+        })
+    }
+
+    /// Prepares a run: the dynamic threshold, similarities, anchors and
+    /// the prompts the judge must answer (none is called yet).
+    pub fn plan<'a>(&'a self, config: &'a Config) -> Result<Plan<'a>, JobError> {
+        config.validate()?;
+        let method = config.method;
+        let anchors = config.anchors == Anchors::On && method.uses_embeddings();
+        let cache = self.embedder.as_ref().map(EmbeddingCache::new);
+        let dynamic = match (method, &cache) {
+            (Method::SemanticDynamic, Some(c)) => Some(self.dynamic_threshold(config, c, anchors)?),
+            _ => None,
+        };
+        let threshold = dynamic.as_ref().map_or(config.threshold, |d| d.threshold);
+        let core = JudgeAnswersConfig {
+            method,
+            threshold,
+            anchors,
+            band: config.band,
+            judge_top: config.judge_top,
+        };
+        let prepared = prepare(&self.items, &core, cache.as_ref(), &self.lexicon)?;
+        let plan = judge_plan(&self.items, &prepared, &core);
+        // Identical prompts (the same question, answer and ground truth)
+        // are judged and costed once.
+        let mut prompts: Vec<String> = Vec::new();
+        let mut prompt_of: Vec<usize> = Vec::with_capacity(plan.len());
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for &i in &plan {
+            let it = &self.items[i];
+            let p = prompt::render(&it.question, &it.answer, &it.ground_truth);
+            let at = *seen.entry(p.clone()).or_insert_with(|| {
+                prompts.push(p);
+                prompts.len() - 1
+            });
+            prompt_of.push(at);
+        }
+        Ok(Plan {
+            context: self,
+            config,
+            cache,
+            dynamic,
+            core,
+            prepared,
+            plan,
+            prompts,
+            prompt_of,
+        })
+    }
+
+    /// Chooses semantic_dynamic's threshold on the validation items.
+    fn dynamic_threshold(
+        &self,
+        config: &Config,
+        cache: &EmbeddingCache,
+        anchors: bool,
+    ) -> Result<DynamicThreshold, JobError> {
+        let items = &self.items;
+        let (picked, source, drawn) = match &self.validation {
+            Some((path, _, v)) => (v.clone(), format!("file {}", path.display()), None),
+            None => {
+                let k = ((items.len() as f64 * config.validation_fraction).round() as usize).max(1);
+                let drawn = sample_indices(items.len(), k, config.seed);
+                let picked: Vec<JudgedItem> = drawn.iter().map(|&i| items[i].clone()).collect();
+                let source = format!(
+                    "fraction {} of the input, seed {}",
+                    config.validation_fraction, config.seed
+                );
+                (picked, source, Some(drawn))
+            }
+        };
+        let s = search(&picked, cache, &self.lexicon, anchors, config.optimize)?;
+        let info = json!({
+            "source": source,
+            "n": s.n,
+            "ids": picked.iter().map(|i| i.id.clone()).collect::<Vec<_>>(),
+            "target": s.search.target,
+            "optimize": optimize_name(config.optimize),
+            "grid": s.search.rows,
+            "threshold": s.search.best,
+        });
+        Ok(DynamicThreshold {
+            threshold: s.search.best,
+            info,
+            drawn,
+        })
+    }
+}
+
+/// semantic_dynamic's threshold and how it was chosen.
+struct DynamicThreshold {
+    threshold: f64,
+    info: Value,
+    drawn: Option<Vec<usize>>,
+}
+
+/// A prepared run (see [`Context::plan`]).
+pub struct Plan<'a> {
+    context: &'a Context,
+    config: &'a Config,
+    cache: Option<EmbeddingCache<'a>>,
+    dynamic: Option<DynamicThreshold>,
+    core: JudgeAnswersConfig,
+    prepared: Prepared,
+    plan: Vec<usize>,
+    prompts: Vec<String>,
+    prompt_of: Vec<usize>,
+}
+
+/// The cost estimate's line as printed.
+pub fn estimate_line(e: &CostEstimate) -> String {
+    format!(
+        "judge cost estimate: {} calls x {} tokens / 1000 x ${}/1k tokens = ${:.4} ({} verdicts cached, free)",
+        e.evaluations, e.tokens_per_eval, e.price_per_1k, e.usd, e.cached
+    )
+}
+
+impl Plan<'_> {
+    /// The judge's cost estimate (None for methods without the judge);
+    /// above `max_cost` it is an error and nothing is called.
+    pub fn estimate(&self) -> Result<Option<CostEstimate>, JobError> {
+        let Some(j) = &self.context.judge else {
+            return Ok(None);
+        };
+        let mut cached = 0;
+        for p in &self.prompts {
+            cached += usize::from(j.is_cached(p)?);
+        }
+        let e = cost::estimate(
+            self.prompts.len() - cached,
+            cached,
+            self.config.tokens_per_eval,
+            self.config.price_per_1k,
+        );
+        if let Some(max) = self.config.max_cost {
+            if e.usd > max {
+                return Err(JobError::Input(format!(
+                    "{}: above --max-cost ${max}; nothing was called",
+                    estimate_line(&e)
+                )));
+            }
+        }
+        Ok(Some(e))
+    }
+
+    /// Calls the judge (when the method uses it; `progress(done, total)`
+    /// after each verdict) and scores every item.
+    pub fn run(self, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Output, JobError> {
+        let estimate = self.estimate()?;
+        let (ctx, config) = (self.context, self.config);
+        let verdicts = match &ctx.judge {
+            Some(j) if !self.prompts.is_empty() => {
+                let done = std::sync::atomic::AtomicUsize::new(0);
+                let total = self.prompts.len();
+                let report = |_: usize, _: &crate::judge::Verdict| {
+                    let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    progress(d, total);
+                };
+                let v = j.judge_all(&self.prompts, config.judge_concurrency, &report)?;
+                self.plan
+                    .iter()
+                    .zip(&self.prompt_of)
+                    .map(|(&item, &p)| (item, v[p].clone()))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        if let Some(e) = &ctx.embedder {
+            crate::semantic::warn_truncation(e);
+        }
+        let counts = ctx.judge.as_ref().map(Judge::counts).unwrap_or_default();
+        let signature = signature(
+            &self.core,
+            ctx.embedder.as_ref(),
+            ctx.judge.as_ref(),
+            &ctx.lexicon,
+        );
+        let drawn = self.dynamic.as_ref().and_then(|d| d.drawn.as_deref());
+        let (scores, summary) = finish(
+            &ctx.items,
+            &self.prepared,
+            &verdicts,
+            &self.core,
+            drawn,
+            counts,
+            signature,
+        );
+        let settings = self.settings(estimate.as_ref());
+        let histograms = self.histograms(&scores);
+        Ok(Output {
+            scores,
+            summary,
+            settings,
+            histograms,
+            estimate,
+        })
+    }
+
+    fn settings(&self, estimate: Option<&CostEstimate>) -> Value {
+        let (ctx, config) = (self.context, self.config);
+        let embedder = ctx.embedder.as_ref();
+        json!({
+            "method": config.method.as_str(),
+            "threshold": self.core.threshold,
+            "threshold_arg": config.threshold,
+            "anchors": self.core.anchors,
+            "anchors_arg": match config.anchors { Anchors::On => "on", Anchors::Off => "off" },
+            "optimize": optimize_name(config.optimize),
+            "band": config.band,
+            "judge_top": config.judge_top,
+            "validation": self.dynamic.as_ref().map(|d| d.info.clone()),
+            "positive_above": crate::semantic::methods::POSITIVE_ABOVE,
+            "model": embedder.map(|e| json!({
+                "name": e.name(),
+                "dir": e.dir().display().to_string(),
+                "sha256": e.digest(),
+                "max_tokens": e.max_tokens(),
+                "dim": e.dim(),
+                "signature": e.signature(),
+            })),
+            "judge": ctx.judge.as_ref().map(|j| json!({
+                "url": crate::secrets::redact_url(j.client().endpoint()),
+                "model": j.client().model(),
+                "prompt_sha256": crate::text::hash::sha256_hex(prompt::TEMPLATE.as_bytes()),
+                "temperature": prompt::TEMPERATURE,
+                "max_tokens": prompt::MAX_TOKENS,
+                "timeout_s": config.judge_timeout,
+                "attempts": config.judge_attempts,
+                "backoff_ms": config.judge_backoff_ms,
+                "concurrency": config.judge_concurrency,
+                "cache": j.cache().map(|c| c.path().display().to_string()),
+                "key": if crate::judge::key_from_env().is_some() { "from environment (not recorded)" } else { "none" },
+                "cost_estimate": estimate,
+            })),
+            "embedding_cache": self.cache.as_ref().map(|c| { let (computed, reused) = c.counts(); json!({"embedded": computed, "reused": reused}) }),
+            "truncated_texts": embedder.map(Embedder::truncated_texts),
+            "plots": !config.no_plots,
+            "out": config.out.display().to_string(),
+        })
+    }
+
+    fn histograms(&self, scores: &[ItemScore]) -> Vec<(String, Vec<f64>)> {
+        let method = self.config.method;
+        let mut out = vec![(
+            method.as_str().to_string(),
+            scores.iter().filter_map(|s| s.score).collect(),
+        )];
+        if method == Method::Hybrid {
+            out.push((
+                "semantic_fixed".into(),
+                self.prepared.base_scores.iter().flatten().copied().collect(),
+            ));
+        }
+        if method != Method::Keyword {
+            out.push((
+                "keyword".into(),
+                self.context
+                    .items
+                    .iter()
+                    .map(|i| keyword_score(&i.answer, &i.ground_truth))
+                    .collect(),
+            ));
+        }
+        out
+    }
+}
+
+/// What `judge-answers` produces.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// One line of `scores.jsonl` per item.
+    pub scores: Vec<ItemScore>,
+    /// `summary.json`.
+    pub summary: JudgeAnswersSummary,
+    /// Every setting, for the manifest.
+    pub settings: Value,
+    /// The score distributions drawn: (name, scores).
+    pub histograms: Vec<(String, Vec<f64>)>,
+    /// The judge's cost estimate, when the method uses the judge.
+    pub estimate: Option<CostEstimate>,
+}
+
+/// The metric signature, sacrebleu style.
+pub fn signature(
+    config: &JudgeAnswersConfig,
+    embedder: Option<&Embedder>,
+    judge: Option<&Judge>,
+    lexicon: &Lexicon,
+) -> String {
+    let mut parts = vec![
+        format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")),
+        format!("method:{}", config.method.as_str()),
+    ];
+    match config.method {
+        Method::Keyword => parts.push(format!(
+            "norm:{}|match:substring|miss:0.5",
+            crate::text::NORMALIZER_SIGNATURE
+        )),
+        Method::LlmJudge => {}
+        _ => {
+            parts.push(format!("threshold:{:.2}", config.threshold));
+            if config.anchors {
+                parts.push(format!("{ANCHORS_SIGNATURE}|{}", lexicon.signature()));
+            } else {
+                parts.push("anchors:off".into());
+            }
+        }
+    }
+    if config.method == Method::Hybrid {
+        parts.push(format!(
+            "band:{}|judge_top:{}",
+            config.band, config.judge_top
+        ));
+    }
+    if let Some(e) = embedder {
+        parts.push(e.signature());
+    }
+    if let Some(j) = judge {
+        parts.push(j.signature());
+    }
+    parts.join("|")
+}
+
+/// Writes the run folder (scores.jsonl, summary.json, the score
+/// distributions, manifest.json) under `config.out`.
+pub fn write_run(
+    config: &Config,
+    input: (&Path, &[u8]),
+    context: &Context,
+    output: &Output,
+    started: SystemTime,
+) -> Result<PathBuf, JobError> {
+    let mut inputs = BTreeMap::from([("input".to_string(), InputFile::new(input.0, input.1))]);
+    if let Some((path, bytes, _)) = &context.validation {
+        inputs.insert("validation".into(), InputFile::new(path, bytes));
+    }
+    let manifest = Manifest::new(
+        "judge-answers",
+        inputs,
+        output.settings.clone(),
+        output.summary.signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(config))
+    .with_lexicon(&context.lexicon);
+    let mut run = RunWriter::create(&config.out, started, manifest)?;
+    let mut lines = Vec::new();
+    for s in &output.scores {
+        serde_json::to_writer(&mut lines, s).map_err(|e| JobError::Input(e.to_string()))?;
+        lines.push(b'\n');
+    }
+    run.write("scores.jsonl", &lines)?;
+    run.write_json("summary.json", &output.summary)?;
+    #[cfg(feature = "charts")]
+    if !config.no_plots {
+        use crate::report::charts::{render_score_histogram, ScoreHistogram};
+        for (name, values) in &output.histograms {
+            let half = values.iter().filter(|v| **v == 0.5).count();
+            let title = format!(
+                "Score distribution: {name} (n={}, scores of 0.5: {half})",
+                values.len()
+            );
+            run.render(&format!("score_distribution_{name}.png"), |path| {
+                render_score_histogram(
+                    path,
+                    &ScoreHistogram {
+                        title: &title,
+                        footnote: &output.summary.signature,
+                        scores: values,
+                    },
+                )
+            })?;
+        }
+    }
+    Ok(run.finish()?)
+}
+
+/// Runs the whole job on an input file: loads, plans (the estimate goes to
+/// stderr; above `max_cost` nothing is called), judges, scores and writes
+/// the run folder (`rerun` calls this).
+pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobError> {
+    let started = SystemTime::now();
+    let bytes = super::read_input(input)?;
+    let context = Context::load(config, input)?;
+    let plan = context.plan(config)?;
+    if let Some(e) = plan.estimate()? {
+        errln!("{}", estimate_line(&e));
+    }
+    let output = plan.run(&progress_lines)?;
+    let path = write_run(config, (input, &bytes), &context, &output, started)?;
+    Ok((path, output))
+}
+
+/// The judge's progress as lines on stderr, every 50 verdicts and at the
+/// end.
+pub fn progress_lines(done: usize, total: usize) {
+    if done % 50 == 0 || done == total {
+        errln!("judged {done}/{total}");
+    }
+}

@@ -1,0 +1,245 @@
+//! The one run writer: every run-producing command writes its folder through
+//! [`RunWriter`].
+//!
+//! 1. [`RunWriter::create`] makes the hidden staging folder and writes
+//!    `manifest.json` first, with `status: "running"`, the resolved config
+//!    and the inputs with their sha256;
+//! 2. each output is written atomically and recorded in the manifest's
+//!    `files` with its sha256 and size, in the order written;
+//! 3. [`RunWriter::finish`] writes the manifest again (`status:
+//!    "complete"`, the end time, every output) and renames the folder into
+//!    place. A writer dropped before `finish` (an error on the way) removes
+//!    its staging folder: a run folder is whole or absent.
+//!
+//! ```
+//! use corpus_eval::report::manifest::Manifest;
+//! use corpus_eval::report::run::RunWriter;
+//! use std::time::SystemTime;
+//!
+//! let parent = tempfile::tempdir().unwrap();
+//! let started = SystemTime::now();
+//! let manifest = Manifest::new("example", Default::default(), serde_json::json!({}), "sig".into(), started);
+//! let mut run = RunWriter::create(parent.path(), started, manifest).unwrap();
+//! run.write("a.txt", b"hello").unwrap();
+//! let folder = run.finish().unwrap();
+//! let m: serde_json::Value =
+//!     serde_json::from_slice(&std::fs::read(folder.join("manifest.json")).unwrap()).unwrap();
+//! assert_eq!(m["status"], "complete");
+//! assert_eq!(m["outputs"], serde_json::json!(["a.txt", "manifest.json"]));
+//! assert_eq!(m["files"]["a.txt"]["bytes"], 5);
+//! ```
+
+use super::manifest::{Manifest, OutputFile};
+use super::{write_atomic, write_json, write_json_array, ReportError, RunFolder};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// A run folder being written (see the module documentation).
+#[derive(Debug)]
+pub struct RunWriter {
+    folder: Option<RunFolder>,
+    /// A live folder (written in place, never removed): `rag run`'s, which
+    /// is its own journal and must survive a kill.
+    live: Option<PathBuf>,
+    manifest: Manifest,
+}
+
+/// The manifest's own file name.
+pub const MANIFEST: &str = "manifest.json";
+
+impl RunWriter {
+    /// Creates the staging folder under `parent` and writes the manifest
+    /// with status `running`.
+    pub fn create(
+        parent: &Path,
+        started: SystemTime,
+        manifest: Manifest,
+    ) -> Result<RunWriter, ReportError> {
+        let folder = RunFolder::create(parent, started)?;
+        Self::start(Some(folder), None, manifest)
+    }
+
+    /// Writes the manifest (status `running`) into an existing, visible
+    /// folder that is written in place (`rag run`'s). `finish` marks it
+    /// complete; an interrupted session leaves it `running`, and nothing is
+    /// ever removed.
+    pub fn live(folder: &Path, manifest: Manifest) -> Result<RunWriter, ReportError> {
+        Self::start(None, Some(folder.to_path_buf()), manifest)
+    }
+
+    fn start(
+        folder: Option<RunFolder>,
+        live: Option<PathBuf>,
+        mut manifest: Manifest,
+    ) -> Result<RunWriter, ReportError> {
+        manifest.status = "running".into();
+        manifest.finished_at = None;
+        manifest.outputs.clear();
+        manifest.files.clear();
+        let writer = RunWriter {
+            folder,
+            live,
+            manifest,
+        };
+        write_json(&writer.file(MANIFEST), &writer.manifest)?;
+        Ok(writer)
+    }
+
+    /// Path of a file in the (staging) folder, for writers that need one.
+    pub fn file(&self, name: &str) -> PathBuf {
+        match (&self.folder, &self.live) {
+            (Some(f), _) => f.file(name),
+            (None, Some(dir)) => dir.join(name),
+            // Only `finish` empties both, and it consumes the writer.
+            (None, None) => PathBuf::from(name),
+        }
+    }
+
+    /// The path the folder has, or will have once finished.
+    pub fn final_path(&self) -> &Path {
+        match (&self.folder, &self.live) {
+            (Some(f), _) => f.final_path(),
+            (None, Some(dir)) => dir,
+            (None, None) => Path::new(""),
+        }
+    }
+
+    /// The manifest, to record settings learned while the run went on.
+    pub fn manifest_mut(&mut self) -> &mut Manifest {
+        &mut self.manifest
+    }
+
+    /// Records a file already written into the folder (a chart drawn to
+    /// [`RunWriter::file`]) with its sha256.
+    pub fn record(&mut self, name: &str) -> Result<(), ReportError> {
+        let path = self.file(name);
+        let bytes = std::fs::read(&path).map_err(|source| ReportError::Io { path, source })?;
+        self.note(name, &bytes);
+        Ok(())
+    }
+
+    fn note(&mut self, name: &str, bytes: &[u8]) {
+        if !self.manifest.outputs.iter().any(|o| o == name) {
+            self.manifest.outputs.push(name.to_string());
+        }
+        self.manifest.files.insert(
+            name.to_string(),
+            OutputFile {
+                sha256: crate::text::hash::sha256_hex(bytes),
+                bytes: bytes.len() as u64,
+            },
+        );
+    }
+
+    /// Writes `bytes` as `name` (atomically) and records it.
+    pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
+        write_atomic(&self.file(name), bytes)?;
+        self.note(name, bytes);
+        Ok(())
+    }
+
+    /// Writes `value` as pretty JSON and records it.
+    pub fn write_json<T: serde::Serialize>(
+        &mut self,
+        name: &str,
+        value: &T,
+    ) -> Result<(), ReportError> {
+        write_json(&self.file(name), value)?;
+        self.record(name)
+    }
+
+    /// Writes a large array as pretty JSON (items serialized in parallel)
+    /// and records it.
+    pub fn write_json_array<T: serde::Serialize + Sync>(
+        &mut self,
+        name: &str,
+        items: &[T],
+    ) -> Result<(), ReportError> {
+        write_json_array(&self.file(name), items)?;
+        self.record(name)
+    }
+
+    /// Draws a file with `draw` (given its path) and records it.
+    pub fn render(
+        &mut self,
+        name: &str,
+        draw: impl FnOnce(&Path) -> Result<(), ReportError>,
+    ) -> Result<(), ReportError> {
+        draw(&self.file(name))?;
+        self.record(name)
+    }
+
+    /// Writes the final manifest (status `complete`, end time, outputs)
+    /// and renames the folder into place; returns its path.
+    pub fn finish(mut self) -> Result<PathBuf, ReportError> {
+        // A staging folder whose rename fails is removed on drop.
+        self.manifest.status = "complete".into();
+        self.manifest.finished_at = Some(super::rfc3339(SystemTime::now()));
+        self.manifest.outputs.push(MANIFEST.into());
+        write_json(&self.file(MANIFEST), &self.manifest)?;
+        if let Some(dir) = self.live.take() {
+            return Ok(dir);
+        }
+        match self.folder.take() {
+            Some(folder) => folder.finish(),
+            None => Err(ReportError::Io {
+                path: PathBuf::from(MANIFEST),
+                source: std::io::Error::other("run folder already finished"),
+            }),
+        }
+    }
+}
+
+impl Drop for RunWriter {
+    fn drop(&mut self) {
+        if let Some(folder) = self.folder.take() {
+            folder.abandon();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest() -> Manifest {
+        Manifest::new(
+            "t",
+            Default::default(),
+            serde_json::json!({}),
+            "sig".into(),
+            SystemTime::now(),
+        )
+    }
+
+    #[test]
+    fn manifest_first_then_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = RunWriter::create(dir.path(), SystemTime::now(), manifest()).unwrap();
+        let first: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(w.file(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(first["status"], "running");
+        assert!(first["finished_at"].is_null());
+        w.write_json("s.json", &serde_json::json!({"a": 1})).unwrap();
+        let bytes = std::fs::read(w.file("s.json")).unwrap();
+        let path = w.finish().unwrap();
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path.join(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(m["status"], "complete");
+        assert!(m["finished_at"].is_string());
+        assert_eq!(
+            m["files"]["s.json"]["sha256"],
+            crate::text::hash::sha256_hex(&bytes)
+        );
+    }
+
+    #[test]
+    fn dropped_writer_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let mut w = RunWriter::create(dir.path(), SystemTime::now(), manifest()).unwrap();
+            w.write("x", b"1").unwrap();
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}
