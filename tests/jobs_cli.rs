@@ -373,3 +373,222 @@ fn rerun_of_compare_is_identical_from_another_folder() {
         );
     }
 }
+
+/// Every output the manifest lists has the sha256 and size it records, and
+/// the manifest says the run is complete.
+fn assert_manifest_complete(folder: &std::path::Path) {
+    let m = read_json(&folder.join("manifest.json"));
+    assert_eq!(m["status"], "complete");
+    assert!(m["finished_at"].is_string());
+    let outputs: Vec<&str> = m["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert_eq!(outputs.last(), Some(&"manifest.json"));
+    for name in &outputs[..outputs.len() - 1] {
+        let bytes = std::fs::read(folder.join(name)).unwrap();
+        let f = &m["files"][*name];
+        assert_eq!(f["bytes"], bytes.len(), "{name}");
+        assert_eq!(
+            f["sha256"],
+            corpus_eval::text::hash::sha256_hex(&bytes),
+            "{name}"
+        );
+    }
+    // Every file in the folder is listed.
+    for e in std::fs::read_dir(folder).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(outputs.contains(&name.as_str()), "{name} not listed");
+    }
+}
+
+#[test]
+fn every_run_records_its_outputs_with_sha256() {
+    let dir = Dir::new("jobs-manifest-files");
+    let (q, t) = sample();
+    let folder = dir.run_new_folder(&["evaluate", &q, &t, "--out", "runs"], "runs");
+    assert_manifest_complete(&folder);
+    let input = repo()
+        .join("evaluation/grounding/sample.json")
+        .display()
+        .to_string();
+    let folder = dir.run_new_folder(&["grounding", &input, "--out", "g"], "g");
+    assert_manifest_complete(&folder);
+    let answers = repo()
+        .join("evaluation/semantic/answers.jsonl")
+        .display()
+        .to_string();
+    let folder = dir.run_new_folder(
+        &[
+            "judge-answers",
+            &answers,
+            "--method",
+            "keyword",
+            "--out",
+            "k",
+        ],
+        "k",
+    );
+    assert_manifest_complete(&folder);
+}
+
+fn judge_run(dir: &Dir, extra: &[&str], parent: &str) -> PathBuf {
+    let answers = repo()
+        .join("evaluation/semantic/answers.jsonl")
+        .display()
+        .to_string();
+    let mut args = vec!["judge-answers", answers.as_str(), "--out", parent];
+    args.extend_from_slice(extra);
+    dir.run_new_folder(&args, parent)
+}
+
+fn assert_identical(r: &crate::util::Run, files: &[&str]) {
+    let out = r.stdout();
+    for f in files {
+        assert!(out.contains(&format!("identical {f}")), "{f}: {out}");
+    }
+    assert!(!out.contains("different"), "{out}");
+}
+
+#[test]
+fn rerun_of_judge_answers_keyword_is_identical() {
+    let dir = Dir::new("jobs-rerun-keyword");
+    let folder = judge_run(&dir, &["--method", "keyword"], "runs");
+    let m = read_json(&folder.join("manifest.json"));
+    assert_eq!(m["config"]["method"], "keyword");
+    let r = rerun(&dir, &folder, &["--out", "again"]).expect_code(0);
+    assert_identical(
+        &r,
+        &[
+            "scores.jsonl",
+            "summary.json",
+            "score_distribution_keyword.png",
+        ],
+    );
+}
+
+#[test]
+fn rerun_of_judge_answers_semantic_methods_is_identical() {
+    let dir = Dir::new("jobs-rerun-semantic");
+    let model = crate::util::model_dir().display().to_string();
+    let folder = judge_run(
+        &dir,
+        &["--method", "semantic_fixed", "--model-dir", &model],
+        "fixed",
+    );
+    let r = rerun(&dir, &folder, &["--out", "again"]).expect_code(0);
+    assert_identical(
+        &r,
+        &[
+            "scores.jsonl",
+            "summary.json",
+            "score_distribution_semantic_fixed.png",
+            "score_distribution_keyword.png",
+        ],
+    );
+    // semantic_dynamic: the validation draw (fraction and seed) comes back
+    // from the config, so the chosen threshold and held-out split do too.
+    let folder = judge_run(
+        &dir,
+        &[
+            "--method",
+            "semantic_dynamic",
+            "--validation-fraction",
+            "0.5",
+            "--seed",
+            "7",
+            "--anchors",
+            "off",
+            "--model-dir",
+            &model,
+        ],
+        "dynamic",
+    );
+    let m = read_json(&folder.join("manifest.json"));
+    assert_eq!(m["config"]["seed"], 7);
+    assert_eq!(m["config"]["anchors"], "off");
+    let r = rerun(&dir, &folder, &["--out", "again2"]).expect_code(0);
+    assert_identical(&r, &["scores.jsonl", "summary.json"]);
+}
+
+#[test]
+fn rerun_of_judge_answers_checks_its_validation_file() {
+    let dir = Dir::new("jobs-rerun-validation");
+    let model = crate::util::model_dir().display().to_string();
+    std::fs::copy(
+        repo().join("evaluation/semantic/answers.jsonl"),
+        dir.path().join("val.jsonl"),
+    )
+    .unwrap();
+    let folder = judge_run(
+        &dir,
+        &[
+            "--method",
+            "semantic_dynamic",
+            "--validation",
+            "val.jsonl",
+            "--model-dir",
+            &model,
+            "--no-plots",
+        ],
+        "runs",
+    );
+    let m = read_json(&folder.join("manifest.json"));
+    assert!(m["inputs"]["validation"]["sha256"].is_string());
+    let r = rerun(&dir, &folder, &["--out", "again"]).expect_code(0);
+    assert_identical(&r, &["scores.jsonl", "summary.json"]);
+    // A changed validation file: exit 2 naming it.
+    let mut text = std::fs::read_to_string(dir.path().join("val.jsonl")).unwrap();
+    text.push('\n');
+    std::fs::write(dir.path().join("val.jsonl"), text).unwrap();
+    rerun(&dir, &folder, &[])
+        .expect_code(2)
+        .expect_stderr(&["val.jsonl", "changed"]);
+}
+
+#[test]
+fn judge_answers_and_threshold_take_config_files() {
+    let dir = Dir::new("jobs-judge-config");
+    let r = dir.run(&["judge-answers", "--print-config"]).expect_code(0);
+    let text = r.stdout();
+    for line in [
+        "method = \"semantic_fixed\"",
+        "threshold = 0.75",
+        "anchors = \"on\"",
+        "judge_model = \"gpt-3.5-turbo\"",
+        "judge_concurrency = 4",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} missing in\n{text}");
+    }
+    dir.write("c.toml", "method = \"keyword\"\nthreshold = 0.6\n");
+    let r = dir
+        .run(&[
+            "judge-answers",
+            "--config",
+            "c.toml",
+            "--threshold",
+            "0.7",
+            "--print-config",
+        ])
+        .expect_code(0);
+    assert!(
+        r.stdout().contains("method = \"keyword\""),
+        "{}",
+        r.stdout()
+    );
+    assert!(r.stdout().contains("threshold = 0.7"), "{}", r.stdout());
+    dir.write("bad.toml", "methd = \"keyword\"\n");
+    dir.run(&["judge-answers", "--config", "bad.toml", "--print-config"])
+        .expect_code(2)
+        .expect_stderr(&["bad.toml", "methd"]);
+    dir.write("range.json", "{\"threshold\": 1.5}");
+    dir.run(&["judge-answers", "--config", "range.json", "--print-config"])
+        .expect_code(2)
+        .expect_stderr(&["--threshold", "1.5"]);
+    let r = dir
+        .run(&["threshold", "--print-config", "--optimize", "f1"])
+        .expect_code(0);
+    assert!(r.stdout().contains("optimize = \"f1\""), "{}", r.stdout());
+}

@@ -367,8 +367,14 @@ fn print_summary(s: &JudgeAnswersSummary) -> anyhow::Result<()> {
     let c = &s.score_counts;
     let mut lines = vec![
         vec!["method".to_string(), s.method.as_str().to_string()],
-        vec!["threshold".into(), or_na(s.threshold, |t| format!("{t:.2}"))],
-        vec!["anchors".into(), if s.anchors { "on" } else { "off" }.into()],
+        vec![
+            "threshold".into(),
+            or_na(s.threshold, |t| format!("{t:.2}")),
+        ],
+        vec![
+            "anchors".into(),
+            if s.anchors { "on" } else { "off" }.into(),
+        ],
         vec![
             "items".into(),
             format!("{} ({} scored)", s.overall.n, s.overall.n_scored),

@@ -184,8 +184,7 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
             || c.is::<crate::corpus::CorpusError>()
             || c.is::<crate::lexicon::LexiconError>()
             || c.is::<crate::jobs::ConfigError>()
-            || c
-                .downcast_ref::<crate::jobs::JobError>()
+            || c.downcast_ref::<crate::jobs::JobError>()
                 .is_some_and(crate::jobs::JobError::is_input)
             || matches!(
                 c.downcast_ref::<crate::report::ReportError>(),
@@ -253,8 +252,6 @@ pub(crate) fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
         .into()
     })
 }
-
-
 
 /// The bytes of an input file as UTF-8 text; a failure names the file and
 /// the first bad byte (exit 2).

@@ -543,7 +543,9 @@ fn run_batch_command(mut args: RunArgs) -> anyhow::Result<u8> {
     run.record("responses.jsonl")?;
     run.write_json("summary.json", &summary)?;
     if chart_data(&summary).is_some() {
-        run.render("rag_scores.png", |path| draw_chart(path, &summary, &signature))?;
+        run.render("rag_scores.png", |path| {
+            draw_chart(path, &summary, &signature)
+        })?;
     }
     run.finish()?;
     let failed = summary["failed"].as_u64().unwrap_or(0);

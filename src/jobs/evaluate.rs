@@ -129,7 +129,8 @@ pub fn execute(
     let q_info = InputFile::new(questions_path, &q_bytes);
     let t_info = InputFile::new(transcripts_path, &t_bytes);
     let questions = parse_questions(questions_path, &super::utf8(questions_path, q_bytes)?)?;
-    let transcripts = parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
+    let transcripts =
+        parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
     let output = run(config, &questions, &transcripts, &lexicon)?;
     let summary = output.summary;
@@ -226,4 +227,3 @@ fn bars(groups: &BTreeMap<String, crate::stats::GroupStat>) -> Vec<crate::report
         })
         .collect()
 }
-

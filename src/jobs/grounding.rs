@@ -183,9 +183,15 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobEr
         "stop_words": {"tfidf": "scikit-learn ENGLISH_STOP_WORDS (318)", "completeness": "NLTK english (179)"},
         "out": config.out.display().to_string(),
     });
-    let manifest = Manifest::new("grounding", inputs, settings, SIGNATURE.to_string(), started)
-        .with_config(super::to_value(config))
-        .with_lexicon(&lexicon);
+    let manifest = Manifest::new(
+        "grounding",
+        inputs,
+        settings,
+        SIGNATURE.to_string(),
+        started,
+    )
+    .with_config(super::to_value(config))
+    .with_lexicon(&lexicon);
     let mut run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
     run.write_json_array("grounding.json", results)?;
     run.write("grounding.tsv", tsv(results).as_bytes())?;

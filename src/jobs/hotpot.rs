@@ -402,6 +402,8 @@ fn render_report(
     page.note(
         "What reproduces these numbers (times, paths and the command line are in manifest.json).",
     );
-    page.preformatted(&serde_json::to_string_pretty(&manifest.reproducible_view()).unwrap_or_default());
+    page.preformatted(
+        &serde_json::to_string_pretty(&manifest.reproducible_view()).unwrap_or_default(),
+    );
     page.render()
 }

@@ -204,9 +204,8 @@ impl JobConfig for Config {
         check_in("--band", self.band, 0.0, 1.0)?;
         check_in("--validation-fraction", self.validation_fraction, 1e-9, 1.0)?;
         check_in("--judge-timeout", self.judge_timeout, 0.001, 3600.0)?;
-        let count = |field: &str, v: u64, lo: u64, hi: u64| {
-            check_in(field, v as f64, lo as f64, hi as f64)
-        };
+        let count =
+            |field: &str, v: u64, lo: u64, hi: u64| check_in(field, v as f64, lo as f64, hi as f64);
         count(
             "--judge-attempts",
             self.judge_attempts.into(),
@@ -281,7 +280,10 @@ impl JobConfig for ThresholdConfig {
 /// input error whose message says how to get one).
 pub fn load_embedder(model_dir: Option<&Path>, engine: &str) -> Result<Embedder, JobError> {
     let engine = engine_of("--engine", engine)?;
-    let (embedder, _) = load_model(&ModelSearch::from_env(model_dir.map(Path::to_path_buf)), engine)?;
+    let (embedder, _) = load_model(
+        &ModelSearch::from_env(model_dir.map(Path::to_path_buf)),
+        engine,
+    )?;
     Ok(embedder)
 }
 
@@ -695,7 +697,12 @@ impl Plan<'_> {
         if method == Method::Hybrid {
             out.push((
                 "semantic_fixed".into(),
-                self.prepared.base_scores.iter().flatten().copied().collect(),
+                self.prepared
+                    .base_scores
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .collect(),
             ));
         }
         if method != Method::Keyword {

@@ -10,9 +10,9 @@ pub mod charts;
 pub mod csv;
 pub mod html;
 pub mod manifest;
-pub mod run;
 #[cfg(feature = "charts")]
 pub mod panels;
+pub mod run;
 #[cfg(feature = "cli")]
 pub mod table;
 

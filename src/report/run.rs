@@ -220,7 +220,8 @@ mod tests {
             serde_json::from_slice(&std::fs::read(w.file(MANIFEST)).unwrap()).unwrap();
         assert_eq!(first["status"], "running");
         assert!(first["finished_at"].is_null());
-        w.write_json("s.json", &serde_json::json!({"a": 1})).unwrap();
+        w.write_json("s.json", &serde_json::json!({"a": 1}))
+            .unwrap();
         let bytes = std::fs::read(w.file("s.json")).unwrap();
         let path = w.finish().unwrap();
         let m: serde_json::Value =
