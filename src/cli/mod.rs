@@ -108,6 +108,8 @@ pub struct WordnetArgs {
 }
 
 /// The subcommands.
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Score a question corpus and verify its quotes; writes a run folder.

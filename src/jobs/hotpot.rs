@@ -367,7 +367,11 @@ fn render_report(
     if let Some(png) = chart {
         page.heading(2, "Charts");
         page.png("HotpotQA metrics: six panels", png);
-        if eval.n() > crate::report::panels::MAX_BAR_GROUPS {
+        #[cfg(feature = "charts")]
+        let binned = eval.n() > crate::report::panels::MAX_BAR_GROUPS;
+        #[cfg(not(feature = "charts"))]
+        let binned = false;
+        if binned {
             page.note("With many examples the per-example panels average consecutive examples in bins; the axis titles give the bin width.");
         }
     }
