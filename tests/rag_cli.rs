@@ -246,6 +246,35 @@ fn run_checks_citations_and_scores_answers_end_to_end() {
     assert_eq!(manifest["settings"]["concurrency"], 4);
     assert!(folder.join("rag_scores.png").is_file());
     assert!(run.stdout().contains("38 questions: 38 answered, 0 failed"));
+    // The manifest: complete, the config, clock facts only here.
+    assert_eq!(manifest["status"], "complete");
+    assert_eq!(manifest["config"]["concurrency"], 4);
+    assert_eq!(manifest["settings"]["session"]["asked"], 38);
+    assert!(summary.get("session").is_none(), "no clock time in summary");
+    assert!(manifest["files"]["responses.jsonl"]["sha256"].is_string());
+    // rerun: from the journal, no request sent.
+    let requests = server.requests();
+    let again = dir
+        .run(&["rerun", folder.to_str().unwrap(), "--out", "again"])
+        .expect_code(0);
+    for f in [
+        "run.json",
+        "responses.jsonl",
+        "summary.json",
+        "rag_scores.png",
+    ] {
+        assert!(
+            again.stdout().contains(&format!("identical {f}")),
+            "{f}: {}",
+            again.stdout()
+        );
+    }
+    assert!(
+        again.stderr().contains("from its journal"),
+        "{}",
+        again.stderr()
+    );
+    assert_eq!(server.requests(), requests, "rerun sent a request");
     assert_secret_absent(&dir, &[&run.stdout(), &run.stderr()]);
 }
 

@@ -26,7 +26,6 @@ mod score;
 mod similarity;
 mod text_eval;
 
-use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -209,16 +208,6 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
     }
 }
 
-/// A number from a flag must be finite and lie in `[lo, hi]` (exit 2
-/// otherwise, naming the flag and the range).
-pub(crate) fn check_range(name: &str, v: f64, lo: f64, hi: f64) -> anyhow::Result<()> {
-    if v.is_finite() && v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(InputError(format!("{name} must lie in [{lo}, {hi}], got {v}")).into())
-    }
-}
-
 /// A count from a flag must lie in `[lo, hi]` (exit 2 otherwise, naming the
 /// flag and the range).
 pub(crate) fn check_count(name: &str, v: u64, lo: u64, hi: u64) -> anyhow::Result<()> {
@@ -266,23 +255,4 @@ pub(crate) fn as_text(path: &Path, bytes: Vec<u8>) -> anyhow::Result<String> {
         ))
         .into()
     })
-}
-
-/// Writes a run's files into `folder` with `write`, then renames the folder
-/// into place; on any failure the staging folder is removed and nothing is
-/// left behind.
-pub(crate) fn complete_run<T>(
-    folder: crate::report::RunFolder,
-    write: impl FnOnce(&crate::report::RunFolder) -> anyhow::Result<T>,
-) -> anyhow::Result<(PathBuf, T)> {
-    match write(&folder) {
-        Ok(value) => {
-            let path = folder.finish().context("finishing the run folder")?;
-            Ok((path, value))
-        }
-        Err(e) => {
-            folder.abandon();
-            Err(e)
-        }
-    }
 }

@@ -42,7 +42,7 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
     let command = manifest["command"].as_str().unwrap_or_default().to_string();
     let config = manifest.get("config").cloned().ok_or_else(|| {
         InputError(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval, judge-answers",
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run",
             manifest_path.display()
         ))
     })?;
@@ -120,6 +120,12 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
             c.out = parent;
             jobs::compare::execute(&c)?.0
         }
+        "rag run" => {
+            let c: jobs::rag::Config = config_of(&manifest_path, config)?;
+            let q = input("questions")?;
+            errln!("note: rag run reruns from its journal: the recorded replies are copied and summarized again, no request is sent");
+            jobs::rag::resummarize(&c, &args.run_folder, &q, &parent)?
+        }
         "judge-answers" => {
             let mut c: jobs::judge_answers::Config = config_of(&manifest_path, config)?;
             let i = input("input")?;
@@ -134,7 +140,7 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
         }
         other => {
             return Err(InputError(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run)",
                 manifest_path.display()
             ))
             .into())

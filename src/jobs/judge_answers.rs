@@ -31,7 +31,7 @@
 //! assert_eq!(out.summary.overall.mean_score, Some(0.75));
 //! ```
 
-use super::{ConfigError, JobConfig, JobError};
+use super::{check_in, ConfigError, JobConfig, JobError};
 use crate::corpus::judged::{load_judged_items, JudgedItem};
 use crate::judge::cost::{self, CostEstimate};
 use crate::judge::{prompt, Judge, JudgeClient, JudgeConfig, VerdictCache};
@@ -168,18 +168,6 @@ impl Default for Config {
             out: PathBuf::from("reports"),
             no_plots: false,
         }
-    }
-}
-
-/// A number in `[lo, hi]` (finite), or an error naming the setting.
-pub(crate) fn check_in(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
-    if v.is_finite() && v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(ConfigError::Invalid {
-            field: field.into(),
-            message: format!("must lie in [{lo}, {hi}], got {v}"),
-        })
     }
 }
 

@@ -47,6 +47,8 @@ pub mod grounding;
 pub mod hotpot;
 #[cfg(all(feature = "net", feature = "semantic"))]
 pub mod judge_answers;
+#[cfg(feature = "net")]
+pub mod rag;
 pub mod text_eval;
 
 use serde::de::DeserializeOwned;
@@ -270,6 +272,18 @@ fn one_line(message: &str) -> String {
         [] => String::new(),
         [only] => (*only).to_string(),
         [first, .., last] => format!("{first}: {last}"),
+    }
+}
+
+/// A number in `[lo, hi]` (finite), or an error naming the setting.
+pub(crate) fn check_in(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid {
+            field: field.into(),
+            message: format!("must lie in [{lo}, {hi}], got {v}"),
+        })
     }
 }
 

@@ -1,0 +1,641 @@
+//! The RAG API as typed jobs: `rag ask` (one question) and `rag run` (a
+//! resumable, journaled batch with citation checks and scores).
+//!
+//! A batch's folder is its own journal: `run.json` (the settings, no
+//! secret) and `responses.jsonl` (one line per outcome) are written first
+//! and the folder stays live, so a killed run resumes. When every question
+//! has an outcome, [`finish_run`] summarizes the journal. `rerun` calls
+//! [`resummarize`]: the summary again from the journal, without the
+//! network.
+//!
+//! ```
+//! use corpus_eval::jobs::rag::Config;
+//! use corpus_eval::jobs::JobConfig;
+//!
+//! let c = Config { k: 0, ..Config::default() };
+//! assert!(c.validate().is_err(), "k lies in 1..=10000");
+//! assert_eq!(Config::default().model, "openai:gpt-4o-mini");
+//! ```
+
+use super::{check_in, ConfigError, JobConfig, JobError};
+use crate::citations::MatchLevel;
+use crate::lexicon::Lexicon;
+use crate::rag::batch::{run_batch, CheckConfig, Prepared, Tally, Workers};
+use crate::rag::client::{ClientConfig, RagClient, AUTH_ENV, URL_ENV};
+use crate::rag::journal::{last_outcomes, Journal};
+use crate::rag::questions::{parse_rag_questions, RagQuestion};
+use crate::rag::summary::summarize_run;
+use crate::rag::{parse_filter, request_body};
+use crate::report::manifest::{InputFile, Manifest};
+use crate::report::run::RunWriter;
+use crate::report::{write_json, RunFolder};
+use crate::secrets::redact_url;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Longest `timeout`, seconds.
+pub const MAX_TIMEOUT_S: f64 = 3600.0;
+/// Most `max_retries`.
+pub const MAX_RETRIES: u32 = 100;
+/// Longest `backoff_ms` (a retry never waits more than a minute anyway).
+pub const MAX_BACKOFF_MS: u64 = 60_000;
+
+/// The settings of `corpus-eval rag run` (and the API settings of `rag
+/// ask`); the defaults are the command line's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Format version of this configuration.
+    pub version: u32,
+    /// Parent folder of the run folder.
+    pub out: PathBuf,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Seed of the bootstrap confidence intervals.
+    pub seed: u64,
+    /// The API endpoint (default `$EVALUATION_API_URL`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_url: Option<String>,
+    /// Documents to retrieve (a question row may set its own).
+    pub k: u64,
+    /// Metadata filters `KEY=VALUE`.
+    pub filter: Vec<String>,
+    /// The LangChain-style model name.
+    pub model: String,
+    /// Per-request timeout, seconds.
+    pub timeout: f64,
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// First backoff, milliseconds.
+    pub backoff_ms: u64,
+    /// The weakest citation verdict that counts as found.
+    #[serde(rename = "match")]
+    pub match_level: MatchLevel,
+    /// Similarity (0..1) a fuzzy match needs.
+    pub fuzzy_threshold: f64,
+    /// A WordNet dict folder instead of the embedded lexicon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wordnet: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            version: Self::VERSION,
+            out: PathBuf::from("reports"),
+            concurrency: 4,
+            seed: 42,
+            api_url: None,
+            k: 10,
+            filter: Vec::new(),
+            model: "openai:gpt-4o-mini".into(),
+            timeout: 60.0,
+            max_retries: 5,
+            backoff_ms: 500,
+            match_level: MatchLevel::Normalized,
+            fuzzy_threshold: crate::citations::DEFAULT_FUZZY_THRESHOLD,
+            wordnet: None,
+        }
+    }
+}
+
+impl JobConfig for Config {
+    const COMMAND: &'static str = "rag run";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        check_in(
+            "--concurrency",
+            self.concurrency as f64,
+            1.0,
+            crate::rag::batch::MAX_CONCURRENCY as f64,
+        )?;
+        check_in("--timeout", self.timeout, 0.001, MAX_TIMEOUT_S)?;
+        check_in(
+            "--max-retries",
+            self.max_retries.into(),
+            0.0,
+            MAX_RETRIES.into(),
+        )?;
+        check_in(
+            "--backoff-ms",
+            self.backoff_ms as f64,
+            0.0,
+            MAX_BACKOFF_MS as f64,
+        )?;
+        check_in(
+            "--k",
+            self.k as f64,
+            1.0,
+            crate::rag::questions::MAX_K as f64,
+        )?;
+        check_in("--fuzzy-threshold", self.fuzzy_threshold, 0.0, 1.0)?;
+        self.filters().map(|_| ())
+    }
+}
+
+impl Config {
+    /// The filters as a JSON object (numbers stay numbers).
+    pub fn filters(&self) -> Result<Map<String, Value>, ConfigError> {
+        let mut m = Map::new();
+        for f in &self.filter {
+            let (k, v) = parse_filter(f).map_err(|message| ConfigError::Invalid {
+                field: "--filter".into(),
+                message,
+            })?;
+            m.insert(k, v);
+        }
+        Ok(m)
+    }
+
+    /// How citations are checked.
+    pub fn check(&self) -> CheckConfig {
+        CheckConfig {
+            level: self.match_level,
+            fuzzy_threshold: self.fuzzy_threshold,
+        }
+    }
+
+    /// The request body of one question (its own k, filter and model win).
+    pub fn request(&self, q: &RagQuestion) -> Result<Prepared, ConfigError> {
+        let filter = self.filters()?;
+        Ok(Prepared {
+            id: q.id.clone(),
+            question: q.question.clone(),
+            body: request_body(
+                &q.question,
+                q.k.unwrap_or(self.k),
+                q.filter.as_ref().unwrap_or(&filter),
+                q.model.as_deref().unwrap_or(&self.model),
+            ),
+            scoring: q.qtype.clone().zip(q.metric.clone()),
+        })
+    }
+}
+
+/// The client, with the URL from the configuration, the environment or
+/// (on resume) the run's, and the auth string from the environment.
+pub fn client(config: &Config, fallback_url: Option<&str>) -> Result<RagClient, JobError> {
+    config.validate()?;
+    let url = config
+        .api_url
+        .clone()
+        .or_else(|| std::env::var(URL_ENV).ok().filter(|u| !u.trim().is_empty()))
+        .or_else(|| fallback_url.map(str::to_string))
+        .ok_or_else(|| JobError::Input(format!("no API URL: pass --api-url or set ${URL_ENV}")))?;
+    let auth = std::env::var(AUTH_ENV).ok().filter(|a| !a.is_empty());
+    if auth.is_none() {
+        errln!("warning: ${AUTH_ENV} is not set; requests carry no auth");
+    }
+    let client_config = ClientConfig {
+        url,
+        timeout: Duration::try_from_secs_f64(config.timeout).map_err(|_| {
+            JobError::Input(format!("--timeout {} is out of range", config.timeout))
+        })?,
+        max_retries: config.max_retries,
+        backoff_base: Duration::from_millis(config.backoff_ms),
+        max_wait: Duration::from_secs(60),
+    };
+    RagClient::new(client_config, auth).map_err(JobError::Input)
+}
+
+/// What a run folder's run.json records (no secret: the URL without
+/// credentials).
+pub fn run_settings(config: &Config, questions: &Path, digest: &str, url: &str) -> Value {
+    json!({
+        "questions": questions.display().to_string(),
+        "questions_sha256": digest,
+        "api_url": redact_url(url),
+        "api_url_redacted": redact_url(url) != url,
+        "k": config.k,
+        "model": config.model,
+        "filter": config.filter,
+        "timeout_s": config.timeout,
+        "max_retries": config.max_retries,
+        "backoff_ms": config.backoff_ms,
+        "concurrency": config.concurrency,
+        "match": config.match_level.as_str(),
+        "fuzzy_threshold": config.fuzzy_threshold,
+        "seed": config.seed,
+    })
+}
+
+/// What a resume reads back from run.json.
+#[derive(Debug, Clone)]
+pub struct Resumed {
+    /// The run folder.
+    pub folder: PathBuf,
+    /// The question file.
+    pub questions: PathBuf,
+    /// Its SHA-256 when the run started.
+    pub digest: String,
+    /// The stored API URL, unless it was stored without credentials.
+    pub url: Option<String>,
+    /// run.json itself (the manifest's settings).
+    pub settings: Value,
+    /// Settings given now that the run's own settings override.
+    pub ignored: Vec<&'static str>,
+}
+
+/// Reads a run folder's run.json back into the configuration: what shapes
+/// a request or a verdict (k, model, filter, match, fuzzy threshold, seed)
+/// comes from run.json, so the run's answers stay comparable; the URL,
+/// timeout, retries and concurrency given now win. `given` is the
+/// configuration from the flags, to say which of them are ignored.
+pub fn resume(dir: &Path, config: &mut Config, questions_given: bool) -> Result<Resumed, JobError> {
+    let path = dir.join("run.json");
+    if !path.exists() {
+        return Err(JobError::Input(format!(
+            "{}: not a rag run folder (no run.json)",
+            dir.display()
+        )));
+    }
+    let text = super::read_text(&path)?;
+    let s: Value = serde_json::from_str(&text).map_err(|e| crate::corpus::json_error(&path, &e))?;
+    let bad = |f: &str| {
+        JobError::Input(format!(
+            "{}: field `{f}` is missing or malformed",
+            path.display()
+        ))
+    };
+    let questions = PathBuf::from(s["questions"].as_str().ok_or_else(|| bad("questions"))?);
+    let digest = s["questions_sha256"]
+        .as_str()
+        .ok_or_else(|| bad("questions_sha256"))?
+        .to_string();
+    let k = s["k"].as_u64().ok_or_else(|| bad("k"))?;
+    let model = s["model"].as_str().ok_or_else(|| bad("model"))?.to_string();
+    let filter: Vec<String> =
+        serde_json::from_value(s["filter"].clone()).map_err(|_| bad("filter"))?;
+    let level = match s["match"].as_str() {
+        Some("exact") => MatchLevel::Exact,
+        Some("fuzzy") => MatchLevel::Fuzzy,
+        _ => MatchLevel::Normalized,
+    };
+    let threshold = s["fuzzy_threshold"]
+        .as_f64()
+        .ok_or_else(|| bad("fuzzy_threshold"))?;
+    let defaults = Config::default();
+    let mut ignored = Vec::new();
+    if config.k != defaults.k && config.k != k {
+        ignored.push("--k");
+    }
+    if config.model != defaults.model && config.model != model {
+        ignored.push("--model");
+    }
+    if !config.filter.is_empty() && config.filter != filter {
+        ignored.push("--filter");
+    }
+    if questions_given {
+        ignored.push("QUESTIONS");
+    }
+    config.k = k;
+    config.model = model;
+    config.filter = filter;
+    config.match_level = level;
+    config.fuzzy_threshold = threshold;
+    config.seed = s["seed"].as_u64().unwrap_or(config.seed);
+    // A URL stored without its credentials or query cannot be used as is.
+    let url = if s["api_url_redacted"].as_bool() == Some(true) {
+        None
+    } else {
+        s["api_url"].as_str().map(str::to_string)
+    };
+    Ok(Resumed {
+        folder: dir.to_path_buf(),
+        questions,
+        digest,
+        url,
+        settings: s,
+        ignored,
+    })
+}
+
+/// A batch ready to ask: the folder (created, or resumed), the journal and
+/// the questions still without a valid reply.
+pub struct Batch {
+    /// The run folder (absolute).
+    pub folder: PathBuf,
+    /// The question file.
+    pub questions_path: PathBuf,
+    /// Its bytes (as text).
+    pub questions_text: String,
+    /// Every question of the file.
+    pub questions: Vec<RagQuestion>,
+    /// run.json's settings.
+    pub run_json: Value,
+    /// The journal, open for appending.
+    pub journal: Journal,
+    /// Questions to ask in this session.
+    pub todo: Vec<Prepared>,
+    /// Bytes cut from a torn last journal line.
+    pub torn_bytes: u64,
+    /// True when the run was resumed.
+    pub resumed: bool,
+    /// The client.
+    pub client: Arc<RagClient>,
+    /// WordNet (answer scoring).
+    pub lexicon: Arc<Lexicon>,
+}
+
+/// Opens a batch: checks everything first (the question file, its digest
+/// against a resumed run's, the client), then creates the folder, which
+/// becomes visible only once run.json and the (empty) journal are durable
+/// inside it, so a visible folder is always resumable.
+pub fn open_batch(
+    config: &Config,
+    questions: &Path,
+    resumed: Option<Resumed>,
+    started: SystemTime,
+) -> Result<Batch, JobError> {
+    config.validate()?;
+    let q_bytes = super::read_input(questions)?;
+    let q_digest = crate::text::hash::sha256_hex(&q_bytes);
+    if let Some(r) = &resumed {
+        if q_digest != r.digest {
+            return Err(JobError::Input(format!(
+                "{}: the question file changed since the run started (sha256 {} -> {}); start a new run",
+                questions.display(),
+                r.digest.get(..12).unwrap_or(&r.digest),
+                q_digest.get(..12).unwrap_or(&q_digest)
+            )));
+        }
+    }
+    let q_text = super::utf8(questions, q_bytes)?;
+    let all = parse_rag_questions(questions, &q_text)?;
+    if all.is_empty() {
+        return Err(JobError::Input(format!(
+            "{}: no questions",
+            questions.display()
+        )));
+    }
+    let stored_url = resumed.as_ref().and_then(|r| r.url.clone());
+    let client = Arc::new(client(config, stored_url.as_deref())?);
+    let lexicon = Arc::new(super::load_lexicon(config.wordnet.as_deref())?);
+    let is_resumed = resumed.is_some();
+    let (folder, run_json) = match resumed {
+        Some(r) => (r.folder, r.settings),
+        None => {
+            let abs = std::fs::canonicalize(questions).unwrap_or(questions.to_path_buf());
+            let settings = run_settings(config, &abs, &q_digest, &client.config().url);
+            let staged = RunFolder::create(&config.out, started)?;
+            let io = |e: std::io::Error| crate::report::ReportError::Io {
+                path: staged.file("responses.jsonl"),
+                source: e,
+            };
+            let made = std::fs::File::create(staged.file("responses.jsonl"))
+                .and_then(|f| f.sync_all())
+                .map_err(io)
+                .and_then(|()| write_json(&staged.file("run.json"), &settings));
+            match made {
+                Ok(()) => (staged.finish()?, settings),
+                Err(e) => {
+                    staged.abandon();
+                    return Err(e.into());
+                }
+            }
+        }
+    };
+    // Messages name the folder absolutely, so the resume hint works from anywhere.
+    let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
+    let journal_path = folder.join("responses.jsonl");
+    let (journal, answered) =
+        Journal::open(&journal_path).map_err(|source| crate::report::ReportError::Io {
+            path: journal_path.clone(),
+            source,
+        })?;
+    let mut todo = Vec::new();
+    for q in all
+        .iter()
+        .filter(|q| answered.last_ok.get(&q.id) != Some(&true))
+    {
+        todo.push(config.request(q)?);
+    }
+    Ok(Batch {
+        folder,
+        questions_path: questions.to_path_buf(),
+        questions_text: q_text,
+        questions: all,
+        run_json,
+        journal,
+        todo,
+        torn_bytes: answered.torn_bytes as u64,
+        resumed: is_resumed,
+        client,
+        lexicon,
+    })
+}
+
+impl Batch {
+    /// Asks the questions still to ask, journaling each outcome; stops
+    /// cleanly when `stop` is set. `progress(done, failed)` after each.
+    pub fn ask(
+        &mut self,
+        config: &Config,
+        stop: &AtomicBool,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<(Tally, f64), JobError> {
+        let workers = Workers {
+            client: Arc::clone(&self.client),
+            concurrency: config.concurrency,
+            check: config.check(),
+            lexicon: Arc::clone(&self.lexicon),
+        };
+        let todo = std::mem::take(&mut self.todo);
+        let t0 = Instant::now();
+        let tally =
+            run_batch(&workers, todo, &mut self.journal, stop, progress).map_err(|source| {
+                crate::report::ReportError::Io {
+                    path: self.journal.path().to_path_buf(),
+                    source,
+                }
+            })?;
+        Ok((tally, t0.elapsed().as_secs_f64()))
+    }
+}
+
+/// The summary of a run from its journal's last outcome per question, and
+/// its signature. A question without any journal line counts as failed.
+pub fn summarize(
+    journal: &Path,
+    questions: &[RagQuestion],
+    config: &Config,
+    lexicon: &Lexicon,
+) -> Result<(Value, String), JobError> {
+    let mut outcomes = last_outcomes(journal).map_err(|source| crate::report::ReportError::Io {
+        path: journal.to_path_buf(),
+        source,
+    })?;
+    let have: HashSet<String> = outcomes
+        .iter()
+        .filter_map(|o| o["id"].as_str().map(str::to_string))
+        .collect();
+    for q in questions.iter().filter(|q| !have.contains(&q.id)) {
+        outcomes.push(json!({"id": q.id, "error": "no outcome", "attempts": 0, "existence_score": null, "score": null, "citations": []}));
+    }
+    let known: HashSet<&str> = questions.iter().map(|q| q.id.as_str()).collect();
+    outcomes.retain(|o| o["id"].as_str().is_some_and(|id| known.contains(id)));
+    let types: BTreeMap<String, String> = questions
+        .iter()
+        .filter_map(|q| q.qtype.clone().map(|t| (q.id.clone(), t)))
+        .collect();
+    let mut summary = summarize_run(&outcomes, &types, config.seed);
+    let signature = format!(
+        "rag:v1|{}|{}",
+        crate::citations::signature(config.match_level, config.fuzzy_threshold),
+        crate::scoring::signature(lexicon)
+    );
+    if let Value::Object(m) = &mut summary {
+        m.insert("signature".into(), json!(signature));
+    }
+    Ok((summary, signature))
+}
+
+/// This session's facts for the manifest (clock times live only there).
+pub fn session_settings(config: &Config, batch: &Batch, tally: &Tally, seconds: f64) -> Value {
+    json!({
+        "resumed": batch.resumed,
+        "api_url": redact_url(&batch.client.config().url),
+        "concurrency": config.concurrency,
+        "timeout_s": config.timeout,
+        "max_retries": config.max_retries,
+        "backoff_ms": config.backoff_ms,
+        "asked": tally.done,
+        "failed": tally.failed,
+        "seconds": seconds,
+        "requests_per_second": tally.done as f64 / seconds.max(1e-9),
+    })
+}
+
+/// Writes summary.json, the chart and the manifest into the live run
+/// folder (run.json and the journal recorded with their sha256).
+pub fn finish_run(
+    config: &Config,
+    batch: &Batch,
+    session: Value,
+    started: SystemTime,
+) -> Result<Value, JobError> {
+    let (folder, lexicon) = (&batch.folder, &*batch.lexicon);
+    let (summary, signature) = summarize(
+        &folder.join("responses.jsonl"),
+        &batch.questions,
+        config,
+        lexicon,
+    )?;
+    let mut settings = batch.run_json.clone();
+    if let Value::Object(m) = &mut settings {
+        // This session's transport settings (they may differ from run.json's).
+        m.insert("session".into(), session);
+    }
+    let manifest = Manifest::new(
+        "rag run",
+        BTreeMap::from([(
+            "questions".to_string(),
+            InputFile::new(&batch.questions_path, batch.questions_text.as_bytes()),
+        )]),
+        settings,
+        signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(config))
+    .with_lexicon(lexicon);
+    let mut run = RunWriter::live(folder, manifest)?;
+    run.record("run.json")?;
+    run.record("responses.jsonl")?;
+    write_summary(&mut run, &summary, &signature)?;
+    run.finish()?;
+    Ok(summary)
+}
+
+fn write_summary(run: &mut RunWriter, summary: &Value, signature: &str) -> Result<(), JobError> {
+    run.write_json("summary.json", summary)?;
+    #[cfg(feature = "charts")]
+    if let Some(bars) = chart_bars(summary) {
+        use crate::report::charts::{render_bar_chart, BarChart};
+        run.render("rag_scores.png", |path| {
+            render_bar_chart(
+                path,
+                &BarChart {
+                    title: "RAG answers: citation existence and answer scores",
+                    value_label: "mean (95% bootstrap interval)",
+                    category_label: "question type · measure",
+                    footnote: signature,
+                    bars: &bars,
+                },
+            )
+        })?;
+    }
+    #[cfg(not(feature = "charts"))]
+    let _ = signature;
+    Ok(())
+}
+
+/// The chart's bars: mean existence and score per question type (or
+/// overall when the file has no types); None when there is nothing to draw.
+#[cfg(feature = "charts")]
+fn chart_bars(summary: &Value) -> Option<Vec<crate::report::charts::Bar>> {
+    let mut bars = Vec::new();
+    let mut push = |label: String, g: &Value| {
+        if let (Some(m), Some(n)) = (g["mean"].as_f64(), g["n"].as_u64()) {
+            bars.push(crate::report::charts::Bar {
+                label,
+                value: m.clamp(0.0, 1.0),
+                n: n as usize,
+                ci: g["ci_low"].as_f64().zip(g["ci_high"].as_f64()),
+            });
+        }
+    };
+    push("all · existence".into(), &summary["existence"]);
+    push("all · score".into(), &summary["score"]);
+    if let Some(types) = summary["by_type"].as_object() {
+        for (t, g) in types {
+            push(format!("{t} · existence"), &g["existence"]);
+            push(format!("{t} · score"), &g["score"]);
+        }
+    }
+    (!bars.is_empty()).then_some(bars)
+}
+
+/// `rerun` of a rag run: no request is sent. The original's run.json and
+/// journal are copied into a new run folder under `parent` and summarized
+/// again (summary.json and the chart), so the comparison shows whether the
+/// scoring of the recorded replies reproduces.
+pub fn resummarize(
+    config: &Config,
+    original: &Path,
+    questions: &Path,
+    parent: &Path,
+) -> Result<PathBuf, JobError> {
+    let started = SystemTime::now();
+    config.validate()?;
+    let q_text = super::read_text(questions)?;
+    let all = parse_rag_questions(questions, &q_text)?;
+    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    let run_json: Value = serde_json::from_str(&super::read_text(&original.join("run.json"))?)
+        .map_err(|e| crate::corpus::json_error(&original.join("run.json"), &e))?;
+    let manifest = Manifest::new(
+        "rag run",
+        BTreeMap::from([(
+            "questions".to_string(),
+            InputFile::new(questions, q_text.as_bytes()),
+        )]),
+        json!({"rerun_of": original.display().to_string(), "from": "journal (no request sent)", "run": run_json}),
+        String::new(),
+        started,
+    )
+    .with_config(super::to_value(config))
+    .with_lexicon(&lexicon);
+    let mut run = RunWriter::create(parent, started, manifest)?;
+    for name in ["run.json", "responses.jsonl"] {
+        run.write(name, &super::read_input(&original.join(name))?)?;
+    }
+    let (summary, signature) = summarize(&run.file("responses.jsonl"), &all, config, &lexicon)?;
+    run.manifest_mut().signature = signature.clone();
+    write_summary(&mut run, &summary, &signature)?;
+    Ok(run.finish()?)
+}
