@@ -27,7 +27,7 @@ mod similarity;
 mod text_eval;
 
 use clap::{Parser, Subcommand};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Exit code: success.
@@ -230,29 +230,5 @@ pub(crate) fn load_lexicon(args: &WordnetArgs) -> anyhow::Result<crate::lexicon:
     Ok(match &args.wordnet {
         Some(dir) => crate::lexicon::Lexicon::from_wordnet_dir(dir)?,
         None => crate::lexicon::Lexicon::embedded()?,
-    })
-}
-
-/// Reads an input file whole; a failure names the file (exit 2).
-pub(crate) fn read_input(path: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| {
-        crate::corpus::CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-        .into()
-    })
-}
-
-/// The bytes of an input file as UTF-8 text; a failure names the file and
-/// the first bad byte (exit 2).
-pub(crate) fn as_text(path: &Path, bytes: Vec<u8>) -> anyhow::Result<String> {
-    String::from_utf8(bytes).map_err(|e| {
-        InputError(format!(
-            "{}: not valid UTF-8 (byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-        .into()
     })
 }

@@ -1,12 +1,9 @@
-//! `corpus-eval rerun RUN_FOLDER`: executes a finished run again from its
-//! manifest alone and compares every deterministic output with the
-//! original, file by file.
+//! `corpus-eval rerun RUN_FOLDER`: [`crate::jobs::rerun`] from the command
+//! line.
 
-use super::{InputError, EXIT_OK, EXIT_RUNTIME};
-use crate::jobs::{self, JobConfig};
-use crate::report::sha256_hex;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+use super::{EXIT_OK, EXIT_RUNTIME};
+use crate::jobs::rerun::{rerun, Request};
+use std::path::PathBuf;
 
 /// Arguments of `rerun`.
 #[derive(Debug, clap::Args)]
@@ -22,223 +19,26 @@ pub struct RerunArgs {
     pub inputs: Option<PathBuf>,
 }
 
-/// Files that hold clock times or the command line, never compared.
-const NOT_COMPARED: [&str; 1] = ["manifest.json"];
-
-/// Runs `rerun`: exit 0 when every output is identical, 1 otherwise.
+/// Runs `rerun`: prints `identical NAME` or `different NAME` per output;
+/// exit 0 when every output is identical, 1 otherwise.
 pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
-    // Paths given here are taken from here; the run itself executes in the
-    // folder it ran in (its relative paths are relative to that).
-    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let args = RerunArgs {
-        run_folder: absolute(&args.run_folder),
-        out: args.out.as_deref().map(absolute),
-        inputs: args.inputs.as_deref().map(absolute),
-    };
-    let manifest_path = args.run_folder.join("manifest.json");
-    let text = super::as_text(&manifest_path, super::read_input(&manifest_path)?)?;
-    let manifest = crate::corpus::strict_json::parse_str(&text)
-        .map_err(|e| crate::corpus::json_error(&manifest_path, &e))?;
-    let command = manifest["command"].as_str().unwrap_or_default().to_string();
-    let config = manifest.get("config").cloned().ok_or_else(|| {
-        InputError(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run",
-            manifest_path.display()
-        ))
+    let outcome = rerun(&Request {
+        run_folder: args.run_folder,
+        out: args.out,
+        inputs: args.inputs,
     })?;
-    // Every recorded input is found and checked first (all roles), as an
-    // absolute path.
-    let mut located = std::collections::BTreeMap::new();
-    for role in manifest["inputs"]
-        .as_object()
-        .map(|m| m.keys().cloned().collect::<Vec<_>>())
-        .unwrap_or_default()
-    {
-        let found = locate_input(&manifest_path, &manifest, &role, args.inputs.as_deref())?;
-        located.insert(role, absolute(&found));
+    for f in &outcome.files {
+        let verdict = if f.identical {
+            "identical"
+        } else {
+            "different"
+        };
+        outln!("{verdict} {}", f.name);
     }
-    let input = |role: &str| -> anyhow::Result<PathBuf> {
-        located.get(role).cloned().ok_or_else(|| {
-            InputError(format!(
-                "{}: no `{role}` input recorded",
-                manifest_path.display()
-            ))
-            .into()
-        })
-    };
-    let parent = args
-        .out
-        .clone()
-        .or_else(|| args.run_folder.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| PathBuf::from("."));
-    if let Some(cwd) = manifest["cwd"]
-        .as_str()
-        .map(Path::new)
-        .filter(|d| d.is_dir())
-    {
-        std::env::set_current_dir(cwd)?;
-    }
-    let new_folder = match command.as_str() {
-        "evaluate" => {
-            let mut c: jobs::evaluate::Config = config_of(&manifest_path, config)?;
-            let (q, t) = (input("questions")?, input("transcripts")?);
-            c.out = parent;
-            jobs::evaluate::execute(&c, &q, &t)?.0
-        }
-        "hotpot" => {
-            let mut c: jobs::hotpot::Config = config_of(&manifest_path, config)?;
-            // Inputs are found under their recorded file names, so a
-            // system named after the predictions file keeps its name.
-            let (p, g) = (input("predictions")?, input("gold")?);
-            c.out = parent;
-            jobs::hotpot::execute(&c, &p, &g)?.0
-        }
-        "grounding" => {
-            let mut c: jobs::grounding::Config = config_of(&manifest_path, config)?;
-            let i = input("input")?;
-            c.out = parent;
-            jobs::grounding::execute(&c, &i)?.0
-        }
-        "text-eval" => {
-            let mut c: jobs::text_eval::Config = config_of(&manifest_path, config)?;
-            let i = input("input")?;
-            // Weight, threshold and pattern files are inputs too.
-            for (role, field) in [
-                ("weights", &mut c.weights),
-                ("thresholds", &mut c.thresholds),
-                ("patterns", &mut c.patterns),
-            ] {
-                if field.is_some() {
-                    *field = Some(input(role)?);
-                }
-            }
-            c.out = parent;
-            jobs::text_eval::execute(&c, &i)?.0
-        }
-        "compare" => {
-            let mut c: jobs::compare::Config = config_of(&manifest_path, config)?;
-            c.out = parent;
-            jobs::compare::execute(&c)?.0
-        }
-        "rag run" => {
-            let c: jobs::rag::Config = config_of(&manifest_path, config)?;
-            let q = input("questions")?;
-            errln!("note: rag run reruns from its journal: the recorded replies are copied and summarized again, no request is sent");
-            jobs::rag::resummarize(&c, &args.run_folder, &q, &parent)?
-        }
-        "judge-answers" => {
-            let mut c: jobs::judge_answers::Config = config_of(&manifest_path, config)?;
-            let i = input("input")?;
-            if c.validation.is_some() {
-                c.validation = Some(input("validation")?);
-            }
-            if c.method.uses_judge() {
-                errln!("note: {} runs the LLM judge again: verdicts in the verdict cache are reused, others are asked again (set $CORPUS_EVAL_JUDGE_URL and the key; judge call counts in summary.json differ from the original's)", c.method.as_str());
-            }
-            c.out = parent;
-            jobs::judge_answers::execute(&c, &i)?.0
-        }
-        other => {
-            return Err(InputError(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run)",
-                manifest_path.display()
-            ))
-            .into())
-        }
-    };
-    let all_same = compare_outputs(&manifest, &args.run_folder, &new_folder)?;
-    outln!("rerun folder: {}", new_folder.display());
-    Ok(if all_same { EXIT_OK } else { EXIT_RUNTIME })
-}
-
-fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> anyhow::Result<C> {
-    let version = value.get("version").and_then(Value::as_u64);
-    if version != Some(u64::from(C::VERSION)) {
-        return Err(InputError(format!(
-            "{}: field `config.version`: {version:?} is not this tool's {} config version {}",
-            manifest.display(),
-            C::COMMAND,
-            C::VERSION
-        ))
-        .into());
-    }
-    let config: C = serde_json::from_value(value)
-        .map_err(|e| InputError(format!("{}: field `config`: {e}", manifest.display())))?;
-    config.validate()?;
-    Ok(config)
-}
-
-/// The input recorded under `role`: at its absolute path, at its path as
-/// given, or by file name under `--inputs`; its SHA-256 must be the one
-/// recorded (exit 2 naming the file and both digests).
-fn locate_input(
-    manifest_path: &Path,
-    manifest: &Value,
-    role: &str,
-    inputs_dir: Option<&Path>,
-) -> anyhow::Result<PathBuf> {
-    let entry = &manifest["inputs"][role];
-    let recorded = entry["path"].as_str().ok_or_else(|| {
-        InputError(format!(
-            "{}: field `inputs.{role}.path` is missing",
-            manifest_path.display()
-        ))
-    })?;
-    let want = entry["sha256"].as_str().unwrap_or_default();
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(abs) = entry["absolute"].as_str() {
-        candidates.push(PathBuf::from(abs));
-    }
-    // A relative path is relative to the folder the run ran in.
-    match manifest["cwd"].as_str() {
-        Some(cwd) if Path::new(recorded).is_relative() => {
-            candidates.push(Path::new(cwd).join(recorded));
-        }
-        _ => candidates.push(PathBuf::from(recorded)),
-    }
-    if let (Some(dir), Some(name)) = (inputs_dir, Path::new(recorded).file_name()) {
-        candidates.insert(0, dir.join(name));
-    }
-    let Some(found) = candidates.into_iter().find(|p| p.is_file()) else {
-        return Err(InputError(format!(
-            "{recorded}: the {role} input of this run is missing (sha256 {want}); pass --inputs DIR holding it"
-        ))
-        .into());
-    };
-    let bytes = super::read_input(&found)?;
-    let got = sha256_hex(&bytes);
-    if got != want {
-        return Err(InputError(format!(
-            "{}: the {role} input changed since the run (sha256 recorded {want}, now {got})",
-            found.display()
-        ))
-        .into());
-    }
-    Ok(found)
-}
-
-/// Prints `identical NAME` or `different NAME` for every output of the
-/// original run (and any the new run adds); true when all are identical.
-fn compare_outputs(manifest: &Value, original: &Path, new: &Path) -> anyhow::Result<bool> {
-    let mut names: Vec<String> = manifest["outputs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| o.as_str().map(str::to_string))
-        .collect();
-    for entry in std::fs::read_dir(new)?.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    let mut all_same = true;
-    for name in names.iter().filter(|n| !NOT_COMPARED.contains(&n.as_str())) {
-        let a = std::fs::read(original.join(name)).ok();
-        let b = std::fs::read(new.join(name)).ok();
-        let same = a.is_some() && a == b;
-        all_same &= same;
-        outln!("{} {name}", if same { "identical" } else { "different" });
-    }
-    Ok(all_same)
+    outln!("rerun folder: {}", outcome.folder.display());
+    Ok(if outcome.identical() {
+        EXIT_OK
+    } else {
+        EXIT_RUNTIME
+    })
 }

@@ -49,6 +49,7 @@ pub mod hotpot;
 pub mod judge_answers;
 #[cfg(feature = "net")]
 pub mod rag;
+pub mod rerun;
 pub mod text_eval;
 
 use serde::de::DeserializeOwned;

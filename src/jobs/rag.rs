@@ -424,7 +424,7 @@ pub fn open_batch(
         run_json,
         journal,
         todo,
-        torn_bytes: answered.torn_bytes as u64,
+        torn_bytes: answered.torn_bytes,
         resumed: is_resumed,
         client,
         lexicon,
