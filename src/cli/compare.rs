@@ -3,11 +3,9 @@
 
 use super::EXIT_OK;
 use crate::compare::signature;
-use crate::jobs::compare::{
-    difference_rows, execute, side_by_side, Config, MAX_RESAMPLES, MIN_RESAMPLES,
-};
+use crate::jobs::compare::{execute, Config, MAX_RESAMPLES, MIN_RESAMPLES};
 use crate::jobs::JobConfig;
-use crate::report::table::grid_table;
+use crate::report::text::compare_tables;
 use std::path::PathBuf;
 
 /// Arguments of `compare`. Each setting is a field of
@@ -40,9 +38,7 @@ impl CompareArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
-        if let Some(out) = &self.out {
-            c.out = out.clone();
-        }
+        super::set(&mut c.out, &self.out);
         if !self.systems.is_empty() {
             c.systems = self.systems.clone();
         }
@@ -50,9 +46,7 @@ impl CompareArgs {
             super::check_count("--resamples", r, MIN_RESAMPLES as u64, MAX_RESAMPLES as u64)?;
             c.resamples = r as usize;
         }
-        if let Some(seed) = self.seed {
-            c.seed = seed;
-        }
+        super::set(&mut c.seed, &self.seed);
         if !self.settings.print_config {
             c.validate()?;
         }
@@ -67,15 +61,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_OK);
     }
     let (path, comparison) = execute(&config)?;
-    let (header, rows) = side_by_side(&comparison, 3);
-    outln!("{}", grid_table(&header, &rows));
-    let (header, rows) = difference_rows(&comparison, 4);
-    let shown: Vec<usize> = [0, 1, 2, 6, 7, 8, 9, 10].to_vec();
-    let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
-    outln!(
-        "{}",
-        grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>())
-    );
+    outln!("{}", compare_tables(&comparison));
     outln!("signature: {}", signature(config.resamples, config.seed));
     outln!("run folder: {}", path.display());
     Ok(EXIT_OK)

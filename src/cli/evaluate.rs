@@ -1,24 +1,10 @@
 //! `corpus-eval evaluate`: the main job.
 
 use super::{InputError, WordnetArgs, EXIT_OK};
-use crate::citations::MatchLevel;
-use crate::evaluate::Summary;
 use crate::jobs::evaluate::{execute, Config};
 use crate::jobs::JobConfig;
-use crate::report::table::summary_table;
-use crate::stats::GroupStat;
-use std::path::{Path, PathBuf};
-
-/// `--match` values.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum MatchArg {
-    /// Only exact substrings count as found.
-    Exact,
-    /// Exact or normalized matches count.
-    Normalized,
-    /// Exact, normalized or fuzzy matches count.
-    Fuzzy,
-}
+use crate::report::text::evaluate_summary;
+use std::path::PathBuf;
 
 /// Arguments of `evaluate`. Each setting is a field of
 /// [`crate::jobs::evaluate::Config`]: `--config FILE` gives a whole
@@ -35,8 +21,8 @@ pub struct EvaluateArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// The weakest quote verdict that counts as found [default: normalized].
-    #[arg(long = "match", value_enum)]
-    pub match_level: Option<MatchArg>,
+    #[arg(long = "match", value_parser = MATCH_LEVELS)]
+    pub match_level: Option<String>,
     /// Similarity (0..1) a fuzzy match needs [default: 0.9].
     #[arg(long)]
     pub fuzzy_threshold: Option<f64>,
@@ -58,21 +44,15 @@ impl EvaluateArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
-        if let Some(out) = &self.out {
-            c.out = out.clone();
+        super::set(&mut c.out, &self.out);
+        if let Some(m) = &self.match_level {
+            c.match_level = super::parse_enum(m)?;
         }
-        if let Some(m) = self.match_level {
-            c.match_level = level_of(m);
-        }
-        if let Some(t) = self.fuzzy_threshold {
-            c.fuzzy_threshold = t;
-        }
+        super::set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
         if self.no_plots {
             c.no_plots = true;
         }
-        if let Some(seed) = self.seed {
-            c.seed = seed;
-        }
+        super::set(&mut c.seed, &self.seed);
         if let Some(w) = &self.wordnet.wordnet {
             c.wordnet = Some(w.clone());
         }
@@ -81,14 +61,8 @@ impl EvaluateArgs {
     }
 }
 
-/// The library's match level of a `--match` value.
-pub fn level_of(m: MatchArg) -> MatchLevel {
-    match m {
-        MatchArg::Exact => MatchLevel::Exact,
-        MatchArg::Normalized => MatchLevel::Normalized,
-        MatchArg::Fuzzy => MatchLevel::Fuzzy,
-    }
-}
+/// `--match` values.
+pub(crate) const MATCH_LEVELS: [&str; 3] = ["exact", "normalized", "fuzzy"];
 
 /// Runs the main job.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
@@ -100,48 +74,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
         return Err(InputError("evaluate needs QUESTIONS and TRANSCRIPTS".into()).into());
     };
     let (path, summary) = execute(&config, questions, transcripts)?;
-    print_summary(&config, &summary, &path)?;
-    Ok(EXIT_OK)
-}
-
-fn print_summary(config: &Config, summary: &Summary, path: &Path) -> anyhow::Result<()> {
-    let mut rows: Vec<(&str, &str, GroupStat)> = vec![("overall", "all answers", summary.overall)];
-    rows.extend(
-        summary
-            .by_type
-            .iter()
-            .map(|(k, s)| ("type", k.as_str(), *s)),
-    );
-    rows.extend(
-        summary
-            .transcript_average_scores
-            .iter()
-            .map(|(k, s)| ("answers by source", k.as_str(), *s)),
-    );
-    rows.extend(
-        summary
-            .verbatim_average_scores
-            .iter()
-            .map(|(k, s)| ("quotes found by source", k.as_str(), *s)),
-    );
-    rows.push(("existence", "pairs with quotes", summary.existence));
-    outln!("{}", summary_table(&rows));
-    let verdicts: Vec<String> = summary
-        .verdicts
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    outln!(
-        "quotes: {} (match: {})",
-        verdicts.join(" "),
-        config.match_level.as_str()
-    );
-    if !summary.warnings.is_empty() {
-        outln!(
-            "{} pair(s) unscored, see warnings above",
-            summary.warnings.len()
-        );
-    }
+    outln!("{}", evaluate_summary(&summary, config.match_level));
     outln!("run folder: {}", path.display());
-    Ok(())
+    Ok(EXIT_OK)
 }

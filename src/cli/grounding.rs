@@ -5,7 +5,7 @@ use super::{InputError, WordnetArgs, EXIT_OK};
 use crate::grounding::SIGNATURE;
 use crate::jobs::grounding::{execute, Config};
 use crate::jobs::JobConfig;
-use crate::report::table::grid_table;
+use crate::report::text::grounding_table;
 use std::path::PathBuf;
 
 /// Arguments of `grounding`. Each setting is a field of
@@ -35,9 +35,7 @@ impl GroundingArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
-        if let Some(out) = &self.out {
-            c.out = out.clone();
-        }
+        super::set(&mut c.out, &self.out);
         if let Some(w) = &self.wordnet.wordnet {
             c.wordnet = Some(w.clone());
         }
@@ -61,27 +59,7 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
         errln!("run folder: {}", path.display());
         outln!("{summary}");
     } else {
-        let m = &summary["means"];
-        let rows: Vec<Vec<String>> = [
-            "relevance",
-            "completeness",
-            "hallucination",
-            "claim_error",
-            "drift_penalty",
-        ]
-        .iter()
-        .map(|k| {
-            let shown = m[k]
-                .as_f64()
-                .map_or_else(|| "n/a".to_string(), |v| format!("{:.4}", v + 0.0));
-            vec![k.to_string(), shown]
-        })
-        .chain(std::iter::once(vec![
-            "n".to_string(),
-            results.len().to_string(),
-        ]))
-        .collect();
-        outln!("{}", grid_table(&["metric", "mean"], &rows));
+        outln!("{}", grounding_table(summary, results.len()));
         outln!("signature: {SIGNATURE}");
         outln!("run folder: {}", path.display());
     }

@@ -2,22 +2,11 @@
 //! official format, with a run folder and an HTML report.
 
 use super::{InputError, EXIT_OK};
-use crate::jobs::hotpot::{execute, Config, InputFormat};
+use crate::jobs::hotpot::{execute, Config};
 use crate::jobs::JobConfig;
-use crate::report::table::grid_table;
+use crate::report::text::hotpot_summary;
 use serde_json::Value;
 use std::path::PathBuf;
-
-/// `--format` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FormatArg {
-    /// Official when PREDICTIONS is an object with "answer" and "sp", else simple.
-    Auto,
-    /// Arrays of {"answer", "citations"} paired by position.
-    Simple,
-    /// HotpotQA gold JSON and {"answer": {id: str}, "sp": {id: [[title, sent_id]]}}.
-    Official,
-}
 
 /// Arguments of `hotpot`. Each setting is a field of
 /// [`crate::jobs::hotpot::Config`]: `--config FILE` gives a whole
@@ -31,8 +20,8 @@ pub struct HotpotArgs {
     #[arg(required_unless_present = "print_config")]
     pub gold: Option<PathBuf>,
     /// Input format [default: auto].
-    #[arg(long, value_enum)]
-    pub format: Option<FormatArg>,
+    #[arg(long, value_parser = ["auto", "simple", "official"])]
+    pub format: Option<String>,
     /// Print the averaged metrics as one JSON object (the last thing on stdout).
     #[arg(long)]
     pub json: bool,
@@ -54,15 +43,9 @@ impl HotpotArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
-        if let Some(out) = &self.out {
-            c.out = out.clone();
-        }
-        if let Some(f) = self.format {
-            c.format = match f {
-                FormatArg::Auto => InputFormat::Auto,
-                FormatArg::Simple => InputFormat::Simple,
-                FormatArg::Official => InputFormat::Official,
-            };
+        super::set(&mut c.out, &self.out);
+        if let Some(f) = &self.format {
+            c.format = super::parse_enum(f)?;
         }
         if let Some(n) = &self.name {
             c.name = Some(n.clone());
@@ -89,24 +72,7 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
         errln!("run folder: {}", path.display());
         outln!("{}", Value::Object(eval.averages_json()));
     } else {
-        let rows: Vec<Vec<String>> = eval
-            .format
-            .metric_names()
-            .iter()
-            .zip(&eval.averages)
-            .map(|(name, v)| {
-                let shown = if eval.n() == 0 {
-                    "n/a".to_string()
-                } else {
-                    format!("{:.4}", v + 0.0)
-                };
-                vec![(*name).to_string(), shown]
-            })
-            .chain(std::iter::once(vec!["n".to_string(), eval.n().to_string()]))
-            .collect();
-        outln!("{}", grid_table(&["metric", "value"], &rows));
-        outln!("{} ({} format)", system, eval.format.as_str());
-        outln!("signature: {}", eval.signature);
+        outln!("{}", hotpot_summary(&eval, &system));
         outln!("run folder: {}", path.display());
     }
     Ok(EXIT_OK)

@@ -1,16 +1,13 @@
 //! `corpus-eval judge-answers` and `corpus-eval threshold`: flags into
 //! [`crate::jobs::judge_answers`] configurations, and the terminal output.
 
-use super::similarity::{load_embedder, ModelArgs};
-use super::{parse_enum, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
+use super::similarity::ModelArgs;
+use super::{parse_enum, set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::judge_answers::{
-    estimate_line, load_items, optimize_name, progress_lines, threshold, write_run, Config,
-    Context, ThresholdConfig,
+    estimate_line, execute_threshold, progress_lines, write_run, Config, Context, ThresholdConfig,
 };
 use crate::jobs::JobConfig;
-use crate::judge_answers::JudgeAnswersSummary;
-use crate::report::table::grid_table;
-use crate::semantic::methods::ThresholdSearch;
+use crate::report::text::{judge_summary, threshold_report};
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -122,13 +119,6 @@ pub struct JudgeArgs {
     pub price_per_1k: Option<f64>,
 }
 
-/// Sets `field` to the flag's value when the flag was given.
-fn set<T: Clone>(field: &mut T, flag: &Option<T>) {
-    if let Some(v) = flag {
-        *field = v.clone();
-    }
-}
-
 impl SemanticOptions {
     /// Applies the shared flags to a configuration's fields.
     fn apply(
@@ -217,34 +207,6 @@ pub struct ThresholdArgs {
     pub settings: ConfigArgs,
 }
 
-fn threshold_table(s: &ThresholdSearch) -> String {
-    let rows: Vec<Vec<String>> = s
-        .rows
-        .iter()
-        .map(|r| {
-            let mark = if r.threshold == s.best { " *" } else { "" };
-            let m = &r.metrics;
-            vec![
-                format!("{:.2}{mark}", r.threshold),
-                r.positives.to_string(),
-                format!("{:.4}", m.accuracy),
-                format!("{:.4}", m.precision),
-                format!("{:.4}", m.recall),
-                format!("{:.4}", m.f1),
-            ]
-        })
-        .collect();
-    let header = [
-        "threshold",
-        "correct",
-        "accuracy",
-        "precision",
-        "recall",
-        "f1",
-    ];
-    grid_table(&header, &rows)
-}
-
 /// Runs `threshold`: prints the grid and, last, `threshold: 0.60`.
 pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     let mut c: ThresholdConfig = args.settings.base()?;
@@ -262,37 +224,15 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     let Some(input) = &args.input else {
         return Err(InputError("threshold needs INPUT".into()).into());
     };
-    let items = load_items(input)?;
-    let lexicon = crate::jobs::load_lexicon(c.wordnet.as_deref())?;
-    let model = ModelArgs {
-        model_dir: c.model_dir.clone(),
-        engine: Some(c.engine.clone()),
-    };
-    let embedder = load_embedder(&model)?;
-    let out = threshold(&c, &items, &embedder, &lexicon)?;
-    let s = &out.search;
-    crate::semantic::warn_truncation(&embedder);
-    if s.target == "labels" && out.unlabelled > 0 {
+    let (out, signature) = execute_threshold(&c, input)?;
+    if out.search.target == "labels" && out.unlabelled > 0 {
         errln!(
             "warning: {} items without a label are left out of the search",
             out.unlabelled
         );
     }
-    outln!("{}", threshold_table(s));
-    let target = if s.target == "labels" {
-        "human labels"
-    } else {
-        "proxy labels (similarity > 0.9)"
-    };
     let anchors = c.anchors == crate::jobs::judge_answers::Anchors::On;
-    outln!(
-        "target: {target} ({} items), optimize: {}, anchors: {}, {}",
-        out.n,
-        optimize_name(s.optimize),
-        if anchors { "on" } else { "off" },
-        embedder.signature()
-    );
-    outln!("threshold: {:.2}", s.best);
+    outln!("{}", threshold_report(&out, anchors, &signature));
     Ok(EXIT_OK)
 }
 
@@ -309,20 +249,13 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     let bytes = crate::jobs::read_input(input)?;
     let context = Context::load(&config, input)?;
     let plan = context.plan(&config)?;
-    match plan.estimate()? {
-        Some(e) if args.judge.estimate_cost => {
-            outln!("{}", estimate_line(&e));
-            return Ok(EXIT_OK);
-        }
-        Some(e) => errln!("{}", estimate_line(&e)),
-        None if args.judge.estimate_cost => {
-            outln!(
-                "judge cost estimate: 0 calls (method {} does not use the judge) = $0.0000",
-                config.method.as_str()
-            );
-            return Ok(EXIT_OK);
-        }
-        None => {}
+    let estimate = plan.estimate()?;
+    let line = estimate_line(estimate.as_ref(), config.method);
+    if args.judge.estimate_cost {
+        outln!("{line}");
+        return Ok(EXIT_OK);
+    } else if estimate.is_some() {
+        errln!("{line}");
     }
     let output = plan.run(&progress_lines)?;
     let path = write_run(&config, (input, &bytes), &context, &output, started)?;
@@ -331,7 +264,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         errln!("run folder: {}", path.display());
         outln!("{}", serde_json::to_string(summary)?);
     } else {
-        print_summary(summary)?;
+        outln!("{}", judge_summary(summary));
         outln!("run folder: {}", path.display());
     }
     if summary.judge.failed > 0 {
@@ -342,76 +275,4 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_RUNTIME);
     }
     Ok(EXIT_OK)
-}
-
-fn print_summary(s: &JudgeAnswersSummary) -> anyhow::Result<()> {
-    let rows: Vec<Vec<String>> = s
-        .systems
-        .iter()
-        .map(|x| {
-            vec![
-                x.rank.map_or("-".into(), |r| r.to_string()),
-                x.system.clone(),
-                x.n.to_string(),
-                x.mean_score
-                    .map_or("n/a (nothing scored)".into(), |m| format!("{m:.4}")),
-            ]
-        })
-        .collect();
-    outln!(
-        "{}",
-        grid_table(&["rank", "system", "n", "mean score"], &rows)
-    );
-    let f = |v: Option<f64>| v.map_or_else(|| "n/a (no labels)".into(), |x| format!("{x:.4}"));
-    let or_na = |v: Option<f64>, fmt: fn(f64) -> String| v.map_or_else(|| "n/a".into(), fmt);
-    let c = &s.score_counts;
-    let mut lines = vec![
-        vec!["method".to_string(), s.method.as_str().to_string()],
-        vec![
-            "threshold".into(),
-            or_na(s.threshold, |t| format!("{t:.2}")),
-        ],
-        vec![
-            "anchors".into(),
-            if s.anchors { "on" } else { "off" }.into(),
-        ],
-        vec![
-            "items".into(),
-            format!("{} ({} scored)", s.overall.n, s.overall.n_scored),
-        ],
-        vec![
-            "mean score".into(),
-            or_na(s.overall.mean_score, |m| format!("{m:.4}")),
-        ],
-        vec![
-            "scores 0 / 0.5 / 1 / other".into(),
-            format!("{} / {} / {} / {}", c.zero, c.half, c.one, c.other),
-        ],
-        vec!["accuracy".into(), f(s.overall.accuracy)],
-        vec!["precision".into(), f(s.overall.precision)],
-        vec!["recall".into(), f(s.overall.recall)],
-        vec!["f1".into(), f(s.overall.f1)],
-    ];
-    if let Some(h) = &s.held_out {
-        lines.push(vec![
-            "held out (not used to choose the threshold)".into(),
-            format!(
-                "n {}, mean {}, accuracy {}, f1 {}",
-                h.n,
-                or_na(h.mean_score, |m| format!("{m:.4}")),
-                f(h.accuracy),
-                f(h.f1)
-            ),
-        ]);
-    }
-    if s.method.uses_judge() {
-        let j = &s.judge;
-        lines.push(vec![
-            "judge calls / cached / failed".into(),
-            format!("{} / {} / {}", j.calls, j.cached, j.failed),
-        ]);
-    }
-    outln!("{}", grid_table(&["", "value"], &lines));
-    outln!("signature: {}", s.signature);
-    Ok(())
 }

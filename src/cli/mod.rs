@@ -225,10 +225,9 @@ pub(crate) fn parse_enum<T: serde::de::DeserializeOwned>(value: &str) -> anyhow:
         .map_err(|e| InputError(format!("{value:?}: {e}")).into())
 }
 
-/// Loads the embedded lexicon or the one `--wordnet` names.
-pub(crate) fn load_lexicon(args: &WordnetArgs) -> anyhow::Result<crate::lexicon::Lexicon> {
-    Ok(match &args.wordnet {
-        Some(dir) => crate::lexicon::Lexicon::from_wordnet_dir(dir)?,
-        None => crate::lexicon::Lexicon::embedded()?,
-    })
+/// Sets `field` to a flag's value when the flag was given.
+pub(crate) fn set<T: Clone>(field: &mut T, flag: &Option<T>) {
+    if let Some(v) = flag {
+        *field = v.clone();
+    }
 }

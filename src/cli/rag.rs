@@ -3,14 +3,15 @@
 //! the terminal output. The auth string comes from $EVALUATION_API_AUTH only
 //! and is never printed or written.
 
-use super::evaluate::{level_of, MatchArg};
-use super::{ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
-use crate::jobs::rag::{client, finish_run, open_batch, resume, session_settings, Config};
+use super::evaluate::MATCH_LEVELS;
+use super::{parse_enum, set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
+use crate::jobs::rag::{client, finish_run, open_batch, resume, session_settings, Config, Resumed};
 use crate::jobs::JobConfig;
 use crate::rag::request_body;
 use crate::rag::verify::check_citations;
 use crate::report::rfc3339;
-use serde_json::{json, Value};
+use crate::report::text::{mean_with_ci, rag_checks};
+use serde_json::json;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -65,23 +66,16 @@ pub struct ApiArgs {
     #[arg(long)]
     pub backoff_ms: Option<u64>,
     /// The weakest citation verdict that counts as found [default: normalized].
-    #[arg(long = "match", value_enum)]
-    pub match_level: Option<MatchArg>,
+    #[arg(long = "match", value_parser = MATCH_LEVELS)]
+    pub match_level: Option<String>,
     /// Similarity (0..1) a fuzzy match needs [default: 0.9].
     #[arg(long)]
     pub fuzzy_threshold: Option<f64>,
 }
 
-/// Sets `field` to the flag's value when the flag was given.
-fn set<T: Clone>(field: &mut T, flag: &Option<T>) {
-    if let Some(v) = flag {
-        *field = v.clone();
-    }
-}
-
 impl ApiArgs {
     /// Applies the flags given to a configuration.
-    fn apply(&self, c: &mut Config) {
+    fn apply(&self, c: &mut Config) -> anyhow::Result<()> {
         if self.api_url.is_some() {
             c.api_url = self.api_url.clone();
         }
@@ -93,10 +87,11 @@ impl ApiArgs {
         set(&mut c.timeout, &self.timeout);
         set(&mut c.max_retries, &self.max_retries);
         set(&mut c.backoff_ms, &self.backoff_ms);
-        if let Some(m) = self.match_level {
-            c.match_level = level_of(m);
+        if let Some(m) = &self.match_level {
+            c.match_level = parse_enum(m)?;
         }
         set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
+        Ok(())
     }
 }
 
@@ -153,7 +148,7 @@ impl RunArgs {
         set(&mut c.out, &self.out);
         set(&mut c.concurrency, &self.concurrency);
         set(&mut c.seed, &self.seed);
-        self.api.apply(&mut c);
+        self.api.apply(&mut c)?;
         if self.wordnet.wordnet.is_some() {
             c.wordnet = self.wordnet.wordnet.clone();
         }
@@ -172,7 +167,7 @@ pub fn run(args: RagArgs) -> anyhow::Result<u8> {
 
 fn ask(args: AskArgs) -> anyhow::Result<u8> {
     let mut config = Config::default();
-    args.api.apply(&mut config);
+    args.api.apply(&mut config)?;
     let client = client(&config, None)?;
     let body = request_body(&args.question, config.k, &config.filters()?, &config.model);
     let outcome = client.ask(&body);
@@ -198,30 +193,55 @@ fn ask(args: AskArgs) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_OK);
     }
-    outln!("answer: {}", redactor.redact(&reply.answer));
-    for (i, c) in checks.iter().enumerate() {
-        let span = c
-            .span
-            .map_or(String::new(), |[a, b]| format!(" chars {a}..{b}"));
-        outln!(
-            "[{}] source {} {} (similarity {:.3}{span}): {:?}",
-            i + 1,
-            c.source_index,
-            c.verdict,
-            c.similarity,
-            redactor.redact(&c.quote)
-        );
-    }
-    match existence {
-        Some(e) => outln!(
-            "existence score: {e:.4} ({} of {} citations found, match {})",
-            checks.iter().filter(|c| c.found).count(),
-            checks.len(),
-            level.as_str()
-        ),
-        None => outln!("existence score: n/a (no citations)"),
-    }
+    outln!(
+        "{}",
+        rag_checks(
+            &redactor.redact(&reply.answer),
+            &checks,
+            existence,
+            level,
+            redactor
+        )
+    );
     Ok(EXIT_OK)
+}
+
+/// The question file and, on resume, what run.json holds.
+fn questions_of(args: &RunArgs, config: &mut Config) -> anyhow::Result<(PathBuf, Option<Resumed>)> {
+    match &args.resume {
+        Some(dir) => {
+            let r = resume(dir, config, args.questions.is_some())?;
+            if !r.ignored.is_empty() {
+                errln!(
+                    "warning: resuming keeps the run's settings from {}; ignored: {}",
+                    dir.join("run.json").display(),
+                    r.ignored.join(", ")
+                );
+            }
+            Ok((r.questions.clone(), Some(r)))
+        }
+        None => {
+            let q = args.questions.clone().ok_or_else(|| {
+                InputError("rag run needs QUESTIONS (or --resume RUN_DIR)".into())
+            })?;
+            Ok((q, None))
+        }
+    }
+}
+
+/// Ctrl-C and SIGTERM set the returned flag (the batch stops cleanly); a
+/// second signal exits at once (130), whatever the run is doing.
+fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            i32::from(EXIT_INTERRUPTED),
+            Arc::clone(&stop),
+        )?;
+        signal_hook::flag::register(sig, Arc::clone(&stop))?;
+    }
+    Ok(stop)
 }
 
 fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
@@ -230,26 +250,7 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }
-    // The question file and, on resume, what run.json holds.
-    let (questions, resumed) = match &args.resume {
-        Some(dir) => {
-            let r = resume(dir, &mut config, args.questions.is_some())?;
-            if !r.ignored.is_empty() {
-                errln!(
-                    "warning: resuming keeps the run's settings from {}; ignored: {}",
-                    dir.join("run.json").display(),
-                    r.ignored.join(", ")
-                );
-            }
-            (r.questions.clone(), Some(r))
-        }
-        None => {
-            let q = args.questions.clone().ok_or_else(|| {
-                InputError("rag run needs QUESTIONS (or --resume RUN_DIR)".into())
-            })?;
-            (q, None)
-        }
-    };
+    let (questions, resumed) = questions_of(&args, &mut config)?;
     let mut batch = open_batch(&config, &questions, resumed, started)?;
     if batch.torn_bytes > 0 {
         errln!(
@@ -265,17 +266,7 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
             folder.display()
         );
     }
-    // Ctrl-C and SIGTERM stop the batch cleanly.
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        // A second signal exits at once (130), whatever the run is doing.
-        signal_hook::flag::register_conditional_shutdown(
-            sig,
-            i32::from(EXIT_INTERRUPTED),
-            Arc::clone(&stop),
-        )?;
-        signal_hook::flag::register(sig, Arc::clone(&stop))?;
-    }
+    let stop = stop_on_signals()?;
     let bar = progress_bar(n_todo as u64, args.no_progress);
     let t0 = Instant::now();
     let (tally, secs) = batch.ask(&config, &stop, |done, failed| {
@@ -301,8 +292,8 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         "{} questions: {} answered, {failed} failed; existence {}; score {}",
         summary["questions"],
         summary["answered"],
-        fmt_mean(&summary["existence"]),
-        fmt_mean(&summary["score"])
+        mean_with_ci(&summary["existence"]),
+        mean_with_ci(&summary["score"])
     );
     outln!(
         "this session: {} asked in {secs:.2} s ({:.0} req/s), finished {}",
@@ -319,17 +310,6 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_RUNTIME);
     }
     Ok(EXIT_OK)
-}
-
-fn fmt_mean(g: &Value) -> String {
-    match (
-        g["mean"].as_f64(),
-        g["ci_low"].as_f64(),
-        g["ci_high"].as_f64(),
-    ) {
-        (Some(m), Some(l), Some(h)) => format!("{m:.4} [{l:.4}, {h:.4}] (n={})", g["n"]),
-        _ => "n/a".into(),
-    }
 }
 
 fn progress_bar(len: u64, hidden: bool) -> indicatif::ProgressBar {

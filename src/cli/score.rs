@@ -1,6 +1,6 @@
 //! `corpus-eval score` and `corpus-eval synonyms`.
 
-use super::{load_lexicon, WordnetArgs, EXIT_OK};
+use super::{WordnetArgs, EXIT_OK};
 use crate::scoring::{phrases::Analyzer, CompiledQuestion};
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ pub struct SynonymsArgs {
 
 /// Prints the score, or null with the reason on stderr.
 pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
-    let lexicon = load_lexicon(&args.wordnet)?;
+    let lexicon = crate::jobs::load_lexicon(args.wordnet.wordnet.as_deref())?;
     let metric = Value::String(args.metric);
     match CompiledQuestion::compile(&args.qtype, &metric, &lexicon) {
         Ok(q) => {
@@ -49,7 +49,7 @@ pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
 
 /// Prints the enrichment, one form per line.
 pub fn run_synonyms(args: SynonymsArgs) -> anyhow::Result<u8> {
-    let lexicon = load_lexicon(&args.wordnet)?;
+    let lexicon = crate::jobs::load_lexicon(args.wordnet.wordnet.as_deref())?;
     for s in lexicon.enrich(&args.word) {
         outln!("{s}");
     }

@@ -1,10 +1,8 @@
 //! `corpus-eval similarity` and `corpus-eval embed`: the embedding model from
 //! the command line.
 
-use super::{InputError, EXIT_OK};
-use crate::corpus::records::load_records;
+use super::EXIT_OK;
 use crate::semantic::Embedder;
-use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -73,53 +71,6 @@ pub struct EmbedArgs {
     pub model: ModelArgs,
 }
 
-/// One text to embed.
-struct TextItem {
-    id: Option<Value>,
-    text: String,
-}
-
-fn load_texts(path: &std::path::Path) -> anyhow::Result<Vec<TextItem>> {
-    let is_json = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| ["json", "jsonl", "ndjson"].contains(&e.to_ascii_lowercase().as_str()));
-    if !is_json {
-        let text = crate::corpus::read_text(path)?;
-        return Ok(text
-            .lines()
-            .map(|l| TextItem {
-                id: None,
-                text: l.to_string(),
-            })
-            .collect());
-    }
-    load_records(path)?
-        .into_iter()
-        .map(|r| match r.value {
-            Value::String(s) => Ok(TextItem { id: None, text: s }),
-            Value::Object(ref o) => match o.get("text") {
-                Some(Value::String(s)) => Ok(TextItem {
-                    id: o.get("id").cloned(),
-                    text: s.clone(),
-                }),
-                _ => Err(InputError(format!(
-                    "{}: {}: field `text`: expected a string",
-                    path.display(),
-                    r.label(None)
-                ))
-                .into()),
-            },
-            _ => Err(InputError(format!(
-                "{}: {}: expected a string or an object with \"text\"",
-                path.display(),
-                r.label(None)
-            ))
-            .into()),
-        })
-        .collect()
-}
-
 /// Runs `embed`: one JSON line per text, `{"index", "id"?, "text",
 /// "embedding"}`, in input order.
 pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
@@ -127,24 +78,14 @@ pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
     if let Some(path) = &args.output {
         crate::report::check_destination(path)?;
     }
-    let items = load_texts(&args.file)?;
+    let items = crate::semantic::texts::load_texts(&args.file)?;
     let embedder = load_embedder(&args.model)?;
     let texts: Vec<&str> = items.iter().map(|t| t.text.as_str()).collect();
     let started = std::time::Instant::now();
     let vectors = embedder.embed(&texts)?;
     let elapsed = started.elapsed().as_secs_f64();
     warn_truncation(&embedder);
-    let mut out = Vec::with_capacity(items.len() * (embedder.dim() * 12 + 64));
-    for (i, (item, v)) in items.iter().zip(&vectors).enumerate() {
-        let mut line = json!({"index": i});
-        if let Some(id) = &item.id {
-            line["id"] = id.clone();
-        }
-        line["text"] = Value::String(item.text.clone());
-        line["embedding"] = json!(v);
-        serde_json::to_writer(&mut out, &line)?;
-        out.push(b'\n');
-    }
+    let out = crate::semantic::texts::embedding_lines(&items, &vectors);
     match &args.output {
         Some(path) => {
             crate::report::write_atomic(path, &out)?;

@@ -4,9 +4,8 @@
 use super::{InputError, WordnetArgs, EXIT_OK};
 use crate::jobs::text_eval::{execute, Config};
 use crate::jobs::JobConfig;
-use crate::report::table::grid_table;
+use crate::report::text::text_eval_table;
 use crate::texteval::SemanticSource;
-use serde_json::Value;
 use std::path::PathBuf;
 
 /// Arguments of `text-eval`. Each setting is a field of
@@ -64,9 +63,7 @@ impl TextEvalArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
-        if let Some(out) = &self.out {
-            c.out = out.clone();
-        }
+        super::set(&mut c.out, &self.out);
         for (field, flag) in [
             (&mut c.weights, &self.weights),
             (&mut c.thresholds, &self.thresholds),
@@ -84,9 +81,7 @@ impl TextEvalArgs {
         if self.no_embeddings {
             c.no_embeddings = true;
         }
-        if let Some(e) = &self.engine {
-            c.engine = e.clone();
-        }
+        super::set(&mut c.engine, &self.engine);
         c.validate()?;
         Ok(c)
     }
@@ -106,7 +101,7 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
         errln!("run folder: {}", path.display());
         outln!("{}", output.summary);
     } else {
-        print_table(&output.summary)?;
+        outln!("{}", text_eval_table(&output.summary));
         if sem.source == SemanticSource::FallbackTfidf {
             outln!("embeddings: fallback-tfidf ({})", sem.detail);
         }
@@ -114,53 +109,4 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
         outln!("run folder: {}", path.display());
     }
     Ok(EXIT_OK)
-}
-
-fn print_table(summary: &Value) -> anyhow::Result<()> {
-    let mut rows = Vec::new();
-    let mut add = |name: &str, g: &Value| {
-        let m = |k: &str| {
-            g["means"][k]
-                .as_f64()
-                .map_or("-".into(), |v| format!("{v:.4}"))
-        };
-        let p = |k: &str| {
-            g["pass_rates"][k]
-                .as_f64()
-                .map_or("-".into(), |v| format!("{:.0}%", v * 100.0))
-        };
-        rows.push(vec![
-            name.to_string(),
-            g["n"].to_string(),
-            m("overall_score"),
-            m("composite_accuracy"),
-            m("composite_relevance"),
-            m("composite_safety"),
-            m("composite_quality"),
-            p("all"),
-        ]);
-    };
-    if let Some(cats) = summary["categories"].as_object() {
-        for (name, g) in cats {
-            add(name, g);
-        }
-    }
-    add("All", &summary["overall"]);
-    outln!(
-        "{}",
-        grid_table(
-            &[
-                "category",
-                "n",
-                "overall",
-                "accuracy",
-                "relevance",
-                "safety",
-                "quality",
-                "passed all"
-            ],
-            &rows
-        )
-    );
-    Ok(())
 }

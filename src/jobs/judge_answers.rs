@@ -350,6 +350,21 @@ pub fn threshold(
     )
 }
 
+/// Runs `threshold` on an input file: loads the items, WordNet and the
+/// model; returns the search and the model's signature.
+pub fn execute_threshold(
+    config: &ThresholdConfig,
+    input: &Path,
+) -> Result<(ThresholdOutput, String), JobError> {
+    config.validate()?;
+    let items = load_items(input)?;
+    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    let embedder = load_embedder(config.model_dir.as_deref(), &config.engine)?;
+    let out = threshold(config, &items, &embedder, &lexicon)?;
+    crate::semantic::warn_truncation(&embedder);
+    Ok((out, embedder.signature()))
+}
+
 /// The name of an optimization target as written in outputs.
 pub fn optimize_name(o: Optimize) -> &'static str {
     match o {
@@ -544,12 +559,19 @@ pub struct Plan<'a> {
     prompt_of: Vec<usize>,
 }
 
-/// The cost estimate's line as printed.
-pub fn estimate_line(e: &CostEstimate) -> String {
-    format!(
-        "judge cost estimate: {} calls x {} tokens / 1000 x ${}/1k tokens = ${:.4} ({} verdicts cached, free)",
-        e.evaluations, e.tokens_per_eval, e.price_per_1k, e.usd, e.cached
-    )
+/// The cost estimate's line as printed (`None`: the method does not use
+/// the judge).
+pub fn estimate_line(e: Option<&CostEstimate>, method: Method) -> String {
+    match e {
+        Some(e) => format!(
+            "judge cost estimate: {} calls x {} tokens / 1000 x ${}/1k tokens = ${:.4} ({} verdicts cached, free)",
+            e.evaluations, e.tokens_per_eval, e.price_per_1k, e.usd, e.cached
+        ),
+        None => format!(
+            "judge cost estimate: 0 calls (method {} does not use the judge) = $0.0000",
+            method.as_str()
+        ),
+    }
 }
 
 impl Plan<'_> {
@@ -573,7 +595,7 @@ impl Plan<'_> {
             if e.usd > max {
                 return Err(JobError::Input(format!(
                     "{}: above --max-cost ${max}; nothing was called",
-                    estimate_line(&e)
+                    estimate_line(Some(&e), self.config.method)
                 )));
             }
         }
@@ -826,7 +848,7 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobEr
     let context = Context::load(config, input)?;
     let plan = context.plan(config)?;
     if let Some(e) = plan.estimate()? {
-        errln!("{}", estimate_line(&e));
+        errln!("{}", estimate_line(Some(&e), config.method));
     }
     let output = plan.run(&progress_lines)?;
     let path = write_run(config, (input, &bytes), &context, &output, started)?;

@@ -290,12 +290,5 @@ pub(crate) fn check_in(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), Conf
 
 /// Checks a fraction setting (finite, in [0, 1]).
 pub(crate) fn check_unit(field: &str, v: f64) -> Result<(), ConfigError> {
-    if v.is_finite() && (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(ConfigError::Invalid {
-            field: field.into(),
-            message: format!("must lie in [0, 1], got {v}"),
-        })
-    }
+    check_in(field, v, 0.0, 1.0)
 }

@@ -193,8 +193,7 @@ fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> Result<C, JobError>
             manifest.display(),
             C::COMMAND,
             C::VERSION
-        ))
-        .into());
+        )));
     }
     let config: C = serde_json::from_value(value)
         .map_err(|e| JobError::Input(format!("{}: field `config`: {e}", manifest.display())))?;
@@ -236,8 +235,7 @@ fn locate_input(
     let Some(found) = candidates.into_iter().find(|p| p.is_file()) else {
         return Err(JobError::Input(format!(
             "{recorded}: the {role} input of this run is missing (sha256 {want}); pass --inputs DIR holding it"
-        ))
-        .into());
+        )));
     };
     let bytes = super::read_input(&found)?;
     let got = sha256_hex(&bytes);
@@ -245,8 +243,7 @@ fn locate_input(
         return Err(JobError::Input(format!(
             "{}: the {role} input changed since the run (sha256 recorded {want}, now {got})",
             found.display()
-        ))
-        .into());
+        )));
     }
     Ok(found)
 }

@@ -15,6 +15,8 @@ pub mod panels;
 pub mod run;
 #[cfg(feature = "cli")]
 pub mod table;
+#[cfg(feature = "cli")]
+pub mod text;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -27,6 +27,7 @@ pub mod cache;
 pub mod embedder;
 pub mod methods;
 pub mod model_dir;
+pub mod texts;
 
 pub use cache::{cosine, EmbeddingCache};
 pub use embedder::{Embedder, EngineKind};

@@ -1,0 +1,334 @@
+//! What commands print on a terminal: each job's summary as text tables
+//! (the command line prints these; the JSON outputs are the jobs' own).
+
+use super::table::{grid_table, summary_table};
+use serde_json::Value;
+
+/// `evaluate`'s terminal summary: the groups with their intervals, the
+/// quote verdicts and the unscored pairs.
+pub fn evaluate_summary(
+    summary: &crate::evaluate::Summary,
+    level: crate::citations::MatchLevel,
+) -> String {
+    let mut rows: Vec<(&str, &str, crate::stats::GroupStat)> =
+        vec![("overall", "all answers", summary.overall)];
+    rows.extend(
+        summary
+            .by_type
+            .iter()
+            .map(|(k, s)| ("type", k.as_str(), *s)),
+    );
+    rows.extend(
+        summary
+            .transcript_average_scores
+            .iter()
+            .map(|(k, s)| ("answers by source", k.as_str(), *s)),
+    );
+    rows.extend(
+        summary
+            .verbatim_average_scores
+            .iter()
+            .map(|(k, s)| ("quotes found by source", k.as_str(), *s)),
+    );
+    rows.push(("existence", "pairs with quotes", summary.existence));
+    let mut out = summary_table(&rows);
+    let verdicts: Vec<String> = summary
+        .verdicts
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    out.push_str(&format!(
+        "\nquotes: {} (match: {})",
+        verdicts.join(" "),
+        level.as_str()
+    ));
+    if !summary.warnings.is_empty() {
+        out.push_str(&format!(
+            "\n{} pair(s) unscored, see warnings above",
+            summary.warnings.len()
+        ));
+    }
+    out
+}
+
+/// `hotpot`'s terminal summary: the averaged metrics, the system and the
+/// signature.
+pub fn hotpot_summary(eval: &crate::hotpot::HotpotEvaluation, system: &str) -> String {
+    let rows: Vec<Vec<String>> = eval
+        .format
+        .metric_names()
+        .iter()
+        .zip(&eval.averages)
+        .map(|(name, v)| {
+            let shown = if eval.n() == 0 {
+                "n/a".to_string()
+            } else {
+                format!("{:.4}", v + 0.0)
+            };
+            vec![(*name).to_string(), shown]
+        })
+        .chain(std::iter::once(vec!["n".to_string(), eval.n().to_string()]))
+        .collect();
+    format!(
+        "{}\n{system} ({} format)\nsignature: {}",
+        grid_table(&["metric", "value"], &rows),
+        eval.format.as_str(),
+        eval.signature
+    )
+}
+
+/// `compare`'s terminal tables: the systems side by side, then the paired
+/// differences.
+pub fn compare_tables(c: &crate::compare::Comparison) -> String {
+    use crate::jobs::compare::{difference_rows, side_by_side};
+    let (header, rows) = side_by_side(c, 3);
+    let first = grid_table(&header, &rows);
+    let (header, rows) = difference_rows(c, 4);
+    let shown = [0, 1, 2, 6, 7, 8, 9, 10];
+    let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
+    let second = grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>());
+    format!("{first}\n{second}")
+}
+
+/// `grounding`'s terminal table: the mean of each metric and n.
+pub fn grounding_table(summary: &Value, n: usize) -> String {
+    let m = &summary["means"];
+    let rows: Vec<Vec<String>> = [
+        "relevance",
+        "completeness",
+        "hallucination",
+        "claim_error",
+        "drift_penalty",
+    ]
+    .iter()
+    .map(|k| {
+        let shown = m[k]
+            .as_f64()
+            .map_or_else(|| "n/a".to_string(), |v| format!("{:.4}", v + 0.0));
+        vec![k.to_string(), shown]
+    })
+    .chain(std::iter::once(vec!["n".to_string(), n.to_string()]))
+    .collect();
+    grid_table(&["metric", "mean"], &rows)
+}
+
+/// `text-eval`'s terminal table: one row per category and one for all.
+pub fn text_eval_table(summary: &Value) -> String {
+    let mut rows = Vec::new();
+    let mut add = |name: &str, g: &Value| {
+        let m = |k: &str| {
+            g["means"][k]
+                .as_f64()
+                .map_or("-".into(), |v| format!("{v:.4}"))
+        };
+        let p = |k: &str| {
+            g["pass_rates"][k]
+                .as_f64()
+                .map_or("-".into(), |v| format!("{:.0}%", v * 100.0))
+        };
+        rows.push(vec![
+            name.to_string(),
+            g["n"].to_string(),
+            m("overall_score"),
+            m("composite_accuracy"),
+            m("composite_relevance"),
+            m("composite_safety"),
+            m("composite_quality"),
+            p("all"),
+        ]);
+    };
+    if let Some(cats) = summary["categories"].as_object() {
+        for (name, g) in cats {
+            add(name, g);
+        }
+    }
+    add("All", &summary["overall"]);
+    grid_table(
+        &[
+            "category",
+            "n",
+            "overall",
+            "accuracy",
+            "relevance",
+            "safety",
+            "quality",
+            "passed all",
+        ],
+        &rows,
+    )
+}
+
+/// `threshold`'s grid, the best row marked.
+#[cfg(feature = "semantic")]
+pub fn threshold_table(s: &crate::semantic::methods::ThresholdSearch) -> String {
+    let rows: Vec<Vec<String>> = s
+        .rows
+        .iter()
+        .map(|r| {
+            let mark = if r.threshold == s.best { " *" } else { "" };
+            let m = &r.metrics;
+            vec![
+                format!("{:.2}{mark}", r.threshold),
+                r.positives.to_string(),
+                format!("{:.4}", m.accuracy),
+                format!("{:.4}", m.precision),
+                format!("{:.4}", m.recall),
+                format!("{:.4}", m.f1),
+            ]
+        })
+        .collect();
+    let header = [
+        "threshold",
+        "correct",
+        "accuracy",
+        "precision",
+        "recall",
+        "f1",
+    ];
+    grid_table(&header, &rows)
+}
+
+/// `judge-answers`' terminal summary: systems ranked, then the method's
+/// figures and the signature.
+#[cfg(all(feature = "net", feature = "semantic"))]
+pub fn judge_summary(s: &crate::judge_answers::JudgeAnswersSummary) -> String {
+    let rows: Vec<Vec<String>> = s
+        .systems
+        .iter()
+        .map(|x| {
+            vec![
+                x.rank.map_or("-".into(), |r| r.to_string()),
+                x.system.clone(),
+                x.n.to_string(),
+                x.mean_score
+                    .map_or("n/a (nothing scored)".into(), |m| format!("{m:.4}")),
+            ]
+        })
+        .collect();
+    let mut out = grid_table(&["rank", "system", "n", "mean score"], &rows);
+    let f = |v: Option<f64>| v.map_or_else(|| "n/a (no labels)".into(), |x| format!("{x:.4}"));
+    let or_na = |v: Option<f64>, fmt: fn(f64) -> String| v.map_or_else(|| "n/a".into(), fmt);
+    let c = &s.score_counts;
+    let mut lines = vec![
+        vec!["method".to_string(), s.method.as_str().to_string()],
+        vec![
+            "threshold".into(),
+            or_na(s.threshold, |t| format!("{t:.2}")),
+        ],
+        vec![
+            "anchors".into(),
+            if s.anchors { "on" } else { "off" }.into(),
+        ],
+        vec![
+            "items".into(),
+            format!("{} ({} scored)", s.overall.n, s.overall.n_scored),
+        ],
+        vec![
+            "mean score".into(),
+            or_na(s.overall.mean_score, |m| format!("{m:.4}")),
+        ],
+        vec![
+            "scores 0 / 0.5 / 1 / other".into(),
+            format!("{} / {} / {} / {}", c.zero, c.half, c.one, c.other),
+        ],
+        vec!["accuracy".into(), f(s.overall.accuracy)],
+        vec!["precision".into(), f(s.overall.precision)],
+        vec!["recall".into(), f(s.overall.recall)],
+        vec!["f1".into(), f(s.overall.f1)],
+    ];
+    if let Some(h) = &s.held_out {
+        lines.push(vec![
+            "held out (not used to choose the threshold)".into(),
+            format!(
+                "n {}, mean {}, accuracy {}, f1 {}",
+                h.n,
+                or_na(h.mean_score, |m| format!("{m:.4}")),
+                f(h.accuracy),
+                f(h.f1)
+            ),
+        ]);
+    }
+    if s.method.uses_judge() {
+        let j = &s.judge;
+        lines.push(vec![
+            "judge calls / cached / failed".into(),
+            format!("{} / {} / {}", j.calls, j.cached, j.failed),
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&grid_table(&["", "value"], &lines));
+    out.push_str(&format!("\nsignature: {}", s.signature));
+    out
+}
+
+/// `rag ask`'s terminal text: the answer, each citation's verdict and the
+/// existence score (quotes with the client's secrets redacted).
+#[cfg(feature = "net")]
+pub fn rag_checks(
+    answer: &str,
+    checks: &[crate::rag::verify::CitationCheck],
+    existence: Option<f64>,
+    level: crate::citations::MatchLevel,
+    redactor: &crate::secrets::Redactor,
+) -> String {
+    let mut lines = vec![format!("answer: {answer}")];
+    for (i, c) in checks.iter().enumerate() {
+        let span = c
+            .span
+            .map_or(String::new(), |[a, b]| format!(" chars {a}..{b}"));
+        lines.push(format!(
+            "[{}] source {} {} (similarity {:.3}{span}): {:?}",
+            i + 1,
+            c.source_index,
+            c.verdict,
+            c.similarity,
+            redactor.redact(&c.quote)
+        ));
+    }
+    lines.push(match existence {
+        Some(e) => format!(
+            "existence score: {e:.4} ({} of {} citations found, match {})",
+            checks.iter().filter(|c| c.found).count(),
+            checks.len(),
+            level.as_str()
+        ),
+        None => "existence score: n/a (no citations)".into(),
+    });
+    lines.join("\n")
+}
+
+/// A group's `mean [low, high] (n=N)`, or `n/a`.
+pub fn mean_with_ci(g: &Value) -> String {
+    match (
+        g["mean"].as_f64(),
+        g["ci_low"].as_f64(),
+        g["ci_high"].as_f64(),
+    ) {
+        (Some(m), Some(l), Some(h)) => format!("{m:.4} [{l:.4}, {h:.4}] (n={})", g["n"]),
+        _ => "n/a".into(),
+    }
+}
+
+/// `threshold`'s output: the grid, the target and settings, and last
+/// `threshold: 0.60`.
+#[cfg(all(feature = "net", feature = "semantic"))]
+pub fn threshold_report(
+    out: &crate::jobs::judge_answers::ThresholdOutput,
+    anchors: bool,
+    model_signature: &str,
+) -> String {
+    let s = &out.search;
+    let target = if s.target == "labels" {
+        "human labels"
+    } else {
+        "proxy labels (similarity > 0.9)"
+    };
+    format!(
+        "{}\ntarget: {target} ({} items), optimize: {}, anchors: {}, {model_signature}\nthreshold: {:.2}",
+        threshold_table(s),
+        out.n,
+        crate::jobs::judge_answers::optimize_name(s.optimize),
+        if anchors { "on" } else { "off" },
+        s.best
+    )
+}
