@@ -354,11 +354,14 @@ pub struct Comparison {
 
 /// Signature of the comparison method.
 pub fn signature(resamples: usize, seed: u64) -> String {
-    format!(
-        "paired-bootstrap|pairing:item-id|resamples:{resamples}|seed:{seed}|ci:95%-percentile|\
-         p:two-sided-sign-flip,exact-n<=16|diff:B-A|version:{}",
-        env!("CARGO_PKG_VERSION")
-    )
+    crate::signature::Signature::new("paired-bootstrap")
+        .field("pairing", "item-id")
+        .field("resamples", resamples)
+        .field("seed", seed)
+        .field("ci", "95%-percentile")
+        .field("p", "two-sided-sign-flip,exact-n<=16")
+        .field("diff", "B-A")
+        .long()
 }
 
 /// Compares systems metric by metric, every pair.

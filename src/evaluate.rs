@@ -227,14 +227,20 @@ pub fn evaluate(
 
 /// The signature of an evaluation's settings.
 pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
-    format!(
-        "corpus-eval:{}|{}|{}|ci:percentile-bootstrap-95,n={},seed={}",
-        env!("CARGO_PKG_VERSION"),
-        scoring::signature(lexicon),
-        citations::signature(config.match_level, config.fuzzy_threshold),
-        config.resamples,
-        config.seed
-    )
+    crate::signature::Signature::new(format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")))
+        .part(scoring::signature(lexicon))
+        .part(citations::signature(
+            config.match_level,
+            config.fuzzy_threshold,
+        ))
+        .field(
+            "ci",
+            format!(
+                "percentile-bootstrap-95,n={},seed={}",
+                config.resamples, config.seed
+            ),
+        )
+        .long()
 }
 
 /// Groups scores by key and summarizes each group. Each group's bootstrap is

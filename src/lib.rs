@@ -66,6 +66,7 @@ pub mod scoring;
 pub mod secrets;
 #[cfg(feature = "semantic")]
 pub mod semantic;
+pub mod signature;
 pub mod stats;
 pub mod text;
 pub mod texteval;

@@ -2,7 +2,6 @@
 //! RAG responses against their context, with a run folder.
 
 use super::{InputError, WordnetArgs, EXIT_OK};
-use crate::grounding::SIGNATURE;
 use crate::jobs::grounding::{execute, Config};
 use crate::jobs::JobConfig;
 use crate::report::text::grounding_table;
@@ -54,13 +53,13 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
         return Err(InputError("grounding needs INPUT".into()).into());
     };
     let (path, output) = execute(&config, input)?;
-    let (results, summary) = (&output.results, &output.summary);
+    let summary = &output.summary;
     if args.json {
         errln!("run folder: {}", path.display());
-        outln!("{summary}");
+        outln!("{}", serde_json::to_string(summary)?);
     } else {
-        outln!("{}", grounding_table(summary, results.len()));
-        outln!("signature: {SIGNATURE}");
+        outln!("{}", grounding_table(summary));
+        outln!("signature: {}", crate::grounding::signature());
         outln!("run folder: {}", path.display());
     }
     Ok(EXIT_OK)

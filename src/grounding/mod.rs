@@ -78,8 +78,13 @@ pub struct GroundingResult {
     pub note: Option<String>,
 }
 
-/// The metric configuration, for signatures.
+/// The metric configuration (see [`signature`]).
 pub const SIGNATURE: &str = "grounding:v1|relevance:(sklearn-tfidf-english-smooth-l2-fit[q,r]+jaccard-lower-w+)/2|completeness:alnum-lower-minus-nltk179+lemmas|anchors:number,money,date,time,svo-rules+hedges|drift:bigram<0.2->0.2";
+
+/// The metric signature: [`SIGNATURE`] with the crate version.
+pub fn signature() -> String {
+    crate::signature::Signature::new(SIGNATURE).long()
+}
 
 /// Lower-cased `\w+` tokens.
 fn w_tokens(text: &str) -> Vec<String> {

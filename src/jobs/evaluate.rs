@@ -183,7 +183,10 @@ fn write_run(
     #[cfg(feature = "charts")]
     if !config.no_plots {
         use crate::report::charts::{render_bar_chart, BarChart};
-        let footnote = format!("values: mean [95% bootstrap CI] n · {}", summary.signature);
+        let footnote = format!(
+            "values: mean [95% bootstrap CI] n · {}",
+            crate::signature::shorten(&summary.signature)
+        );
         run.render("transcript_scores.png", |path| {
             render_bar_chart(
                 path,

@@ -14,18 +14,18 @@
 //! };
 //! let out = run(&Config::default(), &[row], &Lexicon::embedded().unwrap()).unwrap();
 //! assert_eq!(out.results[0].hallucination, 0.0);
-//! assert_eq!(out.summary["n"], 1);
+//! assert_eq!(out.summary.n, 1);
 //! ```
 
 use super::{ConfigError, JobConfig, JobError};
 use crate::grounding::GroundingRow;
-use crate::grounding::{evaluate, GroundingResult, SIGNATURE};
+use crate::grounding::{evaluate, signature, GroundingResult};
 use crate::lexicon::Lexicon;
 use crate::texteval::output::{py_float, tsv_field};
 use crate::texteval::round4;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -68,7 +68,7 @@ pub struct Output {
     /// One result per row, in input order (`grounding.json`).
     pub results: Vec<GroundingResult>,
     /// `summary.json`.
-    pub summary: Value,
+    pub summary: Summary,
 }
 
 /// Scores every row (in parallel); at least one row is needed.
@@ -126,38 +126,78 @@ pub fn tsv(results: &[GroundingResult]) -> String {
     out
 }
 
+/// Means of the grounding metrics over the rows (4 decimals).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Means {
+    /// Mean relevance.
+    pub relevance: f64,
+    /// Mean completeness.
+    pub completeness: f64,
+    /// Mean hallucination.
+    pub hallucination: f64,
+    /// Mean claim error.
+    pub claim_error: f64,
+    /// Mean drift penalty.
+    pub drift_penalty: f64,
+}
+
+/// Anchors of one kind and how many the context supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AnchorCount {
+    /// Anchors found in the responses.
+    pub anchors: usize,
+    /// Of those, supported by the context.
+    pub supported: usize,
+}
+
+/// `summary.json` of a grounding run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Always `"grounding"`.
+    pub command: &'static str,
+    /// Rows scored.
+    pub n: usize,
+    /// Means of each metric.
+    pub means: Means,
+    /// Rows whose response has no anchor.
+    pub rows_without_anchors: usize,
+    /// Rows with a drift penalty.
+    pub rows_with_drift: usize,
+    /// Anchors per kind.
+    pub anchors: BTreeMap<&'static str, AnchorCount>,
+    /// The metric signature.
+    pub signature: String,
+}
+
 /// `summary.json`: means, counts of rows without anchors or with drift,
 /// anchors per kind, and the signature.
-pub fn summary(results: &[GroundingResult]) -> Value {
+pub fn summary(results: &[GroundingResult]) -> Summary {
     let n = results.len().max(1) as f64;
     let mean = |f: &dyn Fn(&GroundingResult) -> f64| round4(results.iter().map(f).sum::<f64>() / n);
-    let mut kinds: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut anchors: BTreeMap<&'static str, AnchorCount> = BTreeMap::new();
     for a in results.iter().flat_map(|r| &r.anchors) {
-        let e = kinds.entry(a.kind).or_insert((0, 0));
-        e.0 += 1;
-        if a.supported {
-            e.1 += 1;
-        }
+        let e = anchors.entry(a.kind).or_insert(AnchorCount {
+            anchors: 0,
+            supported: 0,
+        });
+        e.anchors += 1;
+        e.supported += usize::from(a.supported);
     }
-    let kinds: serde_json::Map<String, Value> = kinds
-        .into_iter()
-        .map(|(k, (n, s))| (k.to_string(), json!({"anchors": n, "supported": s})))
-        .collect();
-    json!({
-        "command": "grounding",
-        "n": results.len(),
-        "means": {
-            "relevance": mean(&|r| r.relevance),
-            "completeness": mean(&|r| r.completeness),
-            "hallucination": mean(&|r| r.hallucination),
-            "claim_error": mean(&|r| r.claim_error),
-            "drift_penalty": mean(&|r| r.drift_penalty),
+    Summary {
+        command: "grounding",
+        n: results.len(),
+        means: Means {
+            relevance: mean(&|r| r.relevance),
+            completeness: mean(&|r| r.completeness),
+            hallucination: mean(&|r| r.hallucination),
+            claim_error: mean(&|r| r.claim_error),
+            drift_penalty: mean(&|r| r.drift_penalty),
         },
-        "rows_without_anchors": results.iter().filter(|r| r.anchors.is_empty()).count(),
-        "rows_with_drift": results.iter().filter(|r| r.drift_penalty > 0.0).count(),
-        "anchors": kinds,
-        "signature": SIGNATURE,
-    })
+        rows_without_anchors: results.iter().filter(|r| r.anchors.is_empty()).count(),
+        rows_with_drift: results.iter().filter(|r| r.drift_penalty > 0.0).count(),
+        anchors,
+        signature: signature(),
+    }
 }
 
 /// Runs the job on an input file and writes its run folder under
@@ -183,15 +223,9 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobEr
         "stop_words": {"tfidf": "scikit-learn ENGLISH_STOP_WORDS (318)", "completeness": "NLTK english (179)"},
         "out": config.out.display().to_string(),
     });
-    let manifest = Manifest::new(
-        "grounding",
-        inputs,
-        settings,
-        SIGNATURE.to_string(),
-        started,
-    )
-    .with_config(super::to_value(config))
-    .with_lexicon(&lexicon);
+    let manifest = Manifest::new("grounding", inputs, settings, signature(), started)
+        .with_config(super::to_value(config))
+        .with_lexicon(&lexicon);
     let mut run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
     run.write_json_array("grounding.json", results)?;
     run.write("grounding.tsv", tsv(results).as_bytes())?;
@@ -210,7 +244,7 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobEr
                 path,
                 &HistogramPanels {
                     title: "Grounding metrics: distributions",
-                    footnote: SIGNATURE,
+                    footnote: &crate::signature::shorten(&signature()),
                     panels: &[
                         ("relevance (higher is better)", &rel),
                         ("completeness (higher is better)", &comp),

@@ -320,7 +320,7 @@ fn draw_panels(eval: &HotpotEvaluation, system: &str) -> Result<Vec<u8>, ReportE
         precision: &eval.column(p),
         recall: &eval.column(r),
         set_f1: &eval.column(sf1),
-        footnote: &eval.signature,
+        footnote: &crate::signature::shorten(&eval.signature),
     })
 }
 

@@ -751,38 +751,38 @@ pub fn signature(
     judge: Option<&Judge>,
     lexicon: &Lexicon,
 ) -> String {
-    let mut parts = vec![
-        format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")),
-        format!("method:{}", config.method.as_str()),
-    ];
+    use crate::signature::Signature;
+    let mut sig = Signature::new(format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")))
+        .field("method", config.method.as_str());
     match config.method {
-        Method::Keyword => parts.push(format!(
-            "norm:{}|match:substring|miss:0.5",
-            crate::text::NORMALIZER_SIGNATURE
-        )),
+        Method::Keyword => {
+            sig = sig
+                .field("norm", crate::text::NORMALIZER_SIGNATURE)
+                .field("match", "substring")
+                .field("miss", 0.5);
+        }
         Method::LlmJudge => {}
         _ => {
-            parts.push(format!("threshold:{:.2}", config.threshold));
-            if config.anchors {
-                parts.push(format!("{ANCHORS_SIGNATURE}|{}", lexicon.signature()));
+            sig = sig.field("threshold", format!("{:.2}", config.threshold));
+            sig = if config.anchors {
+                sig.part(ANCHORS_SIGNATURE).part(lexicon.signature())
             } else {
-                parts.push("anchors:off".into());
-            }
+                sig.field("anchors", "off")
+            };
         }
     }
     if config.method == Method::Hybrid {
-        parts.push(format!(
-            "band:{}|judge_top:{}",
-            config.band, config.judge_top
-        ));
+        sig = sig
+            .field("band", config.band)
+            .field("judge_top", config.judge_top);
     }
     if let Some(e) = embedder {
-        parts.push(e.signature());
+        sig = sig.part(e.signature());
     }
     if let Some(j) = judge {
-        parts.push(j.signature());
+        sig = sig.part(j.signature());
     }
-    parts.join("|")
+    sig.long()
 }
 
 /// Writes the run folder (scores.jsonl, summary.json, the score
@@ -829,7 +829,7 @@ pub fn write_run(
                     path,
                     &ScoreHistogram {
                         title: &title,
-                        footnote: &output.summary.signature,
+                        footnote: &crate::signature::shorten(&output.summary.signature),
                         scores: values,
                     },
                 )

@@ -33,13 +33,23 @@
 //! let rows = corpus_eval::texteval::input::load_text_rows(Path::new("evaluation/text-eval/sample.json"))?;
 //! let sem = jobs::text_eval::fallback_pairs(&rows, "library example");
 //! let te = jobs::text_eval::run(&Default::default(), &rows, &jobs::text_eval::Inputs::defaults(&lexicon), &sem)?;
+//! // judge-answers: keyword needs no model; semantic methods load it into the Context.
+//! let config = jobs::judge_answers::Config { method: corpus_eval::semantic::methods::Method::Keyword, ..Default::default() };
+//! let context = jobs::judge_answers::Context::load(&config, Path::new("evaluation/semantic/answers.jsonl"))?;
+//! let scored = context.plan(&config)?.run(&|_, _| {})?;
+//! println!("{:?}", scored.summary.overall.mean_score);
+//! // rerun: a run folder reproduced, file by file.
+//! let again = jobs::rerun::rerun(&jobs::rerun::Request { run_folder: "reports/RUN".into(), out: None, inputs: None })?;
+//! println!("identical: {}", again.identical());
 //! # let _ = (c, gr, te);
 //! # Ok(())
 //! # }
 //! ```
 //!
-//! Jobs so far: [`evaluate`] (the main job), [`hotpot`], [`compare`],
-//! [`grounding`] and [`text_eval`].
+//! Jobs: [`evaluate`] (the main job), [`hotpot`], [`compare`],
+//! [`grounding`], [`text_eval`], `judge_answers` (with `threshold`; features
+//! `semantic` and `net`), `rag` (feature `net`); [`rerun`] replays a run
+//! folder.
 
 pub mod compare;
 pub mod evaluate;
@@ -103,6 +113,10 @@ pub enum JobError {
     #[cfg(feature = "semantic")]
     #[error(transparent)]
     Semantic(#[from] crate::semantic::SemanticError),
+    /// The RAG API's settings or client.
+    #[cfg(feature = "net")]
+    #[error(transparent)]
+    Rag(#[from] crate::rag::RagError),
     /// The LLM judge failed (or is misconfigured).
     #[cfg(feature = "net")]
     #[error(transparent)]
@@ -123,6 +137,8 @@ impl JobError {
             ),
             #[cfg(feature = "semantic")]
             JobError::Semantic(e) => e.is_missing_model(),
+            #[cfg(feature = "net")]
+            JobError::Rag(e) => e.is_input(),
             #[cfg(feature = "net")]
             JobError::Judge(e) => matches!(e, crate::judge::JudgeError::Config { .. }),
         }

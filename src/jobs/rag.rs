@@ -144,9 +144,15 @@ impl Config {
     pub fn filters(&self) -> Result<Map<String, Value>, ConfigError> {
         let mut m = Map::new();
         for f in &self.filter {
-            let (k, v) = parse_filter(f).map_err(|message| ConfigError::Invalid {
-                field: "--filter".into(),
-                message,
+            let (k, v) = parse_filter(f).map_err(|e| match e {
+                crate::rag::RagError::Filter { arg, message } => ConfigError::Invalid {
+                    field: format!("--filter {arg:?}:"),
+                    message,
+                },
+                other => ConfigError::Invalid {
+                    field: "--filter".into(),
+                    message: other.to_string(),
+                },
             })?;
             m.insert(k, v);
         }
@@ -201,7 +207,7 @@ pub fn client(config: &Config, fallback_url: Option<&str>) -> Result<RagClient, 
         backoff_base: Duration::from_millis(config.backoff_ms),
         max_wait: Duration::from_secs(60),
     };
-    RagClient::new(client_config, auth).map_err(JobError::Input)
+    Ok(RagClient::new(client_config, auth)?)
 }
 
 /// What a run folder's run.json records (no secret: the URL without
@@ -485,11 +491,21 @@ pub fn summarize(
         .filter_map(|q| q.qtype.clone().map(|t| (q.id.clone(), t)))
         .collect();
     let mut summary = summarize_run(&outcomes, &types, config.seed);
-    let signature = format!(
-        "rag:v1|{}|{}",
-        crate::citations::signature(config.match_level, config.fuzzy_threshold),
-        crate::scoring::signature(lexicon)
-    );
+    let signature = crate::signature::Signature::new("rag:v1")
+        .part(crate::citations::signature(
+            config.match_level,
+            config.fuzzy_threshold,
+        ))
+        .part(crate::scoring::signature(lexicon))
+        .field(
+            "ci",
+            format!(
+                "percentile-bootstrap-95,n={},seed={}",
+                crate::rag::summary::RESAMPLES,
+                config.seed
+            ),
+        )
+        .long();
     if let Value::Object(m) = &mut summary {
         m.insert("signature".into(), json!(signature));
     }
@@ -564,7 +580,7 @@ fn write_summary(run: &mut RunWriter, summary: &Value, signature: &str) -> Resul
                     title: "RAG answers: citation existence and answer scores",
                     value_label: "mean (95% bootstrap interval)",
                     category_label: "question type · measure",
-                    footnote: signature,
+                    footnote: &crate::signature::shorten(signature),
                     bars: &bars,
                 },
             )

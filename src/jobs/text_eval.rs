@@ -242,17 +242,28 @@ fn signature(profile: Profile, sem: &Semantics, inputs: &Inputs) -> String {
     };
     let w = serde_json::to_vec(&inputs.weights).unwrap_or_default();
     let (patterns, thresholds) = (&inputs.patterns, &inputs.thresholds);
-    format!(
-        "text-eval:v1|profile:{}|prep:py-lower-strip-nonword|rouge:clipped-f1|{bleu}|{tfidf}|{read}|{semantic}|{}|patterns:{}|weights:{:016x}|thresholds:a{}-r{}-s{}-q{}",
-        profile.as_str(),
-        inputs.lexicon.signature(),
-        &patterns.digest[..12.min(patterns.digest.len())],
-        fnv1a(&w),
-        thresholds.accuracy,
-        thresholds.relevance,
-        thresholds.safety,
-        thresholds.quality
-    )
+    crate::signature::Signature::new("text-eval:v1")
+        .field("profile", profile.as_str())
+        .field("prep", "py-lower-strip-nonword")
+        .field("rouge", "clipped-f1")
+        .part(bleu)
+        .part(tfidf)
+        .part(read)
+        .part(semantic)
+        .part(inputs.lexicon.signature())
+        .field(
+            "patterns",
+            &patterns.digest[..12.min(patterns.digest.len())],
+        )
+        .field("weights", format!("{:016x}", fnv1a(&w)))
+        .field(
+            "thresholds",
+            format!(
+                "a{}-r{}-s{}-q{}",
+                thresholds.accuracy, thresholds.relevance, thresholds.safety, thresholds.quality
+            ),
+        )
+        .long()
 }
 
 fn column_notes(sem: &Semantics) -> Value {
@@ -435,6 +446,7 @@ fn draw_charts(
     use crate::report::charts::{render_bar_chart, Bar, BarChart};
     use crate::texteval::output::DIMENSIONS;
     use crate::texteval::Category;
+    let short = crate::signature::shorten(signature);
     let mut composite_bars = Vec::new();
     let mut pass_bars = Vec::new();
     for c in Category::ALL {
@@ -479,7 +491,7 @@ fn draw_charts(
                 title: "Text evaluation: mean composite scores per category",
                 value_label: "mean score (0-1)",
                 category_label: "category · dimension",
-                footnote: signature,
+                footnote: &short,
                 bars: &composite_bars,
             },
         )
@@ -491,7 +503,7 @@ fn draw_charts(
                 title: "Text evaluation: pass rates per category",
                 value_label: "share of rows passing the threshold",
                 category_label: "category · dimension",
-                footnote: signature,
+                footnote: &short,
                 bars: &pass_bars,
             },
         )

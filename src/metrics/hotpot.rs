@@ -51,22 +51,29 @@ pub const OFFICIAL_METRICS: [&str; 12] = [
 
 /// Signature of the simple metrics (sacrebleu style).
 pub fn simple_signature() -> String {
-    format!(
-        "hotpot-simple|norm:{SQUAD_NORMALIZATION}|answer-f1:token-multiset,both-empty=1|\
-         citations:set,empty-pred=1-if-gold-empty,empty-gold=1-if-pred-empty|\
-         insufficient:\"{INSUFFICIENT_CONTEXT}\",mean-over-applicable|version:{}",
-        env!("CARGO_PKG_VERSION")
-    )
+    crate::signature::Signature::new("hotpot-simple")
+        .field("norm", SQUAD_NORMALIZATION)
+        .field("answer-f1", "token-multiset,both-empty=1")
+        .field(
+            "citations",
+            "set,empty-pred=1-if-gold-empty,empty-gold=1-if-pred-empty",
+        )
+        .field(
+            "insufficient",
+            format!("\"{INSUFFICIENT_CONTEXT}\",mean-over-applicable"),
+        )
+        .long()
 }
 
 /// Signature of the official metrics (sacrebleu style).
 pub fn official_signature() -> String {
-    format!(
-        "hotpot-official(hotpot_evaluate_v1)|norm:{SQUAD_NORMALIZATION}|\
-         answer-f1:token-multiset,yes/no/noanswer-mismatch=0|sp:set(title,sent_id)|\
-         joint:product|denominator:gold-items|version:{}",
-        env!("CARGO_PKG_VERSION")
-    )
+    crate::signature::Signature::new("hotpot-official(hotpot_evaluate_v1)")
+        .field("norm", SQUAD_NORMALIZATION)
+        .field("answer-f1", "token-multiset,yes/no/noanswer-mismatch=0")
+        .field("sp", "set(title,sent_id)")
+        .field("joint", "product")
+        .field("denominator", "gold-items")
+        .long()
 }
 
 /// One prediction or gold record of the simple format.

@@ -71,8 +71,10 @@ impl std::fmt::Debug for RagClient {
 
 impl RagClient {
     /// A client for `config`, with the auth string (from the environment).
-    pub fn new(config: ClientConfig, auth: Option<String>) -> Result<RagClient, String> {
-        reqwest::Url::parse(&config.url).map_err(|e| format!("--api-url: {e}"))?;
+    pub fn new(config: ClientConfig, auth: Option<String>) -> Result<RagClient, super::RagError> {
+        reqwest::Url::parse(&config.url).map_err(|e| super::RagError::Url {
+            message: e.to_string(),
+        })?;
         let http = reqwest::blocking::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))
@@ -81,7 +83,9 @@ impl RagClient {
             // host: never follow one.
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|e| format!("building the HTTP client: {e}"))?;
+            .map_err(|e| super::RagError::Client {
+                message: e.to_string(),
+            })?;
         // The auth string and the URL's credentials, in every encoding a
         // server may echo them in, are kept out of what is stored or shown.
         let redactor = Redactor::new(auth.iter().cloned().chain(url_secrets(&config.url)));
@@ -183,7 +187,7 @@ impl RagClient {
             Err(why) => Attempt::Retry(
                 format!(
                     "reply breaks the contract ({}): {}",
-                    self.redactor.redact(&why),
+                    self.redactor.redact(&why.to_string()),
                     shown()
                 ),
                 None,

@@ -37,19 +37,62 @@ pub struct RequestDefaults {
     pub filter: Map<String, Value>,
 }
 
+/// Errors of the RAG API's settings and replies.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RagError {
+    /// A `--filter` that is not `KEY=VALUE` with a known key.
+    #[error("--filter {arg:?}: {message}")]
+    Filter {
+        /// The filter as given.
+        arg: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An API URL that does not parse.
+    #[error("--api-url: {message}")]
+    Url {
+        /// What the URL parser said.
+        message: String,
+    },
+    /// The HTTP client could not be built.
+    #[error("building the HTTP client: {message}")]
+    Client {
+        /// The cause.
+        message: String,
+    },
+    /// A reply that breaks the API's contract.
+    #[error("{message}")]
+    Contract {
+        /// What is missing or mistyped.
+        message: String,
+    },
+}
+
+impl RagError {
+    /// True for the user's settings (exit 2), false for runtime failures.
+    pub fn is_input(&self) -> bool {
+        matches!(self, RagError::Filter { .. } | RagError::Url { .. })
+    }
+}
+
 /// Parses one `--filter KEY=VALUE`: the key must be one of
 /// [`FILTER_KEYS`]; a value that reads as a JSON number stays a number
 /// ("YEAR=2024" -> 2024), anything else is a string.
-pub fn parse_filter(arg: &str) -> Result<(String, Value), String> {
+pub fn parse_filter(arg: &str) -> Result<(String, Value), RagError> {
+    let fail = |message: String| RagError::Filter {
+        arg: arg.to_string(),
+        message,
+    };
     let (key, value) = arg
         .split_once('=')
-        .ok_or_else(|| format!("--filter {arg:?}: expected KEY=VALUE"))?;
+        .ok_or_else(|| fail("expected KEY=VALUE".into()))?;
     let key = key.trim();
     if !FILTER_KEYS.contains(&key) {
-        return Err(format!(
-            "--filter {arg:?}: unknown key {key:?} (one of {})",
+        return Err(fail(format!(
+            "unknown key {key:?} (one of {})",
             FILTER_KEYS.join(", ")
-        ));
+        )));
     }
     let value = value.trim();
     let v = match value.parse::<serde_json::Number>() {
@@ -95,8 +138,12 @@ mod tests {
         assert_eq!(parse_filter("YEAR=+5").unwrap().1, serde_json::json!("+5"));
         assert!(parse_filter("COLOR=red")
             .unwrap_err()
+            .to_string()
             .contains("unknown key"));
-        assert!(parse_filter("YEAR").unwrap_err().contains("KEY=VALUE"));
+        assert!(parse_filter("YEAR")
+            .unwrap_err()
+            .to_string()
+            .contains("KEY=VALUE"));
     }
 
     #[test]

@@ -30,7 +30,11 @@ fn field<'v>(v: &'v Value, path: &str) -> Result<&'v Value, String> {
 }
 
 /// Checks a reply body against the contract.
-pub fn parse_reply(body: &Value) -> Result<Reply, String> {
+pub fn parse_reply(body: &Value) -> Result<Reply, super::RagError> {
+    check_reply(body).map_err(|message| super::RagError::Contract { message })
+}
+
+fn check_reply(body: &Value) -> Result<Reply, String> {
     if !body.is_object() {
         return Err("the reply is not a JSON object".into());
     }
@@ -108,11 +112,15 @@ mod tests {
         assert_eq!(r.context, ["a b"]);
         let mut bad = good.clone();
         bad["answer"].as_object_mut().unwrap().remove("citations");
-        assert_eq!(parse_reply(&bad).unwrap_err(), "missing answer.citations");
+        assert_eq!(
+            parse_reply(&bad).unwrap_err().to_string(),
+            "missing answer.citations"
+        );
         let mut bad = good.clone();
         bad["context"][0]["page_content"] = json!(3);
         assert!(parse_reply(&bad)
             .unwrap_err()
+            .to_string()
             .contains("context[0].page_content"));
         for (given, read) in [
             (json!(2.0), 2),
@@ -125,7 +133,10 @@ mod tests {
         }
         let mut bad = good;
         bad["answer"]["citations"][0]["source_index"] = json!("0");
-        assert!(parse_reply(&bad).unwrap_err().contains("source_index"));
+        assert!(parse_reply(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("source_index"));
         assert!(parse_reply(&json!([1])).is_err());
     }
 }

@@ -91,23 +91,21 @@ pub fn compare_tables(c: &crate::compare::Comparison) -> String {
 }
 
 /// `grounding`'s terminal table: the mean of each metric and n.
-pub fn grounding_table(summary: &Value, n: usize) -> String {
-    let m = &summary["means"];
+pub fn grounding_table(summary: &crate::jobs::grounding::Summary) -> String {
+    let m = &summary.means;
     let rows: Vec<Vec<String>> = [
-        "relevance",
-        "completeness",
-        "hallucination",
-        "claim_error",
-        "drift_penalty",
+        ("relevance", m.relevance),
+        ("completeness", m.completeness),
+        ("hallucination", m.hallucination),
+        ("claim_error", m.claim_error),
+        ("drift_penalty", m.drift_penalty),
     ]
     .iter()
-    .map(|k| {
-        let shown = m[k]
-            .as_f64()
-            .map_or_else(|| "n/a".to_string(), |v| format!("{:.4}", v + 0.0));
-        vec![k.to_string(), shown]
-    })
-    .chain(std::iter::once(vec!["n".to_string(), n.to_string()]))
+    .map(|(k, v)| vec![k.to_string(), format!("{:.4}", v + 0.0)])
+    .chain(std::iter::once(vec![
+        "n".to_string(),
+        summary.n.to_string(),
+    ]))
     .collect();
     grid_table(&["metric", "mean"], &rows)
 }
