@@ -467,6 +467,34 @@ impl Batch {
 
 /// The summary of a run from its journal's last outcome per question, and
 /// its signature. A question without any journal line counts as failed.
+///
+/// ```
+/// use corpus_eval::jobs::rag::{summarize, Config};
+/// use corpus_eval::lexicon::Lexicon;
+/// use corpus_eval::rag::questions::RagQuestion;
+///
+/// let q = |id: &str| RagQuestion {
+///     id: id.into(),
+///     question: "Who ran the garden?".into(),
+///     k: None,
+///     filter: None,
+///     model: None,
+///     qtype: None,
+///     metric: None,
+/// };
+/// let dir = tempfile::tempdir().unwrap();
+/// let journal = dir.path().join("responses.jsonl");
+/// // q1 answered (one of two citations found), q2 never answered.
+/// std::fs::write(&journal, r#"{"id":"q1","error":null,"attempts":1,"existence_score":0.5,"score":null,"citations":[{"verdict":"exact","found":true},{"verdict":"not_found","found":false}]}
+/// "#).unwrap();
+/// let lexicon = Lexicon::embedded().unwrap();
+/// let (summary, signature) = summarize(&journal, &[q("q1"), q("q2")], &Config::default(), &lexicon).unwrap();
+/// assert_eq!(summary["questions"], 2);
+/// assert_eq!(summary["answered"], 1);
+/// assert_eq!(summary["failed"], 1);
+/// assert_eq!(summary["existence"]["mean"], 0.5);
+/// assert!(signature.starts_with("rag:v1|") && signature.contains("seed=42"));
+/// ```
 pub fn summarize(
     journal: &Path,
     questions: &[RagQuestion],
