@@ -4,6 +4,8 @@
 //! Pure: inputs in, results out; reading files and writing the run folder
 //! belong to [`crate::corpus`] and [`crate::report`].
 
+use crate::citations::attribution::{self, Attributed, Attribution};
+use crate::citations::turns::SpeakerConfig;
 use crate::citations::{self, MatchLevel, QuoteCheck, SourceText, Verdict};
 use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::lexicon::Lexicon;
@@ -25,6 +27,9 @@ pub struct EvalConfig {
     pub seed: u64,
     /// Bootstrap resamples.
     pub resamples: usize,
+    /// Speaker labels and interviewer labels of the transcripts.
+    #[serde(skip)]
+    pub speakers: SpeakerConfig,
 }
 
 impl Default for EvalConfig {
@@ -34,6 +39,7 @@ impl Default for EvalConfig {
             fuzzy_threshold: citations::DEFAULT_FUZZY_THRESHOLD,
             seed: 42,
             resamples: crate::stats::DEFAULT_RESAMPLES,
+            speakers: SpeakerConfig::default(),
         }
     }
 }
@@ -48,6 +54,10 @@ pub struct QuoteResult {
     pub found: bool,
     /// The quote's source FILE.
     pub source: Option<String>,
+    /// Who said it: the span's speaker, the attribution class, and where
+    /// an `other_source` or `stitched` quote stands.
+    #[serde(flatten)]
+    pub attributed: Attributed,
 }
 
 /// One scored answer.
@@ -102,12 +112,26 @@ pub struct Summary {
     pub overall: GroupStat,
     /// Mean existence score over the pairs that have quotes.
     pub existence: GroupStat,
+    /// Mean share of quotes found with attribution `ok`, over the pairs
+    /// that have quotes.
+    pub strict_existence: GroupStat,
+    /// Quotes per attribution class: overall and per cited transcript.
+    pub attribution: AttributionCounts,
     /// Number of quotes per verdict.
     pub verdicts: BTreeMap<String, usize>,
     /// Counts of pairs, answers and quotes.
     pub counts: BTreeMap<String, usize>,
     /// One line per unscored pair.
     pub warnings: Vec<String>,
+}
+
+/// Quotes per attribution class.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AttributionCounts {
+    /// Over all quotes with a known source.
+    pub overall: BTreeMap<String, usize>,
+    /// Per cited transcript.
+    pub by_transcript: BTreeMap<String, BTreeMap<String, usize>>,
 }
 
 /// A pair's type (when known), its answers' scores and its warning.
@@ -126,7 +150,7 @@ pub fn evaluate(
     let sources: Vec<SourceText> = transcripts
         .transcripts
         .iter()
-        .map(|t| SourceText::new(t.text.clone()))
+        .map(|t| SourceText::with_speakers(t.text.clone(), &config.speakers))
         .collect();
     // Scores, one compiled metric per pair, in parallel.
     let scored: Vec<ScoredPair> = questions
@@ -157,7 +181,8 @@ pub fn evaluate(
             },
         )
         .collect();
-    // Quotes, flattened, in parallel.
+    // Quotes, answer by answer (in parallel over answers): a quote an
+    // answer repeats takes the next occurrence its earlier copies left free.
     let quote_refs: Vec<(usize, usize, &crate::corpus::Quote)> = questions
         .pairs
         .iter()
@@ -169,16 +194,37 @@ pub fn evaluate(
                 .flat_map(move |(ai, a)| a.quotes.iter().map(move |q| (pi, ai, q)))
         })
         .collect();
-    let checks: Vec<QuoteCheck> = quote_refs
+    let answers: Vec<(usize, usize)> = questions
+        .pairs
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, p)| (0..p.answers.len()).map(move |ai| (pi, ai)))
+        .collect();
+    let checks: Vec<QuoteCheck> = answers
         .par_iter()
-        .map(|(_, _, q)| {
-            let source = q.source.as_deref().and_then(|s| transcripts.position(s));
-            match source {
-                Some(i) => sources[i].check(&q.quote, config.fuzzy_threshold),
-                None => QuoteCheck::unknown_source(),
+        .flat_map_iter(|&(pi, ai)| {
+            let quotes = &questions.pairs[pi].answers[ai].quotes;
+            let mut used: BTreeMap<(usize, &str), Vec<std::ops::Range<usize>>> = BTreeMap::new();
+            let mut out = Vec::with_capacity(quotes.len());
+            for q in quotes {
+                let source = q.source.as_deref().and_then(|s| transcripts.position(s));
+                out.push(match source {
+                    Some(i) => {
+                        let key = (i, q.quote.trim());
+                        let prior = used.entry(key).or_default();
+                        let c = sources[i].check_avoiding(&q.quote, config.fuzzy_threshold, prior);
+                        if let Some(b) = &c.byte_span {
+                            prior.push(b.clone());
+                        }
+                        c
+                    }
+                    None => QuoteCheck::unknown_source(),
+                });
             }
+            out
         })
         .collect();
+    let attributed = attribute(&quote_refs, &checks, &sources, transcripts, config);
     let mut pairs: Vec<PairResult> = questions
         .pairs
         .iter()
@@ -200,12 +246,13 @@ pub fn evaluate(
             warning,
         })
         .collect();
-    for ((pi, ai, q), check) in quote_refs.iter().zip(checks) {
+    for (((pi, ai, q), check), attributed) in quote_refs.iter().zip(checks).zip(attributed) {
         let found = config.match_level.accepts(check.verdict);
         pairs[*pi].answers[*ai].quotes.push(QuoteResult {
             check,
             found,
             source: q.source.clone(),
+            attributed,
         });
     }
     for p in &mut pairs {
@@ -225,6 +272,78 @@ pub fn evaluate(
     }
 }
 
+/// Each quote's attribution: found quotes by their turn; the others are
+/// looked up in the other transcripts (one automaton over all of them),
+/// then as stitched pieces in their own, else fabricated.
+fn attribute(
+    quote_refs: &[(usize, usize, &crate::corpus::Quote)],
+    checks: &[QuoteCheck],
+    sources: &[SourceText],
+    transcripts: &TranscriptSet,
+    config: &EvalConfig,
+) -> Vec<Attributed> {
+    let cited =
+        |q: &crate::corpus::Quote| q.source.as_deref().and_then(|s| transcripts.position(s));
+    let mut out: Vec<Attributed> = quote_refs
+        .par_iter()
+        .zip(checks)
+        .map(|((_, _, q), c)| match cited(q) {
+            Some(i) if config.match_level.accepts(c.verdict) => {
+                attribution::of_found(&sources[i], c, q.speaker.as_deref())
+            }
+            _ => Attributed::default(),
+        })
+        .collect();
+    let missing: Vec<(usize, usize)> = quote_refs
+        .iter()
+        .zip(checks)
+        .enumerate()
+        .filter_map(|(k, ((_, _, q), c))| {
+            let i = cited(q)?;
+            (!config.match_level.accepts(c.verdict)).then_some((k, i))
+        })
+        .collect();
+    let names: Vec<String> = transcripts
+        .transcripts
+        .iter()
+        .map(|t| t.file.clone())
+        .collect();
+    let lookups: Vec<(usize, &str)> = missing
+        .iter()
+        .map(|&(k, i)| (i, quote_refs[k].2.quote.as_str()))
+        .collect();
+    let elsewhere = attribution::other_sources(sources, &names, &lookups);
+    let resolved: Vec<(usize, Attributed)> = missing
+        .par_iter()
+        .zip(elsewhere)
+        .map(|(&(k, i), other)| {
+            let a = match other {
+                Some(o) => Attributed {
+                    attribution: Some(Attribution::OtherSource),
+                    other_source: Some(o),
+                    ..Attributed::default()
+                },
+                None => match attribution::stitched(&sources[i], &quote_refs[k].2.quote) {
+                    Some(pieces) => Attributed {
+                        attribution: Some(Attribution::Stitched),
+                        pieces,
+                        ..Attributed::default()
+                    },
+                    None => Attributed {
+                        attribution: Some(Attribution::Fabricated),
+                        ..Attributed::default()
+                    },
+                },
+            };
+            (k, a)
+        })
+        .collect();
+    for (k, a) in resolved {
+        out[k] = a;
+    }
+    out
+}
+
 /// The signature of an evaluation's settings.
 pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
     crate::signature::Signature::new(format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")))
@@ -233,6 +352,15 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
             config.match_level,
             config.fuzzy_threshold,
         ))
+        .part(config.speakers.signature())
+        .field(
+            "attribution",
+            format!(
+                "pieces>={}w,cover>={}",
+                attribution::MIN_PIECE_WORDS,
+                attribution::MIN_PIECE_COVER
+            ),
+        )
         .field(
             "ci",
             format!(
@@ -264,6 +392,11 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
     let mut by_type: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut all = Vec::new();
     let mut existence = Vec::new();
+    let mut strict = Vec::new();
+    let mut attribution = AttributionCounts::default();
+    for a in Attribution::ALL {
+        attribution.overall.insert(a.as_str().to_string(), 0);
+    }
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
     for v in [
         Verdict::Exact,
@@ -278,6 +411,12 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
     for p in &eval.pairs {
         if let Some(e) = p.existence_score {
             existence.push(e);
+            let all: Vec<&QuoteResult> = p.answers.iter().flat_map(|a| &a.quotes).collect();
+            let ok = all
+                .iter()
+                .filter(|q| q.found && q.attributed.attribution == Some(Attribution::Ok))
+                .count();
+            strict.push(ok as f64 / all.len() as f64);
         }
         for a in &p.answers {
             answers += 1;
@@ -296,6 +435,14 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
                     .entry(q.check.verdict.as_str().to_string())
                     .or_default() += 1;
                 let src = q.source.clone().unwrap_or_else(|| NO_SOURCE.to_string());
+                if let Some(a) = q.attributed.attribution {
+                    *attribution
+                        .overall
+                        .entry(a.as_str().to_string())
+                        .or_default() += 1;
+                    let per = attribution.by_transcript.entry(src.clone()).or_default();
+                    *per.entry(a.as_str().to_string()).or_default() += 1;
+                }
                 by_quote_source
                     .entry(src)
                     .or_default()
@@ -317,6 +464,8 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
         by_type: grouped(by_type, config),
         overall: summarize(&all, config.seed, config.resamples),
         existence: summarize(&existence, config.seed ^ 1, config.resamples),
+        strict_existence: summarize(&strict, config.seed ^ 2, config.resamples),
+        attribution,
         verdicts,
         counts,
         warnings: eval
@@ -363,6 +512,15 @@ pub fn annotate(questions: &QuestionSet, eval: &Evaluation) -> Value {
                             None => Value::Null,
                         },
                     );
+                    let at = &qr.attributed;
+                    qo.insert("span_speaker".into(), json!(at.span_speaker));
+                    qo.insert("attribution".into(), json!(at.attribution));
+                    if let Some(o) = &at.other_source {
+                        qo.insert("other_source".into(), json!(o));
+                    }
+                    if !at.pieces.is_empty() {
+                        qo.insert("pieces".into(), json!(at.pieces));
+                    }
                 }
             }
         }

@@ -2,6 +2,7 @@
 
 mod util;
 
+mod attribution_cli;
 mod evaluate_cli;
 mod grounding_cli;
 mod hotpot_cli;

@@ -95,6 +95,66 @@ impl BigramIndex {
     }
 }
 
+/// A run of consecutive quote words found verbatim (normalized) in the
+/// transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// Quote word indices.
+    pub quote_words: Range<usize>,
+    /// Transcript word indices.
+    pub text_words: Range<usize>,
+    /// Byte range in the normalized transcript.
+    pub range: Range<usize>,
+}
+
+/// Splits a normalized quote, left to right, into the longest runs of at
+/// least `min_words` consecutive words that stand (normalized, word for
+/// word) in the transcript, through the bigram index (no scan). Words not
+/// in any run are skipped.
+pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) -> Vec<Piece> {
+    let q = word_ranges(quote);
+    let qw = |k: usize| &quote[q[k].start as usize..q[k].end as usize];
+    let tw = |k: usize| {
+        let r = &index.words[k];
+        &text[r.start as usize..r.end as usize]
+    };
+    let hashes: Vec<u64> = (0..q.len()).map(|k| word_hash(qw(k))).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + min_words.max(2) <= q.len() {
+        let key = pair_hash(hashes[i], hashes[i + 1]);
+        let mut best: Option<(usize, usize)> = None;
+        for &(_, p) in BigramIndex::postings(&index.bigrams, key) {
+            let p = p as usize;
+            let mut m = 0;
+            while i + m < q.len() && p + m < index.words.len() && qw(i + m) == tw(p + m) {
+                m += 1;
+            }
+            if best.is_none_or(|(bm, _)| m > bm) {
+                best = Some((m, p));
+            }
+        }
+        match best {
+            Some((m, p)) if m >= min_words => {
+                let range = index.words[p].start as usize..index.words[p + m - 1].end as usize;
+                out.push(Piece {
+                    quote_words: i..i + m,
+                    text_words: p..p + m,
+                    range,
+                });
+                i += m;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Number of words (runs of alphanumeric chars) of a text.
+pub fn word_count(text: &str) -> usize {
+    word_ranges(text).len()
+}
+
 /// The best approximate match of a quote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FuzzyMatch {

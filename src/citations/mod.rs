@@ -16,7 +16,9 @@
 //! assert_eq!(c.span, Some(3..38));
 //! ```
 
+pub mod attribution;
 pub mod fuzzy;
+pub mod turns;
 
 use crate::text::aligned::{Normalized, QUOTE_NORMALIZER_SIGNATURE};
 use serde::{Deserialize, Serialize};
@@ -97,6 +99,9 @@ pub struct QuoteCheck {
     pub similarity: f64,
     /// Character offsets of the matched text in the transcript, when matched.
     pub span: Option<Range<usize>>,
+    /// The same span in bytes of the transcript (not serialized).
+    #[serde(skip)]
+    pub byte_span: Option<Range<usize>>,
 }
 
 impl QuoteCheck {
@@ -106,6 +111,7 @@ impl QuoteCheck {
             verdict: Verdict::UnknownSource,
             similarity: 0.0,
             span: None,
+            byte_span: None,
         }
     }
 }
@@ -114,23 +120,37 @@ impl QuoteCheck {
 const CHECKPOINT: usize = 4096;
 
 /// One transcript prepared for quote lookups; the normalized text, the char
-/// offset table and the fuzzy index are built on first use, once.
+/// offset table and the fuzzy index are built on first use, once. With
+/// speakers ([`SourceText::with_speakers`]) quotes are matched against what
+/// was said, the speaker labels taken out; spans still point into the
+/// original text.
 #[derive(Debug)]
 pub struct SourceText {
     text: String,
+    turns: Option<turns::Turns>,
     normalized: OnceLock<Normalized>,
     char_checkpoints: OnceLock<Vec<usize>>,
     index: OnceLock<fuzzy::BigramIndex>,
 }
 
 impl SourceText {
-    /// Wraps a transcript.
+    /// Wraps a transcript (matching runs over the whole text).
     pub fn new(text: String) -> SourceText {
         SourceText {
             text,
+            turns: None,
             normalized: OnceLock::new(),
             char_checkpoints: OnceLock::new(),
             index: OnceLock::new(),
+        }
+    }
+
+    /// Wraps a transcript split into turns by `speakers`.
+    pub fn with_speakers(text: String, speakers: &turns::SpeakerConfig) -> SourceText {
+        let t = turns::Turns::parse(&text, speakers);
+        SourceText {
+            turns: Some(t),
+            ..SourceText::new(text)
         }
     }
 
@@ -139,8 +159,29 @@ impl SourceText {
         &self.text
     }
 
+    /// The turns, when the transcript was split by speakers.
+    pub fn turns(&self) -> Option<&turns::Turns> {
+        self.turns.as_ref()
+    }
+
+    /// What quotes are matched against: the spoken text, or the whole text.
+    fn spoken(&self) -> &str {
+        self.turns
+            .as_ref()
+            .map_or(self.text.as_str(), |t| t.spoken.text())
+    }
+
+    /// An original byte range of a spoken byte range.
+    fn to_text(&self, r: Range<usize>) -> Range<usize> {
+        match &self.turns {
+            Some(t) => t.spoken.range_to_original(r),
+            None => r,
+        }
+    }
+
     fn normalized(&self) -> &Normalized {
-        self.normalized.get_or_init(|| Normalized::new(&self.text))
+        self.normalized
+            .get_or_init(|| Normalized::new(self.spoken()))
     }
 
     fn index(&self) -> &fuzzy::BigramIndex {
@@ -174,54 +215,106 @@ impl SourceText {
         self.char_offset(bytes.start)..self.char_offset(bytes.end)
     }
 
+    /// A found check: the spoken byte range mapped to the original, in
+    /// chars and bytes.
+    fn found(&self, verdict: Verdict, similarity: f64, spoken: Range<usize>) -> QuoteCheck {
+        let bytes = self.to_text(spoken);
+        QuoteCheck {
+            verdict,
+            similarity,
+            span: Some(self.char_span(bytes.clone())),
+            byte_span: Some(bytes),
+        }
+    }
+
+    /// The original byte range of a byte range of the normalized spoken
+    /// text.
+    pub(crate) fn normalized_to_text(&self, r: Range<usize>) -> Option<Range<usize>> {
+        let spoken = self.normalized().to_original(self.spoken(), r)?;
+        Some(self.to_text(spoken))
+    }
+
+    /// The normalized spoken text (what normalized matching runs over).
+    pub(crate) fn normalized_text(&self) -> &str {
+        self.normalized().text()
+    }
+
     /// Checks one quote: exact, then normalized, then fuzzy at `threshold`.
     pub fn check(&self, quote: &str, threshold: f64) -> QuoteCheck {
+        self.check_avoiding(quote, threshold, &[])
+    }
+
+    /// [`SourceText::check`], where an exact or normalized match takes the
+    /// first occurrence that overlaps none of `used` (byte ranges of the
+    /// original): repeated quotes of one answer point at successive
+    /// occurrences.
+    pub fn check_avoiding(&self, quote: &str, threshold: f64, used: &[Range<usize>]) -> QuoteCheck {
         let trimmed = quote.trim();
         let not_found = QuoteCheck {
             verdict: Verdict::NotFound,
             similarity: 0.0,
             span: None,
+            byte_span: None,
         };
         if trimmed.is_empty() {
             return not_found;
         }
-        if let Some(at) = memchr::memmem::find(self.text.as_bytes(), trimmed.as_bytes()) {
-            return QuoteCheck {
-                verdict: Verdict::Exact,
-                similarity: 1.0,
-                span: Some(self.char_span(at..at + trimmed.len())),
-            };
+        // The first occurrence that overlaps no used range; when every
+        // occurrence is used, the first one (as for a single quote).
+        let free = |r: &Range<usize>| used.iter().all(|u| u.end <= r.start || r.end <= u.start);
+        let spoken = self.spoken();
+        let mut first: Option<(Verdict, Range<usize>)> = None;
+        for at in memchr::memmem::find_iter(spoken.as_bytes(), trimmed.as_bytes()) {
+            let r = at..at + trimmed.len();
+            if free(&self.to_text(r.clone())) {
+                return self.found(Verdict::Exact, 1.0, r);
+            }
+            first.get_or_insert((Verdict::Exact, r));
         }
         let nq = Normalized::new(trimmed);
         if nq.text().is_empty() {
             return not_found;
         }
         let nt = self.normalized();
-        if let Some(at) = memchr::memmem::find(nt.text().as_bytes(), nq.text().as_bytes()) {
-            if let Some(orig) = nt.to_original(&self.text, at..at + nq.text().len()) {
-                return QuoteCheck {
-                    verdict: Verdict::Normalized,
-                    similarity: 1.0,
-                    span: Some(self.char_span(orig)),
-                };
+        for at in memchr::memmem::find_iter(nt.text().as_bytes(), nq.text().as_bytes()) {
+            if let Some(orig) = nt.to_original(spoken, at..at + nq.text().len()) {
+                if free(&self.to_text(orig.clone())) {
+                    return self.found(Verdict::Normalized, 1.0, orig);
+                }
+                first.get_or_insert((Verdict::Normalized, orig));
             }
+        }
+        if let Some((verdict, r)) = first {
+            return self.found(verdict, 1.0, r);
         }
         let Some(m) = fuzzy::best_match(nq.text(), nt.text(), self.index()) else {
             return not_found;
         };
         if m.similarity >= threshold {
-            if let Some(orig) = nt.to_original(&self.text, m.range.clone()) {
-                return QuoteCheck {
-                    verdict: Verdict::Fuzzy,
-                    similarity: m.similarity,
-                    span: Some(self.char_span(orig)),
-                };
+            if let Some(orig) = nt.to_original(spoken, m.range.clone()) {
+                return self.found(Verdict::Fuzzy, m.similarity, orig);
             }
         }
         QuoteCheck {
             similarity: m.similarity,
             ..not_found
         }
+    }
+
+    /// The pieces (runs of at least `min_words` words, normalized) of a
+    /// quote that stand in this transcript, left to right.
+    pub(crate) fn pieces(&self, quote: &str, min_words: usize) -> (Vec<fuzzy::Piece>, usize) {
+        let nq = Normalized::new(quote.trim());
+        let n = fuzzy::word_count(nq.text());
+        (
+            fuzzy::pieces(nq.text(), self.normalized().text(), self.index(), min_words),
+            n,
+        )
+    }
+
+    /// The char span of an original byte range.
+    pub(crate) fn chars_of(&self, bytes: Range<usize>) -> Range<usize> {
+        self.char_span(bytes)
     }
 }
 

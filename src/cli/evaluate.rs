@@ -32,6 +32,14 @@ pub struct EvaluateArgs {
     /// Seed of the bootstrap confidence intervals [default: 42].
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Speaker labels: a regex whose first group is the label, matched at
+    /// line starts [default: a capitalized name, ':' and a space].
+    #[arg(long, value_name = "REGEX")]
+    pub speaker_pattern: Option<String>,
+    /// Labels of interviewer turns, comma-separated, case-insensitive
+    /// [default: Interviewer,Moderator,Facilitator,Researcher,Q,I].
+    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
+    pub interviewer_labels: Option<Vec<String>>,
     /// WordNet source.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
@@ -53,6 +61,12 @@ impl EvaluateArgs {
             c.no_plots = true;
         }
         super::set(&mut c.seed, &self.seed);
+        if self.speaker_pattern.is_some() {
+            c.speaker_pattern = self.speaker_pattern.clone();
+        }
+        if self.interviewer_labels.is_some() {
+            c.interviewer_labels = self.interviewer_labels.clone();
+        }
         if let Some(w) = &self.wordnet.wordnet {
             c.wordnet = Some(w.clone());
         }

@@ -12,6 +12,8 @@ pub struct Quote {
     pub quote: String,
     /// The FILE it claims to come from (None when absent).
     pub source: Option<String>,
+    /// Who the answer says said it (`"speaker"`), when given.
+    pub speaker: Option<String>,
 }
 
 /// One answer to a question.
@@ -227,7 +229,22 @@ pub fn parse_questions(path: &Path, text: &str) -> Result<QuestionSet, CorpusErr
                         )
                     })?),
                 };
-                quotes.push(Quote { quote, source });
+                let speaker = match qo.get("speaker") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(_) => {
+                        return Err(err(
+                            record.clone(),
+                            &format!("{field}.speaker"),
+                            "expected a string",
+                        ))
+                    }
+                };
+                quotes.push(Quote {
+                    quote,
+                    source,
+                    speaker,
+                });
             }
             answers.push(Answer {
                 answer,

@@ -20,6 +20,7 @@
 //! ```
 
 use super::{check_unit, ConfigError, JobConfig, JobError};
+use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
 use crate::corpus::{parse_questions, parse_transcripts, QuestionSet, TranscriptSet};
 use crate::evaluate::{annotate, evaluate, summarize_evaluation, EvalConfig, Summary};
@@ -53,6 +54,14 @@ pub struct Config {
     pub wordnet: Option<PathBuf>,
     /// Seed of the bootstrap confidence intervals.
     pub seed: u64,
+    /// The speaker-label pattern (its first group is the label; default:
+    /// a capitalized name, `:` and a space at a line start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_pattern: Option<String>,
+    /// Labels of the interviewer's turns (default: Interviewer, Moderator,
+    /// Facilitator, Researcher, Q, I; case-insensitive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interviewer_labels: Option<Vec<String>>,
 }
 
 impl Default for Config {
@@ -65,6 +74,8 @@ impl Default for Config {
             no_plots: false,
             wordnet: None,
             seed: 42,
+            speaker_pattern: None,
+            interviewer_labels: None,
         }
     }
 }
@@ -74,17 +85,41 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        check_unit("--fuzzy-threshold", self.fuzzy_threshold)
+        check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
+        self.speakers().map(|_| ())
     }
 }
 
 impl Config {
-    /// The library's evaluation settings for this configuration.
+    /// The speaker settings: the pattern and labels given, or the defaults.
+    pub fn speakers(&self) -> Result<SpeakerConfig, ConfigError> {
+        use crate::citations::turns::{DEFAULT_INTERVIEWER_LABELS, DEFAULT_SPEAKER_PATTERN};
+        let pattern = self
+            .speaker_pattern
+            .as_deref()
+            .unwrap_or(DEFAULT_SPEAKER_PATTERN);
+        let labels: Vec<String> = match &self.interviewer_labels {
+            Some(l) => l.clone(),
+            None => DEFAULT_INTERVIEWER_LABELS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        };
+        SpeakerConfig::new(pattern, &labels).map_err(|message| ConfigError::Invalid {
+            field: "--speaker-pattern".into(),
+            message: format!("{pattern:?}: {message}"),
+        })
+    }
+
+    /// The library's evaluation settings for this configuration (the
+    /// default speaker settings when the pattern is invalid: `validate`
+    /// refuses it first).
     pub fn eval_config(&self) -> EvalConfig {
         EvalConfig {
             match_level: self.match_level,
             fuzzy_threshold: self.fuzzy_threshold,
             seed: self.seed,
+            speakers: self.speakers().unwrap_or_default(),
             ..EvalConfig::default()
         }
     }

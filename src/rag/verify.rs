@@ -4,7 +4,9 @@
 //! negative source index is the verdict `invalid_source`.
 
 use super::reply::Reply;
-use crate::citations::{MatchLevel, SourceText, Verdict};
+use crate::citations::attribution::{self, Attribution, OtherSource, Piece};
+use crate::citations::turns::SpeakerConfig;
+use crate::citations::{MatchLevel, QuoteCheck, SourceText, Verdict};
 use serde::Serialize;
 
 /// The verdict of one citation.
@@ -22,6 +24,17 @@ pub struct CitationCheck {
     pub similarity: f64,
     /// Character offsets in the cited document's page_content.
     pub span: Option<[usize; 2]>,
+    /// The speaker of the turn (inside the passage) where the span starts.
+    pub span_speaker: Option<String>,
+    /// The attribution class (null for an invalid source).
+    pub attribution: Option<Attribution>,
+    /// For `other_source`: the other retrieved passage (its index as
+    /// `source`) where the quote stands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_source: Option<OtherSource>,
+    /// For `stitched`: the pieces in the cited passage.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pieces: Vec<Piece>,
 }
 
 /// Checks every citation of `reply`; returns the checks and the existence
@@ -31,16 +44,60 @@ pub fn check_citations(
     level: MatchLevel,
     fuzzy_threshold: f64,
 ) -> (Vec<CitationCheck>, Option<f64>) {
-    // Each cited document is prepared once, however many quotes cite it.
-    let mut sources: Vec<Option<SourceText>> = (0..reply.context.len()).map(|_| None).collect();
-    let checks: Vec<CitationCheck> = reply
+    // Every passage prepared once (turns inside it apply), however many
+    // quotes cite it.
+    let speakers = SpeakerConfig::default();
+    let sources: Vec<SourceText> = reply
+        .context
+        .iter()
+        .map(|p| SourceText::with_speakers(p.clone(), &speakers))
+        .collect();
+    let cited: Vec<Option<usize>> = reply
         .citations
         .iter()
         .map(|c| {
-            let doc = usize::try_from(c.source_index)
+            usize::try_from(c.source_index)
                 .ok()
-                .filter(|&i| i < reply.context.len());
-            let Some(i) = doc else {
+                .filter(|&i| i < reply.context.len())
+        })
+        .collect();
+    let raw: Vec<Option<QuoteCheck>> = reply
+        .citations
+        .iter()
+        .zip(&cited)
+        .map(|(c, i)| i.map(|i| sources[i].check(&c.quote, fuzzy_threshold)))
+        .collect();
+    let found = |c: &QuoteCheck| level.accepts(c.verdict) && c.verdict != Verdict::UnknownSource;
+    // Quotes not found in their passage: looked up in the other passages.
+    let missing: Vec<(usize, usize)> = raw
+        .iter()
+        .zip(&cited)
+        .enumerate()
+        .filter_map(|(k, (c, i))| match (c, i) {
+            (Some(c), Some(i)) if !found(c) => Some((k, *i)),
+            _ => None,
+        })
+        .collect();
+    let names: Vec<String> = (0..sources.len()).map(|i| i.to_string()).collect();
+    let lookups: Vec<(usize, &str)> = missing
+        .iter()
+        .map(|&(k, i)| (i, reply.citations[k].quote.as_str()))
+        .collect();
+    let mut elsewhere: Vec<Option<OtherSource>> = vec![None; raw.len()];
+    for ((k, _), o) in missing
+        .iter()
+        .zip(attribution::other_sources(&sources, &names, &lookups))
+    {
+        elsewhere[*k] = o;
+    }
+    let checks: Vec<CitationCheck> = reply
+        .citations
+        .iter()
+        .zip(raw)
+        .zip(elsewhere)
+        .enumerate()
+        .map(|(k, ((c, check), other))| {
+            let Some(check) = check else {
                 return CitationCheck {
                     source_index: c.source_index,
                     quote: c.quote.clone(),
@@ -48,18 +105,41 @@ pub fn check_citations(
                     found: false,
                     similarity: 0.0,
                     span: None,
+                    span_speaker: None,
+                    attribution: None,
+                    other_source: None,
+                    pieces: Vec::new(),
                 };
             };
-            let source =
-                sources[i].get_or_insert_with(|| SourceText::new(reply.context[i].clone()));
-            let check = source.check(&c.quote, fuzzy_threshold);
+            let src = &sources[cited[k].unwrap_or(0)];
+            let is_found = found(&check);
+            let mut a = if is_found {
+                attribution::of_found(src, &check, None)
+            } else {
+                attribution::Attributed::default()
+            };
+            if !is_found {
+                if let Some(o) = other {
+                    a.attribution = Some(Attribution::OtherSource);
+                    a.other_source = Some(o);
+                } else if let Some(p) = attribution::stitched(src, &c.quote) {
+                    a.attribution = Some(Attribution::Stitched);
+                    a.pieces = p;
+                } else {
+                    a.attribution = Some(Attribution::Fabricated);
+                }
+            }
             CitationCheck {
                 source_index: c.source_index,
                 quote: c.quote.clone(),
                 verdict: check.verdict.as_str(),
-                found: level.accepts(check.verdict) && check.verdict != Verdict::UnknownSource,
+                found: is_found,
                 similarity: check.similarity,
                 span: check.span.map(|r| [r.start, r.end]),
+                span_speaker: a.span_speaker,
+                attribution: a.attribution,
+                other_source: a.other_source,
+                pieces: a.pieces,
             }
         })
         .collect();
@@ -131,5 +211,57 @@ mod tests {
             citations: vec![],
         };
         assert_eq!(check_citations(&empty, MatchLevel::Normalized, 0.9).1, None);
+    }
+
+    #[test]
+    fn attribution_inside_passages() {
+        let reply = Reply {
+            context: vec![
+                "Interviewer: Who runs it?\nAnna: The families take turns, one week each.".into(),
+                "Bo: The council pays for the water.".into(),
+            ],
+            answer: "x".into(),
+            citations: vec![
+                Citation {
+                    source_index: 0,
+                    quote: "The families take turns".into(),
+                },
+                Citation {
+                    source_index: 0,
+                    quote: "Who runs it?".into(),
+                },
+                Citation {
+                    source_index: 0,
+                    quote: "The council pays for the water.".into(),
+                },
+                Citation {
+                    source_index: 0,
+                    quote: "Nobody pays anything here.".into(),
+                },
+                Citation {
+                    source_index: 5,
+                    quote: "x".into(),
+                },
+            ],
+        };
+        let (checks, _) = check_citations(&reply, MatchLevel::Normalized, 0.9);
+        let got: Vec<Option<&str>> = checks
+            .iter()
+            .map(|c| c.attribution.map(|a| a.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some("ok"),
+                Some("interviewer"),
+                Some("other_source"),
+                Some("fabricated"),
+                None
+            ]
+        );
+        assert_eq!(checks[0].span_speaker.as_deref(), Some("Anna"));
+        let other = checks[2].other_source.as_ref().unwrap();
+        assert_eq!(other.source, "1");
+        assert_eq!(other.span_speaker.as_deref(), Some("Bo"));
     }
 }

@@ -31,6 +31,11 @@ pub fn evaluate_summary(
             .map(|(k, s)| ("quotes found by source", k.as_str(), *s)),
     );
     rows.push(("existence", "pairs with quotes", summary.existence));
+    rows.push((
+        "strict existence",
+        "found, attribution ok",
+        summary.strict_existence,
+    ));
     let mut out = summary_table(&rows);
     let verdicts: Vec<String> = summary
         .verdicts
@@ -42,6 +47,14 @@ pub fn evaluate_summary(
         verdicts.join(" "),
         level.as_str()
     ));
+    let classes: Vec<String> = crate::citations::attribution::Attribution::ALL
+        .iter()
+        .map(|a| {
+            let n = summary.attribution.overall.get(a.as_str()).copied();
+            format!("{}={}", a.as_str(), n.unwrap_or(0))
+        })
+        .collect();
+    out.push_str(&format!("\nattribution: {}", classes.join(" ")));
     if !summary.warnings.is_empty() {
         out.push_str(&format!(
             "\n{} pair(s) unscored, see warnings above",

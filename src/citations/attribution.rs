@@ -1,0 +1,395 @@
+//! Who said a quote, in which turn, in which transcript: the attribution
+//! of a checked quote.
+//!
+//! A quote found in its cited transcript is `cross_turn` (its span covers
+//! two or more turns), else `interviewer` (it lies in an interviewer's
+//! turn), else `wrong_speaker` (the quote names a speaker and the span's
+//! speaker differs, case-insensitively), else `ok`. A quote not found there
+//! is `other_source` (found exact or normalized in another transcript of the
+//! corpus), else `stitched` (two or more non-adjacent runs of at least
+//! [`MIN_PIECE_WORDS`] words stand in the cited transcript and cover at
+//! least [`MIN_PIECE_COVER`] of its words), else `fabricated`.
+//!
+//! ```
+//! use corpus_eval::citations::attribution::{of_found, Attribution};
+//! use corpus_eval::citations::turns::SpeakerConfig;
+//! use corpus_eval::citations::SourceText;
+//!
+//! let t = SourceText::with_speakers(
+//!     "Interviewer: Do you sell at the market?\nAnna: Every Saturday, rain or shine.\n".into(),
+//!     &SpeakerConfig::default(),
+//! );
+//! let c = t.check("Every Saturday, rain or shine", 0.9);
+//! assert_eq!(of_found(&t, &c, Some("Anna")).attribution, Some(Attribution::Ok));
+//! assert_eq!(of_found(&t, &c, Some("Bo")).attribution, Some(Attribution::WrongSpeaker));
+//! let c = t.check("Do you sell at the market?", 0.9);
+//! assert_eq!(of_found(&t, &c, None).attribution, Some(Attribution::Interviewer));
+//! ```
+
+use super::{QuoteCheck, SourceText, Verdict};
+use crate::text::aligned::Normalized;
+use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// Fewest words of a piece of a stitched quote.
+pub const MIN_PIECE_WORDS: usize = 4;
+/// Least share of a stitched quote's words its pieces cover.
+pub const MIN_PIECE_COVER: f64 = 0.8;
+
+/// The attribution classes (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Attribution {
+    /// The span covers text of two or more turns.
+    CrossTurn,
+    /// The span lies in an interviewer's turn.
+    Interviewer,
+    /// The quote names another speaker than the span's.
+    WrongSpeaker,
+    /// Found in one turn of a non-interviewer speaker (the named one).
+    Ok,
+    /// Not in the cited transcript, but in another one.
+    OtherSource,
+    /// Not found whole; pieces of it stand apart in the cited transcript.
+    Stitched,
+    /// None of the above.
+    Fabricated,
+}
+
+impl Attribution {
+    /// Every class, in precedence order.
+    pub const ALL: [Attribution; 7] = [
+        Attribution::CrossTurn,
+        Attribution::Interviewer,
+        Attribution::WrongSpeaker,
+        Attribution::Ok,
+        Attribution::OtherSource,
+        Attribution::Stitched,
+        Attribution::Fabricated,
+    ];
+
+    /// The class's name in outputs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Attribution::CrossTurn => "cross_turn",
+            Attribution::Interviewer => "interviewer",
+            Attribution::WrongSpeaker => "wrong_speaker",
+            Attribution::Ok => "ok",
+            Attribution::OtherSource => "other_source",
+            Attribution::Stitched => "stitched",
+            Attribution::Fabricated => "fabricated",
+        }
+    }
+}
+
+/// A span in characters of a transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Span {
+    /// First char.
+    pub start: usize,
+    /// One past the last char.
+    pub end: usize,
+}
+
+impl From<Range<usize>> for Span {
+    fn from(r: Range<usize>) -> Span {
+        Span {
+            start: r.start,
+            end: r.end,
+        }
+    }
+}
+
+/// Where a quote not found in its cited transcript was found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OtherSource {
+    /// The transcript (its FILE).
+    pub source: String,
+    /// `exact` or `normalized`.
+    pub verdict: Verdict,
+    /// The span in that transcript.
+    pub span: Span,
+    /// The speaker of the turn the span starts in.
+    pub span_speaker: Option<String>,
+    /// The span in bytes (not serialized).
+    #[serde(skip)]
+    pub byte_span: Range<usize>,
+}
+
+/// One piece of a stitched quote, in quote order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Piece {
+    /// The transcript's text of the piece.
+    pub text: String,
+    /// Its span in the cited transcript.
+    pub span: Span,
+    /// The speaker of the turn the piece starts in.
+    pub span_speaker: Option<String>,
+}
+
+/// A quote's attribution and where it points.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Attributed {
+    /// The class (None only for an unknown source).
+    pub attribution: Option<Attribution>,
+    /// The speaker of the turn where the matched span starts.
+    pub span_speaker: Option<String>,
+    /// For `other_source`: where.
+    pub other_source: Option<OtherSource>,
+    /// For `stitched`: the pieces.
+    pub pieces: Vec<Piece>,
+}
+
+fn speaker_at(src: &SourceText, byte: usize) -> Option<String> {
+    src.turns()
+        .and_then(|t| t.speaker_at(byte))
+        .map(str::to_string)
+}
+
+/// The attribution of a quote found in its cited transcript.
+pub fn of_found(src: &SourceText, check: &QuoteCheck, claimed: Option<&str>) -> Attributed {
+    let Some(bytes) = &check.byte_span else {
+        return Attributed::default();
+    };
+    let span_speaker = speaker_at(src, bytes.start);
+    let attribution = match src.turns() {
+        Some(t) => {
+            let covered = t.turns_covered(bytes);
+            if covered.len() >= 2 {
+                Attribution::CrossTurn
+            } else if covered.first().is_some_and(|&k| t.is_interviewer(k)) {
+                Attribution::Interviewer
+            } else {
+                wrong_or_ok(claimed, span_speaker.as_deref())
+            }
+        }
+        None => wrong_or_ok(claimed, span_speaker.as_deref()),
+    };
+    Attributed {
+        attribution: Some(attribution),
+        span_speaker,
+        ..Attributed::default()
+    }
+}
+
+fn wrong_or_ok(claimed: Option<&str>, actual: Option<&str>) -> Attribution {
+    match (claimed.map(str::trim).filter(|c| !c.is_empty()), actual) {
+        (Some(c), Some(a)) if c.to_lowercase() != a.trim().to_lowercase() => {
+            Attribution::WrongSpeaker
+        }
+        _ => Attribution::Ok,
+    }
+}
+
+/// The pieces of a quote not found whole, when they make it `stitched`:
+/// two or more runs of at least [`MIN_PIECE_WORDS`] words, not adjacent in
+/// the transcript, covering at least [`MIN_PIECE_COVER`] of the words.
+pub fn stitched(src: &SourceText, quote: &str) -> Option<Vec<Piece>> {
+    let (found, words) = src.pieces(quote, MIN_PIECE_WORDS);
+    if found.len() < 2 || words == 0 {
+        return None;
+    }
+    let covered: usize = found.iter().map(|p| p.quote_words.len()).sum();
+    if (covered as f64) < MIN_PIECE_COVER * words as f64 {
+        return None;
+    }
+    // Adjacent pieces are one stretch of the transcript with a word of the
+    // quote between them: merged; two places at least are needed.
+    let mut merged: Vec<super::fuzzy::Piece> = Vec::with_capacity(found.len());
+    for p in found {
+        match merged.last_mut() {
+            Some(last) if last.text_words.end == p.text_words.start => {
+                last.quote_words.end = p.quote_words.end;
+                last.text_words.end = p.text_words.end;
+                last.range.end = p.range.end;
+            }
+            _ => merged.push(p),
+        }
+    }
+    if merged.len() < 2 {
+        return None;
+    }
+    merged
+        .iter()
+        .map(|p| {
+            let bytes = src.normalized_to_text(p.range.clone())?;
+            Some(Piece {
+                text: src.text()[bytes.clone()].to_string(),
+                span: src.chars_of(bytes.clone()).into(),
+                span_speaker: speaker_at(src, bytes.start),
+            })
+        })
+        .collect()
+}
+
+/// For each quote (its text and the index of its cited transcript), the
+/// first other transcript (in corpus order) where it stands exact or
+/// normalized. One multi-pattern automaton over all the quotes runs once
+/// over each transcript's normalized spoken text (transcripts in
+/// parallel), so the cost does not grow with quotes times transcripts.
+pub fn other_sources(
+    sources: &[SourceText],
+    names: &[String],
+    quotes: &[(usize, &str)],
+) -> Vec<Option<OtherSource>> {
+    let mut patterns: Vec<String> = Vec::new();
+    let mut pattern_of: HashMap<String, usize> = HashMap::new();
+    let quote_pattern: Vec<Option<usize>> = quotes
+        .iter()
+        .map(|(_, q)| {
+            let n = Normalized::new(q.trim()).text().to_string();
+            if n.is_empty() {
+                return None;
+            }
+            Some(*pattern_of.entry(n.clone()).or_insert_with(|| {
+                patterns.push(n);
+                patterns.len() - 1
+            }))
+        })
+        .collect();
+    if patterns.is_empty() || sources.len() < 2 {
+        return vec![None; quotes.len()];
+    }
+    let Ok(ac) = AhoCorasick::new(&patterns) else {
+        return vec![None; quotes.len()];
+    };
+    // Per transcript: the first occurrence of each pattern found in it.
+    let firsts: Vec<HashMap<usize, Range<usize>>> = sources
+        .par_iter()
+        .map(|s| {
+            let mut first: HashMap<usize, Range<usize>> = HashMap::new();
+            for m in ac.find_overlapping_iter(s.normalized_text()) {
+                first
+                    .entry(m.pattern().as_usize())
+                    .or_insert(m.start()..m.end());
+            }
+            first
+        })
+        .collect();
+    quotes
+        .iter()
+        .zip(&quote_pattern)
+        .map(|((cited, quote), p)| {
+            let p = (*p)?;
+            firsts.iter().enumerate().find_map(|(t, first)| {
+                if t == *cited {
+                    return None;
+                }
+                let r = first.get(&p)?;
+                let src = &sources[t];
+                let bytes = src.normalized_to_text(r.clone())?;
+                let verdict = if src.text()[bytes.clone()] == *quote.trim() {
+                    Verdict::Exact
+                } else {
+                    Verdict::Normalized
+                };
+                Some(OtherSource {
+                    source: names.get(t).cloned().unwrap_or_default(),
+                    verdict,
+                    span: src.chars_of(bytes.clone()).into(),
+                    span_speaker: speaker_at(src, bytes.start),
+                    byte_span: bytes,
+                })
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::citations::turns::SpeakerConfig;
+
+    const A: &str = "Interviewer: What did the cooperative change for you?\n\
+Núria: We stopped paying rent to a landlord. The building belongs to all of us now.\n\
+Interviewer: And the neighbours?\n\
+Núria: Some were suspicious at first, they thought we were a sect or something.\n";
+    const B: &str =
+        "Moderator: Next question.\nJürgen: The repair café opened in 2014 in the old school.\n";
+
+    fn src(t: &str) -> SourceText {
+        SourceText::with_speakers(t.to_string(), &SpeakerConfig::default())
+    }
+
+    fn slice(t: &str, s: &Span) -> String {
+        t.chars().skip(s.start).take(s.end - s.start).collect()
+    }
+
+    #[test]
+    fn each_found_class_and_its_precedence() {
+        let a = src(A);
+        let c = a.check("The building belongs to all of us now.", 0.9);
+        let at = of_found(&a, &c, Some("núria"));
+        assert_eq!(at.attribution, Some(Attribution::Ok));
+        assert_eq!(at.span_speaker.as_deref(), Some("Núria"));
+        // The span's text, sliced from the original, is the quote.
+        assert_eq!(
+            slice(A, &c.span.clone().unwrap().into()),
+            "The building belongs to all of us now."
+        );
+        let c = a.check("The building belongs to all of us now.", 0.9);
+        assert_eq!(
+            of_found(&a, &c, Some("Jordi")).attribution,
+            Some(Attribution::WrongSpeaker)
+        );
+        // Across the label: found, cross_turn beats the named speaker.
+        let c = a.check("all of us now. And the neighbours?", 0.9);
+        assert_eq!(c.verdict, Verdict::Normalized);
+        assert_eq!(
+            of_found(&a, &c, Some("Jordi")).attribution,
+            Some(Attribution::CrossTurn)
+        );
+        let c = a.check("And the neighbours?", 0.9);
+        let at = of_found(&a, &c, Some("Núria"));
+        assert_eq!(at.attribution, Some(Attribution::Interviewer));
+        assert_eq!(at.span_speaker.as_deref(), Some("Interviewer"));
+    }
+
+    #[test]
+    fn stitched_needs_two_apart_pieces_covering_most_words() {
+        let a = src(A);
+        let q = "We stopped paying rent to a landlord, they thought we were a sect";
+        assert_eq!(a.check(q, 0.9).verdict, Verdict::NotFound);
+        let pieces = stitched(&a, q).expect("stitched");
+        assert_eq!(pieces.len(), 2);
+        assert_eq!(pieces[0].text, "We stopped paying rent to a landlord");
+        assert_eq!(pieces[1].text, "they thought we were a sect");
+        assert_eq!(pieces[1].span_speaker.as_deref(), Some("Núria"));
+        assert_eq!(slice(A, &pieces[1].span), "they thought we were a sect");
+        // One piece only, or too little covered: not stitched.
+        assert!(stitched(
+            &a,
+            "We stopped paying rent to a landlord and bought goats for the roof garden"
+        )
+        .is_none());
+        assert!(stitched(&a, "Nothing of this was ever said by anyone here").is_none());
+    }
+
+    #[test]
+    fn other_sources_found_once_per_corpus() {
+        let (a, b) = (src(A), src(B));
+        let names = vec!["a".to_string(), "b".to_string()];
+        let found = other_sources(
+            &[a, b],
+            &names,
+            &[
+                (0, "the repair café opened in 2014"),
+                (1, "We stopped paying rent to a landlord."),
+                (0, "never said anywhere"),
+                (1, "The repair café opened in 2014"),
+            ],
+        );
+        let o = found[0].as_ref().unwrap();
+        assert_eq!((o.source.as_str(), o.verdict), ("b", Verdict::Normalized));
+        assert_eq!(o.span_speaker.as_deref(), Some("Jürgen"));
+        assert_eq!(slice(B, &o.span), "The repair café opened in 2014");
+        let o = found[1].as_ref().unwrap();
+        assert_eq!((o.source.as_str(), o.verdict), ("a", Verdict::Exact));
+        assert!(found[2].is_none());
+        // Found only in its own (cited) transcript: not another source.
+        assert!(found[3].is_none());
+    }
+}

@@ -1,0 +1,290 @@
+//! Turns and speakers of an interview transcript.
+//!
+//! A line that starts with a speaker label (by default
+//! [`DEFAULT_SPEAKER_PATTERN`]: a capitalized name of up to 41 characters,
+//! then `:` and a space) opens a turn; the text up to the next label
+//! belongs to it. Text before the first label is a turn without a speaker,
+//! and a transcript without labels is one such turn. Labels are not part of
+//! what was said: [`Spoken`] is the transcript with every label taken out,
+//! with a map back to the original's byte offsets.
+//!
+//! ```
+//! use corpus_eval::citations::turns::{SpeakerConfig, Turns};
+//! let text = "Interviewer: Why tomatoes?\nAnna: They grow well here.\n";
+//! let turns = Turns::parse(text, &SpeakerConfig::default());
+//! assert_eq!(turns.spoken.text(), "Why tomatoes?\nThey grow well here.\n");
+//! let at = text.find("They").unwrap();
+//! assert_eq!(turns.speaker_at(at), Some("Anna"));
+//! assert!(turns.is_interviewer(turns.turn_at(0).unwrap()));
+//! ```
+
+use regex::Regex;
+use std::ops::Range;
+
+/// The default speaker-label pattern; its first group is the label.
+pub const DEFAULT_SPEAKER_PATTERN: &str = r"^\s*([\p{Lu}][\p{L}\p{N} .'’-]{0,40}?)\s*:\s";
+
+/// The default interviewer labels (compared case-insensitively).
+pub const DEFAULT_INTERVIEWER_LABELS: [&str; 6] = [
+    "Interviewer",
+    "Moderator",
+    "Facilitator",
+    "Researcher",
+    "Q",
+    "I",
+];
+
+/// How speaker labels are found and which mark the interviewer.
+#[derive(Debug, Clone)]
+pub struct SpeakerConfig {
+    pattern: Regex,
+    source: String,
+    interviewer: Vec<String>,
+}
+
+impl Default for SpeakerConfig {
+    fn default() -> Self {
+        SpeakerConfig::new(DEFAULT_SPEAKER_PATTERN, &DEFAULT_INTERVIEWER_LABELS)
+            .expect("the default speaker pattern compiles with a group")
+    }
+}
+
+impl SpeakerConfig {
+    /// A pattern (multi-line: `^` is a line start; the first group is the
+    /// label) and the interviewer labels. An invalid pattern, or one without
+    /// a capturing group, is an error saying why.
+    pub fn new<S: AsRef<str>>(pattern: &str, interviewer: &[S]) -> Result<SpeakerConfig, String> {
+        let source = pattern.to_string();
+        let pattern = Regex::new(&format!("(?m){pattern}")).map_err(|e| e.to_string())?;
+        if pattern.captures_len() < 2 {
+            return Err("the pattern needs a capturing group: the speaker label".into());
+        }
+        Ok(SpeakerConfig {
+            pattern,
+            source,
+            interviewer: interviewer
+                .iter()
+                .map(|l| l.as_ref().trim().to_lowercase())
+                .filter(|l| !l.is_empty())
+                .collect(),
+        })
+    }
+
+    /// The settings for signatures: the pattern's digest (default or
+    /// custom) and the interviewer labels.
+    pub fn signature(&self) -> String {
+        let pattern = if self.source == DEFAULT_SPEAKER_PATTERN {
+            "default".to_string()
+        } else {
+            let h = crate::text::hash::sha256_hex(self.source.as_bytes());
+            format!("sha256:{}", &h[..12])
+        };
+        format!(
+            "speakers:{pattern}|interviewer:{}",
+            self.interviewer.join(",")
+        )
+    }
+
+    /// True when `label` is an interviewer label (case-insensitive).
+    pub fn is_interviewer(&self, label: &str) -> bool {
+        let l = label.trim().to_lowercase();
+        self.interviewer.contains(&l)
+    }
+}
+
+/// One turn: its label (None before the first label or without labels),
+/// and byte ranges in the original text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// The speaker label.
+    pub speaker: Option<String>,
+    /// True when the label is an interviewer label.
+    pub interviewer: bool,
+    /// The label as it stands (prefix whitespace, label, `:`, space).
+    pub label: Range<usize>,
+    /// What was said: from the end of the label to the next label.
+    pub text: Range<usize>,
+}
+
+/// The transcript without its labels, with the way back to the original.
+#[derive(Debug, Clone)]
+pub struct Spoken {
+    text: String,
+    /// Kept pieces: (offset in `text`, offset in the original), sorted.
+    pieces: Vec<(usize, usize)>,
+}
+
+impl Spoken {
+    /// The text with the labels taken out.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The original byte offset of a byte offset of [`Spoken::text`].
+    pub fn to_original(&self, at: usize) -> usize {
+        let k = self.pieces.partition_point(|&(s, _)| s <= at).max(1) - 1;
+        match self.pieces.get(k) {
+            Some(&(s, o)) => o + (at - s),
+            None => at,
+        }
+    }
+
+    /// The original byte range of a non-empty range of [`Spoken::text`]: its
+    /// start and its last byte are mapped, so a range that runs across a
+    /// removed label covers the label in the original.
+    pub fn range_to_original(&self, r: Range<usize>) -> Range<usize> {
+        if r.is_empty() {
+            let at = self.to_original(r.start);
+            return at..at;
+        }
+        self.to_original(r.start)..self.to_original(r.end - 1) + 1
+    }
+}
+
+/// The turns of a transcript.
+#[derive(Debug, Clone)]
+pub struct Turns {
+    /// Every turn, in order (at least one).
+    pub turns: Vec<Turn>,
+    /// The transcript without labels.
+    pub spoken: Spoken,
+}
+
+impl Turns {
+    /// Splits `text` into turns.
+    pub fn parse(text: &str, config: &SpeakerConfig) -> Turns {
+        let mut labels: Vec<(Range<usize>, String)> = Vec::new();
+        for c in config.pattern.captures_iter(text) {
+            let (Some(all), Some(label)) = (c.get(0), c.get(1)) else {
+                continue;
+            };
+            if all.is_empty() {
+                continue;
+            }
+            labels.push((all.range(), label.as_str().trim().to_string()));
+        }
+        let mut turns = Vec::with_capacity(labels.len() + 1);
+        let first = labels.first().map_or(text.len(), |(r, _)| r.start);
+        if first > 0 || labels.is_empty() {
+            turns.push(Turn {
+                speaker: None,
+                interviewer: false,
+                label: 0..0,
+                text: 0..first,
+            });
+        }
+        for (i, (range, label)) in labels.iter().enumerate() {
+            let end = labels.get(i + 1).map_or(text.len(), |(r, _)| r.start);
+            turns.push(Turn {
+                interviewer: config.is_interviewer(label),
+                speaker: Some(label.clone()),
+                label: range.clone(),
+                text: range.end..end,
+            });
+        }
+        let mut spoken = String::with_capacity(text.len());
+        let mut pieces = Vec::with_capacity(turns.len());
+        for t in &turns {
+            if !t.text.is_empty() {
+                pieces.push((spoken.len(), t.text.start));
+                spoken.push_str(&text[t.text.clone()]);
+            }
+        }
+        Turns {
+            turns,
+            spoken: Spoken {
+                text: spoken,
+                pieces,
+            },
+        }
+    }
+
+    /// True when the transcript has at least one label.
+    pub fn labelled(&self) -> bool {
+        self.turns.iter().any(|t| t.speaker.is_some())
+    }
+
+    /// The index of the turn an original byte offset falls in (a label
+    /// counts as part of its turn).
+    pub fn turn_at(&self, at: usize) -> Option<usize> {
+        let k = self
+            .turns
+            .partition_point(|t| t.label.start.min(t.text.start) <= at);
+        k.checked_sub(1)
+    }
+
+    /// The speaker of the turn an original byte offset falls in.
+    pub fn speaker_at(&self, at: usize) -> Option<&str> {
+        self.turn_at(at)
+            .and_then(|k| self.turns[k].speaker.as_deref())
+    }
+
+    /// True when turn `k` is an interviewer's.
+    pub fn is_interviewer(&self, k: usize) -> bool {
+        self.turns.get(k).is_some_and(|t| t.interviewer)
+    }
+
+    /// The turns whose spoken text a non-empty original byte range covers.
+    pub fn turns_covered(&self, r: &Range<usize>) -> Vec<usize> {
+        self.turns
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.text.start < r.end && r.start < t.text.end)
+            .map(|(k, _)| k)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_split_turns_and_leave_the_spoken_text() {
+        let text =
+            "Intro line.\nQ: Where?\n  Núria Puig: Here, in Gràcia.\nmore of hers\nI: Thanks.";
+        let t = Turns::parse(text, &SpeakerConfig::default());
+        let speakers: Vec<Option<&str>> = t.turns.iter().map(|x| x.speaker.as_deref()).collect();
+        assert_eq!(
+            speakers,
+            vec![None, Some("Q"), Some("Núria Puig"), Some("I")]
+        );
+        assert!(t.turns[1].interviewer && !t.turns[2].interviewer && t.turns[3].interviewer);
+        assert_eq!(
+            t.spoken.text(),
+            "Intro line.\nWhere?\nHere, in Gràcia.\nmore of hers\nThanks."
+        );
+        // Every spoken byte maps back to the same byte of the original.
+        let s = t.spoken.text();
+        for (i, ch) in s.char_indices() {
+            let o = t.spoken.to_original(i);
+            assert_eq!(text[o..].chars().next(), Some(ch));
+        }
+        let at = text.find("more").unwrap();
+        assert_eq!(t.speaker_at(at), Some("Núria Puig"));
+        let r = s.find("Where").unwrap()..s.find("Gràcia").unwrap() + "Gràcia".len();
+        let o = t.spoken.range_to_original(r);
+        assert_eq!(&text[o.clone()], "Where?\n  Núria Puig: Here, in Gràcia");
+        assert_eq!(t.turns_covered(&o), vec![1, 2]);
+    }
+
+    #[test]
+    fn unlabelled_text_is_one_turn() {
+        let t = Turns::parse("just words: here", &SpeakerConfig::default());
+        assert_eq!(t.turns.len(), 1);
+        assert_eq!(t.turns[0].speaker, None);
+        assert_eq!(t.spoken.text(), "just words: here");
+        assert!(!t.labelled());
+    }
+
+    #[test]
+    fn custom_pattern_and_labels() {
+        let c = SpeakerConfig::new(r"^\[(\w+)\] ", &["MOD"]).unwrap();
+        let t = Turns::parse("[MOD] Hello\n[P1] Hi", &c);
+        assert_eq!(t.spoken.text(), "Hello\nHi");
+        assert!(t.turns[0].interviewer);
+        assert_eq!(t.turns[1].speaker.as_deref(), Some("P1"));
+        assert!(SpeakerConfig::new(r"^\w+: ", &["x"]).is_err());
+        assert!(SpeakerConfig::new(r"^(\w+", &["x"]).is_err());
+    }
+}
