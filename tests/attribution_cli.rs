@@ -284,3 +284,67 @@ fn the_sample_shows_every_class() {
         );
     }
 }
+
+#[test]
+fn the_audit_report_renders_and_filters_in_headless_chromium() {
+    let dir = Dir::new("attr-report");
+    let q = repo().join("evaluation/data_fixture.json");
+    let t = repo().join("datasets/corpus.json");
+    let args = |extra: &'static str| {
+        let mut v = vec![
+            "evaluate".to_string(),
+            q.display().to_string(),
+            t.display().to_string(),
+            "--out".into(),
+            extra.into(),
+        ];
+        if extra == "bare" {
+            v.push("--no-html".into());
+        }
+        v
+    };
+    dir.run(&args("runs")).expect_code(0);
+    let folder = &dir.run_folders("runs")[0];
+    let page = folder.join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    // Self-contained: nothing fetched from anywhere.
+    for remote in ["http://", "https://", "src=\"//"] {
+        assert!(!html.contains(remote), "report.html references {remote}");
+    }
+    let summary = read_json(&folder.join("summary.json"));
+    let signature = corpus_eval::report::html::escape(summary["signature"].as_str().unwrap());
+    assert!(html.contains(&signature), "the signature at the bottom");
+    let quotes = summary["counts"]["quotes"].as_u64().unwrap();
+    let not_found = summary["verdicts"]["not_found"].as_u64().unwrap();
+    let Some(dom) = crate::util::chromium_dom(&page, "") else {
+        return;
+    };
+    assert!(
+        dom.contains("data-images-loaded=\"2/2\""),
+        "charts did not load"
+    );
+    assert!(
+        dom.contains(&format!("data-shown=\"{quotes}\"")),
+        "all quotes listed"
+    );
+    assert!(dom.contains(&format!("data-cards=\"{}\"", quotes.min(50))));
+    // The filter: by attribution, by verdict, by search text.
+    let dom = crate::util::chromium_dom(&page, "#attribution=stitched").unwrap();
+    assert!(dom.contains("data-shown=\"1\""), "one stitched quote");
+    assert_eq!(dom.matches("data-attribution=\"stitched\"").count(), 1);
+    assert!(dom.contains("data-cards=\"1\""));
+    assert!(dom.contains("piece 2"), "each piece shown in place");
+    let dom = crate::util::chromium_dom(&page, "#verdict=not_found").unwrap();
+    assert!(dom.contains(&format!("data-shown=\"{not_found}\"")));
+    let dom = crate::util::chromium_dom(&page, "#attribution=other_source").unwrap();
+    assert!(dom.contains("found in DE-012_interview_repair_cafe.mp3.csv"));
+    let dom = crate::util::chromium_dom(&page, "#q=never+fail+with").unwrap();
+    assert!(
+        dom.contains("data-shown=\"1\""),
+        "search finds the bicycle quote"
+    );
+    assert!(dom.contains("<mark>"), "the span is highlighted");
+    // --no-html: no report.
+    dir.run(&args("bare")).expect_code(0);
+    assert!(!dir.run_folders("bare")[0].join("report.html").exists());
+}

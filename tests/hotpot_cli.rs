@@ -248,50 +248,6 @@ fn run_folder_and_report() {
     assert_eq!(dir.run_folders("runs").len(), 2);
 }
 
-/// Renders a page in headless Chromium and returns the DOM after load.
-fn chromium_dom(page: &Path) -> Option<String> {
-    let browser = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            std::process::Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        });
-    let Some(browser) = browser else {
-        assert!(
-            std::env::var_os("CORPUS_EVAL_REQUIRE_CHROMIUM").is_none(),
-            "CORPUS_EVAL_REQUIRE_CHROMIUM is set but no chromium is installed"
-        );
-        eprintln!("skipping the browser check: no chromium installed (CI installs it)");
-        return None;
-    };
-    let profile = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=5000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 #[test]
 fn html_report_renders_in_headless_chromium() {
     let dir = Dir::new("hotpot-chromium");
@@ -303,7 +259,7 @@ fn html_report_renders_in_headless_chromium() {
     ])
     .expect_code(0);
     let folder = &dir.run_folders("reports")[0];
-    let Some(dom) = chromium_dom(&folder.join("report.html")) else {
+    let Some(dom) = crate::util::chromium_dom(&folder.join("report.html"), "") else {
         return;
     };
     assert!(

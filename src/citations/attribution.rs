@@ -128,6 +128,9 @@ pub struct Piece {
     pub span: Span,
     /// The speaker of the turn the piece starts in.
     pub span_speaker: Option<String>,
+    /// The span in bytes (not serialized).
+    #[serde(skip)]
+    pub byte_span: Range<usize>,
 }
 
 /// A quote's attribution and where it points.
@@ -220,6 +223,7 @@ pub fn stitched(src: &SourceText, quote: &str) -> Option<Vec<Piece>> {
                 text: src.text()[bytes.clone()].to_string(),
                 span: src.chars_of(bytes.clone()).into(),
                 span_speaker: speaker_at(src, bytes.start),
+                byte_span: bytes,
             })
         })
         .collect()

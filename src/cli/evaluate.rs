@@ -29,6 +29,9 @@ pub struct EvaluateArgs {
     /// Do not draw the PNG charts.
     #[arg(long)]
     pub no_plots: bool,
+    /// Do not write the HTML audit report (report.html).
+    #[arg(long)]
+    pub no_html: bool,
     /// Seed of the bootstrap confidence intervals [default: 42].
     #[arg(long)]
     pub seed: Option<u64>,
@@ -57,9 +60,8 @@ impl EvaluateArgs {
             c.match_level = super::parse_enum(m)?;
         }
         super::set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
-        if self.no_plots {
-            c.no_plots = true;
-        }
+        c.no_plots |= self.no_plots;
+        c.no_html |= self.no_html;
         super::set(&mut c.seed, &self.seed);
         if self.speaker_pattern.is_some() {
             c.speaker_pattern = self.speaker_pattern.clone();

@@ -49,6 +49,8 @@ pub struct Config {
     pub fuzzy_threshold: f64,
     /// Do not draw the PNG charts.
     pub no_plots: bool,
+    /// Do not write the HTML audit report (report.html).
+    pub no_html: bool,
     /// A WordNet dict folder instead of the embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<PathBuf>,
@@ -72,6 +74,7 @@ impl Default for Config {
             match_level: MatchLevel::Normalized,
             fuzzy_threshold: crate::citations::DEFAULT_FUZZY_THRESHOLD,
             no_plots: false,
+            no_html: false,
             wordnet: None,
             seed: 42,
             speaker_pattern: None,
@@ -132,6 +135,8 @@ pub struct Output {
     pub results: serde_json::Value,
     /// Aggregates, intervals, counts, warnings and the signature.
     pub summary: Summary,
+    /// Every pair's and quote's typed result.
+    pub evaluation: crate::evaluate::Evaluation,
 }
 
 /// Runs the main job over parsed inputs.
@@ -145,7 +150,11 @@ pub fn run(
     let eval = evaluate(questions, transcripts, lexicon, &config.eval_config());
     let summary = summarize_evaluation(&eval);
     let results = annotate(questions, &eval);
-    Ok(Output { results, summary })
+    Ok(Output {
+        results,
+        summary,
+        evaluation: eval,
+    })
 }
 
 // ---- The run folder ----
@@ -168,7 +177,7 @@ pub fn execute(
         parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
     let output = run(config, &questions, &transcripts, &lexicon)?;
-    let summary = output.summary;
+    let summary = &output.summary;
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
@@ -186,6 +195,7 @@ pub fn execute(
             "bootstrap_resamples": eval_config.resamples,
             "confidence": 0.95,
             "plots": !config.no_plots,
+            "html": !config.no_html,
             "out": config.out.display().to_string(),
             "pick_jaro_winkler_threshold": crate::scoring::PICK_JARO_WINKLER_THRESHOLD,
             "normalizer": crate::text::NORMALIZER_SIGNATURE,
@@ -203,17 +213,18 @@ pub fn execute(
         "synsets": lexicon.synset_count(),
     }));
     let mut writer = RunWriter::create(&config.out, started, manifest)?;
-    write_run(&mut writer, config, &output.results, &summary)?;
-    Ok((writer.finish()?, summary))
+    write_run(&mut writer, config, &output, (&questions, &transcripts))?;
+    Ok((writer.finish()?, output.summary))
 }
 
 fn write_run(
     run: &mut RunWriter,
     config: &Config,
-    results: &serde_json::Value,
-    summary: &Summary,
+    output: &Output,
+    inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
-    run.write_json("results.json", results)?;
+    let summary = &output.summary;
+    run.write_json("results.json", &output.results)?;
     run.write_json("summary.json", summary)?;
     #[cfg(feature = "charts")]
     if !config.no_plots {
@@ -247,8 +258,23 @@ fn write_run(
             )
         })?;
     }
-    #[cfg(not(feature = "charts"))]
-    let _ = config;
+    if !config.no_html {
+        use crate::report::audit;
+        let charts: Vec<(&str, Vec<u8>)> = [
+            ("Mean answer score per transcript", "transcript_scores.png"),
+            (
+                "Share of quotes found per transcript",
+                "verbatim_scores.png",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(alt, name)| std::fs::read(run.file(name)).ok().map(|b| (alt, b)))
+        .collect();
+        let data = audit::data(inputs.0, &output.evaluation, inputs.1);
+        let view = run.manifest_mut().reproducible_view();
+        let html = audit::render(&data, summary, &charts, &view);
+        run.write("report.html", html.as_bytes())?;
+    }
     Ok(())
 }
 

@@ -73,6 +73,8 @@ document.body.setAttribute('data-images-loaded',ok+'/'+i.length);});";
 pub struct HtmlPage {
     title: String,
     body: String,
+    style: String,
+    script: String,
 }
 
 impl HtmlPage {
@@ -81,6 +83,8 @@ impl HtmlPage {
         HtmlPage {
             title: title.to_string(),
             body: format!("<h1>{}</h1>\n", escape(title)),
+            style: String::new(),
+            script: String::new(),
         }
     }
 
@@ -148,10 +152,25 @@ impl HtmlPage {
         ));
     }
 
+    /// Markup added as it is (the caller escapes what it holds).
+    pub fn raw(&mut self, html: &str) {
+        self.body.push_str(html);
+    }
+
     /// Preformatted text (e.g. a manifest).
     pub fn preformatted(&mut self, text: &str) {
         self.body
             .push_str(&format!("<pre>{}</pre>\n", escape(text)));
+    }
+
+    /// More CSS for this page.
+    pub fn style(&mut self, css: &str) {
+        self.style.push_str(css);
+    }
+
+    /// More inline script for this page (run after the body).
+    pub fn script(&mut self, js: &str) {
+        self.script.push_str(js);
     }
 
     /// The whole document.
@@ -159,10 +178,12 @@ impl HtmlPage {
         format!(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<div class=\"container\">\n{}</div>\n\
-             <script>{IMAGE_CHECK}</script>\n</body>\n</html>\n",
+             <title>{}</title>\n<style>{STYLE}{}</style>\n</head>\n<body>\n<div class=\"container\">\n{}</div>\n\
+             <script>{IMAGE_CHECK}{}</script>\n</body>\n</html>\n",
             escape(&self.title),
-            self.body
+            self.style,
+            self.body,
+            self.script
         )
     }
 }

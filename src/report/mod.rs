@@ -5,6 +5,7 @@
 //! `DIR/<UTC timestamp>-<short id>/` once complete, so a run folder is
 //! either whole or absent, and a run never overwrites another.
 
+pub mod audit;
 #[cfg(feature = "charts")]
 pub mod charts;
 pub mod csv;

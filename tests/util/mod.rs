@@ -239,3 +239,49 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The DOM of a page after its scripts ran, in headless Chromium (None,
+/// with a note, when no Chromium is installed, unless
+/// CORPUS_EVAL_REQUIRE_CHROMIUM is set); `fragment` is added to the URL.
+pub fn chromium_dom(page: &Path, fragment: &str) -> Option<String> {
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(browser) = browser else {
+        assert!(
+            std::env::var_os("CORPUS_EVAL_REQUIRE_CHROMIUM").is_none(),
+            "CORPUS_EVAL_REQUIRE_CHROMIUM is set but no chromium is installed"
+        );
+        eprintln!("skipping the browser check: no chromium installed (CI installs it)");
+        return None;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}{fragment}", page.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}

@@ -1,0 +1,421 @@
+//! The HTML audit report of an `evaluate` run (`report.html`): every quote
+//! with its verdict, attribution and speakers, and the matched text shown in
+//! its transcript, so a person can check each verdict in a browser.
+//!
+//! One self-contained file: styles and script inline, charts as `data:`
+//! URIs. The quotes travel as one JSON block that the page's script renders
+//! a page of cards at a time (filtered by attribution, verdict and a search
+//! text), so the page stays light and quick at tens of thousands of quotes.
+//! The filter can also be set from the address: `report.html#attribution=
+//! stitched&verdict=not_found&q=tractor`.
+//!
+//! ```
+//! use corpus_eval::report::audit::{context, Context};
+//! let text = "line one\nAnna: we grow leeks here\nline three";
+//! let at = text.find("leeks").unwrap();
+//! let c = context(text, at..at + 5, None);
+//! assert_eq!(c.before, "line one\nAnna: we grow ");
+//! assert_eq!(c.matched, vec![("leeks".to_string(), false)]);
+//! assert_eq!(c.after, " here\nline three");
+//! ```
+
+use super::html::{escape, HtmlPage};
+use crate::corpus::{QuestionSet, TranscriptSet};
+use crate::evaluate::{Evaluation, Summary};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::ops::Range;
+
+/// Lines of context shown on each side of a match.
+pub const CONTEXT_LINES: usize = 2;
+/// Most characters of context on each side.
+pub const CONTEXT_CHARS: usize = 300;
+/// Cards per page.
+pub const PAGE_SIZE: usize = 50;
+
+/// A match in its transcript: the text before, the matched text (as
+/// segments, `true` where the source differs from the quote), the text
+/// after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Context {
+    /// Up to [`CONTEXT_LINES`] lines before (at most [`CONTEXT_CHARS`]).
+    pub before: String,
+    /// The matched text, in segments: (text, differs from the quote).
+    pub matched: Vec<(String, bool)>,
+    /// Up to [`CONTEXT_LINES`] lines after.
+    pub after: String,
+}
+
+fn floor(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The context of a byte span of `text`; with `quote`, the words of the
+/// match that differ from it are marked.
+pub fn context(text: &str, span: Range<usize>, quote: Option<&str>) -> Context {
+    let (s, e) = (
+        floor(text, span.start.min(text.len())),
+        ceil(text, span.end.min(text.len())),
+    );
+    let mut b = s;
+    for _ in 0..=CONTEXT_LINES {
+        match text[..b].rfind('\n') {
+            Some(nl) if b > 0 => b = nl,
+            _ => {
+                b = 0;
+                break;
+            }
+        }
+    }
+    if b > 0 {
+        b += 1;
+    }
+    let cut_before = floor(text, s.saturating_sub(CONTEXT_CHARS));
+    let clipped_before = cut_before > b;
+    b = b.max(cut_before);
+    let mut a = e;
+    for _ in 0..=CONTEXT_LINES {
+        match text[a..].find('\n') {
+            Some(nl) if a < text.len() => a += nl + 1,
+            _ => {
+                a = text.len();
+                break;
+            }
+        }
+    }
+    if a < text.len() && a > e {
+        a -= 1;
+    }
+    let cut_after = ceil(text, e + CONTEXT_CHARS);
+    let clipped_after = cut_after < a;
+    a = a.min(cut_after);
+    let matched = &text[s..e];
+    let mark = |clipped: bool| if clipped { "…" } else { "" };
+    Context {
+        before: format!("{}{}", mark(clipped_before), &text[b..s]),
+        matched: match quote {
+            Some(q) => diff_words(matched, q),
+            None => vec![(matched.to_string(), false)],
+        },
+        after: format!("{}{}", &text[e..a], mark(clipped_after)),
+    }
+}
+
+fn key(w: &str) -> String {
+    w.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The source text in segments, marking its words that the quote does not
+/// have in the same order (a word-level longest common subsequence).
+fn diff_words(source: &str, quote: &str) -> Vec<(String, bool)> {
+    let src: Vec<(usize, &str)> = source
+        .split_inclusive(char::is_whitespace)
+        .scan(0, |at, w| {
+            let start = *at;
+            *at += w.len();
+            Some((start, w))
+        })
+        .collect();
+    let q: Vec<String> = quote.split_whitespace().map(key).collect();
+    let s: Vec<String> = src.iter().map(|(_, w)| key(w)).collect();
+    // LCS table (quotes are short).
+    let (n, m) = (s.len(), q.len());
+    if n * m > 4_000_000 {
+        return vec![(source.to_string(), false)];
+    }
+    let mut l = vec![vec![0u16; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            l[i][j] = if s[i] == q[j] {
+                l[i + 1][j + 1] + 1
+            } else {
+                l[i + 1][j].max(l[i][j + 1])
+            };
+        }
+    }
+    let mut same = vec![false; n];
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if s[i] == q[j] {
+            same[i] = true;
+            i += 1;
+            j += 1;
+        } else if l[i + 1][j] >= l[i][j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for ((_, w), same) in src.iter().zip(same) {
+        let differs = !same && !key(w).is_empty();
+        match out.last_mut() {
+            Some((t, d)) if *d == differs => t.push_str(w),
+            _ => out.push((w.to_string(), differs)),
+        }
+    }
+    out
+}
+
+fn ctx_json(c: &Context) -> Value {
+    json!([
+        c.before,
+        c.matched
+            .iter()
+            .map(|(t, d)| json!([t, u8::from(*d)]))
+            .collect::<Vec<_>>(),
+        c.after
+    ])
+}
+
+/// The report's data: the pairs (question, answers with their scores) and
+/// one record per quote.
+pub fn data(questions: &QuestionSet, eval: &Evaluation, transcripts: &TranscriptSet) -> Value {
+    let text_of = |file: &Option<String>| {
+        file.as_deref()
+            .and_then(|f| transcripts.get(f))
+            .map(|t| t.text.as_str())
+    };
+    let mut pairs = Vec::with_capacity(eval.pairs.len());
+    let mut quotes = Vec::new();
+    for (pi, (p, r)) in questions.pairs.iter().zip(&eval.pairs).enumerate() {
+        pairs.push(json!({
+            "id": r.id,
+            "question": p.text,
+            "type": p.qtype,
+            "answers": p.answers.iter().zip(&r.answers).map(|(a, ar)| json!([a.answer, ar.score])).collect::<Vec<_>>(),
+        }));
+        for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
+            for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
+                let differs = matches!(
+                    qr.check.verdict,
+                    crate::citations::Verdict::Normalized | crate::citations::Verdict::Fuzzy
+                );
+                let ctx = match (&qr.check.byte_span, text_of(&q.source)) {
+                    (Some(b), Some(t)) => {
+                        ctx_json(&context(t, b.clone(), differs.then_some(q.quote.as_str())))
+                    }
+                    _ => Value::Null,
+                };
+                let at = &qr.attributed;
+                let pieces: Vec<Value> = match text_of(&q.source) {
+                    Some(t) => at
+                        .pieces
+                        .iter()
+                        .map(|p| json!({"speaker": p.span_speaker, "ctx": ctx_json(&context(t, p.byte_span.clone(), None))}))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                let other = at.other_source.as_ref().map(|o| {
+                    let t = transcripts.get(&o.source).map_or("", |t| t.text.as_str());
+                    json!({"source": o.source, "verdict": o.verdict, "speaker": o.span_speaker,
+                           "ctx": ctx_json(&context(t, o.byte_span.clone(), None))})
+                });
+                quotes.push(json!({
+                    "id": format!("{}/{ai}/{k}", r.id),
+                    "p": pi,
+                    "a": ai,
+                    "quote": q.quote,
+                    "source": q.source,
+                    "speaker": q.speaker,
+                    "verdict": qr.check.verdict,
+                    "found": qr.found,
+                    "sim": (qr.check.similarity * 1000.0).round() / 1000.0,
+                    "attribution": at.attribution,
+                    "span_speaker": at.span_speaker,
+                    "ctx": ctx,
+                    "pieces": pieces,
+                    "other": other,
+                }));
+            }
+        }
+    }
+    json!({"pairs": pairs, "quotes": quotes})
+}
+
+const STYLE: &str = ".bar{display:flex;gap:12px;flex-wrap:wrap;align-items:center;margin:16px 0}\
+.bar select,.bar input{padding:6px;font-size:14px}.bar input{min-width:260px}\
+.card{border:1px solid #ddd;border-radius:8px;padding:12px 16px;margin:12px 0;background:#fff}\
+.card .q{font-size:15px;margin:6px 0}.card .meta{color:#555;font-size:13px}\
+.badge{display:inline-block;border-radius:10px;padding:2px 9px;margin-right:6px;font-size:12px;color:#fff;background:#7f8c8d}\
+.b-ok,.b-exact{background:#27ae60}.b-normalized{background:#2e86c1}.b-fuzzy{background:#d68910}\
+.b-not_found,.b-fabricated{background:#c0392b}.b-interviewer,.b-wrong_speaker,.b-cross_turn{background:#8e44ad}\
+.b-other_source,.b-stitched{background:#ca6f1e}.b-unknown_source{background:#566573}\
+.ctx{white-space:pre-wrap;font-family:Menlo,Consolas,monospace;font-size:12.5px;background:#fafafa;border-left:4px solid #3498db;padding:8px;margin:6px 0}\
+mark{background:#fdebd0}mark.d{background:#f5b7b1;text-decoration:underline}\
+.pager{margin:12px 0}.pager button{padding:5px 12px;margin-right:8px}";
+
+const SCRIPT: &str = r#"(function(){
+var D=JSON.parse(document.getElementById('audit-data').textContent),P=50,page=0,list=[];
+var fa=document.getElementById('f-attribution'),fv=document.getElementById('f-verdict'),fq=document.getElementById('f-search'),out=document.getElementById('cards'),info=document.getElementById('page-info');
+function esc(s){return String(s==null?'':s).replace(/[&<>"']/g,function(c){return{'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c];});}
+function badge(k,v){return v==null?'':'<span class="badge b-'+esc(v)+'" title="'+k+'">'+esc(v)+'</span>';}
+function ctx(c){if(!c)return '';var m=c[1].map(function(s){return '<mark'+(s[1]?' class="d"':'')+'>'+esc(s[0])+'</mark>';}).join('');return '<div class="ctx">'+esc(c[0])+m+esc(c[2])+'</div>';}
+function card(q){var p=D.pairs[q.p],a=p.answers[q.a],h='<div class="card" data-attribution="'+esc(q.attribution)+'" data-verdict="'+esc(q.verdict)+'">';
+h+='<div class="meta">'+esc(q.id)+' &middot; '+esc(p.type)+' &middot; '+esc(q.source)+'</div>';
+h+='<div class="q"><b>Q:</b> '+esc(p.question)+'</div><div class="q"><b>A</b> (score '+(a[1]==null?'n/a':a[1].toFixed(3))+'): '+esc(a[0])+'</div>';
+h+='<div class="q"><b>Quote:</b> &ldquo;'+esc(q.quote)+'&rdquo;</div><div>'+badge('verdict',q.verdict)+badge('attribution',q.attribution)+(q.speaker?'<span class="badge">claimed: '+esc(q.speaker)+'</span>':'')+(q.span_speaker?'<span class="badge">said by: '+esc(q.span_speaker)+'</span>':'')+'<span class="meta">similarity '+q.sim+'</span></div>';
+h+=ctx(q.ctx);q.pieces.forEach(function(x,i){h+='<div class="meta">piece '+(i+1)+(x.speaker?' ('+esc(x.speaker)+')':'')+'</div>'+ctx(x.ctx);});
+if(q.other){h+='<div class="meta">found in '+esc(q.other.source)+' ('+esc(q.other.verdict)+(q.other.speaker?', said by '+esc(q.other.speaker):'')+')</div>'+ctx(q.other.ctx);}
+return h+'</div>';}
+function apply(){var a=fa.value,v=fv.value,s=fq.value.toLowerCase();list=D.quotes.filter(function(q){if(a&&String(q.attribution)!==a)return false;if(v&&q.verdict!==v)return false;if(s){var p=D.pairs[q.p];return (q.quote+' '+p.question+' '+p.answers[q.a][0]+' '+q.id).toLowerCase().indexOf(s)>=0;}return true;});page=0;draw();}
+function draw(){var n=Math.max(1,Math.ceil(list.length/P));page=Math.min(page,n-1);out.innerHTML=list.slice(page*P,page*P+P).map(card).join('');info.textContent='page '+(page+1)+' of '+n+' ('+list.length+' quotes)';document.body.setAttribute('data-shown',list.length);document.body.setAttribute('data-cards',out.children.length);}
+document.getElementById('prev').onclick=function(){if(page>0){page--;draw();}};document.getElementById('next').onclick=function(){page++;draw();};
+[fa,fv].forEach(function(e){e.onchange=apply;});fq.oninput=apply;
+var h=new URLSearchParams(location.hash.slice(1));if(h.get('attribution'))fa.value=h.get('attribution');if(h.get('verdict'))fv.value=h.get('verdict');if(h.get('q'))fq.value=h.get('q');
+apply();})();"#;
+
+/// The whole report page.
+pub fn render(
+    data: &Value,
+    summary: &Summary,
+    charts: &[(&str, Vec<u8>)],
+    reproducible: &Value,
+) -> String {
+    let mut page = HtmlPage::new("Quote audit report");
+    page.style(STYLE);
+    page.note(&format!(
+        "{} pairs, {} quotes. Every quote below shows its verdict (is the text in the cited transcript), its attribution (who said it, in which turn, in which transcript) and the matched text in its transcript, highlighted; words of the source that differ from the quote are underlined.",
+        summary.counts.get("pairs").copied().unwrap_or(0),
+        summary.counts.get("quotes").copied().unwrap_or(0)
+    ));
+    page.heading(2, "Summary");
+    let stat = |name: &str, s: &crate::stats::GroupStat| {
+        let f = |x: f64| {
+            if s.n == 0 {
+                "n/a".to_string()
+            } else {
+                format!("{x:.3}")
+            }
+        };
+        vec![
+            name.to_string(),
+            f(s.mean),
+            s.n.to_string(),
+            format!("[{}, {}]", f(s.ci_low), f(s.ci_high)),
+        ]
+    };
+    let rows = vec![
+        stat("mean answer score", &summary.overall),
+        stat(
+            "existence (found in the cited transcript)",
+            &summary.existence,
+        ),
+        stat(
+            "strict existence (found, attribution ok)",
+            &summary.strict_existence,
+        ),
+    ];
+    page.table(
+        "summary",
+        &["measure".into(), "mean".into(), "n".into(), "95% CI".into()],
+        &rows,
+    );
+    let classes = crate::citations::attribution::Attribution::ALL;
+    let mut header = vec!["transcript".to_string()];
+    header.extend(classes.iter().map(|a| a.as_str().to_string()));
+    let row = |name: &str, counts: &std::collections::BTreeMap<String, usize>| {
+        let mut r = vec![name.to_string()];
+        r.extend(
+            classes
+                .iter()
+                .map(|a| counts.get(a.as_str()).copied().unwrap_or(0).to_string()),
+        );
+        r
+    };
+    let mut rows = vec![row("all", &summary.attribution.overall)];
+    rows.extend(
+        summary
+            .attribution
+            .by_transcript
+            .iter()
+            .map(|(t, c)| row(t, c)),
+    );
+    page.table("attribution", &header, &rows);
+    for (alt, png) in charts {
+        page.png(alt, png);
+    }
+    page.heading(2, "Quotes");
+    let opts = |values: &[&str]| {
+        values
+            .iter()
+            .map(|v| format!("<option value=\"{0}\">{0}</option>", escape(v)))
+            .collect::<String>()
+    };
+    let attributions: Vec<&str> = classes.iter().map(|a| a.as_str()).chain(["null"]).collect();
+    page.raw(&format!(
+        "<div class=\"bar\"><label>attribution <select id=\"f-attribution\"><option value=\"\">all</option>{}</select></label>\
+<label>verdict <select id=\"f-verdict\"><option value=\"\">all</option>{}</select></label>\
+<input id=\"f-search\" type=\"search\" placeholder=\"search quotes, questions, answers, ids\"></div>\
+<div class=\"pager\"><button id=\"prev\">previous</button><button id=\"next\">next</button><span id=\"page-info\"></span></div>\
+<div id=\"cards\"></div>\n",
+        opts(&attributions),
+        opts(&["exact", "normalized", "fuzzy", "not_found", "unknown_source"])
+    ));
+    // `</` cannot end the data block early: JSON escapes it.
+    let json = serde_json::to_string(data)
+        .unwrap_or_else(|_| "{\"pairs\":[],\"quotes\":[]}".into())
+        .replace("</", "<\\/");
+    page.raw(&format!(
+        "<script type=\"application/json\" id=\"audit-data\">{json}</script>\n"
+    ));
+    page.heading(2, "Run");
+    page.note(&format!("Signature: {}", summary.signature));
+    page.preformatted(&serde_json::to_string_pretty(reproducible).unwrap_or_default());
+    page.script(&SCRIPT.replace("P=50", &format!("P={PAGE_SIZE}")));
+    page.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_marks_the_changed_words() {
+        let c = context(
+            "a\nb\nThe soil is sandy, so irrigation matters.\nc",
+            4..44,
+            Some("The soil is very sandy so irrigation matters"),
+        );
+        let marked: Vec<&str> = c
+            .matched
+            .iter()
+            .filter(|(_, d)| *d)
+            .map(|(t, _)| t.as_str())
+            .collect();
+        assert!(marked.is_empty(), "{:?}", c.matched);
+        let c = context(
+            "we grew leeks and onions",
+            0..24,
+            Some("we grew leeks and potatoes"),
+        );
+        assert_eq!(c.matched.last().unwrap(), &("onions".to_string(), true));
+    }
+
+    #[test]
+    fn context_lines_and_limits() {
+        let text = "1\n2\n3\n4 match here\n5\n6\n7";
+        let at = text.find("match").unwrap();
+        let c = context(text, at..at + 5, None);
+        assert_eq!(c.before, "2\n3\n4 ");
+        assert_eq!(c.after, " here\n5\n6");
+        let long = "x".repeat(1000) + "MATCH" + &"y".repeat(1000);
+        let c = context(&long, 1000..1005, None);
+        assert_eq!(c.before.chars().count(), CONTEXT_CHARS + 1);
+        assert!(c.before.starts_with('…') && c.after.ends_with('…'));
+        assert_eq!(c.after.chars().count(), CONTEXT_CHARS + 1);
+    }
+}
