@@ -83,8 +83,7 @@ fn every_class_with_its_span_speaker_and_precedence() {
         pair(json!([
             q("Nobody owns it alone now.", Some("anna")),
             q("Nobody owns it alone now.", Some("Bo")),
-            // Across the chunk boundary and a label: cross_turn beats the
-            // interviewer and the named speaker.
+            // With the label quoted too: found as written, two turns.
             q("Nobody owns it alone now. Interviewer: And the harvest?", Some("Bo")),
             q("Nobody owns it alone now. And the harvest?", Some("Anna")),
             q("What changed when you joined?", Some("Anna")),
@@ -104,7 +103,7 @@ fn every_class_with_its_span_speaker_and_precedence() {
         [
             "ok",
             "wrong_speaker",
-            "fabricated",
+            "cross_turn",
             "cross_turn",
             "interviewer",
             "other_source",
@@ -120,6 +119,7 @@ fn every_class_with_its_span_speaker_and_precedence() {
         slice(&text_a, &quotes[0]["span"]),
         "Nobody owns it alone now."
     );
+    assert_eq!(quotes[2]["verdict"], "normalized");
     assert_eq!(quotes[3]["verdict"], "normalized");
     assert_eq!(quotes[3]["span_speaker"], "Anna");
     assert_eq!(
@@ -149,10 +149,11 @@ fn every_class_with_its_span_speaker_and_precedence() {
     // Summary: counts overall and per transcript; strict existence counts
     // only `ok` among found quotes.
     let overall = &summary["attribution"]["overall"];
-    assert_eq!(overall["fabricated"], 2);
+    assert_eq!(overall["fabricated"], 1);
+    assert_eq!(overall["cross_turn"], 2);
     assert_eq!(overall["ok"], 1);
     assert_eq!(summary["attribution"]["by_transcript"]["a"]["stitched"], 1);
-    assert_eq!(summary["existence"]["mean"], 0.5);
+    assert_eq!(summary["existence"]["mean"], 0.625);
     assert_eq!(summary["strict_existence"]["mean"], 0.125);
     assert!(summary["signature"]
         .as_str()

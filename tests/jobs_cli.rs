@@ -103,7 +103,7 @@ fn the_manifest_records_the_resolved_config() {
     let m = read_json(&folder.join("manifest.json"));
     assert_eq!(
         m["config"],
-        json!({"version": 1, "out": "runs", "match": "fuzzy", "fuzzy_threshold": 0.9, "no_plots": false, "seed": 5})
+        json!({"version": 1, "out": "runs", "match": "fuzzy", "fuzzy_threshold": 0.9, "no_plots": false, "no_html": false, "seed": 5})
     );
     assert_eq!(m["settings"]["seed"], 5);
 }

@@ -129,6 +129,9 @@ pub struct SourceText {
     text: String,
     turns: Option<turns::Turns>,
     normalized: OnceLock<Normalized>,
+    /// The whole text normalized, labels included (for quotes that carry
+    /// a label), built only when such a lookup happens.
+    whole_normalized: OnceLock<Normalized>,
     char_checkpoints: OnceLock<Vec<usize>>,
     index: OnceLock<fuzzy::BigramIndex>,
 }
@@ -140,6 +143,7 @@ impl SourceText {
             text,
             turns: None,
             normalized: OnceLock::new(),
+            whole_normalized: OnceLock::new(),
             char_checkpoints: OnceLock::new(),
             index: OnceLock::new(),
         }
@@ -218,7 +222,11 @@ impl SourceText {
     /// A found check: the spoken byte range mapped to the original, in
     /// chars and bytes.
     fn found(&self, verdict: Verdict, similarity: f64, spoken: Range<usize>) -> QuoteCheck {
-        let bytes = self.to_text(spoken);
+        self.found_in_text(verdict, similarity, self.to_text(spoken))
+    }
+
+    /// A found check of an original byte range.
+    fn found_in_text(&self, verdict: Verdict, similarity: f64, bytes: Range<usize>) -> QuoteCheck {
         QuoteCheck {
             verdict,
             similarity,
@@ -286,6 +294,22 @@ impl SourceText {
         }
         if let Some((verdict, r)) = first {
             return self.found(verdict, 1.0, r);
+        }
+        // A quote that carries a speaker label (or runs across one) is not
+        // in the spoken text but stands in the transcript as written: found
+        // there, its span covers the label (and its turns tell who spoke).
+        if self.turns.as_ref().is_some_and(turns::Turns::labelled) {
+            if let Some(at) = memchr::memmem::find(self.text.as_bytes(), trimmed.as_bytes()) {
+                return self.found_in_text(Verdict::Exact, 1.0, at..at + trimmed.len());
+            }
+            let whole = self
+                .whole_normalized
+                .get_or_init(|| Normalized::new(&self.text));
+            if let Some(at) = memchr::memmem::find(whole.text().as_bytes(), nq.text().as_bytes()) {
+                if let Some(orig) = whole.to_original(&self.text, at..at + nq.text().len()) {
+                    return self.found_in_text(Verdict::Normalized, 1.0, orig);
+                }
+            }
         }
         let Some(m) = fuzzy::best_match(nq.text(), nt.text(), self.index()) else {
             return not_found;
