@@ -132,6 +132,8 @@ pub struct SourceText {
     /// The whole text normalized, labels included (for quotes that carry
     /// a label), built only when such a lookup happens.
     whole_normalized: OnceLock<Normalized>,
+    /// The labels as written, lower-cased (see `turns::Turns::label_marks`).
+    label_marks: OnceLock<Vec<String>>,
     char_checkpoints: OnceLock<Vec<usize>>,
     index: OnceLock<fuzzy::BigramIndex>,
 }
@@ -144,6 +146,7 @@ impl SourceText {
             turns: None,
             normalized: OnceLock::new(),
             whole_normalized: OnceLock::new(),
+            label_marks: OnceLock::new(),
             char_checkpoints: OnceLock::new(),
             index: OnceLock::new(),
         }
@@ -298,7 +301,7 @@ impl SourceText {
         // A quote that carries a speaker label (or runs across one) is not
         // in the spoken text but stands in the transcript as written: found
         // there, its span covers the label (and its turns tell who spoke).
-        if self.turns.as_ref().is_some_and(turns::Turns::labelled) {
+        if self.carries_label(trimmed) {
             if let Some(at) = memchr::memmem::find(self.text.as_bytes(), trimmed.as_bytes()) {
                 return self.found_in_text(Verdict::Exact, 1.0, at..at + trimmed.len());
             }
@@ -323,6 +326,20 @@ impl SourceText {
             similarity: m.similarity,
             ..not_found
         }
+    }
+
+    /// True when a quote holds one of this transcript's labels as written
+    /// (case aside): only then is it looked up in the text as written.
+    fn carries_label(&self, quote: &str) -> bool {
+        let Some(t) = &self.turns else {
+            return false;
+        };
+        let marks = self.label_marks.get_or_init(|| t.label_marks(&self.text));
+        if marks.is_empty() {
+            return false;
+        }
+        let q = quote.to_lowercase();
+        marks.iter().any(|m| q.contains(m.as_str()))
     }
 
     /// The pieces (runs of at least `min_words` words, normalized) of a

@@ -204,6 +204,20 @@ impl Turns {
         self.turns.iter().any(|t| t.speaker.is_some())
     }
 
+    /// The distinct labels as written (e.g. `Anna:`), lower-cased.
+    pub fn label_marks(&self, text: &str) -> Vec<String> {
+        let mut marks: Vec<String> = self
+            .turns
+            .iter()
+            .filter(|t| t.speaker.is_some())
+            .map(|t| text[t.label.clone()].trim().to_lowercase())
+            .filter(|m| !m.is_empty())
+            .collect();
+        marks.sort();
+        marks.dedup();
+        marks
+    }
+
     /// The index of the turn an original byte offset falls in (a label
     /// counts as part of its turn).
     pub fn turn_at(&self, at: usize) -> Option<usize> {

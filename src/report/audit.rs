@@ -276,7 +276,7 @@ function draw(){var n=Math.max(1,Math.ceil(list.length/P));page=Math.min(page,n-
 document.getElementById('prev').onclick=function(){if(page>0){page--;draw();}};document.getElementById('next').onclick=function(){page++;draw();};
 [fa,fv].forEach(function(e){e.onchange=apply;});fq.oninput=apply;
 var h=new URLSearchParams(location.hash.slice(1));if(h.get('attribution'))fa.value=h.get('attribution');if(h.get('verdict'))fv.value=h.get('verdict');if(h.get('q'))fq.value=h.get('q');
-apply();})();"#;
+apply();document.body.setAttribute('data-ready-ms',Math.round(performance.now()));})();"#;
 
 /// The whole report page.
 pub fn render(
