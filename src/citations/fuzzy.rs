@@ -243,14 +243,16 @@ fn cast_votes(votes: &mut HashMap<i64, u32>, list: &[(u64, u32)], keys: &[(usize
     }
 }
 
-fn floor_boundary(s: &str, mut i: usize) -> usize {
+/// The nearest char boundary at or before byte `i`.
+pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;
     }
     i
 }
 
-fn ceil_boundary(s: &str, mut i: usize) -> usize {
+/// The nearest char boundary at or after byte `i`.
+pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
     while i < s.len() && !s.is_char_boundary(i) {
         i += 1;
     }

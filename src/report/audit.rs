@@ -20,6 +20,7 @@
 //! ```
 
 use super::html::{escape, HtmlPage};
+use crate::citations::fuzzy::{ceil_boundary as ceil, floor_boundary as floor};
 use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::evaluate::{Evaluation, Summary};
 use serde::Serialize;
@@ -44,20 +45,6 @@ pub struct Context {
     pub matched: Vec<(String, bool)>,
     /// Up to [`CONTEXT_LINES`] lines after.
     pub after: String,
-}
-
-fn floor(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil(s: &str, mut i: usize) -> usize {
-    while i < s.len() && !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 /// The context of a byte span of `text`; with `quote`, the words of the
