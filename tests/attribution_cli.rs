@@ -250,6 +250,22 @@ fn invalid_speaker_patterns_are_exit_2() {
         .expect_stderr(&["--speaker-pattern"]);
     }
     assert!(!dir.path().join("out").exists());
+    // rag ask and rag run check the pattern before anything else.
+    dir.run(&["rag", "ask", "Who?", "--speaker-pattern", r"^\w+: "])
+        .expect_code(2)
+        .expect_stderr(&["--speaker-pattern"]);
+    dir.run(&[
+        "rag",
+        "run",
+        "q.json",
+        "--out",
+        "out",
+        "--speaker-pattern",
+        r"^(\w+",
+    ])
+    .expect_code(2)
+    .expect_stderr(&["--speaker-pattern"]);
+    assert!(!dir.path().join("out").exists());
 }
 
 #[test]

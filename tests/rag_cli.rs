@@ -221,6 +221,9 @@ fn run_checks_citations_and_scores_answers_end_to_end() {
         }
         for c in cites {
             let v = c["verdict"].as_str().unwrap();
+            // Interview-aware: every citation says who said it.
+            assert!(c.get("attribution").is_some() && c.get("span_speaker").is_some());
+            assert_eq!(c["attribution"].is_null(), v == "invalid_source", "{c}");
             assert_eq!(c["found"] == true, v == "exact" || v == "normalized", "{c}");
             if v == "invalid_source" {
                 assert!(c["span"].is_null());

@@ -71,6 +71,13 @@ pub struct ApiArgs {
     /// Similarity (0..1) a fuzzy match needs [default: 0.9].
     #[arg(long)]
     pub fuzzy_threshold: Option<f64>,
+    /// Speaker labels inside passages: a regex whose first group is the
+    /// label [default: as evaluate's].
+    #[arg(long, value_name = "REGEX")]
+    pub speaker_pattern: Option<String>,
+    /// Labels of interviewer turns, comma-separated [default: as evaluate's].
+    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
+    pub interviewer_labels: Option<Vec<String>>,
 }
 
 impl ApiArgs {
@@ -91,6 +98,13 @@ impl ApiArgs {
             c.match_level = parse_enum(m)?;
         }
         set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
+        if self.speaker_pattern.is_some() {
+            c.speaker_pattern = self.speaker_pattern.clone();
+        }
+        if self.interviewer_labels.is_some() {
+            c.interviewer_labels = self.interviewer_labels.clone();
+        }
+        c.validate()?;
         Ok(())
     }
 }
@@ -180,7 +194,7 @@ fn ask(args: AskArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_RUNTIME);
     };
     let level = config.match_level;
-    let (checks, existence) = check_citations(reply, level, config.fuzzy_threshold);
+    let (checks, existence) = check_citations(reply, &config.check());
     // Checked on the reply as received; printed with the secrets redacted.
     let redactor = client.redactor();
     if args.json {

@@ -128,6 +128,27 @@ impl Config {
     }
 }
 
+/// Speaker settings from a pattern and labels (the defaults where absent);
+/// an invalid pattern is an error naming `--speaker-pattern`.
+pub fn speakers(
+    pattern: &Option<String>,
+    labels: &Option<Vec<String>>,
+) -> Result<SpeakerConfig, ConfigError> {
+    use crate::citations::turns::{DEFAULT_INTERVIEWER_LABELS, DEFAULT_SPEAKER_PATTERN};
+    let pattern = pattern.as_deref().unwrap_or(DEFAULT_SPEAKER_PATTERN);
+    let labels: Vec<String> = match labels {
+        Some(l) => l.clone(),
+        None => DEFAULT_INTERVIEWER_LABELS
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    };
+    SpeakerConfig::new(pattern, &labels).map_err(|message| ConfigError::Invalid {
+        field: "--speaker-pattern".into(),
+        message: format!("{pattern:?}: {message}"),
+    })
+}
+
 /// What the job produces: `results.json` and `summary.json`'s contents.
 #[derive(Debug, Clone)]
 pub struct Output {

@@ -81,6 +81,12 @@ pub struct Config {
     /// A WordNet dict folder instead of the embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<PathBuf>,
+    /// The speaker-label pattern inside passages (default: as `evaluate`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_pattern: Option<String>,
+    /// Labels of interviewer turns (default: as `evaluate`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interviewer_labels: Option<Vec<String>>,
 }
 
 impl Default for Config {
@@ -100,6 +106,8 @@ impl Default for Config {
             match_level: MatchLevel::Normalized,
             fuzzy_threshold: crate::citations::DEFAULT_FUZZY_THRESHOLD,
             wordnet: None,
+            speaker_pattern: None,
+            interviewer_labels: None,
         }
     }
 }
@@ -135,6 +143,7 @@ impl JobConfig for Config {
             crate::rag::questions::MAX_K as f64,
         )?;
         check_in("--fuzzy-threshold", self.fuzzy_threshold, 0.0, 1.0)?;
+        super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)?;
         self.filters().map(|_| ())
     }
 }
@@ -159,11 +168,14 @@ impl Config {
         Ok(m)
     }
 
-    /// How citations are checked.
+    /// How citations are checked (the default speaker settings when the
+    /// pattern is invalid: `validate` refuses it first).
     pub fn check(&self) -> CheckConfig {
         CheckConfig {
             level: self.match_level,
             fuzzy_threshold: self.fuzzy_threshold,
+            speakers: super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)
+                .unwrap_or_default(),
         }
     }
 
@@ -227,6 +239,8 @@ pub fn run_settings(config: &Config, questions: &Path, digest: &str, url: &str) 
         "concurrency": config.concurrency,
         "match": config.match_level.as_str(),
         "fuzzy_threshold": config.fuzzy_threshold,
+        "speaker_pattern": config.speaker_pattern,
+        "interviewer_labels": config.interviewer_labels,
         "seed": config.seed,
     })
 }
@@ -249,7 +263,8 @@ pub struct Resumed {
 }
 
 /// Reads a run folder's run.json back into the configuration: what shapes
-/// a request or a verdict (k, model, filter, match, fuzzy threshold, seed)
+/// a request or a verdict (k, model, filter, match, fuzzy threshold, speaker
+/// settings, seed)
 /// comes from run.json, so the run's answers stay comparable; the URL,
 /// timeout, retries and concurrency given now win. `given` is the
 /// configuration from the flags, to say which of them are ignored.
@@ -306,6 +321,8 @@ pub fn resume(dir: &Path, config: &mut Config, questions_given: bool) -> Result<
     config.match_level = level;
     config.fuzzy_threshold = threshold;
     config.seed = s["seed"].as_u64().unwrap_or(config.seed);
+    config.speaker_pattern = s["speaker_pattern"].as_str().map(str::to_string);
+    config.interviewer_labels = serde_json::from_value(s["interviewer_labels"].clone()).ok();
     // A URL stored without its credentials or query cannot be used as is.
     let url = if s["api_url_redacted"].as_bool() == Some(true) {
         None
@@ -525,6 +542,7 @@ pub fn summarize(
             config.fuzzy_threshold,
         ))
         .part(crate::scoring::signature(lexicon))
+        .part(config.check().speakers.signature())
         .field(
             "ci",
             format!(

@@ -33,12 +33,14 @@ pub struct Prepared {
 }
 
 /// How citations are judged.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CheckConfig {
     /// The weakest verdict that counts as found.
     pub level: MatchLevel,
     /// Fuzzy similarity threshold.
     pub fuzzy_threshold: f64,
+    /// Speaker labels and interviewer labels inside the passages.
+    pub speakers: crate::citations::turns::SpeakerConfig,
 }
 
 /// Most workers a batch starts, whatever `--concurrency` asks.
@@ -59,7 +61,7 @@ pub struct Tally {
 pub fn journal_line(
     item: &Prepared,
     outcome: &super::client::Outcome,
-    check: CheckConfig,
+    check: &CheckConfig,
     analyzer: &mut Analyzer,
     lexicon: &Lexicon,
     redactor: &Redactor,
@@ -69,7 +71,7 @@ pub fn journal_line(
     // response and the error the client returns.
     let (citations, existence) = match &outcome.reply {
         Some(reply) => {
-            let (c, e) = check_citations(reply, check.level, check.fuzzy_threshold);
+            let (c, e) = check_citations(reply, check);
             let mut c = serde_json::to_value(c).unwrap_or(Value::Null);
             redactor.redact_value(&mut c);
             (c, e)
@@ -119,7 +121,7 @@ pub fn run_batch(
     stop: &AtomicBool,
     mut progress: impl FnMut(usize, usize),
 ) -> std::io::Result<Tally> {
-    let (concurrency, check) = (workers.concurrency, workers.check);
+    let (concurrency, check) = (workers.concurrency, Arc::new(workers.check.clone()));
     let total = items.len();
     let items = Arc::new(items);
     let next = Arc::new(AtomicUsize::new(0));
@@ -127,6 +129,7 @@ pub fn run_batch(
     let (tx, rx) = mpsc::channel::<(bool, String)>();
     let mut started = 0usize;
     for _ in 0..concurrency.clamp(1, MAX_CONCURRENCY).min(total.max(1)) {
+        let check = Arc::clone(&check);
         let (client, items, next, halt, tx, lexicon) = (
             Arc::clone(&workers.client),
             Arc::clone(&items),
@@ -152,7 +155,7 @@ pub fn run_batch(
                         let line = journal_line(
                             item,
                             &outcome,
-                            check,
+                            &check,
                             &mut analyzer,
                             &lexicon,
                             client.redactor(),
@@ -172,7 +175,7 @@ pub fn run_batch(
                             journal_line(
                                 item,
                                 &failed,
-                                check,
+                                &check,
                                 &mut analyzer,
                                 &lexicon,
                                 client.redactor(),

@@ -3,10 +3,10 @@
 //! main job's normalized and fuzzy verdicts and spans. An out-of-range or
 //! negative source index is the verdict `invalid_source`.
 
+use super::batch::CheckConfig;
 use super::reply::Reply;
 use crate::citations::attribution::{self, Attribution, OtherSource, Piece};
-use crate::citations::turns::SpeakerConfig;
-use crate::citations::{MatchLevel, QuoteCheck, SourceText, Verdict};
+use crate::citations::{QuoteCheck, SourceText, Verdict};
 use serde::Serialize;
 
 /// The verdict of one citation.
@@ -39,18 +39,14 @@ pub struct CitationCheck {
 
 /// Checks every citation of `reply`; returns the checks and the existence
 /// score (found / citations; None without citations).
-pub fn check_citations(
-    reply: &Reply,
-    level: MatchLevel,
-    fuzzy_threshold: f64,
-) -> (Vec<CitationCheck>, Option<f64>) {
+pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationCheck>, Option<f64>) {
+    let (level, fuzzy_threshold) = (config.level, config.fuzzy_threshold);
     // Every passage prepared once (turns inside it apply), however many
     // quotes cite it.
-    let speakers = SpeakerConfig::default();
     let sources: Vec<SourceText> = reply
         .context
         .iter()
-        .map(|p| SourceText::with_speakers(p.clone(), &speakers))
+        .map(|p| SourceText::with_speakers(p.clone(), &config.speakers))
         .collect();
     let cited: Vec<Option<usize>> = reply
         .citations
@@ -151,6 +147,16 @@ pub fn check_citations(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::citations::turns::SpeakerConfig;
+    use crate::citations::MatchLevel;
+
+    fn cfg(level: MatchLevel) -> CheckConfig {
+        CheckConfig {
+            level,
+            fuzzy_threshold: 0.9,
+            speakers: SpeakerConfig::default(),
+        }
+    }
     use crate::rag::reply::Citation;
 
     #[test]
@@ -188,7 +194,7 @@ mod tests {
                 },
             ],
         };
-        let (checks, existence) = check_citations(&reply, MatchLevel::Normalized, 0.9);
+        let (checks, existence) = check_citations(&reply, &cfg(MatchLevel::Normalized));
         let verdicts: Vec<&str> = checks.iter().map(|c| c.verdict).collect();
         assert_eq!(
             verdicts,
@@ -203,14 +209,17 @@ mod tests {
         );
         assert_eq!(checks[0].span, Some([0, 36]));
         assert_eq!(existence, Some(2.0 / 6.0));
-        let (_, fuzzy) = check_citations(&reply, MatchLevel::Fuzzy, 0.9);
+        let (_, fuzzy) = check_citations(&reply, &cfg(MatchLevel::Fuzzy));
         assert_eq!(fuzzy, Some(3.0 / 6.0));
         let empty = Reply {
             context: vec![],
             answer: String::new(),
             citations: vec![],
         };
-        assert_eq!(check_citations(&empty, MatchLevel::Normalized, 0.9).1, None);
+        assert_eq!(
+            check_citations(&empty, &cfg(MatchLevel::Normalized)).1,
+            None
+        );
     }
 
     #[test]
@@ -244,7 +253,7 @@ mod tests {
                 },
             ],
         };
-        let (checks, _) = check_citations(&reply, MatchLevel::Normalized, 0.9);
+        let (checks, _) = check_citations(&reply, &cfg(MatchLevel::Normalized));
         let got: Vec<Option<&str>> = checks
             .iter()
             .map(|c| c.attribution.map(|a| a.as_str()))
