@@ -25,7 +25,7 @@ pub struct CompareArgs {
     pub out: Option<PathBuf>,
     /// Bootstrap resamples of the paired tests (100 to 1,000,000) [default: 10000].
     #[arg(long)]
-    pub resamples: Option<u64>,
+    pub resamples: Option<usize>,
     /// Seed of the paired bootstrap [default: 42].
     #[arg(long)]
     pub seed: Option<u64>,
@@ -42,10 +42,9 @@ impl CompareArgs {
         if !self.systems.is_empty() {
             c.systems = self.systems.clone();
         }
-        if let Some(r) = self.resamples {
-            super::check_count("--resamples", r, MIN_RESAMPLES as u64, MAX_RESAMPLES as u64)?;
-            c.resamples = r as usize;
-        }
+        super::set(&mut c.resamples, &self.resamples);
+        let (r, lo, hi) = (c.resamples, MIN_RESAMPLES, MAX_RESAMPLES);
+        crate::jobs::check_in("--resamples", r as f64, lo as f64, hi as f64)?;
         super::set(&mut c.seed, &self.seed);
         if !self.settings.print_config {
             c.validate()?;

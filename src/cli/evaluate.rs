@@ -35,14 +35,9 @@ pub struct EvaluateArgs {
     /// Seed of the bootstrap confidence intervals [default: 42].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Speaker labels: a regex whose first group is the label, matched at
-    /// line starts [default: a capitalized name, ':' and a space].
-    #[arg(long, value_name = "REGEX")]
-    pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive
-    /// [default: Interviewer,Moderator,Facilitator,Researcher,Q,I].
-    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
-    pub interviewer_labels: Option<Vec<String>>,
+    /// Speaker labels.
+    #[command(flatten)]
+    pub speakers: super::SpeakerArgs,
     /// WordNet source.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
@@ -56,22 +51,14 @@ impl EvaluateArgs {
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
         super::set(&mut c.out, &self.out);
-        if let Some(m) = &self.match_level {
-            c.match_level = super::parse_enum(m)?;
-        }
+        super::set_enum(&mut c.match_level, &self.match_level)?;
         super::set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
         c.no_plots |= self.no_plots;
         c.no_html |= self.no_html;
         super::set(&mut c.seed, &self.seed);
-        if self.speaker_pattern.is_some() {
-            c.speaker_pattern = self.speaker_pattern.clone();
-        }
-        if self.interviewer_labels.is_some() {
-            c.interviewer_labels = self.interviewer_labels.clone();
-        }
-        if let Some(w) = &self.wordnet.wordnet {
-            c.wordnet = Some(w.clone());
-        }
+        self.speakers
+            .apply(&mut c.speaker_pattern, &mut c.interviewer_labels);
+        super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
         c.validate()?;
         Ok(c)
     }

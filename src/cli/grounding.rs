@@ -35,9 +35,7 @@ impl GroundingArgs {
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
         super::set(&mut c.out, &self.out);
-        if let Some(w) = &self.wordnet.wordnet {
-            c.wordnet = Some(w.clone());
-        }
+        super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
         c.validate()?;
         Ok(c)
     }

@@ -44,12 +44,8 @@ impl HotpotArgs {
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
         super::set(&mut c.out, &self.out);
-        if let Some(f) = &self.format {
-            c.format = super::parse_enum(f)?;
-        }
-        if let Some(n) = &self.name {
-            c.name = Some(n.clone());
-        }
+        super::set_enum(&mut c.format, &self.format)?;
+        super::set_some(&mut c.name, &self.name);
         if self.no_plots {
             c.no_plots = true;
         }

@@ -2,7 +2,7 @@
 //! [`crate::jobs::judge_answers`] configurations, and the terminal output.
 
 use super::similarity::ModelArgs;
-use super::{parse_enum, set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
+use super::{set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::judge_answers::{
     estimate_line, execute_threshold, progress_lines, write_run, Config, Context, ThresholdConfig,
 };
@@ -129,19 +129,11 @@ impl SemanticOptions {
         engine: &mut String,
         wordnet: &mut Option<PathBuf>,
     ) -> anyhow::Result<()> {
-        if let Some(a) = &self.anchors {
-            *anchors = parse_enum(a)?;
-        }
-        if let Some(o) = &self.optimize {
-            *optimize = parse_enum(o)?;
-        }
-        if self.model.model_dir.is_some() {
-            *model_dir = self.model.model_dir.clone();
-        }
+        super::set_enum(anchors, &self.anchors)?;
+        super::set_enum(optimize, &self.optimize)?;
+        super::set_some(model_dir, &self.model.model_dir);
         set(engine, &self.model.engine);
-        if self.wordnet.wordnet.is_some() {
-            *wordnet = self.wordnet.wordnet.clone();
-        }
+        super::set_some(wordnet, &self.wordnet.wordnet);
         Ok(())
     }
 }
@@ -150,13 +142,9 @@ impl JudgeAnswersArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
-        if let Some(m) = &self.method {
-            c.method = parse_enum(m)?;
-        }
+        super::set_enum(&mut c.method, &self.method)?;
         set(&mut c.threshold, &self.threshold);
-        if self.validation.is_some() {
-            c.validation = self.validation.clone();
-        }
+        super::set_some(&mut c.validation, &self.validation);
         set(&mut c.validation_fraction, &self.validation_fraction);
         set(&mut c.seed, &self.seed);
         set(&mut c.band, &self.band);
@@ -169,21 +157,15 @@ impl JudgeAnswersArgs {
             &mut c.wordnet,
         )?;
         let j = &self.judge;
-        if j.judge_url.is_some() {
-            c.judge_url = j.judge_url.clone();
-        }
+        super::set_some(&mut c.judge_url, &j.judge_url);
         set(&mut c.judge_model, &j.judge_model);
         set(&mut c.judge_timeout, &j.judge_timeout);
         set(&mut c.judge_attempts, &j.judge_attempts);
         set(&mut c.judge_backoff_ms, &j.judge_backoff_ms);
         set(&mut c.judge_concurrency, &j.judge_concurrency);
-        if j.cache.is_some() {
-            c.cache = j.cache.clone();
-        }
+        super::set_some(&mut c.cache, &j.cache);
         c.no_cache |= j.no_cache;
-        if j.max_cost.is_some() {
-            c.max_cost = j.max_cost;
-        }
+        super::set_some(&mut c.max_cost, &j.max_cost);
         set(&mut c.tokens_per_eval, &j.tokens_per_eval);
         set(&mut c.price_per_1k, &j.price_per_1k);
         set(&mut c.out, &self.out);

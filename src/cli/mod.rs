@@ -208,26 +208,51 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
     }
 }
 
-/// A count from a flag must lie in `[lo, hi]` (exit 2 otherwise, naming the
-/// flag and the range).
-pub(crate) fn check_count(name: &str, v: u64, lo: u64, hi: u64) -> anyhow::Result<()> {
-    if (lo..=hi).contains(&v) {
-        Ok(())
-    } else {
-        Err(InputError(format!("{name} must lie in [{lo}, {hi}], got {v}")).into())
-    }
-}
-
-/// A flag's value (already checked by clap against its possible values) as
-/// a library enum, through the enum's serde name.
-pub(crate) fn parse_enum<T: serde::de::DeserializeOwned>(value: &str) -> anyhow::Result<T> {
-    serde_json::from_value(serde_json::Value::String(value.to_string()))
-        .map_err(|e| InputError(format!("{value:?}: {e}")).into())
-}
-
 /// Sets `field` to a flag's value when the flag was given.
 pub(crate) fn set<T: Clone>(field: &mut T, flag: &Option<T>) {
     if let Some(v) = flag {
         *field = v.clone();
+    }
+}
+
+/// Sets a library enum from a flag's value (already checked by clap
+/// against its possible values) through the enum's serde name, when the
+/// flag was given.
+pub(crate) fn set_enum<T: serde::de::DeserializeOwned>(
+    field: &mut T,
+    flag: &Option<String>,
+) -> anyhow::Result<()> {
+    if let Some(v) = flag {
+        *field = serde_json::from_value(serde_json::Value::String(v.clone()))
+            .map_err(|e| InputError(format!("{v:?}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Sets an optional setting to a flag's value when the flag was given.
+pub(crate) fn set_some<T: Clone>(field: &mut Option<T>, flag: &Option<T>) {
+    if flag.is_some() {
+        field.clone_from(flag);
+    }
+}
+
+/// Speaker labels of transcripts and passages (`evaluate`, `rag`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct SpeakerArgs {
+    /// Speaker labels: a regex whose first group is the label, matched at
+    /// line starts [default: a capitalized name, ':' and a space].
+    #[arg(long, value_name = "REGEX")]
+    pub speaker_pattern: Option<String>,
+    /// Labels of interviewer turns, comma-separated, case-insensitive
+    /// [default: Interviewer,Moderator,Facilitator,Researcher,Q,I].
+    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
+    pub interviewer_labels: Option<Vec<String>>,
+}
+
+impl SpeakerArgs {
+    /// Applies the flags given to a configuration's two speaker fields.
+    pub(crate) fn apply(&self, pattern: &mut Option<String>, labels: &mut Option<Vec<String>>) {
+        set_some(pattern, &self.speaker_pattern);
+        set_some(labels, &self.interviewer_labels);
     }
 }

@@ -4,7 +4,7 @@
 //! and is never printed or written.
 
 use super::evaluate::MATCH_LEVELS;
-use super::{parse_enum, set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
+use super::{set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::rag::{client, finish_run, open_batch, resume, session_settings, Config, Resumed};
 use crate::jobs::JobConfig;
 use crate::rag::request_body;
@@ -71,21 +71,15 @@ pub struct ApiArgs {
     /// Similarity (0..1) a fuzzy match needs [default: 0.9].
     #[arg(long)]
     pub fuzzy_threshold: Option<f64>,
-    /// Speaker labels inside passages: a regex whose first group is the
-    /// label [default: as evaluate's].
-    #[arg(long, value_name = "REGEX")]
-    pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated [default: as evaluate's].
-    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
-    pub interviewer_labels: Option<Vec<String>>,
+    /// Speaker labels.
+    #[command(flatten)]
+    pub speakers: super::SpeakerArgs,
 }
 
 impl ApiArgs {
     /// Applies the flags given to a configuration.
     fn apply(&self, c: &mut Config) -> anyhow::Result<()> {
-        if self.api_url.is_some() {
-            c.api_url = self.api_url.clone();
-        }
+        super::set_some(&mut c.api_url, &self.api_url);
         set(&mut c.k, &self.k);
         if !self.filter.is_empty() {
             c.filter = self.filter.clone();
@@ -94,16 +88,10 @@ impl ApiArgs {
         set(&mut c.timeout, &self.timeout);
         set(&mut c.max_retries, &self.max_retries);
         set(&mut c.backoff_ms, &self.backoff_ms);
-        if let Some(m) = &self.match_level {
-            c.match_level = parse_enum(m)?;
-        }
+        super::set_enum(&mut c.match_level, &self.match_level)?;
         set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
-        if self.speaker_pattern.is_some() {
-            c.speaker_pattern = self.speaker_pattern.clone();
-        }
-        if self.interviewer_labels.is_some() {
-            c.interviewer_labels = self.interviewer_labels.clone();
-        }
+        self.speakers
+            .apply(&mut c.speaker_pattern, &mut c.interviewer_labels);
         c.validate()?;
         Ok(())
     }
@@ -163,9 +151,7 @@ impl RunArgs {
         set(&mut c.concurrency, &self.concurrency);
         set(&mut c.seed, &self.seed);
         self.api.apply(&mut c)?;
-        if self.wordnet.wordnet.is_some() {
-            c.wordnet = self.wordnet.wordnet.clone();
-        }
+        super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
         c.validate()?;
         Ok(c)
     }

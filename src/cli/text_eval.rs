@@ -75,9 +75,7 @@ impl TextEvalArgs {
                 *field = Some(p.clone());
             }
         }
-        if let Some(p) = &self.profile {
-            c.profile = super::parse_enum(p)?;
-        }
+        super::set_enum(&mut c.profile, &self.profile)?;
         if self.no_embeddings {
             c.no_embeddings = true;
         }
