@@ -96,22 +96,7 @@ impl JobConfig for Config {
 impl Config {
     /// The speaker settings: the pattern and labels given, or the defaults.
     pub fn speakers(&self) -> Result<SpeakerConfig, ConfigError> {
-        use crate::citations::turns::{DEFAULT_INTERVIEWER_LABELS, DEFAULT_SPEAKER_PATTERN};
-        let pattern = self
-            .speaker_pattern
-            .as_deref()
-            .unwrap_or(DEFAULT_SPEAKER_PATTERN);
-        let labels: Vec<String> = match &self.interviewer_labels {
-            Some(l) => l.clone(),
-            None => DEFAULT_INTERVIEWER_LABELS
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-        };
-        SpeakerConfig::new(pattern, &labels).map_err(|message| ConfigError::Invalid {
-            field: "--speaker-pattern".into(),
-            message: format!("{pattern:?}: {message}"),
-        })
+        speakers(&self.speaker_pattern, &self.interviewer_labels)
     }
 
     /// The library's evaluation settings for this configuration (the
