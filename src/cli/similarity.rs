@@ -22,7 +22,7 @@ pub struct ModelArgs {
 }
 
 /// `--engine` values.
-pub(crate) const ENGINES: [&str; 2] = ["fused", "candle-bert"];
+pub(crate) use crate::jobs::ENGINES;
 
 /// Finds and loads the model; a missing model is an input error (exit 2)
 /// whose message says how to get one.

@@ -31,7 +31,7 @@
 //! assert_eq!(out.summary.overall.mean_score, Some(0.75));
 //! ```
 
-use super::{check_in, ConfigError, JobConfig, JobError};
+use super::{check_in, engine_of, ConfigError, JobConfig, JobError};
 use crate::corpus::judged::{load_judged_items, JudgedItem};
 use crate::judge::cost::{self, CostEstimate};
 use crate::judge::{prompt, Judge, JudgeClient, JudgeConfig, VerdictCache};
@@ -47,7 +47,7 @@ use crate::semantic::methods::{
     keyword_score, sample_indices, search_threshold, Method, Optimize, ThresholdSearch,
     DEFAULT_THRESHOLD,
 };
-use crate::semantic::{load_model, Embedder, EmbeddingCache, EngineKind, ModelSearch};
+use crate::semantic::{load_model, Embedder, EmbeddingCache, ModelSearch};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -168,18 +168,6 @@ impl Default for Config {
             out: PathBuf::from("reports"),
             no_plots: false,
         }
-    }
-}
-
-/// The forward pass a configuration names.
-pub(crate) fn engine_of(field: &str, engine: &str) -> Result<EngineKind, ConfigError> {
-    match engine {
-        "fused" => Ok(EngineKind::Fused),
-        "candle-bert" => Ok(EngineKind::CandleBert),
-        other => Err(ConfigError::Invalid {
-            field: field.into(),
-            message: format!("must be fused or candle-bert, got {other:?}"),
-        }),
     }
 }
 

@@ -304,6 +304,36 @@ pub(crate) fn check_in(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), Conf
     }
 }
 
+/// The embedding forward passes a configuration may name (`engine`).
+pub const ENGINES: [&str; 2] = ["fused", "candle-bert"];
+
+/// Checks an `engine` setting: one of [`ENGINES`].
+pub(crate) fn check_engine(field: &str, engine: &str) -> Result<(), ConfigError> {
+    if ENGINES.contains(&engine) {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid {
+            field: field.into(),
+            message: format!("must be fused or candle-bert, got {engine:?}"),
+        })
+    }
+}
+
+/// The forward pass an `engine` setting names (checked with
+/// [`check_engine`]).
+#[cfg(feature = "semantic")]
+pub(crate) fn engine_of(
+    field: &str,
+    engine: &str,
+) -> Result<crate::semantic::EngineKind, ConfigError> {
+    check_engine(field, engine)?;
+    Ok(if engine == "candle-bert" {
+        crate::semantic::EngineKind::CandleBert
+    } else {
+        crate::semantic::EngineKind::Fused
+    })
+}
+
 /// Checks a fraction setting (finite, in [0, 1]).
 pub(crate) fn check_unit(field: &str, v: f64) -> Result<(), ConfigError> {
     check_in(field, v, 0.0, 1.0)

@@ -179,20 +179,20 @@ impl Config {
         }
     }
 
-    /// The request body of one question (its own k, filter and model win).
-    pub fn request(&self, q: &RagQuestion) -> Result<Prepared, ConfigError> {
-        let filter = self.filters()?;
-        Ok(Prepared {
+    /// The request body of one question (its own k, filter and model win
+    /// over these and over `filter`, the parsed [`Config::filters`]).
+    pub fn request(&self, q: &RagQuestion, filter: &Map<String, Value>) -> Prepared {
+        Prepared {
             id: q.id.clone(),
             question: q.question.clone(),
             body: request_body(
                 &q.question,
                 q.k.unwrap_or(self.k),
-                q.filter.as_ref().unwrap_or(&filter),
+                q.filter.as_ref().unwrap_or(filter),
                 q.model.as_deref().unwrap_or(&self.model),
             ),
             scoring: q.qtype.clone().zip(q.metric.clone()),
-        })
+        }
     }
 }
 
@@ -432,13 +432,12 @@ pub fn open_batch(
             path: journal_path.clone(),
             source,
         })?;
-    let mut todo = Vec::new();
-    for q in all
+    let filter = config.filters()?;
+    let todo: Vec<Prepared> = all
         .iter()
         .filter(|q| answered.last_ok.get(&q.id) != Some(&true))
-    {
-        todo.push(config.request(q)?);
-    }
+        .map(|q| config.request(q, &filter))
+        .collect();
     Ok(Batch {
         folder,
         questions_path: questions.to_path_buf(),

@@ -92,13 +92,7 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        if !["fused", "candle-bert"].contains(&self.engine.as_str()) {
-            return Err(ConfigError::Invalid {
-                field: "--engine".into(),
-                message: format!("must be fused or candle-bert, got {:?}", self.engine),
-            });
-        }
-        Ok(())
+        super::check_engine("--engine", &self.engine)
     }
 }
 
@@ -288,15 +282,11 @@ fn column_notes(sem: &Semantics) -> Value {
 /// or broken is an error.
 #[cfg(feature = "semantic")]
 pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobError> {
-    use crate::semantic::{load_model, EmbeddingCache, EngineKind, ModelSearch, SemanticError};
+    use crate::semantic::{load_model, EmbeddingCache, ModelSearch, SemanticError};
     if config.no_embeddings {
         return Ok(fallback_pairs(rows, "--no-embeddings"));
     }
-    let engine = if config.engine == "candle-bert" {
-        EngineKind::CandleBert
-    } else {
-        EngineKind::Fused
-    };
+    let engine = super::engine_of("--engine", &config.engine)?;
     let embedder = match load_model(&ModelSearch::from_env(config.model_dir.clone()), engine) {
         Ok((e, _)) => e,
         // Only a model found nowhere falls back; a folder named by
