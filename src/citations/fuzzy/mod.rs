@@ -1,0 +1,686 @@
+//! Fuzzy quote search: the best approximate substring of a transcript.
+//!
+//! **Definition.** For a quote `q` (normalized, `m` characters) and a
+//! window `W` of the normalized transcript, every end position `j` in `W`
+//! has a least edit distance `d(j)` of `q` to a substring of `W` ending at
+//! `j`, and a start `s(j)`: the earliest start in `W` reaching `d(j)` (the
+//! longest such substring). Its similarity is
+//! `1 - d(j) / max(m, j - s(j))`, in characters. The match is the end with
+//! the highest similarity over all windows; among equal similarities, the
+//! earliest end. [`reference_match`] computes exactly this with the
+//! textbook table, and [`best_match`] must return the same.
+//!
+//! **Windows.** A [`BigramIndex`] lists where each pair of consecutive
+//! words of the transcript occurs (compact 32-bit postings). Each bigram of
+//! the quote votes for the alignment it implies (transcript word minus
+//! quote word, a diagonal), counted in dense per-thread counters. A
+//! diagonal's support is the votes within `r` diagonals of it (so that an
+//! inserted or dropped word, which splits the votes of one location over
+//! neighbouring diagonals, still counts as one location); the best
+//! [`CANDIDATES`] locations, each at least `r` diagonals from the others,
+//! give windows around the diagonals they cover, and overlapping windows
+//! are merged. Quotes with no bigram in the transcript vote by words; with
+//! no word either, a transcript of at most [`FULL_SCAN_CHARS`] characters is
+//! one window.
+//!
+//! **Verification.** A bit-parallel edit distance ([`myers`]) gives `d(j)`
+//! for every end of a window at 64 quote characters per machine word.
+//! Ends are visited by increasing distance; since `j - s(j) <= m + d(j)`,
+//! an end's similarity is at most `m / (m + d(j))`, so the visit stops as
+//! soon as that bound falls below the best found. Each visited end's start
+//! comes from a second bit-parallel scan backwards from it; when too many
+//! ends need one (quotes that match nowhere well), the table with start
+//! tracking is cheaper and is computed instead: the same numbers either way.
+
+pub mod myers;
+
+use myers::Pattern;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// How similarity is computed, for signatures.
+pub const SIMILARITY_SIGNATURE: &str = "1-levenshtein/maxlen(chars,semi-global)";
+
+/// Locations verified per quote.
+pub const CANDIDATES: usize = 8;
+/// Bigrams more frequent than this are skipped when voting (stop-word pairs).
+const MAX_POSTINGS: usize = 20_000;
+/// Transcripts up to this many chars are scanned whole when no bigram or
+/// word of the quote occurs in them.
+pub const FULL_SCAN_CHARS: usize = 200_000;
+
+type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::text::fxhash::FxHasher>>;
+
+/// The word index of a normalized transcript: each word's position and id,
+/// where each word occurs, and where each pair of consecutive words occurs
+/// (hashed into buckets; a bucket's positions are checked against the
+/// words). About 20 bytes per word.
+#[derive(Debug, Default)]
+pub struct BigramIndex {
+    /// Byte range of each word in the normalized text.
+    words: Vec<Range<u32>>,
+    /// Word id of each word.
+    ids: Vec<u32>,
+    /// Word id of each distinct word, by its hash.
+    vocab: FxMap<u64, u32>,
+    /// Positions of each word id: `uni_pos[uni_off[id]..uni_off[id + 1]]`.
+    uni_off: Vec<u32>,
+    uni_pos: Vec<u32>,
+    /// Positions `p` of bigrams `(ids[p], ids[p + 1])` by bucket.
+    bi_off: Vec<u32>,
+    bi_pos: Vec<u32>,
+    /// Characters of the text.
+    chars: usize,
+}
+
+fn word_hash(w: &str) -> u64 {
+    crate::report::fnv1a(w.as_bytes())
+}
+
+fn pair_key(a: u32, b: u32) -> u64 {
+    (u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Byte ranges of the words (runs of alphanumeric chars) of `text`.
+fn word_ranges(text: &str) -> Vec<Range<u32>> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() {
+            if start.is_none() {
+                start = Some(i);
+            }
+        } else if let Some(s) = start.take() {
+            out.push(s as u32..i as u32);
+        }
+    }
+    if let Some(s) = start {
+        out.push(s as u32..text.len() as u32);
+    }
+    out
+}
+
+/// Counting sort of positions by key: (offsets, positions).
+fn buckets(n_keys: usize, keys: impl Iterator<Item = usize> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut off = vec![0u32; n_keys + 1];
+    let mut n = 0;
+    for k in keys.clone() {
+        off[k + 1] += 1;
+        n += 1;
+    }
+    for i in 0..n_keys {
+        off[i + 1] += off[i];
+    }
+    let mut pos = vec![0u32; n];
+    let mut fill = off.clone();
+    for (p, k) in keys.enumerate() {
+        pos[fill[k] as usize] = p as u32;
+        fill[k] += 1;
+    }
+    (off, pos)
+}
+
+impl BigramIndex {
+    /// Indexes a normalized transcript.
+    pub fn new(text: &str) -> BigramIndex {
+        let words = word_ranges(text);
+        let mut vocab: FxMap<u64, u32> = FxMap::default();
+        let ids: Vec<u32> = words
+            .iter()
+            .map(|r| {
+                let h = word_hash(&text[r.start as usize..r.end as usize]);
+                let next = vocab.len() as u32;
+                *vocab.entry(h).or_insert(next)
+            })
+            .collect();
+        let (uni_off, uni_pos) = buckets(vocab.len(), ids.iter().map(|&i| i as usize));
+        let n_buckets = (ids.len() / 2).max(1).next_power_of_two();
+        let mask = n_buckets as u64 - 1;
+        let (bi_off, bi_pos) = buckets(
+            n_buckets,
+            ids.windows(2)
+                .map(move |w| (pair_key(w[0], w[1]) >> 20 & mask) as usize),
+        );
+        BigramIndex {
+            words,
+            ids,
+            vocab,
+            uni_off,
+            uni_pos,
+            bi_off,
+            bi_pos,
+            chars: text.chars().count(),
+        }
+    }
+
+    /// The id of a word, when the transcript has it.
+    fn id(&self, word: &str) -> Option<u32> {
+        self.vocab.get(&word_hash(word)).copied()
+    }
+
+    /// Positions of a word id.
+    fn unigram(&self, id: u32) -> &[u32] {
+        let i = id as usize;
+        &self.uni_pos[self.uni_off[i] as usize..self.uni_off[i + 1] as usize]
+    }
+
+    /// Positions `p` of the bigram `(a, b)`, in order.
+    fn bigram(&self, a: u32, b: u32) -> impl Iterator<Item = u32> + '_ {
+        let mask = (self.bi_off.len() - 2) as u64;
+        let k = (pair_key(a, b) >> 20 & mask) as usize;
+        self.bi_pos[self.bi_off[k] as usize..self.bi_off[k + 1] as usize]
+            .iter()
+            .copied()
+            .filter(move |&p| self.ids[p as usize] == a && self.ids[p as usize + 1] == b)
+    }
+}
+
+/// A run of consecutive quote words found verbatim (normalized) in the
+/// transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// Quote word indices.
+    pub quote_words: Range<usize>,
+    /// Transcript word indices.
+    pub text_words: Range<usize>,
+    /// Byte range in the normalized transcript.
+    pub range: Range<usize>,
+}
+
+/// Splits a normalized quote, left to right, into the longest runs of at
+/// least `min_words` consecutive words that stand (normalized, word for
+/// word) in the transcript, through the bigram index (no scan). Words not
+/// in any run are skipped.
+pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) -> Vec<Piece> {
+    let q = word_ranges(quote);
+    let qw = |k: usize| &quote[q[k].start as usize..q[k].end as usize];
+    let tw = |k: usize| {
+        let r = &index.words[k];
+        &text[r.start as usize..r.end as usize]
+    };
+    let ids: Vec<Option<u32>> = (0..q.len()).map(|k| index.id(qw(k))).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + min_words.max(2) <= q.len() {
+        let mut best: Option<(usize, usize)> = None;
+        if let (Some(a), Some(b)) = (ids[i], ids[i + 1]) {
+            for p in index.bigram(a, b) {
+                let p = p as usize;
+                let mut m = 0;
+                while i + m < q.len() && p + m < index.words.len() && qw(i + m) == tw(p + m) {
+                    m += 1;
+                }
+                if best.is_none_or(|(bm, _)| m > bm) {
+                    best = Some((m, p));
+                }
+            }
+        }
+        match best {
+            Some((m, p)) if m >= min_words => {
+                let range = index.words[p].start as usize..index.words[p + m - 1].end as usize;
+                out.push(Piece {
+                    quote_words: i..i + m,
+                    text_words: p..p + m,
+                    range,
+                });
+                i += m;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Number of words (runs of alphanumeric chars) of a text.
+pub fn word_count(text: &str) -> usize {
+    word_ranges(text).len()
+}
+
+/// The best approximate match of a quote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuzzyMatch {
+    /// Byte range in the normalized transcript.
+    pub range: Range<usize>,
+    /// 1 - distance / max(len), in chars.
+    pub similarity: f64,
+}
+
+thread_local! {
+    /// Vote counters by diagonal, all zero between calls.
+    static VOTES: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Finds the best approximate substring of `text` (normalized) for `quote`
+/// (normalized), using `index` (built from the same `text`): the best match
+/// of [`candidate_windows`] under the definition in the module
+/// documentation.
+pub fn best_match(quote: &str, text: &str, index: &BigramIndex) -> Option<FuzzyMatch> {
+    let windows = candidate_windows(quote, text, index)?;
+    let qv: Vec<char> = quote.chars().collect();
+    verify(&qv, text, &windows)
+}
+
+/// The windows (byte ranges of `text`, sorted, disjoint) where
+/// [`best_match`] looks for `quote`; None when it does not look at all
+/// (an empty quote or text, or no word of the quote in a long text).
+pub fn candidate_windows(quote: &str, text: &str, index: &BigramIndex) -> Option<Vec<Range<usize>>> {
+    let qwords = word_ranges(quote);
+    let qchars = quote.chars().count();
+    if qchars == 0 || text.is_empty() {
+        return None;
+    }
+    let ids: Vec<Option<u32>> = qwords
+        .iter()
+        .map(|r| index.id(&quote[r.start as usize..r.end as usize]))
+        .collect();
+    let nq = qwords.len();
+    let nw = index.words.len();
+    let radius = (nq / 4).max(3);
+    let slack_bytes = qchars / 4 + 8;
+    let located = VOTES.with(|cell| {
+        let mut votes = cell.borrow_mut();
+        if votes.len() < nw + nq + 1 {
+            votes.resize(nw + nq + 1, 0);
+        }
+        let mut touched: Vec<u32> = Vec::new();
+        let vote = |votes: &mut Vec<u32>, touched: &mut Vec<u32>, p: u32, qi: usize| {
+            // Diagonal p - qi, shifted by nq to stay positive.
+            let d = p as usize + nq - qi;
+            if votes[d] == 0 {
+                touched.push(d as u32);
+            }
+            votes[d] += 1;
+        };
+        for (qi, w) in ids.windows(2).enumerate() {
+            if let [Some(a), Some(b)] = *w {
+                let hits = index.bigram(a, b);
+                if index.bigram(a, b).nth(MAX_POSTINGS).is_some() {
+                    continue;
+                }
+                for p in hits {
+                    vote(&mut votes, &mut touched, p, qi);
+                }
+            }
+        }
+        if touched.is_empty() {
+            for (qi, id) in ids.iter().enumerate() {
+                if let Some(id) = *id {
+                    let post = index.unigram(id);
+                    if post.len() > MAX_POSTINGS {
+                        continue;
+                    }
+                    for &p in post {
+                        vote(&mut votes, &mut touched, p, qi);
+                    }
+                }
+            }
+        }
+        let picked = locations(&votes, &touched, radius);
+        for &d in &touched {
+            votes[d as usize] = 0;
+        }
+        picked
+    });
+    if located.is_empty() {
+        if index.chars > FULL_SCAN_CHARS {
+            return None;
+        }
+        return Some(vec![0..text.len()]);
+    }
+    let mut windows: Vec<Range<usize>> = located
+        .into_iter()
+        .map(|(lo, hi)| {
+            // Diagonals lo..=hi (shifted by nq): the quote's words there
+            // span transcript words lo - nq .. hi - nq + nq, padded.
+            let first = (lo as i64 - nq as i64 - radius as i64).clamp(0, nw as i64 - 1) as usize;
+            let last = (hi as i64 + radius as i64).clamp(0, nw as i64 - 1) as usize;
+            let start = floor_boundary(
+                text,
+                (index.words[first].start as usize).saturating_sub(slack_bytes),
+            );
+            let end = ceil_boundary(
+                text,
+                (index.words[last].end as usize + slack_bytes).min(text.len()),
+            );
+            start..end
+        })
+        .filter(|r| r.start < r.end)
+        .collect();
+    windows.sort_unstable_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(windows.len());
+    for w in windows {
+        match merged.last_mut() {
+            Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
+            _ => merged.push(w),
+        }
+    }
+    Some(merged)
+}
+
+/// The best [`CANDIDATES`] locations among the voted diagonals: each
+/// diagonal's support is the votes within `radius` of it; locations are
+/// taken by support (then peak votes, then position), each at least
+/// `radius` from those taken before. Returns each location's extent: the
+/// first and last voted diagonal within `radius` of it.
+fn locations(votes: &[u32], touched: &[u32], radius: usize) -> Vec<(u32, u32)> {
+    if touched.is_empty() {
+        return Vec::new();
+    }
+    let n = votes.len();
+    // (support, peak, diagonal, extent)
+    let mut scored: Vec<(u32, u32, u32, u32, u32)> = touched
+        .iter()
+        .map(|&d| {
+            let lo = (d as usize).saturating_sub(radius);
+            let hi = (d as usize + radius).min(n - 1);
+            let mut support = 0;
+            let (mut first, mut last) = (d, d);
+            for (k, &v) in votes[lo..=hi].iter().enumerate() {
+                if v > 0 {
+                    support += v;
+                    let k = (lo + k) as u32;
+                    first = first.min(k);
+                    last = last.max(k);
+                }
+            }
+            (support, votes[d as usize], d, first, last)
+        })
+        .collect();
+    let order = |a: &(u32, u32, u32, u32, u32), b: &(u32, u32, u32, u32, u32)| {
+        b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
+    };
+    let keep = (CANDIDATES * 8).min(scored.len());
+    if keep < scored.len() {
+        scored.select_nth_unstable_by(keep - 1, order);
+        scored.truncate(keep);
+    }
+    scored.sort_unstable_by(order);
+    let mut picked: Vec<(u32, u32, u32)> = Vec::with_capacity(CANDIDATES);
+    for (_, _, d, first, last) in scored {
+        if picked.len() == CANDIDATES {
+            break;
+        }
+        if picked
+            .iter()
+            .all(|&(c, _, _)| (c as usize).abs_diff(d as usize) > radius)
+        {
+            picked.push((d, first, last));
+        }
+    }
+    picked.into_iter().map(|(_, f, l)| (f, l)).collect()
+}
+
+/// One window's characters and their byte offsets in the text.
+struct WindowText {
+    chars: Vec<char>,
+    offsets: Vec<u32>,
+    base: usize,
+}
+
+impl WindowText {
+    fn new(text: &str, window: &Range<usize>) -> WindowText {
+        let slice = &text[window.clone()];
+        let mut chars = Vec::with_capacity(slice.len());
+        let mut offsets = Vec::with_capacity(slice.len() + 1);
+        for (i, c) in slice.char_indices() {
+            chars.push(c);
+            offsets.push(i as u32);
+        }
+        offsets.push(slice.len() as u32);
+        WindowText {
+            chars,
+            offsets,
+            base: window.start,
+        }
+    }
+
+    /// The byte range of chars `s..j`.
+    fn bytes(&self, s: usize, j: usize) -> Range<usize> {
+        self.base + self.offsets[s] as usize..self.base + self.offsets[j] as usize
+    }
+}
+
+/// A similarity and the end and start (chars) it was reached at.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    similarity: f64,
+    /// Window index and end char.
+    end: (usize, usize),
+    start: usize,
+}
+
+impl Found {
+    /// True when `self` beats `other` (higher similarity, then earlier end).
+    fn beats(&self, other: &Option<Found>) -> bool {
+        match other {
+            None => true,
+            Some(o) => {
+                self.similarity > o.similarity
+                    || (self.similarity == o.similarity && self.end < o.end)
+            }
+        }
+    }
+}
+
+fn similarity(d: u32, m: usize, len: usize) -> f64 {
+    1.0 - f64::from(d) / m.max(len) as f64
+}
+
+/// The best match of `quote` over `windows` (sorted, disjoint), exactly as
+/// defined in the module documentation.
+pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<FuzzyMatch> {
+    let m = quote.len();
+    if m == 0 {
+        return None;
+    }
+    let forward = Pattern::new(quote, false);
+    let mut backward: Option<Pattern> = None;
+    let texts: Vec<WindowText> = windows.iter().map(|w| WindowText::new(text, w)).collect();
+    let mut dists: Vec<Vec<u32>> = Vec::with_capacity(texts.len());
+    for t in &texts {
+        let mut d = Vec::new();
+        forward.end_distances(&t.chars, &mut d);
+        dists.push(d);
+    }
+    // Windows by their least distance: the best similarity a window can
+    // reach is m / (m + its least distance).
+    let mut order: Vec<(u32, usize)> = dists
+        .iter()
+        .enumerate()
+        .filter_map(|(w, d)| d.iter().min().map(|&min| (min, w)))
+        .collect();
+    order.sort_unstable();
+    let bound = |d: u32| m as f64 / (m + d as usize) as f64;
+    let mut best: Option<Found> = None;
+    for (min, w) in order {
+        if best.is_some_and(|b| bound(min) < b.similarity) {
+            break;
+        }
+        let t = &texts[w];
+        let dist = &dists[w];
+        // Ends that can still win, by distance then position.
+        let floor = best.map_or(f64::NEG_INFINITY, |b| b.similarity);
+        let mut ends: Vec<(u32, u32)> = dist
+            .iter()
+            .enumerate()
+            .filter(|&(_, &d)| bound(d) >= floor)
+            .map(|(j, &d)| (d, j as u32 + 1))
+            .collect();
+        ends.sort_unstable();
+        let backward_cost: usize = ends
+            .iter()
+            .map(|&(d, j)| (m + d as usize).min(j as usize))
+            .sum::<usize>()
+            * m.div_ceil(64)
+            * 4;
+        if backward_cost > m * t.chars.len() {
+            for (j, (d, s)) in table(quote, &t.chars).into_iter().enumerate() {
+                let j = j + 1;
+                if s >= j {
+                    continue;
+                }
+                let f = Found {
+                    similarity: similarity(d, m, j - s),
+                    end: (w, j),
+                    start: s,
+                };
+                if f.beats(&best) {
+                    best = Some(f);
+                }
+            }
+            continue;
+        }
+        let back = backward.get_or_insert_with(|| Pattern::new(quote, true));
+        for (d, j) in ends {
+            let j = j as usize;
+            if best.is_some_and(|b| bound(d) < b.similarity) {
+                break;
+            }
+            let Some(len) = back.longest_at(&t.chars, j, d, m + d as usize) else {
+                continue;
+            };
+            let f = Found {
+                similarity: similarity(d, m, len),
+                end: (w, j),
+                start: j - len,
+            };
+            if f.beats(&best) {
+                best = Some(f);
+            }
+        }
+    }
+    let b = best?;
+    Some(FuzzyMatch {
+        range: texts[b.end.0].bytes(b.start, b.end.1),
+        similarity: b.similarity.max(0.0),
+    })
+}
+
+/// The table of the definition with start tracking: for each end `j` in
+/// 1..=n, the least distance and the earliest start reaching it, packed as
+/// `distance << 32 | start` so that one `min` orders both.
+fn table(quote: &[char], chars: &[char]) -> Vec<(u32, usize)> {
+    const ONE: u64 = 1 << 32;
+    let n = chars.len();
+    let mut prev: Vec<u64> = (0..=n as u64).collect();
+    let mut cur: Vec<u64> = vec![0; n + 1];
+    for (i, &qc) in quote.iter().enumerate() {
+        cur[0] = (i as u64 + 1) << 32;
+        for j in 1..=n {
+            let sub = prev[j - 1] + if chars[j - 1] == qc { 0 } else { ONE };
+            let del = prev[j] + ONE;
+            let ins = cur[j - 1] + ONE;
+            cur[j] = sub.min(del).min(ins);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[1..]
+        .iter()
+        .map(|&k| ((k >> 32) as u32, (k & 0xffff_ffff) as usize))
+        .collect()
+}
+
+/// The definition computed plainly: the textbook table with start
+/// tracking over each window, every end compared. What [`best_match`] must
+/// equal; kept for tests and benchmarks.
+pub fn reference_match(quote: &str, text: &str, windows: &[Range<usize>]) -> Option<FuzzyMatch> {
+    let q: Vec<char> = quote.chars().collect();
+    let m = q.len();
+    if m == 0 {
+        return None;
+    }
+    let mut best: Option<(f64, usize, usize)> = None; // similarity, start, end (bytes)
+    for w in windows {
+        let chars: Vec<(usize, char)> = text[w.clone()]
+            .char_indices()
+            .map(|(i, c)| (w.start + i, c))
+            .collect();
+        let cs: Vec<char> = chars.iter().map(|&(_, c)| c).collect();
+        for (j, (d, s)) in table(&q, &cs).into_iter().enumerate() {
+            let j = j + 1;
+            if s >= j {
+                continue;
+            }
+            let sim = similarity(d, m, j - s);
+            if best.is_none_or(|(b, _, _)| sim > b) {
+                let last = chars[j - 1];
+                best = Some((sim, chars[s].0, last.0 + last.1.len_utf8()));
+            }
+        }
+    }
+    let (sim, start, end) = best?;
+    Some(FuzzyMatch {
+        range: start..end,
+        similarity: sim.max(0.0),
+    })
+}
+
+/// The nearest char boundary at or before byte `i`.
+pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The nearest char boundary at or after byte `i`.
+pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_a_reworded_quote() {
+        let text = "the weather was awful that spring and the harvest came late so we sold less at the market";
+        let idx = BigramIndex::new(text);
+        let m = best_match("the harvest came very late so we sold less", text, &idx).unwrap();
+        assert_eq!(
+            &text[m.range.clone()],
+            "the harvest came late so we sold less"
+        );
+        let expect = 1.0 - 5.0 / 42.0;
+        assert!((m.similarity - expect).abs() < 1e-9, "{m:?}");
+    }
+
+    #[test]
+    fn single_word_typo_found_by_scan() {
+        let text = "we talked about irrigation for hours";
+        let idx = BigramIndex::new(text);
+        let m = best_match("irigation", text, &idx).unwrap();
+        assert_eq!(&text[m.range.clone()], "irrigation");
+        assert!((m.similarity - 0.9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn verification_is_exact_for_identical_text() {
+        let q: Vec<char> = "abc".chars().collect();
+        let m = verify(&q, "xxabcxx", &[0..7]).unwrap();
+        assert_eq!(m.range, 2..5);
+        assert_eq!(m.similarity, 1.0);
+    }
+
+    #[test]
+    fn neighbouring_diagonals_are_one_location() {
+        // The true location's votes split over two diagonals (a dropped
+        // word); a decoy repeats one phrase of the quote many times earlier.
+        let decoy = "we sold the farm in spring ".repeat(40);
+        let text = format!(
+            "{decoy}later on we sold the farm in spring because the bank wanted the loan back and nobody would lend us money at all"
+        );
+        let quote = "we sold the farm in the spring because the bank wanted the loan back and nobody would lend money at all";
+        let idx = BigramIndex::new(&text);
+        let windows = candidate_windows(quote, &text, &idx).unwrap();
+        let got = best_match(quote, &text, &idx).unwrap();
+        assert_eq!(Some(got.clone()), reference_match(quote, &text, &windows));
+        let whole = reference_match(quote, &text, &[0..text.len()]).unwrap();
+        assert_eq!(got, whole);
+        assert!(got.similarity > 0.9, "{got:?}");
+    }
+}
