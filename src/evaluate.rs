@@ -6,7 +6,7 @@
 
 use crate::citations::attribution::{self, Attributed, Attribution};
 use crate::citations::turns::SpeakerConfig;
-use crate::citations::{self, MatchLevel, QuoteCheck, SourceText, Verdict};
+use crate::citations::{self, Located, MatchLevel, QuoteCheck, SourceText, Verdict};
 use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::lexicon::Lexicon;
 use crate::scoring::{self, phrases::Analyzer, CompiledQuestion, QuestionType};
@@ -14,7 +14,7 @@ use crate::stats::{summarize, GroupStat};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Settings of an evaluation run.
 #[derive(Debug, Clone, Serialize)]
@@ -147,18 +147,45 @@ pub fn evaluate(
     lexicon: &Lexicon,
     config: &EvalConfig,
 ) -> Evaluation {
+    let t0 = std::time::Instant::now();
+    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("    {what}: {:?}", t0.elapsed()) };
     let sources: Vec<SourceText> = transcripts
         .transcripts
         .iter()
         .map(|t| SourceText::with_speakers(t.text.clone(), &config.speakers))
         .collect();
-    // Scores, one compiled metric per pair, in parallel.
+    tick("sources");
+    // Each distinct (type, metric) compiled once (WordNet enrichment is
+    // the costly part), then every pair scored in parallel.
+    let mut distinct: HashMap<(&str, String), usize> = HashMap::new();
+    let keys: Vec<usize> = questions
+        .pairs
+        .iter()
+        .map(|p| {
+            let next = distinct.len();
+            *distinct
+                .entry((p.qtype.as_str(), p.metric.to_string()))
+                .or_insert(next)
+        })
+        .collect();
+    let mut firsts: Vec<usize> = vec![0; distinct.len()];
+    for (pi, &k) in keys.iter().enumerate().rev() {
+        firsts[k] = pi;
+    }
+    let compiled: Vec<Result<CompiledQuestion, scoring::ScoreError>> = firsts
+        .par_iter()
+        .map(|&pi| {
+            let p = &questions.pairs[pi];
+            CompiledQuestion::compile(&p.qtype, &p.metric, lexicon)
+        })
+        .collect();
     let scored: Vec<ScoredPair> = questions
         .pairs
         .par_iter()
+        .zip(&keys)
         .map_init(
             || Analyzer::new(lexicon),
-            |analyzer, pair| match CompiledQuestion::compile(&pair.qtype, &pair.metric, lexicon) {
+            |analyzer, (pair, &k)| match &compiled[k] {
                 Ok(q) => {
                     let scores = pair
                         .answers
@@ -181,6 +208,7 @@ pub fn evaluate(
             },
         )
         .collect();
+    tick("scored");
     // Quotes, answer by answer (in parallel over answers): a quote an
     // answer repeats takes the next occurrence its earlier copies left free.
     let quote_refs: Vec<(usize, usize, &crate::corpus::Quote)> = questions
@@ -200,19 +228,47 @@ pub fn evaluate(
         .enumerate()
         .flat_map(|(pi, p)| (0..p.answers.len()).map(move |ai| (pi, ai)))
         .collect();
+    // Every quote's verbatim occurrences, transcript by transcript (one
+    // pass over each for all its quotes).
+    let mut cited: Vec<Vec<&str>> = vec![Vec::new(); sources.len()];
+    let slots: Vec<Option<(usize, usize)>> = quote_refs
+        .iter()
+        .map(|(_, _, q)| {
+            let i = q.source.as_deref().and_then(|s| transcripts.position(s))?;
+            cited[i].push(q.quote.as_str());
+            Some((i, cited[i].len() - 1))
+        })
+        .collect();
+    let located: Vec<Vec<Located>> = sources
+        .par_iter()
+        .zip(&cited)
+        .map(|(s, quotes)| s.locate_all(quotes))
+        .collect();
+    tick("located");
+    let mut starts: Vec<usize> = Vec::with_capacity(answers.len());
+    let mut at = 0;
+    for &(pi, ai) in &answers {
+        starts.push(at);
+        at += questions.pairs[pi].answers[ai].quotes.len();
+    }
     let checks: Vec<QuoteCheck> = answers
         .par_iter()
-        .flat_map_iter(|&(pi, ai)| {
+        .zip(&starts)
+        .flat_map_iter(|(&(pi, ai), &first)| {
             let quotes = &questions.pairs[pi].answers[ai].quotes;
             let mut used: BTreeMap<(usize, &str), Vec<std::ops::Range<usize>>> = BTreeMap::new();
             let mut out = Vec::with_capacity(quotes.len());
-            for q in quotes {
-                let source = q.source.as_deref().and_then(|s| transcripts.position(s));
-                out.push(match source {
-                    Some(i) => {
+            for (k, q) in quotes.iter().enumerate() {
+                out.push(match slots[first + k] {
+                    Some((i, slot)) => {
                         let key = (i, q.quote.trim());
                         let prior = used.entry(key).or_default();
-                        let c = sources[i].check_avoiding(&q.quote, config.fuzzy_threshold, prior);
+                        let c = sources[i].check_located(
+                            &q.quote,
+                            config.fuzzy_threshold,
+                            prior,
+                            &located[i][slot],
+                        );
                         if let Some(b) = &c.byte_span {
                             prior.push(b.clone());
                         }
@@ -224,7 +280,9 @@ pub fn evaluate(
             out
         })
         .collect();
+    tick("checked");
     let attributed = attribute(&quote_refs, &checks, &sources, transcripts, config);
+    tick("attributed");
     let mut pairs: Vec<PairResult> = questions
         .pairs
         .iter()

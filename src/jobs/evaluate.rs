@@ -153,9 +153,14 @@ pub fn run(
     lexicon: &Lexicon,
 ) -> Result<Output, ConfigError> {
     config.validate()?;
+    let t0 = std::time::Instant::now();
+    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("  {what}: {:?}", t0.elapsed()) };
     let eval = evaluate(questions, transcripts, lexicon, &config.eval_config());
+    tick("evaluate");
     let summary = summarize_evaluation(&eval);
+    tick("summary");
     let results = annotate(questions, &eval);
+    tick("annotate");
     Ok(Output {
         results,
         summary,
@@ -174,6 +179,8 @@ pub fn execute(
 ) -> Result<(PathBuf, Summary), JobError> {
     let started = SystemTime::now();
     config.validate()?;
+    let t0 = std::time::Instant::now();
+    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("{what}: {:?}", t0.elapsed()) };
     let q_bytes = super::read_input(questions_path)?;
     let t_bytes = super::read_input(transcripts_path)?;
     let q_info = InputFile::new(questions_path, &q_bytes);
@@ -181,8 +188,11 @@ pub fn execute(
     let questions = parse_questions(questions_path, &super::utf8(questions_path, q_bytes)?)?;
     let transcripts =
         parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
+    tick("parsed");
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    tick("lexicon");
     let output = run(config, &questions, &transcripts, &lexicon)?;
+    tick("run");
     let summary = &output.summary;
     for w in &summary.warnings {
         errln!("warning: {w}");
@@ -220,7 +230,10 @@ pub fn execute(
     }));
     let mut writer = RunWriter::create(&config.out, started, manifest)?;
     write_run(&mut writer, config, &output, (&questions, &transcripts))?;
-    Ok((writer.finish()?, output.summary))
+    tick("written");
+    let done = writer.finish()?;
+    tick("finished");
+    Ok((done, output.summary))
 }
 
 fn write_run(

@@ -11,6 +11,7 @@
 //! assert!(s.ci_low <= 0.75 && 0.75 <= s.ci_high);
 //! ```
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 pub mod paired;
@@ -26,6 +27,12 @@ impl SplitMix64 {
     /// A generator with the given seed.
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
+    }
+
+    /// The generator after `k` draws (SplitMix64's state advances by a
+    /// constant per draw).
+    pub fn skipped(&self, k: u64) -> Self {
+        SplitMix64(self.0.wrapping_add(k.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
     }
 
     /// The next 64 random bits.
@@ -132,11 +139,16 @@ pub fn summarize(xs: &[f64], seed: u64, resamples: usize) -> GroupStat {
             ci_high: m,
         };
     }
-    let mut rng = SplitMix64::new(seed);
+    // Resample r takes draws r*n .. (r+1)*n of the generator's stream;
+    // SplitMix64 jumps there directly, so resamples run in parallel and
+    // still draw exactly what one generator run in order would.
+    let n = xs.len();
     let mut means: Vec<f64> = (0..resamples)
-        .map(|_| {
-            let s: f64 = (0..xs.len()).map(|_| xs[rng.below(xs.len())]).sum();
-            s / xs.len() as f64
+        .into_par_iter()
+        .map(|r| {
+            let mut rng = SplitMix64::new(seed).skipped(r as u64 * n as u64);
+            let s: f64 = (0..n).map(|_| xs[rng.below(n)]).sum();
+            s / n as f64
         })
         .collect();
     means.sort_by(f64::total_cmp);
@@ -174,6 +186,29 @@ mod tests {
         assert_eq!(summarize(&[0.3], 1, 2000).ci_low, 0.3);
         assert_eq!(summarize(&[], 1, 2000).n, 0);
         assert_eq!(summarize(&[1.0, 1.0, 1.0], 9, 100).ci_high, 1.0);
+    }
+
+    #[test]
+    fn skipping_equals_drawing() {
+        let mut a = SplitMix64::new(42);
+        for _ in 0..1000 {
+            a.next_u64();
+        }
+        let mut b = SplitMix64::new(42).skipped(1000);
+        assert_eq!(a.next_u64(), b.next_u64());
+    }
+
+    #[test]
+    fn parallel_resamples_equal_one_sequential_stream() {
+        let xs: Vec<f64> = (0..301).map(|i| f64::from(i % 7) / 7.0).collect();
+        let mut rng = SplitMix64::new(5);
+        let mut means: Vec<f64> = (0..500)
+            .map(|_| (0..xs.len()).map(|_| xs[rng.below(xs.len())]).sum::<f64>() / 301.0)
+            .collect();
+        means.sort_by(f64::total_cmp);
+        let s = summarize(&xs, 5, 500);
+        assert_eq!(s.ci_low, percentile(&means, 0.025) + 0.0);
+        assert_eq!(s.ci_high, percentile(&means, 0.975) + 0.0);
     }
 
     #[test]

@@ -17,9 +17,9 @@
 //! diagonal's support is the votes within `r` diagonals of it (so that an
 //! inserted or dropped word, which splits the votes of one location over
 //! neighbouring diagonals, still counts as one location); the best
-//! [`CANDIDATES`] locations, each at least `r` diagonals from the others,
-//! give windows around the diagonals they cover, and overlapping windows
-//! are merged. Quotes with no bigram in the transcript vote by words; with
+//! [`CANDIDATES`] locations with more than half the best support, each at
+//! least `r` diagonals from the others, give windows around the diagonals
+//! they cover, and overlapping windows are merged. Quotes with no bigram in the transcript vote by words; with
 //! no word either, a transcript of at most [`FULL_SCAN_CHARS`] characters is
 //! one window.
 //!
@@ -361,7 +361,9 @@ pub fn candidate_windows(quote: &str, text: &str, index: &BigramIndex) -> Option
 /// The best [`CANDIDATES`] locations among the voted diagonals: each
 /// diagonal's support is the votes within `radius` of it; locations are
 /// taken by support (then peak votes, then position), each at least
-/// `radius` from those taken before. Returns each location's extent: the
+/// `radius` from those taken before, while their support is more than half
+/// the best one's (a location with half the votes of another is a chance
+/// coincidence of common word pairs, not where the quote comes from). Returns each location's extent: the
 /// first and last voted diagonal within `radius` of it.
 fn locations(votes: &[u32], touched: &[u32], radius: usize) -> Vec<(u32, u32)> {
     if touched.is_empty() {
@@ -396,9 +398,10 @@ fn locations(votes: &[u32], touched: &[u32], radius: usize) -> Vec<(u32, u32)> {
         scored.truncate(keep);
     }
     scored.sort_unstable_by(order);
+    let top = scored.first().map_or(0, |s| s.0);
     let mut picked: Vec<(u32, u32, u32)> = Vec::with_capacity(CANDIDATES);
-    for (_, _, d, first, last) in scored {
-        if picked.len() == CANDIDATES {
+    for (support, _, d, first, last) in scored {
+        if picked.len() == CANDIDATES || support * 2 <= top {
             break;
         }
         if picked
@@ -499,24 +502,25 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
         }
         let t = &texts[w];
         let dist = &dists[w];
-        // Ends that can still win, by distance then position.
+        // Ends that can still win. Finding each one's start by a backward
+        // scan costs about (m + d) * blocks word steps; the table with
+        // start tracking costs m * n cells for all of them at once.
         let floor = best.map_or(f64::NEG_INFINITY, |b| b.similarity);
-        let mut ends: Vec<(u32, u32)> = dist
-            .iter()
-            .enumerate()
-            .filter(|&(_, &d)| bound(d) >= floor)
-            .map(|(j, &d)| (d, j as u32 + 1))
-            .collect();
-        ends.sort_unstable();
-        let backward_cost: usize = ends
-            .iter()
-            .map(|&(d, j)| (m + d as usize).min(j as usize))
-            .sum::<usize>()
-            * m.div_ceil(64)
-            * 4;
-        if backward_cost > m * t.chars.len() {
-            for (j, (d, s)) in table(quote, &t.chars).into_iter().enumerate() {
-                let j = j + 1;
+        let words = m.div_ceil(64);
+        let budget = m * t.chars.len();
+        let mut backward_cost = 0;
+        for (j, &d) in dist.iter().enumerate() {
+            if bound(d) >= floor {
+                backward_cost += (m + d as usize).min(j + 1) * words * 4;
+                if backward_cost > budget {
+                    break;
+                }
+            }
+        }
+        if backward_cost > budget {
+            let keys = table(quote, &t.chars);
+            for (j, &k) in keys.iter().enumerate().skip(1) {
+                let (d, s) = ((k >> 32) as u32, (k & 0xffff_ffff) as usize);
                 if s >= j {
                     continue;
                 }
@@ -531,6 +535,13 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
             }
             continue;
         }
+        let mut ends: Vec<(u32, u32)> = dist
+            .iter()
+            .enumerate()
+            .filter(|&(_, &d)| bound(d) >= floor)
+            .map(|(j, &d)| (d, j as u32 + 1))
+            .collect();
+        ends.sort_unstable();
         let back = backward.get_or_insert_with(|| Pattern::new(quote, true));
         for (d, j) in ends {
             let j = j as usize;
@@ -558,27 +569,25 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
 }
 
 /// The table of the definition with start tracking: for each end `j` in
-/// 1..=n, the least distance and the earliest start reaching it, packed as
+/// 0..=n, the least distance and the earliest start reaching it, packed as
 /// `distance << 32 | start` so that one `min` orders both.
-fn table(quote: &[char], chars: &[char]) -> Vec<(u32, usize)> {
+fn table(quote: &[char], chars: &[char]) -> Vec<u64> {
     const ONE: u64 = 1 << 32;
     let n = chars.len();
     let mut prev: Vec<u64> = (0..=n as u64).collect();
     let mut cur: Vec<u64> = vec![0; n + 1];
     for (i, &qc) in quote.iter().enumerate() {
         cur[0] = (i as u64 + 1) << 32;
+        let mut left = cur[0];
         for j in 1..=n {
             let sub = prev[j - 1] + if chars[j - 1] == qc { 0 } else { ONE };
-            let del = prev[j] + ONE;
-            let ins = cur[j - 1] + ONE;
-            cur[j] = sub.min(del).min(ins);
+            let v = sub.min(prev[j] + ONE).min(left + ONE);
+            cur[j] = v;
+            left = v;
         }
         std::mem::swap(&mut prev, &mut cur);
     }
-    prev[1..]
-        .iter()
-        .map(|&k| ((k >> 32) as u32, (k & 0xffff_ffff) as usize))
-        .collect()
+    prev
 }
 
 /// The definition computed plainly: the textbook table with start
@@ -597,8 +606,8 @@ pub fn reference_match(quote: &str, text: &str, windows: &[Range<usize>]) -> Opt
             .map(|(i, c)| (w.start + i, c))
             .collect();
         let cs: Vec<char> = chars.iter().map(|&(_, c)| c).collect();
-        for (j, (d, s)) in table(&q, &cs).into_iter().enumerate() {
-            let j = j + 1;
+        for (j, k) in table(&q, &cs).into_iter().enumerate().skip(1) {
+            let (d, s) = ((k >> 32) as u32, (k & 0xffff_ffff) as usize);
             if s >= j {
                 continue;
             }
