@@ -148,7 +148,7 @@ pub fn evaluate(
     config: &EvalConfig,
 ) -> Evaluation {
     let t0 = std::time::Instant::now();
-    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("    {what}: {:?}", t0.elapsed()) };
+    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("    {what}: {:?} {}", t0.elapsed(), std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().find(|l| l.starts_with("VmRSS")).unwrap_or("").to_string()) };
     let sources: Vec<SourceText> = transcripts
         .transcripts
         .iter()
@@ -168,45 +168,34 @@ pub fn evaluate(
                 .or_insert(next)
         })
         .collect();
-    let mut firsts: Vec<usize> = vec![0; distinct.len()];
-    for (pi, &k) in keys.iter().enumerate().rev() {
-        firsts[k] = pi;
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); distinct.len()];
+    for (pi, &k) in keys.iter().enumerate() {
+        groups[k].push(pi);
     }
-    let compiled: Vec<Result<CompiledQuestion, scoring::ScoreError>> = firsts
+    drop(distinct);
+    // Group by group: compile, score its pairs, drop the compiled metric
+    // (held all at once they weigh more than the questions).
+    let mut scored: Vec<Option<ScoredPair>> = vec![None; questions.pairs.len()];
+    let by_group: Vec<Vec<(usize, ScoredPair)>> = groups
         .par_iter()
-        .map(|&pi| {
-            let p = &questions.pairs[pi];
-            CompiledQuestion::compile(&p.qtype, &p.metric, lexicon)
-        })
-        .collect();
-    let scored: Vec<ScoredPair> = questions
-        .pairs
-        .par_iter()
-        .zip(&keys)
         .map_init(
             || Analyzer::new(lexicon),
-            |analyzer, (pair, &k)| match &compiled[k] {
-                Ok(q) => {
-                    let scores = pair
-                        .answers
-                        .iter()
-                        // A score is finite in [0, 1]; anything else is
-                        // unscored, never counted as scored.
-                        .map(|a| Some(q.score(&a.answer, analyzer)).filter(|s| s.is_finite()))
-                        .collect();
-                    (Some(q.question_type()), scores, None)
-                }
-                Err(e) => {
-                    let t = QuestionType::parse(&pair.qtype).ok();
-                    let warn = format!(
-                        "qa pair {} (id {:?}): {e}; its answers are unscored",
-                        pair.index,
-                        crate::corpus::Preview(&pair.id)
-                    );
-                    (t, vec![None; pair.answers.len()], Some(warn))
-                }
+            |analyzer, group| {
+                let first = &questions.pairs[group[0]];
+                let compiled = CompiledQuestion::compile(&first.qtype, &first.metric, lexicon);
+                group
+                    .iter()
+                    .map(|&pi| (pi, score_pair(&questions.pairs[pi], &compiled, analyzer)))
+                    .collect()
             },
         )
+        .collect();
+    for (pi, sp) in by_group.into_iter().flatten() {
+        scored[pi] = Some(sp);
+    }
+    let scored: Vec<ScoredPair> = scored
+        .into_iter()
+        .map(|s| s.unwrap_or((None, Vec::new(), None)))
         .collect();
     tick("scored");
     // Quotes, answer by answer (in parallel over answers): a quote an
@@ -327,6 +316,36 @@ pub fn evaluate(
         pairs,
         config: config.clone(),
         signature: signature(lexicon, config),
+    }
+}
+
+/// A pair's type, its answers' scores and its warning, under its compiled
+/// metric (or the reason it has none).
+fn score_pair(
+    pair: &crate::corpus::QaPair,
+    compiled: &Result<CompiledQuestion, scoring::ScoreError>,
+    analyzer: &mut Analyzer,
+) -> ScoredPair {
+    match compiled {
+        Ok(q) => {
+            let scores = pair
+                .answers
+                .iter()
+                // A score is finite in [0, 1]; anything else is unscored,
+                // never counted as scored.
+                .map(|a| Some(q.score(&a.answer, analyzer)).filter(|s| s.is_finite()))
+                .collect();
+            (Some(q.question_type()), scores, None)
+        }
+        Err(e) => {
+            let t = QuestionType::parse(&pair.qtype).ok();
+            let warn = format!(
+                "qa pair {} (id {:?}): {e}; its answers are unscored",
+                pair.index,
+                crate::corpus::Preview(&pair.id)
+            );
+            (t, vec![None; pair.answers.len()], Some(warn))
+        }
     }
 }
 
@@ -536,54 +555,167 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
 
 /// The input document with results added: `score` on every answer,
 /// `verdict`, `found`, `similarity` and `span` on every quote, and `id` and
-/// `existence_score` on every pair.
+/// `existence_score` on every pair (a copy; [`Annotated`] writes the same
+/// without one).
 pub fn annotate(questions: &QuestionSet, eval: &Evaluation) -> Value {
-    let mut doc = questions.clone();
-    if let Some(items) = doc.pairs_json_mut() {
-        for (item, res) in items.iter_mut().zip(&eval.pairs) {
-            let Value::Object(obj) = item else { continue };
-            if !obj.contains_key("id") || obj["id"].is_null() {
-                obj.insert("id".into(), Value::String(res.id.clone()));
-            }
-            obj.insert("existence_score".into(), json!(res.existence_score));
-            if let Some(w) = &res.warning {
-                obj.insert("warning".into(), Value::String(w.clone()));
-            }
-            let Some(Value::Array(answers)) = obj.get_mut("answers") else {
-                continue;
-            };
-            for (a, ar) in answers.iter_mut().zip(&res.answers) {
-                let Value::Object(ao) = a else { continue };
-                ao.insert("score".into(), json!(ar.score));
-                let Some(Value::Array(quotes)) = ao.get_mut("verbatims") else {
-                    continue;
-                };
-                for (q, qr) in quotes.iter_mut().zip(&ar.quotes) {
-                    let Value::Object(qo) = q else { continue };
-                    qo.insert("verdict".into(), json!(qr.check.verdict));
-                    qo.insert("found".into(), json!(qr.found));
-                    qo.insert("similarity".into(), json!(round6(qr.check.similarity)));
-                    qo.insert(
-                        "span".into(),
-                        match &qr.check.span {
-                            Some(s) => json!({"start": s.start, "end": s.end}),
-                            None => Value::Null,
-                        },
-                    );
-                    let at = &qr.attributed;
-                    qo.insert("span_speaker".into(), json!(at.span_speaker));
-                    qo.insert("attribution".into(), json!(at.attribution));
-                    if let Some(o) = &at.other_source {
-                        qo.insert("other_source".into(), json!(o));
+    serde_json::to_value(Annotated::new(questions, eval)).unwrap_or(Value::Null)
+}
+
+/// The input document with results added, serialized straight from the
+/// document and the results (no copy of either): what [`annotate`]
+/// returns. Fields the results add replace fields of the same name where
+/// they stand and otherwise follow the document's own.
+#[derive(Debug, Clone, Copy)]
+pub struct Annotated<'a> {
+    questions: &'a QuestionSet,
+    eval: &'a Evaluation,
+}
+
+impl<'a> Annotated<'a> {
+    /// The annotated view of `questions` with `eval`'s results.
+    pub fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Self {
+        Annotated { questions, eval }
+    }
+}
+
+/// A field the results add to an object of the document.
+enum Field<'a> {
+    Value(Value),
+    Answers(&'a [Value], &'a [AnswerResult]),
+    Quotes(&'a [Value], &'a [QuoteResult]),
+    Pairs(&'a [Value], &'a [PairResult]),
+}
+
+impl Serialize for Field<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq;
+        match self {
+            Field::Value(v) => return v.serialize(s),
+            Field::Pairs(items, res) => {
+                seq = s.serialize_seq(Some(items.len()))?;
+                for (k, item) in items.iter().enumerate() {
+                    match (item, res.get(k)) {
+                        (Value::Object(o), Some(r)) => seq.serialize_element(&pair_fields(o, r))?,
+                        _ => seq.serialize_element(item)?,
                     }
-                    if !at.pieces.is_empty() {
-                        qo.insert("pieces".into(), json!(at.pieces));
+                }
+            }
+            Field::Answers(items, res) => {
+                seq = s.serialize_seq(Some(items.len()))?;
+                for (k, item) in items.iter().enumerate() {
+                    match (item, res.get(k)) {
+                        (Value::Object(o), Some(r)) => {
+                            let mut fields = vec![("score", Field::Value(json!(r.score)))];
+                            if let Some(Value::Array(q)) = o.get("verbatims") {
+                                fields.push(("verbatims", Field::Quotes(q, &r.quotes)));
+                            }
+                            seq.serialize_element(&Patched { base: o, fields })?
+                        }
+                        _ => seq.serialize_element(item)?,
+                    }
+                }
+            }
+            Field::Quotes(items, res) => {
+                seq = s.serialize_seq(Some(items.len()))?;
+                for (k, item) in items.iter().enumerate() {
+                    match (item, res.get(k)) {
+                        (Value::Object(o), Some(r)) => seq.serialize_element(&quote_fields(o, r))?,
+                        _ => seq.serialize_element(item)?,
                     }
                 }
             }
         }
+        seq.end()
     }
-    doc.document
+}
+
+/// An object of the document with fields added or replaced.
+struct Patched<'a> {
+    base: &'a serde_json::Map<String, Value>,
+    fields: Vec<(&'static str, Field<'a>)>,
+}
+
+impl Serialize for Patched<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let added = self
+            .fields
+            .iter()
+            .filter(|(k, _)| !self.base.contains_key(*k))
+            .count();
+        let mut map = s.serialize_map(Some(self.base.len() + added))?;
+        for (k, v) in self.base {
+            match self.fields.iter().find(|(f, _)| f == k) {
+                Some((_, f)) => map.serialize_entry(k, f)?,
+                None => map.serialize_entry(k, v)?,
+            }
+        }
+        for (k, f) in &self.fields {
+            if !self.base.contains_key(*k) {
+                map.serialize_entry(k, f)?;
+            }
+        }
+        map.end()
+    }
+}
+
+fn pair_fields<'a>(o: &'a serde_json::Map<String, Value>, r: &'a PairResult) -> Patched<'a> {
+    let mut fields = Vec::with_capacity(4);
+    if o.get("id").is_none_or(Value::is_null) {
+        fields.push(("id", Field::Value(Value::String(r.id.clone()))));
+    }
+    fields.push(("existence_score", Field::Value(json!(r.existence_score))));
+    if let Some(w) = &r.warning {
+        fields.push(("warning", Field::Value(Value::String(w.clone()))));
+    }
+    if let Some(Value::Array(a)) = o.get("answers") {
+        fields.push(("answers", Field::Answers(a, &r.answers)));
+    }
+    Patched { base: o, fields }
+}
+
+fn quote_fields<'a>(o: &'a serde_json::Map<String, Value>, qr: &'a QuoteResult) -> Patched<'a> {
+    let at = &qr.attributed;
+    let mut fields = vec![
+        ("verdict", Field::Value(json!(qr.check.verdict))),
+        ("found", Field::Value(json!(qr.found))),
+        ("similarity", Field::Value(json!(round6(qr.check.similarity)))),
+        (
+            "span",
+            Field::Value(match &qr.check.span {
+                Some(s) => json!({"start": s.start, "end": s.end}),
+                None => Value::Null,
+            }),
+        ),
+        ("span_speaker", Field::Value(json!(at.span_speaker))),
+        ("attribution", Field::Value(json!(at.attribution))),
+    ];
+    if let Some(src) = &at.other_source {
+        fields.push(("other_source", Field::Value(json!(src))));
+    }
+    if !at.pieces.is_empty() {
+        fields.push(("pieces", Field::Value(json!(at.pieces))));
+    }
+    Patched { base: o, fields }
+}
+
+impl Serialize for Annotated<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let pairs = &self.eval.pairs;
+        match &self.questions.document {
+            Value::Array(items) => Field::Pairs(items, pairs).serialize(s),
+            Value::Object(o) => match o.get("qa_pairs") {
+                Some(Value::Array(items)) => Patched {
+                    base: o,
+                    fields: vec![("qa_pairs", Field::Pairs(items, pairs))],
+                }
+                .serialize(s),
+                _ => o.serialize(s),
+            },
+            other => other.serialize(s),
+        }
+    }
 }
 
 fn round6(x: f64) -> f64 {

@@ -23,7 +23,7 @@ use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
 use crate::corpus::{parse_questions, parse_transcripts, QuestionSet, TranscriptSet};
-use crate::evaluate::{annotate, evaluate, summarize_evaluation, EvalConfig, Summary};
+use crate::evaluate::{annotate, evaluate, summarize_evaluation, Annotated, EvalConfig, Summary};
 use crate::lexicon::Lexicon;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
@@ -154,7 +154,7 @@ pub fn run(
 ) -> Result<Output, ConfigError> {
     config.validate()?;
     let t0 = std::time::Instant::now();
-    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("  {what}: {:?}", t0.elapsed()) };
+    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("  {what}: {:?} {}", t0.elapsed(), std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().find(|l| l.starts_with("VmRSS")).unwrap_or("").to_string()) };
     let eval = evaluate(questions, transcripts, lexicon, &config.eval_config());
     tick("evaluate");
     let summary = summarize_evaluation(&eval);
@@ -180,7 +180,7 @@ pub fn execute(
     let started = SystemTime::now();
     config.validate()?;
     let t0 = std::time::Instant::now();
-    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("{what}: {:?}", t0.elapsed()) };
+    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("{what}: {:?} rss {} MB", t0.elapsed(), std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().find(|l| l.starts_with("VmRSS")).unwrap_or("").to_string()) };
     let q_bytes = super::read_input(questions_path)?;
     let t_bytes = super::read_input(transcripts_path)?;
     let q_info = InputFile::new(questions_path, &q_bytes);
@@ -191,9 +191,11 @@ pub fn execute(
     tick("parsed");
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
     tick("lexicon");
-    let output = run(config, &questions, &transcripts, &lexicon)?;
+    // The run folder's results are written straight from the document and
+    // the results (no annotated copy of the document, as `run` makes).
+    let evaluation = evaluate(&questions, &transcripts, &lexicon, &config.eval_config());
+    let summary = summarize_evaluation(&evaluation);
     tick("run");
-    let summary = &output.summary;
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
@@ -229,21 +231,25 @@ pub fn execute(
         "synsets": lexicon.synset_count(),
     }));
     let mut writer = RunWriter::create(&config.out, started, manifest)?;
-    write_run(&mut writer, config, &output, (&questions, &transcripts))?;
+    write_run(
+        &mut writer,
+        config,
+        (&summary, &evaluation),
+        (&questions, &transcripts),
+    )?;
     tick("written");
     let done = writer.finish()?;
     tick("finished");
-    Ok((done, output.summary))
+    Ok((done, summary))
 }
 
 fn write_run(
     run: &mut RunWriter,
     config: &Config,
-    output: &Output,
+    (summary, evaluation): (&Summary, &crate::evaluate::Evaluation),
     inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
-    let summary = &output.summary;
-    run.write_json("results.json", &output.results)?;
+    run.write_json("results.json", &Annotated::new(inputs.0, evaluation))?;
     run.write_json("summary.json", summary)?;
     #[cfg(feature = "charts")]
     if !config.no_plots {
@@ -289,7 +295,7 @@ fn write_run(
         .into_iter()
         .filter_map(|(alt, name)| std::fs::read(run.file(name)).ok().map(|b| (alt, b)))
         .collect();
-        let data = audit::data(inputs.0, &output.evaluation, inputs.1);
+        let data = audit::data(inputs.0, evaluation, inputs.1);
         let view = run.manifest_mut().reproducible_view();
         let html = audit::render(&data, summary, &charts, &view);
         run.write("report.html", html.as_bytes())?;
