@@ -234,6 +234,15 @@ pub fn evaluate(
         .map(|(s, quotes)| s.locate_all(quotes))
         .collect();
     tick("located");
+    // The fuzzy index of each transcript some quote needs it for, built
+    // in parallel up front.
+    sources
+        .par_iter()
+        .zip(&located)
+        .zip(&cited)
+        .filter(|((_, l), c)| l.iter().zip(c.iter()).any(|(l, q)| l.verdict.is_none() && !q.trim().is_empty()))
+        .for_each(|((s, _), _)| s.prepare_fuzzy());
+    tick("indexed");
     let mut starts: Vec<usize> = Vec::with_capacity(answers.len());
     let mut at = 0;
     for &(pi, ai) in &answers {

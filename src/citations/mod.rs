@@ -191,6 +191,11 @@ impl SourceText {
             .get_or_init(|| Normalized::new(self.spoken()))
     }
 
+    /// Builds the fuzzy index now (it is otherwise built on first use).
+    pub fn prepare_fuzzy(&self) {
+        self.index();
+    }
+
     fn index(&self) -> &fuzzy::BigramIndex {
         self.index
             .get_or_init(|| fuzzy::BigramIndex::new(self.normalized().text()))

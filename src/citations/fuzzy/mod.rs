@@ -577,13 +577,19 @@ fn table(quote: &[char], chars: &[char]) -> Vec<u64> {
     let mut prev: Vec<u64> = (0..=n as u64).collect();
     let mut cur: Vec<u64> = vec![0; n + 1];
     for (i, &qc) in quote.iter().enumerate() {
-        cur[0] = (i as u64 + 1) << 32;
-        let mut left = cur[0];
-        for j in 1..=n {
-            let sub = prev[j - 1] + if chars[j - 1] == qc { 0 } else { ONE };
-            let v = sub.min(prev[j] + ONE).min(left + ONE);
-            cur[j] = v;
-            left = v;
+        let first = (i as u64 + 1) << 32;
+        cur[0] = first;
+        // v[j] = min(a[j], v[j - 1] + 1) runs as a running minimum of
+        // u[j] = v[j] + (n - j), so the only dependency between
+        // neighbouring cells is one `min`.
+        let mut off = n as u64 * ONE;
+        let mut u = first + off;
+        for ((&c, w), out) in chars.iter().zip(prev.windows(2)).zip(cur[1..].iter_mut()) {
+            off -= ONE;
+            let sub = w[0] + if c == qc { 0 } else { ONE };
+            let a = sub.min(w[1] + ONE);
+            u = u.min(a + off);
+            *out = u - off;
         }
         std::mem::swap(&mut prev, &mut cur);
     }
@@ -605,9 +611,23 @@ pub fn reference_match(quote: &str, text: &str, windows: &[Range<usize>]) -> Opt
             .char_indices()
             .map(|(i, c)| (w.start + i, c))
             .collect();
-        let cs: Vec<char> = chars.iter().map(|&(_, c)| c).collect();
-        for (j, k) in table(&q, &cs).into_iter().enumerate().skip(1) {
-            let (d, s) = ((k >> 32) as u32, (k & 0xffff_ffff) as usize);
+        let n = chars.len();
+        // prev[j] / cur[j]: (distance, start) of the best alignment of a
+        // quote prefix ending at char j, least distance then earliest
+        // start.
+        let mut prev: Vec<(u32, usize)> = (0..=n).map(|j| (0, j)).collect();
+        for (i, &qc) in q.iter().enumerate() {
+            let mut cur = vec![(i as u32 + 1, 0); n + 1];
+            for j in 1..=n {
+                let (pd, ps) = prev[j - 1];
+                let sub = (pd + u32::from(chars[j - 1].1 != qc), ps);
+                let del = (prev[j].0 + 1, prev[j].1);
+                let ins = (cur[j - 1].0 + 1, cur[j - 1].1);
+                cur[j] = sub.min(del).min(ins);
+            }
+            prev = cur;
+        }
+        for (j, &(d, s)) in prev.iter().enumerate().skip(1) {
             if s >= j {
                 continue;
             }
@@ -673,6 +693,38 @@ mod tests {
         let m = verify(&q, "xxabcxx", &[0..7]).unwrap();
         assert_eq!(m.range, 2..5);
         assert_eq!(m.similarity, 1.0);
+    }
+
+    #[test]
+    fn packed_table_equals_the_plain_one() {
+        let mut seed = 3u64;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 33) as usize % n
+        };
+        let alphabet: Vec<char> = "ab cé".chars().collect();
+        for _ in 0..200 {
+            let m = 1 + next(40);
+            let n = 1 + next(120);
+            let q: Vec<char> = (0..m).map(|_| alphabet[next(alphabet.len())]).collect();
+            let t: Vec<char> = (0..n).map(|_| alphabet[next(alphabet.len())]).collect();
+            let mut prev: Vec<(u32, usize)> = (0..=n).map(|j| (0, j)).collect();
+            for (i, &qc) in q.iter().enumerate() {
+                let mut cur = vec![(i as u32 + 1, 0); n + 1];
+                for j in 1..=n {
+                    let sub = (prev[j - 1].0 + u32::from(t[j - 1] != qc), prev[j - 1].1);
+                    cur[j] = sub
+                        .min((prev[j].0 + 1, prev[j].1))
+                        .min((cur[j - 1].0 + 1, cur[j - 1].1));
+                }
+                prev = cur;
+            }
+            let packed: Vec<(u32, usize)> = table(&q, &t)
+                .into_iter()
+                .map(|k| ((k >> 32) as u32, (k & 0xffff_ffff) as usize))
+                .collect();
+            assert_eq!(packed, prev);
+        }
     }
 
     #[test]
