@@ -321,6 +321,7 @@ pub fn evaluate(
             });
         p.existence_score = (total > 0).then(|| found as f64 / total as f64);
     }
+    tick("assembled");
     Evaluation {
         pairs,
         config: config.clone(),

@@ -28,7 +28,6 @@
 
 use super::{QuoteCheck, SourceText, Verdict};
 use crate::text::aligned::Normalized;
-use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -231,7 +230,7 @@ pub fn stitched(src: &SourceText, quote: &str) -> Option<Vec<Piece>> {
 
 /// For each quote (its text and the index of its cited transcript), the
 /// first other transcript (in corpus order) where it stands exact or
-/// normalized. One multi-pattern automaton over all the quotes runs once
+/// normalized. One pass for all the quotes ([`crate::text::multifind`]) runs once
 /// over each transcript's normalized spoken text (transcripts in
 /// parallel), so the cost does not grow with quotes times transcripts.
 pub fn other_sources(
@@ -257,20 +256,17 @@ pub fn other_sources(
     if patterns.is_empty() || sources.len() < 2 {
         return vec![None; quotes.len()];
     }
-    let Ok(ac) = AhoCorasick::new(&patterns) else {
-        return vec![None; quotes.len()];
-    };
+    let pattern_refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+    let finder = crate::text::multifind::MultiFind::new(&pattern_refs);
     // Per transcript: the first occurrence of each pattern found in it.
-    let firsts: Vec<HashMap<usize, Range<usize>>> = sources
+    let firsts: Vec<Vec<Option<Range<usize>>>> = sources
         .par_iter()
         .map(|s| {
-            let mut first: HashMap<usize, Range<usize>> = HashMap::new();
-            for m in ac.find_overlapping_iter(s.normalized_text()) {
-                first
-                    .entry(m.pattern().as_usize())
-                    .or_insert(m.start()..m.end());
-            }
-            first
+            finder
+                .find(s.normalized_text(), true)
+                .into_iter()
+                .map(|f| f.into_iter().next())
+                .collect()
         })
         .collect();
     quotes
@@ -282,7 +278,7 @@ pub fn other_sources(
                 if t == *cited {
                     return None;
                 }
-                let r = first.get(&p)?;
+                let r = first.get(p)?.as_ref()?;
                 let src = &sources[t];
                 let bytes = src.normalized_to_text(r.clone())?;
                 let verdict = if src.text()[bytes.clone()] == *quote.trim() {

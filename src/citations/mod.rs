@@ -350,8 +350,8 @@ impl SourceText {
 
     /// Every occurrence of each quote (trimmed) in the spoken text: exact
     /// ones, else normalized ones, as byte ranges of the original text.
-    /// One pass of one automaton over the text for all quotes when there
-    /// are many, else one substring search per quote (see [`BATCH_MIN`]).
+    /// One pass over the text for all quotes when there are many, else one
+    /// substring search per quote (see [`BATCH_MIN`]).
     pub fn locate_all(&self, quotes: &[&str]) -> Vec<Located> {
         let spoken = self.spoken();
         let trimmed: Vec<&str> = quotes.iter().map(|q| q.trim()).collect();
@@ -462,10 +462,11 @@ pub struct Located {
     pub ranges: Vec<Range<usize>>,
 }
 
-/// Quotes per transcript from which one automaton over all of them beats a
-/// substring search per quote (measured on 750 KB transcripts: a search per
-/// quote scans the text once per quote at ~14 GB/s, the automaton scans it
-/// once at ~1-2 GB/s whatever the number of quotes).
+/// Quotes per transcript from which one pass for all of them
+/// ([`crate::text::multifind`]) beats a substring search per quote
+/// (measured on 750 KB transcripts: a search per quote scans the text once
+/// per quote at ~14 GB/s, the one pass scans it once at ~1 GB/s whatever
+/// the number of quotes).
 pub const BATCH_MIN: usize = 12;
 
 /// Every occurrence of each pattern in `text`, non-overlapping from the
@@ -474,33 +475,7 @@ fn occurrences(text: &str, patterns: &[&str]) -> Vec<Vec<Range<usize>>> {
     let mut out: Vec<Vec<Range<usize>>> = vec![Vec::new(); patterns.len()];
     let live: Vec<usize> = (0..patterns.len()).filter(|&k| !patterns[k].is_empty()).collect();
     if live.len() >= BATCH_MIN {
-        let mut slot: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        let mut distinct: Vec<&str> = Vec::new();
-        let ids: Vec<usize> = live
-            .iter()
-            .map(|&k| {
-                *slot.entry(patterns[k]).or_insert_with(|| {
-                    distinct.push(patterns[k]);
-                    distinct.len() - 1
-                })
-            })
-            .collect();
-        if let Ok(ac) = aho_corasick::AhoCorasick::new(&distinct) {
-            let mut found: Vec<Vec<Range<usize>>> = vec![Vec::new(); distinct.len()];
-            // All occurrences of all patterns, then per pattern the
-            // non-overlapping ones from the left, as a search per pattern
-            // finds them (one pattern's matches come in order).
-            for m in ac.find_overlapping_iter(text) {
-                let f = &mut found[m.pattern().as_usize()];
-                if f.last().is_none_or(|l| l.end <= m.start()) {
-                    f.push(m.start()..m.end());
-                }
-            }
-            for (&k, &id) in live.iter().zip(&ids) {
-                out[k] = found[id].clone();
-            }
-            return out;
-        }
+        return crate::text::multifind::MultiFind::new(patterns).find(text, false);
     }
     for k in live {
         let p = patterns[k];

@@ -15,6 +15,7 @@
 
 pub mod aligned;
 pub mod fxhash;
+pub mod multifind;
 pub mod hash;
 pub mod numbers;
 pub mod sklearn_stopwords;
