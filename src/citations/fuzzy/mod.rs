@@ -17,7 +17,8 @@
 //! diagonal's support is the votes within `r` diagonals of it (so that an
 //! inserted or dropped word, which splits the votes of one location over
 //! neighbouring diagonals, still counts as one location); the best
-//! [`CANDIDATES`] locations with more than half the best support, each at
+//! [`CANDIDATES`] locations (3 when none has more than two votes) with
+//! more than half the best support, each at
 //! least `r` diagonals from the others, give windows around the diagonals
 //! they cover, and overlapping windows are merged. Quotes with no bigram in the transcript vote by words; with
 //! no word either, a transcript of at most [`FULL_SCAN_CHARS`] characters is
@@ -44,6 +45,11 @@ pub const SIMILARITY_SIGNATURE: &str = "1-levenshtein/maxlen(chars,semi-global)"
 
 /// Locations verified per quote.
 pub const CANDIDATES: usize = 8;
+/// Support (votes near a location) at or below which no location stands
+/// out: one or two word pairs in common, what chance gives any quote.
+const WEAK_SUPPORT: u32 = 2;
+/// Locations verified when the best has weak support.
+const WEAK_CANDIDATES: usize = 3;
 /// Bigrams more frequent than this are skipped when voting (stop-word pairs).
 const MAX_POSTINGS: usize = 20_000;
 /// Transcripts up to this many chars are scanned whole when no bigram or
@@ -207,12 +213,26 @@ pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) ->
         if let (Some(a), Some(b)) = (ids[i], ids[i + 1]) {
             for p in index.bigram(a, b) {
                 let p = p as usize;
+                // Word ids first (equal words have equal ids), then the
+                // words themselves, in case two words share a hash.
                 let mut m = 0;
-                while i + m < q.len() && p + m < index.words.len() && qw(i + m) == tw(p + m) {
+                while i + m < q.len()
+                    && p + m < index.words.len()
+                    && ids[i + m] == Some(index.ids[p + m])
+                {
                     m += 1;
+                }
+                if best.is_some_and(|(bm, _)| m <= bm) {
+                    continue;
+                }
+                if let Some(k) = (0..m).find(|&k| qw(i + k) != tw(p + k)) {
+                    m = k;
                 }
                 if best.is_none_or(|(bm, _)| m > bm) {
                     best = Some((m, p));
+                }
+                if i + m == q.len() {
+                    break;
                 }
             }
         }
@@ -363,7 +383,8 @@ pub fn candidate_windows(quote: &str, text: &str, index: &BigramIndex) -> Option
 /// taken by support (then peak votes, then position), each at least
 /// `radius` from those taken before, while their support is more than half
 /// the best one's (a location with half the votes of another is a chance
-/// coincidence of common word pairs, not where the quote comes from). Returns each location's extent: the
+/// coincidence of common word pairs, not where the quote comes from); only
+/// [`WEAK_CANDIDATES`] when the best support is [`WEAK_SUPPORT`] or less. Returns each location's extent: the
 /// first and last voted diagonal within `radius` of it.
 fn locations(votes: &[u32], touched: &[u32], radius: usize) -> Vec<(u32, u32)> {
     if touched.is_empty() {
@@ -399,9 +420,14 @@ fn locations(votes: &[u32], touched: &[u32], radius: usize) -> Vec<(u32, u32)> {
     }
     scored.sort_unstable_by(order);
     let top = scored.first().map_or(0, |s| s.0);
+    let wanted = if top <= WEAK_SUPPORT {
+        WEAK_CANDIDATES
+    } else {
+        CANDIDATES
+    };
     let mut picked: Vec<(u32, u32, u32)> = Vec::with_capacity(CANDIDATES);
     for (support, _, d, first, last) in scored {
-        if picked.len() == CANDIDATES || support * 2 <= top {
+        if picked.len() == wanted || support * 2 <= top {
             break;
         }
         if picked
