@@ -450,10 +450,7 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
         )
         .field(
             "ci",
-            format!(
-                "percentile-bootstrap-95,n={},seed={}",
-                config.resamples, config.seed
-            ),
+            crate::stats::ci_signature(config.resamples, config.seed),
         )
         .long()
 }

@@ -544,11 +544,7 @@ pub fn summarize(
         .part(config.check().speakers.signature())
         .field(
             "ci",
-            format!(
-                "percentile-bootstrap-95,n={},seed={}",
-                crate::rag::summary::RESAMPLES,
-                config.seed
-            ),
+            crate::stats::ci_signature(crate::rag::summary::RESAMPLES, config.seed),
         )
         .long();
     if let Value::Object(m) = &mut summary {
