@@ -151,7 +151,7 @@ pub fn evaluate(
     let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("    {what}: {:?} {}", t0.elapsed(), std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().find(|l| l.starts_with("VmRSS")).unwrap_or("").to_string()) };
     let sources: Vec<SourceText> = transcripts
         .transcripts
-        .iter()
+        .par_iter()
         .map(|t| SourceText::with_speakers(t.text.clone(), &config.speakers))
         .collect();
     tick("sources");

@@ -249,7 +249,7 @@ fn write_run(
     (summary, evaluation): (&Summary, &crate::evaluate::Evaluation),
     inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
-    run.write_json("results.json", &Annotated::new(inputs.0, evaluation))?;
+    run.write_json_streamed("results.json", &Annotated::new(inputs.0, evaluation))?;
     run.write_json("summary.json", summary)?;
     #[cfg(feature = "charts")]
     if !config.no_plots {

@@ -99,6 +99,67 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     result.map_err(io(path))
 }
 
+/// A writer that hashes (SHA-256) and counts what passes through it.
+struct Hashing<W> {
+    inner: W,
+    hasher: sha2::Sha256,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        sha2::Digest::update(&mut self.hasher, &buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes `value` as pretty JSON (and a newline) straight to `path`
+/// through a buffer, atomically as [`write_atomic`] does, without holding
+/// the whole text in memory; returns its SHA-256 (hex) and size.
+pub fn write_json_streamed<T: serde::Serialize>(
+    path: &Path,
+    value: &T,
+) -> Result<(String, u64), ReportError> {
+    check_destination(path)?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut out = Hashing {
+            inner: std::io::BufWriter::with_capacity(1 << 20, file),
+            hasher: <sha2::Sha256 as sha2::Digest>::new(),
+            bytes: 0,
+        };
+        serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+        let digest = sha2::Digest::finalize(out.hasher);
+        let file = out.inner.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        sync_dir(dir);
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        Ok((hex, out.bytes))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io(path))
+}
+
 /// `x` with `digits` decimals, never `-0.000` (a value that rounds to zero
 /// is shown as zero) and never NaN or inf (shown as `n/a`).
 ///

@@ -148,6 +148,24 @@ impl RunWriter {
         self.record(name)
     }
 
+    /// Writes `value` as pretty JSON streamed to the file (for large
+    /// documents: no copy of the text in memory, hashed as it is written)
+    /// and records it; the same bytes as [`RunWriter::write_json`].
+    pub fn write_json_streamed<T: serde::Serialize>(
+        &mut self,
+        name: &str,
+        value: &T,
+    ) -> Result<(), ReportError> {
+        let (sha256, bytes) = super::write_json_streamed(&self.file(name), value)?;
+        if !self.manifest.outputs.iter().any(|o| o == name) {
+            self.manifest.outputs.push(name.to_string());
+        }
+        self.manifest
+            .files
+            .insert(name.to_string(), OutputFile { sha256, bytes });
+        Ok(())
+    }
+
     /// Writes a large array as pretty JSON (items serialized in parallel)
     /// and records it.
     pub fn write_json_array<T: serde::Serialize + Sync>(
