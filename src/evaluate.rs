@@ -147,14 +147,11 @@ pub fn evaluate(
     lexicon: &Lexicon,
     config: &EvalConfig,
 ) -> Evaluation {
-    let t0 = std::time::Instant::now();
-    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("    {what}: {:?} {}", t0.elapsed(), std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().find(|l| l.starts_with("VmRSS")).unwrap_or("").to_string()) };
     let sources: Vec<SourceText> = transcripts
         .transcripts
         .par_iter()
         .map(|t| SourceText::with_speakers(t.text.clone(), &config.speakers))
         .collect();
-    tick("sources");
     // Each distinct (type, metric) compiled once (WordNet enrichment is
     // the costly part), then every pair scored in parallel.
     let mut distinct: HashMap<(&str, String), usize> = HashMap::new();
@@ -197,7 +194,6 @@ pub fn evaluate(
         .into_iter()
         .map(|s| s.unwrap_or((None, Vec::new(), None)))
         .collect();
-    tick("scored");
     // Quotes, answer by answer (in parallel over answers): a quote an
     // answer repeats takes the next occurrence its earlier copies left free.
     let quote_refs: Vec<(usize, usize, &crate::corpus::Quote)> = questions
@@ -233,16 +229,18 @@ pub fn evaluate(
         .zip(&cited)
         .map(|(s, quotes)| s.locate_all(quotes))
         .collect();
-    tick("located");
     // The fuzzy index of each transcript some quote needs it for, built
     // in parallel up front.
     sources
         .par_iter()
         .zip(&located)
         .zip(&cited)
-        .filter(|((_, l), c)| l.iter().zip(c.iter()).any(|(l, q)| l.verdict.is_none() && !q.trim().is_empty()))
+        .filter(|((_, l), c)| {
+            l.iter()
+                .zip(c.iter())
+                .any(|(l, q)| l.verdict.is_none() && !q.trim().is_empty())
+        })
         .for_each(|((s, _), _)| s.prepare_fuzzy());
-    tick("indexed");
     let mut starts: Vec<usize> = Vec::with_capacity(answers.len());
     let mut at = 0;
     for &(pi, ai) in &answers {
@@ -278,9 +276,7 @@ pub fn evaluate(
             out
         })
         .collect();
-    tick("checked");
     let attributed = attribute(&quote_refs, &checks, &sources, transcripts, config);
-    tick("attributed");
     let mut pairs: Vec<PairResult> = questions
         .pairs
         .iter()
@@ -321,7 +317,6 @@ pub fn evaluate(
             });
         p.existence_score = (total > 0).then(|| found as f64 / total as f64);
     }
-    tick("assembled");
     Evaluation {
         pairs,
         config: config.clone(),
@@ -627,7 +622,9 @@ impl Serialize for Field<'_> {
                 seq = s.serialize_seq(Some(items.len()))?;
                 for (k, item) in items.iter().enumerate() {
                     match (item, res.get(k)) {
-                        (Value::Object(o), Some(r)) => seq.serialize_element(&quote_fields(o, r))?,
+                        (Value::Object(o), Some(r)) => {
+                            seq.serialize_element(&quote_fields(o, r))?
+                        }
                         _ => seq.serialize_element(item)?,
                     }
                 }
@@ -687,7 +684,10 @@ fn quote_fields<'a>(o: &'a serde_json::Map<String, Value>, qr: &'a QuoteResult) 
     let mut fields = vec![
         ("verdict", Field::Value(json!(qr.check.verdict))),
         ("found", Field::Value(json!(qr.found))),
-        ("similarity", Field::Value(json!(round6(qr.check.similarity)))),
+        (
+            "similarity",
+            Field::Value(json!(round6(qr.check.similarity))),
+        ),
         (
             "span",
             Field::Value(match &qr.check.span {

@@ -369,7 +369,10 @@ impl SourceText {
         if missing.is_empty() {
             return out;
         }
-        let normalized: Vec<Normalized> = missing.iter().map(|&k| Normalized::new(trimmed[k])).collect();
+        let normalized: Vec<Normalized> = missing
+            .iter()
+            .map(|&k| Normalized::new(trimmed[k]))
+            .collect();
         let patterns: Vec<&str> = normalized.iter().map(|n| n.text()).collect();
         let nt = self.normalized();
         for (&k, ranges) in missing.iter().zip(occurrences(nt.text(), &patterns)) {
@@ -473,7 +476,9 @@ pub const BATCH_MIN: usize = 12;
 /// left, as byte ranges in order; empty patterns have none.
 fn occurrences(text: &str, patterns: &[&str]) -> Vec<Vec<Range<usize>>> {
     let mut out: Vec<Vec<Range<usize>>> = vec![Vec::new(); patterns.len()];
-    let live: Vec<usize> = (0..patterns.len()).filter(|&k| !patterns[k].is_empty()).collect();
+    let live: Vec<usize> = (0..patterns.len())
+        .filter(|&k| !patterns[k].is_empty())
+        .collect();
     if live.len() >= BATCH_MIN {
         return crate::text::multifind::MultiFind::new(patterns).find(text, false);
     }

@@ -153,14 +153,9 @@ pub fn run(
     lexicon: &Lexicon,
 ) -> Result<Output, ConfigError> {
     config.validate()?;
-    let t0 = std::time::Instant::now();
-    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("  {what}: {:?} {}", t0.elapsed(), std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().find(|l| l.starts_with("VmRSS")).unwrap_or("").to_string()) };
     let eval = evaluate(questions, transcripts, lexicon, &config.eval_config());
-    tick("evaluate");
     let summary = summarize_evaluation(&eval);
-    tick("summary");
     let results = annotate(questions, &eval);
-    tick("annotate");
     Ok(Output {
         results,
         summary,
@@ -179,8 +174,6 @@ pub fn execute(
 ) -> Result<(PathBuf, Summary), JobError> {
     let started = SystemTime::now();
     config.validate()?;
-    let t0 = std::time::Instant::now();
-    let tick = |what: &str| if std::env::var_os("CE_TIMING").is_some() { eprintln!("{what}: {:?} rss {} MB", t0.elapsed(), std::fs::read_to_string("/proc/self/status").unwrap_or_default().lines().find(|l| l.starts_with("VmRSS")).unwrap_or("").to_string()) };
     let q_bytes = super::read_input(questions_path)?;
     let t_bytes = super::read_input(transcripts_path)?;
     let q_info = InputFile::new(questions_path, &q_bytes);
@@ -188,14 +181,11 @@ pub fn execute(
     let questions = parse_questions(questions_path, &super::utf8(questions_path, q_bytes)?)?;
     let transcripts =
         parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
-    tick("parsed");
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
-    tick("lexicon");
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     let evaluation = evaluate(&questions, &transcripts, &lexicon, &config.eval_config());
     let summary = summarize_evaluation(&evaluation);
-    tick("run");
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
@@ -237,9 +227,7 @@ pub fn execute(
         (&summary, &evaluation),
         (&questions, &transcripts),
     )?;
-    tick("written");
     let done = writer.finish()?;
-    tick("finished");
     Ok((done, summary))
 }
 

@@ -235,7 +235,8 @@ pub fn execute(
         .with_config(super::to_value(config));
     let mut writer = RunWriter::create(&config.out, started, manifest)?;
     write_run(&mut writer, &eval, &system, config)?;
-    Ok((writer.finish()?, eval, system))
+    let done = writer.finish()?;
+    Ok((done, eval, system))
 }
 
 fn warn_missing(eval: &HotpotEvaluation) {

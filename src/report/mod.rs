@@ -75,7 +75,35 @@ pub use crate::text::hash::{fnv1a, sha256_hex};
 /// Writes `bytes` to `path` through a temporary file in the same folder and
 /// a rename, so readers never see a half-written file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    write_file(path, bytes, true)
+}
+
+/// [`write_atomic`], where `sync_now` false leaves the flush to disk to the
+/// caller (a run folder syncs all its files at once before it is renamed
+/// into place: see [`run::RunWriter::finish`]).
+pub fn write_file(path: &Path, bytes: &[u8], sync_now: bool) -> Result<(), ReportError> {
     check_destination(path)?;
+    let (dir, tmp) = temporary(path);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        if sync_now {
+            f.sync_all()?;
+        }
+        std::fs::rename(&tmp, path)?;
+        if sync_now {
+            sync_dir(dir);
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io(path))
+}
+
+/// The folder of `path` and a temporary name beside it.
+fn temporary(path: &Path) -> (&Path, PathBuf) {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -85,18 +113,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        sync_dir(dir);
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io(path))
+    (dir, tmp)
 }
 
 /// A writer that hashes (SHA-256) and counts what passes through it.
@@ -120,22 +137,15 @@ impl<W: Write> Write for Hashing<W> {
 }
 
 /// Writes `value` as pretty JSON (and a newline) straight to `path`
-/// through a buffer, atomically as [`write_atomic`] does, without holding
+/// through a buffer, atomically as [`write_file`] does, without holding
 /// the whole text in memory; returns its SHA-256 (hex) and size.
 pub fn write_json_streamed<T: serde::Serialize>(
     path: &Path,
     value: &T,
+    sync_now: bool,
 ) -> Result<(String, u64), ReportError> {
     check_destination(path)?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let (dir, tmp) = temporary(path);
     let result = (|| {
         let file = std::fs::File::create(&tmp)?;
         let mut out = Hashing {
@@ -148,9 +158,13 @@ pub fn write_json_streamed<T: serde::Serialize>(
         out.flush()?;
         let digest = sha2::Digest::finalize(out.hasher);
         let file = out.inner.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
+        if sync_now {
+            file.sync_all()?;
+        }
         std::fs::rename(&tmp, path)?;
-        sync_dir(dir);
+        if sync_now {
+            sync_dir(dir);
+        }
         let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
         Ok((hex, out.bytes))
     })();
@@ -230,12 +244,22 @@ fn sync_dir(dir: &Path) {
 
 /// Serializes `value` as pretty JSON and writes it atomically.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ReportError> {
+    write_json_file(path, value, true)
+}
+
+/// [`write_json`], syncing now or leaving it to the caller (see
+/// [`write_file`]).
+pub fn write_json_file<T: serde::Serialize>(
+    path: &Path,
+    value: &T,
+    sync_now: bool,
+) -> Result<(), ReportError> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| ReportError::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
     })?;
     bytes.push(b'\n');
-    write_atomic(path, &bytes)
+    write_file(path, &bytes, sync_now)
 }
 
 /// Writes `items` as a pretty JSON array (byte for byte what
@@ -244,13 +268,23 @@ pub fn write_json_array<T: serde::Serialize + Sync>(
     path: &Path,
     items: &[T],
 ) -> Result<(), ReportError> {
+    write_json_array_file(path, items, true)
+}
+
+/// [`write_json_array`], syncing now or leaving it to the caller (see
+/// [`write_file`]).
+pub fn write_json_array_file<T: serde::Serialize + Sync>(
+    path: &Path,
+    items: &[T],
+    sync_now: bool,
+) -> Result<(), ReportError> {
     use rayon::prelude::*;
     let err = |e: serde_json::Error| ReportError::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
     };
     if items.is_empty() {
-        return write_atomic(path, b"[]\n");
+        return write_file(path, b"[]\n", sync_now);
     }
     let parts: Vec<Vec<u8>> = items
         .par_iter()
@@ -277,7 +311,7 @@ pub fn write_json_array<T: serde::Serialize + Sync>(
         bytes.extend_from_slice(p);
     }
     bytes.extend_from_slice(b"\n]\n");
-    write_atomic(path, &bytes)
+    write_file(path, &bytes, sync_now)
 }
 
 /// A UTC time as (year, month, day, hour, minute, second).
@@ -449,6 +483,11 @@ impl RunFolder {
     /// Path of a file inside the (staging) folder.
     pub fn file(&self, name: &str) -> PathBuf {
         self.staging.join(name)
+    }
+
+    /// The staging folder (where files are written until it is finished).
+    pub fn staging(&self) -> &Path {
+        &self.staging
     }
 
     /// The path the folder will have once finished.

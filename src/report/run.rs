@@ -30,7 +30,7 @@
 //! ```
 
 use super::manifest::{Manifest, OutputFile};
-use super::{write_atomic, write_json, write_json_array, ReportError, RunFolder};
+use super::{write_file, write_json_array_file, write_json_file, ReportError, RunFolder};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -81,7 +81,7 @@ impl RunWriter {
             live,
             manifest,
         };
-        write_json(&writer.file(MANIFEST), &writer.manifest)?;
+        write_json_file(&writer.file(MANIFEST), &writer.manifest, writer.sync_now())?;
         Ok(writer)
     }
 
@@ -133,7 +133,7 @@ impl RunWriter {
 
     /// Writes `bytes` as `name` (atomically) and records it.
     pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
-        write_atomic(&self.file(name), bytes)?;
+        write_file(&self.file(name), bytes, self.sync_now())?;
         self.note(name, bytes);
         Ok(())
     }
@@ -144,7 +144,7 @@ impl RunWriter {
         name: &str,
         value: &T,
     ) -> Result<(), ReportError> {
-        write_json(&self.file(name), value)?;
+        write_json_file(&self.file(name), value, self.sync_now())?;
         self.record(name)
     }
 
@@ -156,7 +156,7 @@ impl RunWriter {
         name: &str,
         value: &T,
     ) -> Result<(), ReportError> {
-        let (sha256, bytes) = super::write_json_streamed(&self.file(name), value)?;
+        let (sha256, bytes) = super::write_json_streamed(&self.file(name), value, self.sync_now())?;
         if !self.manifest.outputs.iter().any(|o| o == name) {
             self.manifest.outputs.push(name.to_string());
         }
@@ -173,7 +173,7 @@ impl RunWriter {
         name: &str,
         items: &[T],
     ) -> Result<(), ReportError> {
-        write_json_array(&self.file(name), items)?;
+        write_json_array_file(&self.file(name), items, self.sync_now())?;
         self.record(name)
     }
 
@@ -194,7 +194,10 @@ impl RunWriter {
         self.manifest.status = "complete".into();
         self.manifest.finished_at = Some(super::rfc3339(SystemTime::now()));
         self.manifest.outputs.push(MANIFEST.into());
-        write_json(&self.file(MANIFEST), &self.manifest)?;
+        if let Some(folder) = &self.folder {
+            sync_files(folder.staging())?;
+        }
+        write_json_file(&self.file(MANIFEST), &self.manifest, true)?;
         if let Some(dir) = self.live.take() {
             return Ok(dir);
         }
@@ -206,6 +209,34 @@ impl RunWriter {
             }),
         }
     }
+}
+
+impl RunWriter {
+    /// Whether each file is flushed to disk as it is written: in a live
+    /// folder yes; a staging folder flushes all its files at once in
+    /// [`RunWriter::finish`], before it becomes visible.
+    fn sync_now(&self) -> bool {
+        self.folder.is_none()
+    }
+}
+
+/// Flushes every file of `dir` to disk, in parallel.
+fn sync_files(dir: &Path) -> Result<(), ReportError> {
+    use rayon::prelude::*;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ReportError::Io { path, source }
+    };
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.par_iter().try_for_each(|p| {
+        std::fs::File::open(p)
+            .and_then(|f| f.sync_all())
+            .map_err(io(p))
+    })
 }
 
 impl Drop for RunWriter {

@@ -15,8 +15,8 @@
 
 pub mod aligned;
 pub mod fxhash;
-pub mod multifind;
 pub mod hash;
+pub mod multifind;
 pub mod numbers;
 pub mod sklearn_stopwords;
 pub mod stopwords;

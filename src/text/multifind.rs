@@ -17,7 +17,6 @@ use std::hash::BuildHasherDefault;
 /// Bytes of the anchor that keys a pattern.
 pub const ANCHOR: usize = 16;
 
-
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<super::fxhash::FxHasher>>;
 
 /// A set of patterns prepared for [`MultiFind::find`].
@@ -137,7 +136,8 @@ mod tests {
 
     #[test]
     fn equals_a_search_per_pattern() {
-        let text = "abababababababababab the farm we sold the farm we sold the farm, é é é é é é é é é";
+        let text =
+            "abababababababababab the farm we sold the farm we sold the farm, é é é é é é é é é";
         let patterns = [
             "abababababababababab",
             "ababababababababab",
@@ -156,7 +156,10 @@ mod tests {
         }
         let first = mf.find(text, true);
         for (k, p) in patterns.iter().enumerate() {
-            assert_eq!(first[k], by_search(text, p).into_iter().take(1).collect::<Vec<_>>());
+            assert_eq!(
+                first[k],
+                by_search(text, p).into_iter().take(1).collect::<Vec<_>>()
+            );
         }
         assert!(mf.find("short", false).iter().all(Vec::is_empty));
     }

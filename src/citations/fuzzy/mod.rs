@@ -284,7 +284,11 @@ pub fn best_match(quote: &str, text: &str, index: &BigramIndex) -> Option<FuzzyM
 /// The windows (byte ranges of `text`, sorted, disjoint) where
 /// [`best_match`] looks for `quote`; None when it does not look at all
 /// (an empty quote or text, or no word of the quote in a long text).
-pub fn candidate_windows(quote: &str, text: &str, index: &BigramIndex) -> Option<Vec<Range<usize>>> {
+pub fn candidate_windows(
+    quote: &str,
+    text: &str,
+    index: &BigramIndex,
+) -> Option<Vec<Range<usize>>> {
     let qwords = word_ranges(quote);
     let qchars = quote.chars().count();
     if qchars == 0 || text.is_empty() {
@@ -346,7 +350,7 @@ pub fn candidate_windows(quote: &str, text: &str, index: &BigramIndex) -> Option
         if index.chars > FULL_SCAN_CHARS {
             return None;
         }
-        return Some(vec![0..text.len()]);
+        return Some(std::iter::once(0..text.len()).collect());
     }
     let mut windows: Vec<Range<usize>> = located
         .into_iter()
@@ -716,7 +720,8 @@ mod tests {
     #[test]
     fn verification_is_exact_for_identical_text() {
         let q: Vec<char> = "abc".chars().collect();
-        let m = verify(&q, "xxabcxx", &[0..7]).unwrap();
+        let whole: Vec<Range<usize>> = std::iter::once(0..7).collect();
+        let m = verify(&q, "xxabcxx", &whole).unwrap();
         assert_eq!(m.range, 2..5);
         assert_eq!(m.similarity, 1.0);
     }
@@ -766,7 +771,8 @@ mod tests {
         let windows = candidate_windows(quote, &text, &idx).unwrap();
         let got = best_match(quote, &text, &idx).unwrap();
         assert_eq!(Some(got.clone()), reference_match(quote, &text, &windows));
-        let whole = reference_match(quote, &text, &[0..text.len()]).unwrap();
+        let all: Vec<Range<usize>> = std::iter::once(0..text.len()).collect();
+        let whole = reference_match(quote, &text, &all).unwrap();
         assert_eq!(got, whole);
         assert!(got.similarity > 0.9, "{got:?}");
     }

@@ -154,7 +154,13 @@ impl Pattern {
     /// For a pattern built `reversed`: the greatest length `l` (at most
     /// `max_len` and `end`) with `distance(quote, text[end - l..end]) ==
     /// dist`, or None when no non-empty substring has that distance.
-    pub fn longest_at(&self, text: &[char], end: usize, dist: u32, max_len: usize) -> Option<usize> {
+    pub fn longest_at(
+        &self,
+        text: &[char],
+        end: usize,
+        dist: u32,
+        max_len: usize,
+    ) -> Option<usize> {
         let cap = max_len.min(end);
         let mut best = None;
         let mut l = 0;
