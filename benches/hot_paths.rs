@@ -133,6 +133,36 @@ fn exact_normalized(c: &mut Criterion) {
     group.finish();
 }
 
+/// Every occurrence of k quotes in a 750 KB transcript: one substring
+/// search per quote against one pass for all of them (`MultiFind`), for the
+/// quote count from which the pass wins (`citations::BATCH_MIN`).
+fn lookup_per_transcript(c: &mut Criterion) {
+    let text = transcript_text(750_000);
+    let all = quotes(&text, 800, 11);
+    let mut group = c.benchmark_group("lookup");
+    group.sample_size(20);
+    for k in [4usize, 8, 12, 16, 32, 750] {
+        let qs: Vec<&str> = all.iter().take(k).map(String::as_str).collect();
+        group.bench_function(format!("memmem_per_quote/{k}"), |b| {
+            b.iter(|| {
+                qs.iter()
+                    .map(|q| memchr::memmem::find_iter(text.as_bytes(), q.as_bytes()).count())
+                    .sum::<usize>()
+            })
+        });
+        group.bench_function(format!("one_pass/{k}"), |b| {
+            b.iter(|| {
+                corpus_eval::text::multifind::MultiFind::new(&qs)
+                    .find(&text, false)
+                    .iter()
+                    .map(Vec::len)
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
 /// 10k quotes of ~20 words against 50 MB of transcripts (10 transcripts of
 /// 5 MB), in parallel, index building included.
 fn fuzzy_at_scale(c: &mut Criterion) {
@@ -325,6 +355,7 @@ criterion_group!(
     lexicon_load,
     list_scoring,
     exact_normalized,
+    lookup_per_transcript,
     fuzzy_at_scale,
     embeddings
 );
