@@ -9,7 +9,7 @@
 
 use crate::lexicon::Lexicon;
 use crate::text::canonical_tokens;
-use std::collections::HashMap;
+use crate::text::fxhash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// A token and its lemma forms, the token first.
@@ -30,7 +30,7 @@ impl<'l> Analyzer<'l> {
     pub fn new(lexicon: &'l Lexicon) -> Self {
         Analyzer {
             lexicon,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
         }
     }
 
