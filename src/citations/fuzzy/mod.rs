@@ -11,8 +11,9 @@
 //! textbook table, and [`best_match`] must return the same.
 //!
 //! **Windows.** A [`BigramIndex`] lists where each pair of consecutive
-//! words of the transcript occurs (compact 32-bit postings). Each bigram of
-//! the quote votes for the alignment it implies (transcript word minus
+//! words of the transcript occurs (compact 32-bit postings). The quote's
+//! bigrams, rarest first, until 2,048 postings are spent (at least four
+//! bigrams vote), each vote for the alignment it implies (transcript word minus
 //! quote word, a diagonal), counted in dense per-thread counters. A
 //! diagonal's support is the votes within `r` diagonals of it (so that an
 //! inserted or dropped word, which splits the votes of one location over
@@ -52,6 +53,10 @@ const WEAK_SUPPORT: u32 = 2;
 const WEAK_CANDIDATES: usize = 3;
 /// Bigrams more frequent than this are skipped when voting (stop-word pairs).
 const MAX_POSTINGS: usize = 20_000;
+/// Postings a quote's word pairs may cast votes from, rarest pairs first.
+const VOTE_BUDGET: usize = 2048;
+/// Word pairs that vote whatever the budget.
+const MIN_VOTERS: usize = 4;
 /// Transcripts up to this many chars are scanned whole when no bigram or
 /// word of the quote occurs in them.
 pub const FULL_SCAN_CHARS: usize = 200_000;
@@ -169,6 +174,14 @@ impl BigramIndex {
     fn unigram(&self, id: u32) -> &[u32] {
         let i = id as usize;
         &self.uni_pos[self.uni_off[i] as usize..self.uni_off[i + 1] as usize]
+    }
+
+    /// Positions in the bucket of the bigram `(a, b)`: at least its
+    /// number of occurrences.
+    fn bigram_bucket_len(&self, a: u32, b: u32) -> usize {
+        let mask = (self.bi_off.len() - 2) as u64;
+        let k = (pair_key(a, b) >> 20 & mask) as usize;
+        (self.bi_off[k + 1] - self.bi_off[k]) as usize
     }
 
     /// Positions `p` of the bigram `(a, b)`, in order.
@@ -316,15 +329,30 @@ pub fn candidate_windows(
             }
             votes[d] += 1;
         };
-        for (qi, w) in ids.windows(2).enumerate() {
-            if let [Some(a), Some(b)] = *w {
-                let hits = index.bigram(a, b);
-                if index.bigram(a, b).nth(MAX_POSTINGS).is_some() {
-                    continue;
-                }
-                for p in hits {
-                    vote(&mut votes, &mut touched, p, qi);
-                }
+        // The quote's word pairs, rarest first, vote until a budget of
+        // postings is spent (at least MIN_VOTERS pairs vote): frequent
+        // pairs say little about where a quote stands, and the budget keeps
+        // the work per quote from growing with the transcript.
+        let mut pairs: Vec<(usize, usize, u32, u32)> = ids
+            .windows(2)
+            .enumerate()
+            .filter_map(|(qi, w)| match *w {
+                [Some(a), Some(b)] => Some((index.bigram_bucket_len(a, b), qi, a, b)),
+                _ => None,
+            })
+            .collect();
+        pairs.sort_unstable();
+        let mut spent = 0;
+        for (k, &(bucket, qi, a, b)) in pairs.iter().enumerate() {
+            if k >= MIN_VOTERS && spent + bucket > VOTE_BUDGET {
+                break;
+            }
+            if index.bigram(a, b).nth(MAX_POSTINGS).is_some() {
+                continue;
+            }
+            spent += bucket;
+            for p in index.bigram(a, b) {
+                vote(&mut votes, &mut touched, p, qi);
             }
         }
         if touched.is_empty() {
