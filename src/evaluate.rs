@@ -590,48 +590,40 @@ enum Field<'a> {
 
 impl Serialize for Field<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq;
         match self {
-            Field::Value(v) => return v.serialize(s),
-            Field::Pairs(items, res) => {
-                seq = s.serialize_seq(Some(items.len()))?;
-                for (k, item) in items.iter().enumerate() {
-                    match (item, res.get(k)) {
-                        (Value::Object(o), Some(r)) => seq.serialize_element(&pair_fields(o, r))?,
-                        _ => seq.serialize_element(item)?,
-                    }
-                }
-            }
-            Field::Answers(items, res) => {
-                seq = s.serialize_seq(Some(items.len()))?;
-                for (k, item) in items.iter().enumerate() {
-                    match (item, res.get(k)) {
-                        (Value::Object(o), Some(r)) => {
-                            let mut fields = vec![("score", Field::Value(json!(r.score)))];
-                            if let Some(Value::Array(q)) = o.get("verbatims") {
-                                fields.push(("verbatims", Field::Quotes(q, &r.quotes)));
-                            }
-                            seq.serialize_element(&Patched { base: o, fields })?
-                        }
-                        _ => seq.serialize_element(item)?,
-                    }
-                }
-            }
-            Field::Quotes(items, res) => {
-                seq = s.serialize_seq(Some(items.len()))?;
-                for (k, item) in items.iter().enumerate() {
-                    match (item, res.get(k)) {
-                        (Value::Object(o), Some(r)) => {
-                            seq.serialize_element(&quote_fields(o, r))?
-                        }
-                        _ => seq.serialize_element(item)?,
-                    }
-                }
-            }
+            Field::Value(v) => v.serialize(s),
+            Field::Pairs(items, res) => patched_seq(s, items, res, pair_fields),
+            Field::Answers(items, res) => patched_seq(s, items, res, answer_fields),
+            Field::Quotes(items, res) => patched_seq(s, items, res, quote_fields),
         }
-        seq.end()
     }
+}
+
+/// A JSON array of the document whose objects are patched with their
+/// results (`patch`), item k with result k; other items as they are.
+fn patched_seq<'a, S: serde::Serializer, R>(
+    s: S,
+    items: &'a [Value],
+    results: &'a [R],
+    patch: fn(&'a serde_json::Map<String, Value>, &'a R) -> Patched<'a>,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(items.len()))?;
+    for (k, item) in items.iter().enumerate() {
+        match (item, results.get(k)) {
+            (Value::Object(o), Some(r)) => seq.serialize_element(&patch(o, r))?,
+            _ => seq.serialize_element(item)?,
+        }
+    }
+    seq.end()
+}
+
+fn answer_fields<'a>(o: &'a serde_json::Map<String, Value>, r: &'a AnswerResult) -> Patched<'a> {
+    let mut fields = vec![("score", Field::Value(json!(r.score)))];
+    if let Some(Value::Array(q)) = o.get("verbatims") {
+        fields.push(("verbatims", Field::Quotes(q, &r.quotes)));
+    }
+    Patched { base: o, fields }
 }
 
 /// An object of the document with fields added or replaced.
