@@ -445,7 +445,10 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
         )
         .field(
             "ci",
-            crate::stats::ci_signature(config.resamples, config.seed),
+            format!(
+                "percentile-bootstrap-95,n={},seed={}",
+                config.resamples, config.seed
+            ),
         )
         .long()
 }

@@ -544,7 +544,11 @@ pub fn summarize(
         .part(config.check().speakers.signature())
         .field(
             "ci",
-            crate::stats::ci_signature(crate::rag::summary::RESAMPLES, config.seed),
+            format!(
+                "percentile-bootstrap-95,n={},seed={}",
+                crate::rag::summary::RESAMPLES,
+                config.seed
+            ),
         )
         .long();
     if let Value::Object(m) = &mut summary {

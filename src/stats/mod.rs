@@ -127,104 +127,8 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
 }
 
-/// How [`summarize`] computes intervals, for signatures: the percentile
-/// bootstrap, its resamples and seed, and how resamples are drawn (as
-/// counts per value when a sample has at most n/64 distinct values).
-pub fn ci_signature(resamples: usize, seed: u64) -> String {
-    format!("percentile-bootstrap-95,n={resamples},seed={seed},draw:counts-if-values<=n/64")
-}
-
-/// A sample as its distinct values and their counts, for drawing
-/// resamples as counts: a resample with replacement of n values holds each
-/// distinct value a multinomially distributed number of times, drawn as one
-/// binomial per value (`rand_distr`'s exact sampler) conditioned on the
-/// values before it.
-struct Multinomial {
-    values: Vec<f64>,
-    counts: Vec<u64>,
-    n: u64,
-}
-
-/// Distinct values per sample value up to which resamples are drawn as
-/// counts (a binomial draw costs about as much as this many index draws).
-const VALUES_PER_COUNT_DRAW: usize = 64;
-
-impl Multinomial {
-    /// The distinct values of `xs`, when there are few enough (at most
-    /// n / 64) for drawing counts to be faster than drawing indices.
-    fn of(xs: &[f64]) -> Option<Multinomial> {
-        let limit = xs.len() / VALUES_PER_COUNT_DRAW;
-        if limit < 2 {
-            return None;
-        }
-        let mut sorted = xs.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let mut values: Vec<f64> = Vec::new();
-        let mut counts: Vec<u64> = Vec::new();
-        for x in sorted {
-            match values.last() {
-                Some(v) if v.total_cmp(&x).is_eq() => {
-                    if let Some(c) = counts.last_mut() {
-                        *c += 1;
-                    }
-                }
-                _ => {
-                    if values.len() == limit {
-                        return None;
-                    }
-                    values.push(x);
-                    counts.push(1);
-                }
-            }
-        }
-        Some(Multinomial {
-            values,
-            counts,
-            n: xs.len() as u64,
-        })
-    }
-
-    /// The mean of one resample drawn from `rng`: the sum over distinct
-    /// values (ascending) of value x drawn count, over n.
-    fn resample_mean(&self, mut rng: SplitMix64) -> f64 {
-        use rand_distr::{Binomial, Distribution};
-        let mut draws_left = self.n;
-        let mut population_left = self.n;
-        let mut sum = 0.0;
-        let last = self.values.len() - 1;
-        for (k, (&v, &c)) in self.values.iter().zip(&self.counts).enumerate() {
-            let drawn = if k == last || draws_left == 0 {
-                draws_left
-            } else {
-                let p = (c as f64 / population_left as f64).clamp(0.0, 1.0);
-                Binomial::new(draws_left, p).map_or(0, |b| b.sample(&mut rng))
-            };
-            sum += v * drawn as f64;
-            draws_left -= drawn.min(draws_left);
-            population_left -= c;
-        }
-        sum / self.n as f64
-    }
-}
-
-impl rand_core::RngCore for SplitMix64 {
-    fn next_u32(&mut self) -> u32 {
-        (SplitMix64::next_u64(self) >> 32) as u32
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        SplitMix64::next_u64(self)
-    }
-
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        rand_core::impls::fill_bytes_via_next(self, dst);
-    }
-}
-
 /// Mean, n and a 95% percentile bootstrap interval of `xs` (`resamples`
-/// resamples with replacement, generator seeded with `seed`). Samples with
-/// few distinct values (at most n / 64) draw each resample as counts per
-/// value (see `Multinomial`), others as n indices.
+/// resamples with replacement, generator seeded with `seed`).
 pub fn summarize(xs: &[f64], seed: u64, resamples: usize) -> GroupStat {
     let m = mean(xs);
     if xs.len() < 2 || resamples == 0 {
@@ -235,27 +139,18 @@ pub fn summarize(xs: &[f64], seed: u64, resamples: usize) -> GroupStat {
             ci_high: m,
         };
     }
+    // Resample r takes draws r*n .. (r+1)*n of the generator's stream;
+    // SplitMix64 jumps there directly, so resamples run in parallel and
+    // still draw exactly what one generator run in order would.
     let n = xs.len();
-    let mut means: Vec<f64> = match Multinomial::of(xs) {
-        // Few distinct values: each resample's counts per value, drawn
-        // directly (K - 1 binomial draws instead of n index draws);
-        // resample r uses its own stretch of the stream.
-        Some(m) => (0..resamples)
-            .into_par_iter()
-            .map(|r| m.resample_mean(SplitMix64::new(seed).skipped((r as u64) << 32)))
-            .collect(),
-        // Resample r takes draws r*n .. (r+1)*n of the generator's
-        // stream; SplitMix64 jumps there directly, so resamples run in
-        // parallel and still draw what one generator run in order would.
-        None => (0..resamples)
-            .into_par_iter()
-            .map(|r| {
-                let mut rng = SplitMix64::new(seed).skipped(r as u64 * n as u64);
-                let s: f64 = (0..n).map(|_| xs[rng.below(n)]).sum();
-                s / n as f64
-            })
-            .collect(),
-    };
+    let mut means: Vec<f64> = (0..resamples)
+        .into_par_iter()
+        .map(|r| {
+            let mut rng = SplitMix64::new(seed).skipped(r as u64 * n as u64);
+            let s: f64 = (0..n).map(|_| xs[rng.below(n)]).sum();
+            s / n as f64
+        })
+        .collect();
     means.sort_by(f64::total_cmp);
     GroupStat {
         mean: m,
@@ -314,30 +209,6 @@ mod tests {
         let s = summarize(&xs, 5, 500);
         assert_eq!(s.ci_low, percentile(&means, 0.025) + 0.0);
         assert_eq!(s.ci_high, percentile(&means, 0.975) + 0.0);
-    }
-
-    #[test]
-    fn count_draws_give_the_bootstrap_distribution() {
-        // 0/1 data with p = 0.3, n = 1000: resample means are
-        // Binomial(1000, 0.3) / 1000, sd = sqrt(0.21 / 1000) = 0.01449.
-        let xs: Vec<f64> = (0..1000).map(|i| f64::from(u8::from(i % 10 < 3))).collect();
-        let m = Multinomial::of(&xs).unwrap();
-        let means: Vec<f64> = (0..4000)
-            .map(|r| m.resample_mean(SplitMix64::new(9).skipped(r << 32)))
-            .collect();
-        let mu = means.iter().sum::<f64>() / 4000.0;
-        let sd = (means.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / 3999.0).sqrt();
-        assert!((mu - 0.3).abs() < 0.002, "{mu}");
-        assert!((sd - 0.01449).abs() < 0.001, "{sd}");
-        // Three values: the counts add up to n in every resample.
-        let ys: Vec<f64> = (0..640).map(|i| f64::from(i % 3) / 2.0).collect();
-        let m = Multinomial::of(&ys).unwrap();
-        assert_eq!(m.values, vec![0.0, 0.5, 1.0]);
-        let s = summarize(&ys, 1, 2000);
-        assert!(s.ci_low < s.mean && s.mean < s.ci_high, "{s:?}");
-        // Many distinct values: index draws.
-        let zs: Vec<f64> = (0..640).map(|i| f64::from(i) / 640.0).collect();
-        assert!(Multinomial::of(&zs).is_none());
     }
 
     #[test]
