@@ -179,9 +179,12 @@ impl Pattern {
 mod tests {
     use super::*;
 
-    /// Semi-global distances by the textbook table.
-    fn table(q: &[char], t: &[char]) -> Vec<u32> {
-        let mut prev: Vec<u32> = vec![0; t.len() + 1];
+    /// The textbook table's last row: `q` against every prefix of `t`,
+    /// the start free (`free_start`: semi-global) or fixed (global).
+    fn last_row(q: &[char], t: &[char], free_start: bool) -> Vec<u32> {
+        let mut prev: Vec<u32> = (0..=t.len() as u32)
+            .map(|j| if free_start { 0 } else { j })
+            .collect();
         for (i, &qc) in q.iter().enumerate() {
             let mut cur = vec![i as u32 + 1; t.len() + 1];
             for j in 1..=t.len() {
@@ -191,21 +194,17 @@ mod tests {
             }
             prev = cur;
         }
-        prev[1..].to_vec()
+        prev
     }
 
+    /// Semi-global distances at each end 1..=n.
+    fn table(q: &[char], t: &[char]) -> Vec<u32> {
+        last_row(q, t, true)[1..].to_vec()
+    }
+
+    /// Global edit distance.
     fn global(a: &[char], b: &[char]) -> u32 {
-        let mut prev: Vec<u32> = (0..=b.len() as u32).collect();
-        for (i, &ac) in a.iter().enumerate() {
-            let mut cur = vec![i as u32 + 1; b.len() + 1];
-            for j in 1..=b.len() {
-                cur[j] = (prev[j - 1] + u32::from(b[j - 1] != ac))
-                    .min(prev[j] + 1)
-                    .min(cur[j - 1] + 1);
-            }
-            prev = cur;
-        }
-        prev[b.len()]
+        last_row(a, b, false)[b.len()]
     }
 
     fn random_text(seed: &mut u64, n: usize, alphabet: &[char]) -> Vec<char> {
