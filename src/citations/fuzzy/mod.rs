@@ -221,6 +221,7 @@ pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) ->
     let ids: Vec<Option<u32>> = (0..q.len()).map(|k| index.id(qw(k))).collect();
     let mut out = Vec::new();
     let mut i = 0;
+    let min_words = min_words.max(1);
     while i + min_words.max(2) <= q.len() {
         let mut best: Option<(usize, usize)> = None;
         if let (Some(a), Some(b)) = (ids[i], ids[i + 1]) {
@@ -552,7 +553,10 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
         .filter_map(|(w, d)| d.iter().min().map(|&min| (min, w)))
         .collect();
     order.sort_unstable();
-    let bound = |d: u32| m as f64 / (m + d as usize) as f64;
+    // The most an end at distance d can reach: the similarity itself at the
+    // longest match (m + d), computed the same way so that a tie is never
+    // pruned by rounding (m / (m + d) can be one step below it).
+    let bound = |d: u32| similarity(d, m, m + d as usize);
     let mut best: Option<Found> = None;
     for (min, w) in order {
         if best.is_some_and(|b| bound(min) < b.similarity) {
@@ -752,6 +756,19 @@ mod tests {
         let m = verify(&q, "xxabcxx", &whole).unwrap();
         assert_eq!(m.range, 2..5);
         assert_eq!(m.similarity, 1.0);
+    }
+
+    #[test]
+    fn an_exact_tie_is_not_pruned_by_rounding() {
+        // The later window is visited first (least distance 2: 1 - 2/6);
+        // the earlier one reaches 1 - 3/9, the same double, while 6/9 is
+        // one step below it: the tie must go to the earlier end.
+        let q: Vec<char> = "abcdef".chars().collect();
+        let text = "aXbXcXdef abXYef";
+        let windows = [0..9, 10..16];
+        let got = verify(&q, text, &windows).unwrap();
+        assert_eq!(Some(got.clone()), reference_match("abcdef", text, &windows));
+        assert_eq!(got.range, 0..9);
     }
 
     #[test]
