@@ -103,7 +103,6 @@ def quote_normalize(text):
 
 # ------------------------------------------------------------- numbers ----
 
-
 SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
          "fourteen fifteen sixteen seventeen eighteen nineteen").split()
 TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
@@ -229,7 +228,6 @@ def number_forms(value):
 
 # ------------------------------------------------------------- lexicon ----
 
-
 RULES = {"n": [("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
                ("shes", "sh"), ("men", "man"), ("ies", "y")],
          "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
@@ -331,7 +329,6 @@ class Lexicon:
 
 
 # ------------------------------------------------------------- scoring ----
-
 
 class PhraseSet:
     """Each value's phrases (the value and its enrichments, as canonical
@@ -628,7 +625,6 @@ def score_answer(t, q, answer, lex):
 
 # -------------------------------------------------------------- quotes ----
 
-
 def speaker_pattern():
     """corpus-eval's default speaker label, ^\\s*([\\p{Lu}][\\p{L}\\p{N} .'’-]{0,40}?)\\s*:\\s
     at line starts; Python's re has no \\p{..}, so the classes are built
@@ -654,8 +650,7 @@ class Transcript:
 
     def __init__(self, text, pattern):
         self.text = text
-        self.spoken, self.marks, at = "", set(), 0
-        pieces = []
+        self.marks, pieces, at = set(), [], 0
         for m in pattern.finditer(text):
             pieces.append(text[at:m.start()])
             self.marks.add(trim(m.group(0)).lower())
@@ -687,7 +682,6 @@ class Transcript:
 
 # ------------------------------------------------------------- summary ----
 
-
 def mean(xs):
     total = 0.0
     for x in xs:
@@ -703,7 +697,7 @@ def stat(xs, resamples=2000, seed=42):
     if len(xs) < 2:
         return {"mean": m, "n": 1, "ci_low": m, "ci_high": m}
     rng = random.Random(seed)
-    means = sorted(mean(rng.choices(xs, k=len(xs))) for _ in range(resamples))
+    means = sorted(sum(rng.choices(xs, k=len(xs))) / len(xs) for _ in range(resamples))
 
     def percentile(p):
         rank = p * (len(means) - 1)
@@ -717,7 +711,6 @@ def grouped(groups):
 
 
 # ---------------------------------------------------------------- main ----
-
 
 def evaluate(questions_path, transcripts_path):
     t0 = time.time()
