@@ -217,6 +217,9 @@ pub struct JudgeAnswersSummary {
     pub score_counts: ScoreCounts,
     /// The settings behind the numbers.
     pub signature: String,
+    /// `--agreement`: the pass/fail verdicts against the labels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<crate::agreement::coefficients::Agreement>,
 }
 
 /// Mean score and metrics against the labels over a set of items.
@@ -415,6 +418,7 @@ pub fn finish(
         anchors: config.anchors && semantic,
         score_counts: counts,
         signature,
+        agreement: None,
     };
     (scores, summary)
 }

@@ -42,6 +42,7 @@ macro_rules! errln {
     }};
 }
 
+pub mod agreement;
 pub mod citations;
 #[cfg(feature = "cli")]
 pub mod cli;

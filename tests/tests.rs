@@ -2,6 +2,7 @@
 
 mod util;
 
+mod agreement_cli;
 mod attribution_cli;
 mod evaluate_cli;
 mod grounding_cli;

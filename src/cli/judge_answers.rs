@@ -73,6 +73,10 @@ pub struct JudgeAnswersArgs {
     /// Do not draw the score-distribution PNGs.
     #[arg(long)]
     pub no_plots: bool,
+    /// Add the agreement of the pass/fail verdicts with the labels to the
+    /// summary (Cohen's kappa, Krippendorff's alpha, Gwet's AC1, ...).
+    #[arg(long)]
+    pub agreement: bool,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: ConfigArgs,
@@ -170,6 +174,7 @@ impl JudgeAnswersArgs {
         set(&mut c.price_per_1k, &j.price_per_1k);
         set(&mut c.out, &self.out);
         c.no_plots |= self.no_plots;
+        c.agreement |= self.agreement;
         c.validate()?;
         Ok(c)
     }
@@ -184,6 +189,10 @@ pub struct ThresholdArgs {
     /// Shared semantic options.
     #[command(flatten)]
     pub semantic: SemanticOptions,
+    /// Also report the agreement of the verdicts at the chosen threshold
+    /// with the labels (Cohen's kappa, Krippendorff's alpha, Gwet's AC1, ...).
+    #[arg(long)]
+    pub agreement: bool,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: ConfigArgs,
@@ -199,6 +208,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
         &mut c.engine,
         &mut c.wordnet,
     )?;
+    c.agreement |= args.agreement;
     c.validate()?;
     if args.settings.printed(&c)? {
         return Ok(EXIT_OK);
@@ -214,6 +224,12 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
         );
     }
     let anchors = c.anchors == crate::jobs::judge_answers::Anchors::On;
+    if let Some(a) = &out.agreement {
+        outln!(
+            "agreement of the verdicts at the chosen threshold with the labels:\n{}",
+            crate::report::text::agreement_report(a)
+        );
+    }
     outln!("{}", threshold_report(&out, anchors, &signature));
     Ok(EXIT_OK)
 }

@@ -14,6 +14,7 @@ macro_rules! outln {
     }};
 }
 
+mod agreement;
 mod build_lexicon;
 mod compare;
 mod evaluate;
@@ -137,6 +138,8 @@ pub enum Command {
     Grounding(grounding::GroundingArgs),
     /// The RAG API: ask one question, or run a resumable batch with citation checks and scores.
     Rag(rag::RagArgs),
+    /// Agreement between raters (Cohen, Fleiss, Krippendorff, Gwet) with bootstrap intervals.
+    Agreement(agreement::AgreementArgs),
     /// Execute a finished run again from its manifest and compare every output with the original.
     Rerun(rerun::RerunArgs),
 }
@@ -165,6 +168,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Grounding(a) => grounding::run(a),
         Command::Rag(a) => rag::run(a),
         Command::Rerun(a) => rerun::run(a),
+        Command::Agreement(a) => agreement::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

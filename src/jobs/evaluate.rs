@@ -231,6 +231,60 @@ pub fn execute(
     Ok((done, summary))
 }
 
+/// The columns of `quotes.csv`.
+pub const QUOTE_COLUMNS: [&str; 11] = [
+    "pair_id",
+    "answer_index",
+    "quote_index",
+    "quote_id",
+    "source",
+    "verdict",
+    "attribution",
+    "similarity",
+    "found",
+    "span_start",
+    "span_end",
+];
+
+/// `quotes.csv`: one row per quote, with a `quote_id` of the form
+/// `PAIR/ANSWER/QUOTE` (0-based indices) that `corpus-eval agreement` joins
+/// with a coder's sheet; spans in characters of the transcript.
+pub fn quotes_csv(evaluation: &crate::evaluate::Evaluation) -> String {
+    let mut out = String::new();
+    crate::report::csv::push_record(&mut out, QUOTE_COLUMNS);
+    for pair in &evaluation.pairs {
+        for (a, answer) in pair.answers.iter().enumerate() {
+            for (q, quote) in answer.quotes.iter().enumerate() {
+                let (a, q) = (a.to_string(), q.to_string());
+                let id = format!("{}/{a}/{q}", pair.id);
+                let span = quote.check.span.as_ref();
+                let (start, end) = (
+                    span.map(|s| s.start.to_string()).unwrap_or_default(),
+                    span.map(|s| s.end.to_string()).unwrap_or_default(),
+                );
+                let similarity = (quote.check.similarity + 0.0).to_string();
+                crate::report::csv::push_record(
+                    &mut out,
+                    [
+                        pair.id.as_str(),
+                        &a,
+                        &q,
+                        &id,
+                        quote.source.as_deref().unwrap_or(""),
+                        quote.check.verdict.as_str(),
+                        quote.attributed.attribution.map_or("", |x| x.as_str()),
+                        &similarity,
+                        if quote.found { "true" } else { "false" },
+                        &start,
+                        &end,
+                    ],
+                );
+            }
+        }
+    }
+    out
+}
+
 fn write_run(
     run: &mut RunWriter,
     config: &Config,
@@ -239,6 +293,7 @@ fn write_run(
 ) -> Result<(), JobError> {
     run.write_json_streamed("results.json", &Annotated::new(inputs.0, evaluation))?;
     run.write_json("summary.json", summary)?;
+    run.write("quotes.csv", quotes_csv(evaluation).as_bytes())?;
     #[cfg(feature = "charts")]
     if !config.no_plots {
         use crate::report::charts::{render_bar_chart, BarChart};

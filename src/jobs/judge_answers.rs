@@ -44,8 +44,8 @@ use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
 use crate::semantic::anchors::ANCHORS_SIGNATURE;
 use crate::semantic::methods::{
-    keyword_score, sample_indices, search_threshold, Method, Optimize, ThresholdSearch,
-    DEFAULT_THRESHOLD,
+    keyword_score, sample_indices, search_threshold, threshold_score, Method, Optimize,
+    ThresholdSearch, DEFAULT_THRESHOLD, POSITIVE_ABOVE,
 };
 use crate::semantic::{load_model, Embedder, EmbeddingCache, ModelSearch};
 use serde::{Deserialize, Serialize};
@@ -136,6 +136,9 @@ pub struct Config {
     pub out: PathBuf,
     /// Do not draw the score-distribution PNGs.
     pub no_plots: bool,
+    /// Report the agreement of the pass/fail verdicts with the labels in
+    /// the summary (Cohen, Krippendorff, Gwet, ...).
+    pub agreement: bool,
 }
 
 impl Default for Config {
@@ -167,6 +170,7 @@ impl Default for Config {
             price_per_1k: cost::DEFAULT_PRICE_PER_1K,
             out: PathBuf::from("reports"),
             no_plots: false,
+            agreement: false,
         }
     }
 }
@@ -228,6 +232,9 @@ pub struct ThresholdConfig {
     /// A WordNet dict folder instead of the embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<PathBuf>,
+    /// Report the agreement of the verdicts at the chosen threshold with
+    /// the labels.
+    pub agreement: bool,
 }
 
 impl Default for ThresholdConfig {
@@ -239,6 +246,7 @@ impl Default for ThresholdConfig {
             model_dir: None,
             engine: "fused".into(),
             wordnet: None,
+            agreement: false,
         }
     }
 }
@@ -281,6 +289,9 @@ pub struct ThresholdOutput {
     pub n: usize,
     /// Items left out because they carry no label while others do.
     pub unlabelled: usize,
+    /// With `agreement`: the verdicts at the chosen threshold against the
+    /// labels.
+    pub agreement: Option<crate::agreement::coefficients::Agreement>,
 }
 
 /// Similarities and anchor checks of `items`, and the threshold search over
@@ -291,6 +302,7 @@ pub fn search(
     lexicon: &Lexicon,
     anchors: bool,
     optimize: Optimize,
+    agreement: bool,
 ) -> Result<ThresholdOutput, JobError> {
     let labelled: Vec<JudgedItem> = items
         .iter()
@@ -313,11 +325,51 @@ pub fn search(
     };
     let labels: Option<Vec<bool>> =
         (!labelled.is_empty()).then(|| used.iter().map(|i| i.label.unwrap_or(false)).collect());
+    let search = search_threshold(&sims, &ok, labels.as_deref(), optimize);
+    let agreement = match (agreement, &labels) {
+        (false, _) => None,
+        (true, None) => return Err(no_labels()),
+        (true, Some(labels)) => {
+            let verdicts: Vec<Option<bool>> = sims
+                .iter()
+                .zip(&ok)
+                .map(|(&s, &a)| Some(threshold_score(s, search.best, a) > POSITIVE_ABOVE))
+                .collect();
+            let labels: Vec<Option<bool>> = labels.iter().map(|&l| Some(l)).collect();
+            let ids = used.iter().map(|i| i.id.clone()).collect();
+            Some(verdict_agreement(ids, "verdict", &verdicts, &labels)?)
+        }
+    };
     Ok(ThresholdOutput {
-        search: search_threshold(&sims, &ok, labels.as_deref(), optimize),
+        search,
         n: used.len(),
         unlabelled: items.len() - used.len(),
+        agreement,
     })
+}
+
+fn no_labels() -> JobError {
+    JobError::Input(
+        "--agreement needs labelled items (a `label` field of 0/1 or true/false)".into(),
+    )
+}
+
+/// The agreement of pass/fail verdicts with labels (bootstrap: the default
+/// resamples, seed 42).
+fn verdict_agreement(
+    ids: Vec<String>,
+    method: &str,
+    verdicts: &[Option<bool>],
+    labels: &[Option<bool>],
+) -> Result<crate::agreement::coefficients::Agreement, JobError> {
+    crate::agreement::verdicts_against_labels(
+        ids,
+        method,
+        verdicts,
+        labels,
+        &crate::agreement::coefficients::Settings::default(),
+    )
+    .map_err(|e| JobError::Input(e.to_string()))
 }
 
 /// Runs `threshold` over items with a loaded model.
@@ -335,6 +387,7 @@ pub fn threshold(
         lexicon,
         config.anchors == Anchors::On,
         config.optimize,
+        config.agreement,
     )
 }
 
@@ -509,7 +562,14 @@ impl Context {
                 (picked, source, Some(drawn))
             }
         };
-        let s = search(&picked, cache, &self.lexicon, anchors, config.optimize)?;
+        let s = search(
+            &picked,
+            cache,
+            &self.lexicon,
+            anchors,
+            config.optimize,
+            false,
+        )?;
         let info = json!({
             "source": source,
             "n": s.n,
@@ -623,7 +683,7 @@ impl Plan<'_> {
             &ctx.lexicon,
         );
         let drawn = self.dynamic.as_ref().and_then(|d| d.drawn.as_deref());
-        let (scores, summary) = finish(
+        let (scores, mut summary) = finish(
             &ctx.items,
             &self.prepared,
             &verdicts,
@@ -632,6 +692,23 @@ impl Plan<'_> {
             counts,
             signature,
         );
+        if config.agreement {
+            if scores.iter().all(|s| s.label.is_none()) {
+                return Err(no_labels());
+            }
+            let verdicts: Vec<Option<bool>> = scores
+                .iter()
+                .map(|s| s.score.map(|v| v > POSITIVE_ABOVE))
+                .collect();
+            let labels: Vec<Option<bool>> = scores.iter().map(|s| s.label).collect();
+            let ids = scores.iter().map(|s| s.id.clone()).collect();
+            summary.agreement = Some(verdict_agreement(
+                ids,
+                config.method.as_str(),
+                &verdicts,
+                &labels,
+            )?);
+        }
         let settings = self.settings(estimate.as_ref());
         let histograms = self.histograms(&scores);
         Ok(Output {
@@ -773,6 +850,57 @@ pub fn signature(
     sig.long()
 }
 
+/// The columns of `items.csv`.
+pub const ITEM_COLUMNS: [&str; 7] = [
+    "id",
+    "system",
+    "method",
+    "score",
+    "similarity",
+    "verdict",
+    "label",
+];
+
+/// A score or label as `pass`/`fail` (a score passes above
+/// [`crate::semantic::methods::POSITIVE_ABOVE`], as the summary's accuracy
+/// counts it), so that `corpus-eval agreement RUN --id id --raters
+/// verdict,label` compares like with like.
+fn pass_fail(pass: bool) -> &'static str {
+    if pass {
+        "pass"
+    } else {
+        "fail"
+    }
+}
+
+/// `items.csv`: one row per item with its id, system, method, score,
+/// similarity, the verdict (`pass`/`fail`, empty when unscored) and the
+/// human label (`pass`/`fail`, empty when unlabelled).
+pub fn items_csv(scores: &[crate::judge_answers::ItemScore]) -> String {
+    let mut out = String::new();
+    crate::report::csv::push_record(&mut out, ITEM_COLUMNS);
+    let number = |x: Option<f64>| x.map(|v| (v + 0.0).to_string()).unwrap_or_default();
+    for s in scores {
+        let (score, similarity) = (number(s.score), number(s.similarity));
+        let verdict = s.score.map_or("", |v| {
+            pass_fail(v > crate::semantic::methods::POSITIVE_ABOVE)
+        });
+        crate::report::csv::push_record(
+            &mut out,
+            [
+                s.id.as_str(),
+                s.system.as_str(),
+                s.method.as_str(),
+                &score,
+                &similarity,
+                verdict,
+                s.label.map_or("", pass_fail),
+            ],
+        );
+    }
+    out
+}
+
 /// Writes the run folder (scores.jsonl, summary.json, the score
 /// distributions, manifest.json) under `config.out`.
 pub fn write_run(
@@ -802,6 +930,7 @@ pub fn write_run(
         lines.push(b'\n');
     }
     run.write("scores.jsonl", &lines)?;
+    run.write("items.csv", items_csv(&output.scores).as_bytes())?;
     run.write_json("summary.json", &output.summary)?;
     #[cfg(feature = "charts")]
     if !config.no_plots {

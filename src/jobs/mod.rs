@@ -51,6 +51,7 @@
 //! `semantic` and `net`), `rag` (feature `net`); [`rerun`] replays a run
 //! folder.
 
+pub mod agreement;
 pub mod compare;
 pub mod evaluate;
 pub mod grounding;

@@ -70,7 +70,7 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
     let command = manifest["command"].as_str().unwrap_or_default().to_string();
     let config = manifest.get("config").cloned().ok_or_else(|| {
         JobError::Input(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run",
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run, agreement",
             manifest_path.display()
         ))
     })?;
@@ -145,6 +145,12 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
             c.out = parent;
             jobs::text_eval::execute(&c, &i)?.0
         }
+        "agreement" => {
+            let mut c: jobs::agreement::Config = config_of(&manifest_path, config)?;
+            let files = jobs::agreement::recorded_files(&located);
+            c.out = Some(parent);
+            jobs::agreement::execute(&c, &files)?.0.unwrap_or_default()
+        }
         "compare" => {
             let mut c: jobs::compare::Config = config_of(&manifest_path, config)?;
             c.out = parent;
@@ -172,7 +178,7 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
         }
         other => {
             return Err(JobError::Input(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run, agreement)",
                 manifest_path.display()
             ))
             )

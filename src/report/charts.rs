@@ -401,3 +401,119 @@ mod tests {
         assert_eq!(kept[2 * EDGE_BARS - 1].label, "z49");
     }
 }
+
+/// A confusion matrix drawn as a heat map, each cell labelled with its
+/// count.
+#[derive(Debug, Clone)]
+pub struct Heatmap<'a> {
+    /// Chart title.
+    pub title: &'a str,
+    /// Small print under the chart (e.g. the signature).
+    pub footnote: &'a str,
+    /// The rater of the rows (vertical axis).
+    pub rows: &'a str,
+    /// The rater of the columns (horizontal axis).
+    pub columns: &'a str,
+    /// The values, in order, for rows and columns alike.
+    pub labels: &'a [String],
+    /// `counts[i][j]`: row value `i`, column value `j`.
+    pub counts: &'a [Vec<u64>],
+}
+
+/// Most values a heat map draws (the table in the run's JSON has them all).
+pub const MAX_HEATMAP_LABELS: usize = 30;
+
+/// Renders `map` as a PNG at `path` (through a temporary file); at most
+/// [`MAX_HEATMAP_LABELS`] values are drawn (the title says when more were
+/// left out).
+pub fn render_heatmap(path: &Path, map: &Heatmap) -> Result<(), ReportError> {
+    render_atomically(path, |tmp| draw_heatmap(tmp, map))
+}
+
+fn draw_heatmap(path: &Path, map: &Heatmap) -> Result<(), String> {
+    let k = map.labels.len().min(MAX_HEATMAP_LABELS);
+    let title = if map.labels.len() > k {
+        format!("{} (first {k} of {} values)", map.title, map.labels.len())
+    } else {
+        map.title.to_string()
+    };
+    let (root, main) = canvas(path, 900, map.footnote)?;
+    let labels: Vec<String> = map.labels[..k].iter().map(|l| shorten(l, 18)).collect();
+    let max = map.counts[..k]
+        .iter()
+        .flat_map(|r| r[..k].iter())
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let n = k.max(1);
+    let mut builder = ChartBuilder::on(&main);
+    builder
+        .caption(&title, (FAMILY, 24).into_font().style(FontStyle::Bold))
+        .margin(20)
+        .margin_right(40)
+        .x_label_area_size(70)
+        .y_label_area_size(170);
+    let mut ctx = builder
+        .build_cartesian_2d(
+            (0usize..n - 1).into_segmented(),
+            (0usize..n - 1).into_segmented(),
+        )
+        .map_err(|e| e.to_string())?;
+    let label_of = |v: &SegmentValue<usize>, flip: bool| match v {
+        SegmentValue::CenterOf(i) if *i < k => {
+            let at = if flip { k - 1 - *i } else { *i };
+            labels.get(at).cloned().unwrap_or_default()
+        }
+        _ => String::new(),
+    };
+    ctx.configure_mesh()
+        .disable_mesh()
+        .x_desc(shorten(map.columns, 60))
+        .y_desc(shorten(map.rows, 60))
+        .x_labels(n)
+        .y_labels(n)
+        .x_label_formatter(&|v| label_of(v, false))
+        .y_label_formatter(&|v| label_of(v, true))
+        .label_style((FAMILY, 14))
+        .axis_desc_style((FAMILY, 16))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    // Row 0 at the top.
+    let cells = (0..k).flat_map(|i| (0..k).map(move |j| (i, j)));
+    ctx.draw_series(cells.clone().map(|(i, j)| {
+        let t = map.counts[i][j] as f64 / max;
+        let shade = |lo: f64, hi: f64| (lo + (hi - lo) * t).round() as u8;
+        let color = RGBColor(shade(247.0, 8.0), shade(251.0, 69.0), shade(255.0, 148.0));
+        let y = k - 1 - i;
+        let mut r = Rectangle::new(
+            [
+                (SegmentValue::Exact(j), SegmentValue::Exact(y)),
+                (SegmentValue::Exact(j + 1), SegmentValue::Exact(y + 1)),
+            ],
+            color.filled(),
+        );
+        r.set_margin(1, 1, 1, 1);
+        r
+    }))
+    .map_err(|e| e.to_string())?;
+    ctx.draw_series(cells.map(|(i, j)| {
+        let count = map.counts[i][j];
+        let color = if count as f64 / max > 0.55 {
+            WHITE
+        } else {
+            BLACK
+        };
+        Text::new(
+            count.to_string(),
+            (SegmentValue::CenterOf(j), SegmentValue::CenterOf(k - 1 - i)),
+            (FAMILY, 18)
+                .into_font()
+                .color(&color)
+                .pos(Pos::new(HPos::Center, VPos::Center)),
+        )
+    }))
+    .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}

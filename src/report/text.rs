@@ -269,6 +269,10 @@ pub fn judge_summary(s: &crate::judge_answers::JudgeAnswersSummary) -> String {
     out.push('\n');
     out.push_str(&grid_table(&["", "value"], &lines));
     out.push_str(&format!("\nsignature: {}", s.signature));
+    if let Some(a) = &s.agreement {
+        out.push_str("\n\nagreement of the verdicts with the labels:\n");
+        out.push_str(&agreement_report(a));
+    }
     out
 }
 
@@ -342,4 +346,92 @@ pub fn threshold_report(
         if anchors { "on" } else { "off" },
         s.best
     )
+}
+
+/// Most disagreeing ids the terminal lists (the JSON and the run folder
+/// have them all).
+pub const SHOWN_DISAGREEMENTS: usize = 20;
+
+/// `agreement`'s terminal report: counts, a table of coefficients with
+/// their intervals and items used, the two raters' confusion matrix, and
+/// the first disagreements.
+pub fn agreement_report(a: &crate::agreement::coefficients::Agreement) -> String {
+    let per_rater: Vec<String> = a
+        .rater_counts
+        .0
+        .iter()
+        .map(|(r, n)| format!("{r} {n}"))
+        .collect();
+    let mut out = format!(
+        "{} items, {} raters, {} ratings ({}); level {}\n",
+        a.n_items,
+        a.n_raters,
+        a.n_ratings,
+        per_rater.join(", "),
+        a.level.name()
+    );
+    let f = |x: Option<f64>| x.map_or_else(|| "n/a".to_string(), |v| format!("{:.4}", v + 0.0));
+    let rows: Vec<Vec<String>> = a
+        .coefficients()
+        .iter()
+        .map(|(name, c)| {
+            vec![
+                name.to_string(),
+                f(c.value),
+                match (c.ci_low, c.ci_high) {
+                    (Some(lo), Some(hi)) => format!("[{}, {}]", f(Some(lo)), f(Some(hi))),
+                    _ => "-".into(),
+                },
+                c.n_items.to_string(),
+                c.note.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    out.push_str(&grid_table(
+        &["coefficient", "value", "95% CI", "items", "note"],
+        &rows,
+    ));
+    out.push('\n');
+    if let Some(c) = &a.confusion_matrix {
+        out.push_str(&format!(
+            "confusion matrix (rows: {}, columns: {}):\n",
+            c.rows, c.columns
+        ));
+        let mut header = vec![String::new()];
+        header.extend(c.labels.iter().cloned());
+        let rows: Vec<Vec<String>> = c
+            .labels
+            .iter()
+            .zip(&c.counts)
+            .map(|(l, counts)| {
+                let mut r = vec![l.clone()];
+                r.extend(counts.iter().map(u64::to_string));
+                r
+            })
+            .collect();
+        out.push_str(&grid_table(&header, &rows));
+        out.push('\n');
+    }
+    let shown: Vec<&str> = a
+        .disagreements
+        .iter()
+        .take(SHOWN_DISAGREEMENTS)
+        .map(String::as_str)
+        .collect();
+    if a.n_disagreements == 0 {
+        out.push_str("disagreements: none\n");
+    } else {
+        out.push_str(&format!(
+            "disagreements: {} items{}: {}\n",
+            a.n_disagreements,
+            if a.n_disagreements > shown.len() {
+                format!(" (first {})", shown.len())
+            } else {
+                String::new()
+            },
+            shown.join(", ")
+        ));
+    }
+    out.push_str(&format!("signature: {}", a.signature));
+    out
 }

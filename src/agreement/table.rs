@@ -1,0 +1,432 @@
+//! Reading the coders' files into one [`Ratings`] table.
+//!
+//! Each file is CSV, TSV, a JSON array of objects or JSON Lines (by its
+//! extension), or a run folder, which stands for its per-item table
+//! (`evaluate`: `quotes.csv`; `judge-answers`: `items.csv`). One column is
+//! the item id; every other column is a rater unless `raters` picks and
+//! orders them. Files are joined on the id (an outer join: a rater who did
+//! not rate an item leaves a missing value). Empty cells (after trimming
+//! spaces) and JSON `null` are missing; above the nominal level every
+//! present value must be a number.
+
+use super::{Level, Ratings, RatingsError};
+use crate::corpus::{CorpusError, Preview};
+use crate::jobs::JobError;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What to read.
+#[derive(Debug, Clone)]
+pub struct Spec<'a> {
+    /// The files (or run folders), joined on the id.
+    pub files: &'a [PathBuf],
+    /// The id column.
+    pub id: &'a str,
+    /// The rater columns, in order (`None`: every column but the id, in
+    /// order of first appearance).
+    pub raters: Option<&'a [String]>,
+    /// The level of measurement.
+    pub level: Level,
+}
+
+/// One file's rows: where each came from and its cells by column.
+struct FileTable {
+    path: PathBuf,
+    columns: Vec<String>,
+    rows: Vec<FileRow>,
+}
+
+struct FileRow {
+    /// 0-based row index; 1-based line where known.
+    index: usize,
+    line: Option<u64>,
+    cells: Vec<Option<String>>,
+}
+
+impl FileRow {
+    fn label(&self) -> String {
+        match self.line {
+            Some(line) => format!("row {} at line {line}", self.index),
+            None => format!("row {}", self.index),
+        }
+    }
+}
+
+/// The per-item table a run folder stands for.
+pub fn run_folder_table(dir: &Path) -> Result<PathBuf, JobError> {
+    let manifest = dir.join(crate::report::run::MANIFEST);
+    let bytes = crate::jobs::read_input(&manifest)?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| CorpusError::Json {
+        path: manifest.clone(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let command = value.get("command").and_then(Value::as_str).unwrap_or("");
+    let name = match command {
+        "evaluate" => "quotes.csv",
+        "judge-answers" => "items.csv",
+        other => {
+            return Err(JobError::Input(format!(
+                "{}: a {other:?} run folder has no per-item table agreement reads \
+                 (evaluate's quotes.csv, judge-answers' items.csv)",
+                dir.display()
+            )))
+        }
+    };
+    let table = dir.join(name);
+    if !table.is_file() {
+        return Err(JobError::Input(format!(
+            "{}: the {command} run folder has no {name} (written since corpus-eval 0.16; run it again)",
+            dir.display()
+        )));
+    }
+    Ok(table)
+}
+
+fn read_file(path: &Path) -> Result<FileTable, JobError> {
+    let path = if path.is_dir() {
+        run_folder_table(path)?
+    } else {
+        path.to_path_buf()
+    };
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("csv") => read_delimited(&path, b','),
+        Some("tsv") | Some("tab") => read_delimited(&path, b'\t'),
+        Some("json") | Some("jsonl") | Some("ndjson") => read_json(&path),
+        _ => Err(JobError::Input(format!(
+            "{}: a ratings file ends in .csv, .tsv, .json or .jsonl (or is a run folder)",
+            path.display()
+        ))),
+    }
+}
+
+fn cell_text(s: &str) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+fn read_delimited(path: &Path, delimiter: u8) -> Result<FileTable, JobError> {
+    let text = crate::jobs::read_text(path)?;
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    let bad = |line: u64, message: String| CorpusError::Json {
+        path: path.to_path_buf(),
+        line: line as usize,
+        column: 1,
+        message,
+    };
+    let columns: Vec<String> = reader
+        .headers()
+        .map_err(|e| bad(1, format!("bad header line: {e}")))?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    let mut rows = Vec::new();
+    let mut record = csv::StringRecord::new();
+    let mut index = 0;
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                return Err(bad(line, e.to_string()).into());
+            }
+        }
+        rows.push(FileRow {
+            index,
+            line: record.position().map(|p| p.line()),
+            cells: record.iter().map(cell_text).collect(),
+        });
+        index += 1;
+    }
+    Ok(FileTable {
+        path: path.to_path_buf(),
+        columns,
+        rows,
+    })
+}
+
+fn read_json(path: &Path) -> Result<FileTable, JobError> {
+    let records = crate::corpus::records::load_records(path)?;
+    let mut columns: Vec<String> = Vec::new();
+    let mut position: HashMap<String, usize> = HashMap::new();
+    let mut rows = Vec::with_capacity(records.len());
+    for r in records {
+        let label = r.label(None);
+        let Value::Object(fields) = r.value else {
+            return Err(CorpusError::Record {
+                path: path.to_path_buf(),
+                record: label,
+                field: "(row)".into(),
+                message: format!(
+                    "expected an object, found {}",
+                    crate::corpus::json_kind(&r.value)
+                ),
+            }
+            .into());
+        };
+        let mut cells: Vec<Option<String>> = vec![None; columns.len()];
+        for (key, value) in fields {
+            let text = match &value {
+                Value::Null => None,
+                Value::String(s) => cell_text(s),
+                Value::Number(n) => Some(n.to_string()),
+                Value::Bool(b) => Some(b.to_string()),
+                other => {
+                    return Err(CorpusError::Record {
+                        path: path.to_path_buf(),
+                        record: label,
+                        field: key,
+                        message: format!(
+                            "expected a string, number, boolean or null, found {}",
+                            crate::corpus::json_kind(other)
+                        ),
+                    }
+                    .into())
+                }
+            };
+            let at = *position.entry(key.clone()).or_insert_with(|| {
+                columns.push(key);
+                columns.len() - 1
+            });
+            if at >= cells.len() {
+                cells.resize(at + 1, None);
+            }
+            cells[at] = text;
+        }
+        rows.push(FileRow {
+            index: r.index,
+            line: r.line.map(|l| l as u64),
+            cells,
+        });
+    }
+    Ok(FileTable {
+        path: path.to_path_buf(),
+        columns,
+        rows,
+    })
+}
+
+/// Reads, checks and joins the files into one table.
+pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
+    if spec.files.is_empty() {
+        return Err(JobError::Input("agreement needs a ratings file".into()));
+    }
+    let tables = spec
+        .files
+        .iter()
+        .map(|f| read_file(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    for t in &tables {
+        if !t.columns.iter().any(|c| c == spec.id) {
+            return Err(JobError::Input(format!(
+                "{}: no id column {:?} (columns: {})",
+                t.path.display(),
+                Preview(spec.id),
+                Preview(&t.columns.join(", "))
+            )));
+        }
+    }
+    let raters: Vec<String> = match spec.raters {
+        Some(list) => {
+            for (i, r) in list.iter().enumerate() {
+                if list[..i].contains(r) {
+                    return Err(JobError::Input(format!("--raters names {r:?} twice")));
+                }
+                if r == spec.id {
+                    return Err(JobError::Input(format!(
+                        "--raters names the id column {r:?}"
+                    )));
+                }
+                if !tables.iter().any(|t| t.columns.contains(r)) {
+                    let all: Vec<String> = tables
+                        .iter()
+                        .map(|t| format!("{}: {}", t.path.display(), t.columns.join(", ")))
+                        .collect();
+                    return Err(JobError::Input(format!(
+                        "--raters: no file has a column {:?} ({})",
+                        Preview(r.as_str()),
+                        Preview(&all.join("; "))
+                    )));
+                }
+            }
+            list.to_vec()
+        }
+        None => {
+            let mut all: Vec<String> = Vec::new();
+            for c in tables.iter().flat_map(|t| &t.columns) {
+                if c != spec.id && !all.contains(c) {
+                    all.push(c.clone());
+                }
+            }
+            all
+        }
+    };
+    if raters.len() < 2 {
+        return Err(JobError::Input(format!(
+            "agreement needs two rater columns at least, found {} ({})",
+            raters.len(),
+            raters.join(", ")
+        )));
+    }
+    let r = raters.len();
+    let mut ids: Vec<String> = Vec::new();
+    let mut item_of: HashMap<String, usize> = HashMap::new();
+    let mut cells: Vec<Option<String>> = Vec::new();
+    // Which file set each cell, to name both when two files disagree.
+    let mut origin: Vec<u16> = Vec::new();
+    for (f, t) in tables.iter().enumerate() {
+        let id_col = t.columns.iter().position(|c| c == spec.id).unwrap_or(0);
+        let map: Vec<(usize, usize)> = raters
+            .iter()
+            .enumerate()
+            .filter_map(|(ri, name)| t.columns.iter().position(|c| c == name).map(|ci| (ri, ci)))
+            .collect();
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(t.rows.len());
+        for row in &t.rows {
+            let fail = |field: &str, message: String| -> JobError {
+                CorpusError::Record {
+                    path: t.path.clone(),
+                    record: row.label(),
+                    field: field.to_string(),
+                    message,
+                }
+                .into()
+            };
+            let Some(id) = row.cells.get(id_col).and_then(|c| c.as_deref()) else {
+                return Err(fail(spec.id, "the id is empty".into()));
+            };
+            if let Some(&first) = seen.get(id) {
+                return Err(fail(
+                    spec.id,
+                    format!(
+                        "id {:?} repeats {} of this file",
+                        Preview(id),
+                        t.rows[first].label()
+                    ),
+                ));
+            }
+            seen.insert(id, row.index);
+            let item = match item_of.get(id) {
+                Some(&i) => i,
+                None => {
+                    let i = ids.len();
+                    ids.push(id.to_string());
+                    item_of.insert(id.to_string(), i);
+                    cells.resize(cells.len() + r, None);
+                    origin.resize(origin.len() + r, 0);
+                    i
+                }
+            };
+            for &(ri, ci) in &map {
+                let Some(value) = row.cells.get(ci).and_then(|c| c.clone()) else {
+                    continue;
+                };
+                let at = item * r + ri;
+                if let Some(old) = &cells[at] {
+                    if *old != value {
+                        return Err(fail(
+                            &raters[ri],
+                            format!(
+                                "item {:?} is rated {:?} here and {:?} in {}",
+                                Preview(id),
+                                Preview(&value),
+                                Preview(old),
+                                tables[origin[at] as usize].path.display()
+                            ),
+                        ));
+                    }
+                }
+                cells[at] = Some(value);
+                origin[at] = f as u16;
+            }
+        }
+    }
+    let ratings = if spec.level.is_numeric() {
+        let mut numbers = Vec::with_capacity(cells.len());
+        for (at, c) in cells.iter().enumerate() {
+            numbers.push(match c {
+                None => None,
+                Some(text) => Some(parse_number(text, spec.level).map_err(|message| {
+                    locate(
+                        &tables,
+                        origin[at],
+                        &ids[at / r],
+                        &raters[at % r],
+                        spec.id,
+                        message,
+                    )
+                })?),
+            });
+        }
+        Ratings::numeric(ids, raters, spec.level, numbers)
+    } else {
+        Ratings::nominal(ids, raters, cells)
+    };
+    ratings.map_err(|e| match e {
+        RatingsError::TooManyValues(_) => JobError::Input(format!(
+            "{}: {e}",
+            spec.files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        other => JobError::Input(other.to_string()),
+    })
+}
+
+/// A number at a numeric level: finite, and non-negative at the ratio level.
+fn parse_number(text: &str, level: Level) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && (level != Level::Ratio || v >= 0.0) => Ok(v + 0.0),
+        Ok(v) if v.is_finite() => Err(format!(
+            "{v} is negative: the ratio level takes numbers >= 0"
+        )),
+        _ => Err(format!(
+            "{:?} is not a finite number (--level {} needs numbers; use --level nominal for categories)",
+            Preview(text),
+            level.name()
+        )),
+    }
+}
+
+/// The error of a bad cell, naming its file, row and column.
+fn locate(
+    tables: &[FileTable],
+    file: u16,
+    id: &str,
+    rater: &str,
+    id_column: &str,
+    message: String,
+) -> JobError {
+    let t = &tables[file as usize];
+    let id_col = t.columns.iter().position(|c| c == id_column);
+    let record = t
+        .rows
+        .iter()
+        .find(|row| {
+            id_col
+                .and_then(|c| row.cells.get(c))
+                .and_then(|c| c.as_deref())
+                == Some(id)
+        })
+        .map_or_else(|| format!("id {:?}", Preview(id)), FileRow::label);
+    CorpusError::Record {
+        path: t.path.clone(),
+        record,
+        field: rater.to_string(),
+        message,
+    }
+    .into()
+}

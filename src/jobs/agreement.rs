@@ -1,0 +1,244 @@
+//! Agreement between raters (human coders, or a tool's verdicts and a
+//! coder's) as a typed job: read and join the files, compute the
+//! coefficients, and optionally write a run folder.
+//!
+//! ```
+//! use corpus_eval::jobs::agreement::{run, Config};
+//! let dir = tempfile::tempdir().unwrap();
+//! let a = dir.path().join("coder_a.csv");
+//! let b = dir.path().join("coder_b.csv");
+//! std::fs::write(&a, "id,alice\nq1,yes\nq2,no\nq3,yes\n").unwrap();
+//! std::fs::write(&b, "id,bob\nq1,yes\nq2,yes\nq3,yes\nq4,no\n").unwrap();
+//! let config = Config { id: "id".into(), resamples: 0, ..Config::default() };
+//! let out = run(&config, &[a, b]).unwrap();
+//! assert_eq!(out.n_items, 4);
+//! assert_eq!(out.disagreements, vec!["q2".to_string()]);
+//! assert_eq!(out.percent_agreement.value, Some(2.0 / 3.0));
+//! ```
+
+use super::{ConfigError, JobConfig, JobError};
+use crate::agreement::coefficients::{agreement, Agreement, Settings, DEFAULT_RESAMPLES};
+use crate::agreement::table::{load, run_folder_table, Spec};
+use crate::agreement::{Level, Ratings};
+use crate::report::manifest::{InputFile, Manifest};
+use crate::report::run::RunWriter;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+/// Most resamples.
+pub const MAX_RESAMPLES: usize = 1_000_000;
+/// Fewest resamples, unless 0 (no intervals).
+pub const MIN_RESAMPLES: usize = 100;
+
+/// The settings of `corpus-eval agreement` (the defaults are the command
+/// line's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Format version of this configuration.
+    pub version: u32,
+    /// The id column.
+    pub id: String,
+    /// The rater columns, in order (default: every other column).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raters: Option<Vec<String>>,
+    /// The level of measurement.
+    pub level: Level,
+    /// Bootstrap resamples over items (0: no intervals).
+    pub resamples: usize,
+    /// Seed of the bootstrap.
+    pub seed: u64,
+    /// Parent folder of the run folder (none: no run folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out: Option<PathBuf>,
+    /// Skip the confusion-matrix PNG.
+    pub no_plots: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            version: Self::VERSION,
+            id: String::new(),
+            raters: None,
+            level: Level::Nominal,
+            resamples: DEFAULT_RESAMPLES,
+            seed: 42,
+            out: None,
+            no_plots: false,
+        }
+    }
+}
+
+impl JobConfig for Config {
+    const COMMAND: &'static str = "agreement";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.resamples != 0 && !(MIN_RESAMPLES..=MAX_RESAMPLES).contains(&self.resamples) {
+            return Err(ConfigError::Invalid {
+                field: "--resamples".into(),
+                message: format!(
+                    "must be 0 (no intervals) or lie in [{MIN_RESAMPLES}, {MAX_RESAMPLES}], got {}",
+                    self.resamples
+                ),
+            });
+        }
+        if self.id.trim().is_empty() {
+            return Err(ConfigError::Invalid {
+                field: "--id".into(),
+                message: "names the id column and is required".into(),
+            });
+        }
+        if let Some(r) = &self.raters {
+            if r.len() < 2 {
+                return Err(ConfigError::Invalid {
+                    field: "--raters".into(),
+                    message: format!("needs two raters at least, got {}", r.len()),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    fn settings(&self) -> Settings {
+        Settings {
+            resamples: self.resamples,
+            seed: self.seed,
+        }
+    }
+}
+
+/// Reads and joins the files.
+pub fn read(config: &Config, files: &[PathBuf]) -> Result<Ratings, JobError> {
+    config.validate()?;
+    load(&Spec {
+        files,
+        id: &config.id,
+        raters: config.raters.as_deref(),
+        level: config.level,
+    })
+}
+
+/// Reads the files and computes every coefficient.
+pub fn run(config: &Config, files: &[PathBuf]) -> Result<Agreement, JobError> {
+    let ratings = read(config, files)?;
+    Ok(agreement(&ratings, &config.settings()))
+}
+
+/// The columns of `disagreements.csv`: the id, then one per rater.
+pub fn disagreements_csv(ratings: &Ratings, result: &Agreement) -> String {
+    let mut out = String::new();
+    let mut header = vec!["id".to_string()];
+    header.extend(ratings.raters.iter().cloned());
+    crate::report::csv::push_record(&mut out, header.iter().map(String::as_str));
+    let wanted: std::collections::HashSet<&str> =
+        result.disagreements.iter().map(String::as_str).collect();
+    for (i, id) in ratings.ids.iter().enumerate() {
+        if !wanted.contains(id.as_str()) {
+            continue;
+        }
+        let mut row = vec![id.as_str()];
+        row.extend(
+            ratings
+                .row(i)
+                .map(|c| c.map_or("", |v| ratings.labels[v].as_str())),
+        );
+        crate::report::csv::push_record(&mut out, row);
+    }
+    out
+}
+
+/// Runs the job on files; with `config.out`, writes a run folder
+/// (manifest.json, agreement.json, disagreements.csv and, for two raters,
+/// confusion_matrix.png) and returns its path.
+pub fn execute(
+    config: &Config,
+    files: &[PathBuf],
+) -> Result<(Option<PathBuf>, Agreement), JobError> {
+    let started = SystemTime::now();
+    let ratings = read(config, files)?;
+    let result = agreement(&ratings, &config.settings());
+    let Some(out) = &config.out else {
+        return Ok((None, result));
+    };
+    let mut inputs = BTreeMap::new();
+    for (i, f) in files.iter().enumerate() {
+        let path = if f.is_dir() {
+            run_folder_table(f)?
+        } else {
+            f.clone()
+        };
+        let bytes = super::read_input(&path)?;
+        inputs.insert(input_role(i), InputFile::new(&path, &bytes));
+    }
+    let settings = json!({
+        "files": files.len(),
+        "id": config.id,
+        "raters": ratings.raters,
+        "level": config.level.name(),
+        "resamples": config.resamples,
+        "seed": config.seed,
+    });
+    let manifest = Manifest::new(
+        "agreement",
+        inputs,
+        settings,
+        result.signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(config));
+    let mut run = RunWriter::create(out, started, manifest)?;
+    run.write_json("agreement.json", &result)?;
+    run.write(
+        "disagreements.csv",
+        disagreements_csv(&ratings, &result).as_bytes(),
+    )?;
+    #[cfg(feature = "charts")]
+    if let (Some(c), false) = (&result.confusion_matrix, config.no_plots) {
+        use crate::report::charts::{render_heatmap, Heatmap};
+        let kappa = result
+            .cohen_kappa
+            .value
+            .map_or_else(|| "undefined".to_string(), |k| format!("{k:.3}"));
+        let title = format!(
+            "Confusion matrix (Cohen's kappa {kappa}, n={})",
+            result.cohen_kappa.n_items
+        );
+        run.render("confusion_matrix.png", |path| {
+            render_heatmap(
+                path,
+                &Heatmap {
+                    title: &title,
+                    footnote: &crate::signature::shorten(&result.signature),
+                    rows: &c.rows,
+                    columns: &c.columns,
+                    labels: &c.labels,
+                    counts: &c.counts,
+                },
+            )
+        })?;
+    }
+    Ok((Some(run.finish()?), result))
+}
+
+/// The manifest's role of the `i`-th file (`input`, `input2`, ...).
+pub fn input_role(i: usize) -> String {
+    if i == 0 {
+        "input".into()
+    } else {
+        format!("input{}", i + 1)
+    }
+}
+
+/// The files a manifest's inputs name, in order (for `rerun`).
+pub fn recorded_files(roles: &BTreeMap<String, PathBuf>) -> Vec<PathBuf> {
+    (0..roles.len())
+        .map_while(|i| roles.get(&input_role(i)).cloned())
+        .collect()
+}
