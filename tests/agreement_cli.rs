@@ -350,3 +350,214 @@ fn bad_input_is_exit_2_naming_file_row_and_column() {
     // Nothing half-written.
     assert!(!dir.path().join("reports").exists());
 }
+
+/// The README's worked example: 90 shared `verbatim`, 5/5 splits, never both
+/// `fabricated`. Expected values derived by hand from the formulas.
+#[test]
+fn the_kappa_paradox_as_the_readme_works_it() {
+    let dir = Dir::new("agreement-paradox");
+    let f = fixture("agreement/paradox.csv");
+    let r = dir
+        .run(&[
+            "agreement",
+            f.to_str().unwrap(),
+            "--id",
+            "quote_id",
+            "--json",
+        ])
+        .expect_code(0);
+    let out: Value = serde_json::from_str(r.stdout().trim()).unwrap();
+    let v = |k: &str| out[k]["value"].as_f64().unwrap();
+    // po = 0.9, pe = 0.95^2 + 0.05^2 = 0.905.
+    assert!((v("percent_agreement") - 0.9).abs() < 1e-12);
+    assert!((v("cohen_kappa") - (0.9 - 0.905) / (1.0 - 0.905)).abs() < 1e-12);
+    // AC1: pe = 2 * 0.05 * 0.95 / (2 - 1) = 0.095.
+    assert!((v("gwet_ac1") - (0.9 - 0.095) / (1.0 - 0.095)).abs() < 1e-12);
+    // Alpha: Do = 20/200, De = 2 * 10 * 190 / (200 * 199).
+    let de = 2.0 * 10.0 * 190.0 / (200.0 * 199.0);
+    assert!((v("krippendorff_alpha") - (1.0 - 0.1 / de)).abs() < 1e-12);
+    assert!((v("prevalence_index") + 0.9).abs() < 1e-12);
+    assert_eq!(v("bias_index"), 0.0);
+    assert!((v("pabak") - 0.8).abs() < 1e-12);
+    assert_eq!(out["n_disagreements"], 10);
+    assert_eq!(
+        out["confusion_matrix"]["counts"],
+        serde_json::json!([[0, 5], [5, 90]])
+    );
+    // The terminal shows the first 20 disagreements (here all 10) and the signature.
+    let t = dir
+        .run(&["agreement", f.to_str().unwrap(), "--id", "quote_id"])
+        .expect_code(0);
+    assert!(t.stdout().contains("q090, q091"), "{}", t.stdout());
+    assert!(
+        t.stdout().contains("resamples:2000|seed:42"),
+        "{}",
+        t.stdout()
+    );
+}
+
+/// An `evaluate` run folder's quotes.csv joins with a coder's sheet on
+/// `quote_id`.
+#[test]
+fn evaluate_run_folder_joins_a_coders_sheet() {
+    let dir = Dir::new("agreement-evaluate");
+    let root = crate::util::repo();
+    let q = root.join("evaluation/data_fixture.json");
+    let t = root.join("datasets/corpus.json");
+    let run = dir.run_new_folder(
+        &[
+            "evaluate",
+            q.to_str().unwrap(),
+            t.to_str().unwrap(),
+            "--out",
+            "runs",
+            "--no-plots",
+        ],
+        "runs",
+    );
+    let table = std::fs::read_to_string(run.join("quotes.csv")).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(
+        header,
+        [
+            "pair_id",
+            "answer_index",
+            "quote_index",
+            "quote_id",
+            "source",
+            "verdict",
+            "attribution",
+            "similarity",
+            "found",
+            "span_start",
+            "span_end"
+        ]
+    );
+    // The coder agrees except on the first two quotes, where she says
+    // `fabricated` (or `exact` if the tool said fabricated).
+    let mut sheet = String::from("quote_id,coder\n");
+    let mut flipped = Vec::new();
+    let mut n = 0;
+    for (i, line) in lines.enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        let (id, verdict) = (cells[3], cells[5]);
+        assert_eq!(
+            id,
+            format!("{}/{}/{}", cells[0], cells[1], cells[2]),
+            "quote_id is PAIR/ANSWER/QUOTE"
+        );
+        let coder = if i < 2 {
+            flipped.push(id.to_string());
+            if verdict == "fabricated" {
+                "exact"
+            } else {
+                "fabricated"
+            }
+        } else {
+            verdict
+        };
+        sheet.push_str(&format!("{id},{coder}\n"));
+        n += 1;
+    }
+    assert!(n >= 10, "the sample has quotes");
+    let coder = dir.write("coder.csv", &sheet);
+    let r = dir
+        .run(&[
+            "agreement",
+            run.to_str().unwrap(),
+            coder.to_str().unwrap(),
+            "--id",
+            "quote_id",
+            "--raters",
+            "verdict,coder",
+            "--json",
+            "--resamples",
+            "0",
+        ])
+        .expect_code(0);
+    let out: Value = serde_json::from_str(r.stdout().trim()).unwrap();
+    assert_eq!(out["n_items"], n);
+    assert_eq!(out["disagreements"], serde_json::json!(flipped));
+    let pa = out["percent_agreement"]["value"].as_f64().unwrap();
+    assert!((pa - (n - 2) as f64 / n as f64).abs() < 1e-12);
+}
+
+/// `judge-answers --agreement` reports the same coefficients as `agreement`
+/// over the run folder's items.csv (verdict against label).
+#[test]
+fn judge_answers_agreement_equals_agreement_over_items_csv() {
+    let dir = Dir::new("agreement-judge");
+    let answers = crate::util::repo().join("evaluation/semantic/answers.jsonl");
+    let before = dir.run_folders("runs");
+    let r = dir
+        .run(&[
+            "judge-answers",
+            answers.to_str().unwrap(),
+            "--method",
+            "keyword",
+            "--agreement",
+            "--json",
+            "--out",
+            "runs",
+        ])
+        .expect_code(0);
+    let summary: Value = serde_json::from_str(r.stdout().lines().last().unwrap()).unwrap();
+    let folder = dir
+        .run_folders("runs")
+        .into_iter()
+        .find(|f| !before.contains(f))
+        .unwrap();
+    let block = &summary["agreement"];
+    assert_eq!(block["n_items"], 24, "{block}");
+    assert_eq!(block["n_raters"], 2);
+    let items = std::fs::read_to_string(folder.join("items.csv")).unwrap();
+    assert!(
+        items.starts_with("id,system,method,score,similarity,verdict,label\n"),
+        "{items}"
+    );
+    let r = dir
+        .run(&[
+            "agreement",
+            folder.to_str().unwrap(),
+            "--id",
+            "id",
+            "--raters",
+            "verdict,label",
+            "--json",
+        ])
+        .expect_code(0);
+    let direct: Value = serde_json::from_str(r.stdout().trim()).unwrap();
+    for k in [
+        "percent_agreement",
+        "cohen_kappa",
+        "fleiss_kappa",
+        "krippendorff_alpha",
+        "gwet_ac1",
+        "prevalence_index",
+        "bias_index",
+        "pabak",
+    ] {
+        assert_eq!(block[k]["value"], direct[k]["value"], "{k}");
+        assert_eq!(block[k]["ci_low"], direct[k]["ci_low"], "{k}");
+    }
+    assert_eq!(block["disagreements"], direct["disagreements"]);
+    assert_eq!(
+        block["confusion_matrix"]["counts"],
+        direct["confusion_matrix"]["counts"]
+    );
+    // Without labels, --agreement is an error.
+    let unlabelled = dir.write(
+        "u.json",
+        r#"[{"answer": "Paris", "ground_truth": "Paris"}]"#,
+    );
+    dir.run(&[
+        "judge-answers",
+        unlabelled.to_str().unwrap(),
+        "--method",
+        "keyword",
+        "--agreement",
+    ])
+    .expect_code(2)
+    .expect_stderr(&["label"]);
+}

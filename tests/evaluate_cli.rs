@@ -265,6 +265,7 @@ fn sample_data_end_to_end() {
         files,
         [
             "manifest.json",
+            "quotes.csv",
             "report.html",
             "results.json",
             "summary.json",

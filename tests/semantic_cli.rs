@@ -534,6 +534,31 @@ fn threshold_search_with_and_without_labels() {
         r.stdout().lines().last().unwrap(),
         format!("threshold: {want:.2}")
     );
+
+    // --agreement: the verdicts at the chosen threshold against the labels;
+    // percent agreement is the accuracy there, and the threshold stays last.
+    let r = d
+        .run(&[
+            "threshold".as_ref(),
+            sample.as_os_str(),
+            "--optimize".as_ref(),
+            "f1".as_ref(),
+            "--agreement".as_ref(),
+        ])
+        .expect_code(0);
+    let out = r.stdout();
+    assert_eq!(out.lines().last().unwrap(), format!("threshold: {want:.2}"));
+    let n = scores.len() as f64;
+    let pa = format!("{:.4}", acc(want) as f64 / n);
+    let row = out
+        .lines()
+        .find(|l| l.contains("percent_agreement"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(row.contains(&pa), "{row} vs {pa}");
+    assert!(
+        out.contains("cohen_kappa") && out.contains("gwet_ac1"),
+        "{out}"
+    );
 }
 
 #[test]
