@@ -58,6 +58,7 @@ pub mod jobs;
 pub mod judge;
 #[cfg(all(feature = "net", feature = "semantic"))]
 pub mod judge_answers;
+pub mod lexical;
 pub mod lexicon;
 pub mod metrics;
 #[cfg(feature = "net")]

@@ -1,0 +1,408 @@
+//! ROUGE as google-research `rouge-score` 0.1.2 computes it.
+//!
+//! - Tokens: the text lowercased (Python's `str.lower()`), every run of
+//!   characters other than `a-z0-9` a separator, optionally Porter-stemmed
+//!   (NLTK's variant) when longer than 3 characters, then only tokens of
+//!   `[a-z0-9]+` kept.
+//! - ROUGE-N: clipped n-gram counts, precision over the prediction's
+//!   n-grams, recall over the reference's (each denominator at least 1), F
+//!   the harmonic mean (0 when both are 0).
+//! - ROUGE-L: the longest common subsequence of the token lists (0 when
+//!   either is empty).
+//! - ROUGE-Lsum: the summary-level union LCS over newline-separated
+//!   sentences (empty lines dropped), with rouge-score's backtracking order
+//!   and hit counting.
+//! - Several references: each type takes the reference with the highest F
+//!   (the first on a tie), as `score_multi`.
+//!
+//! ```
+//! use corpus_eval::lexical::rouge::{RougeType, Scorer};
+//! let scorer = Scorer::new(vec![RougeType::N(1), RougeType::L], false);
+//! let s = scorer.score_multi(&["The quick brown fox jumps over the lazy dog"],
+//!                            "The quick brown dog jumps on the log.");
+//! assert!((s[0].fmeasure - 0.7058823529411765).abs() < 1e-15);
+//! assert!((s[1].fmeasure - 0.5882352941176471).abs() < 1e-15);
+//! ```
+
+use super::{porter, pytext, sorted_intersection, sorted_ngrams, FxHasher, Interner};
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+/// One ROUGE score.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Score {
+    /// Matches over the prediction's units.
+    pub precision: f64,
+    /// Matches over the reference's units.
+    pub recall: f64,
+    /// Harmonic mean of precision and recall.
+    pub fmeasure: f64,
+}
+
+impl Score {
+    fn new(precision: f64, recall: f64) -> Score {
+        let fmeasure = if precision + recall > 0.0 {
+            2.0 * precision * recall / (precision + recall)
+        } else {
+            0.0
+        };
+        Score {
+            precision,
+            recall,
+            fmeasure,
+        }
+    }
+}
+
+/// A ROUGE variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RougeType {
+    /// ROUGE-N over n-grams (1..=9, as rouge-score's `rouge[0-9]`).
+    N(usize),
+    /// ROUGE-L (longest common subsequence).
+    L,
+    /// ROUGE-Lsum (summary-level union LCS over sentences).
+    Lsum,
+}
+
+impl RougeType {
+    /// Parses `rouge1`..`rouge9`, `rougeL`, `rougeLsum`.
+    pub fn parse(name: &str) -> Option<RougeType> {
+        match name {
+            "rougeL" => Some(RougeType::L),
+            "rougeLsum" => Some(RougeType::Lsum),
+            _ => {
+                let n: usize = name.strip_prefix("rouge")?.parse().ok()?;
+                (name.len() == 6 && (1..=9).contains(&n)).then_some(RougeType::N(n))
+            }
+        }
+    }
+
+    /// The name rouge-score uses.
+    pub fn name(&self) -> String {
+        match self {
+            RougeType::N(n) => format!("rouge{n}"),
+            RougeType::L => "rougeL".into(),
+            RougeType::Lsum => "rougeLsum".into(),
+        }
+    }
+}
+
+type Cache = HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>;
+
+/// Per-thread state: the token interner and, with the stemmer, a cache of
+/// each raw token's stemmed id.
+#[derive(Default)]
+struct State {
+    interner: Interner,
+    stemmed: Cache,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+/// A ROUGE scorer (types and the stemmer setting).
+#[derive(Debug, Clone)]
+pub struct Scorer {
+    types: Vec<RougeType>,
+    stemmer: bool,
+}
+
+/// rouge-score's tokenizer, as strings.
+///
+/// ```
+/// use corpus_eval::lexical::rouge::tokenize;
+/// assert_eq!(tokenize("It's 3.5 km — Ünïcode running!", true),
+///            ["it", "s", "3", "5", "km", "n", "code", "run"]);
+/// ```
+pub fn tokenize(text: &str, stemmer: bool) -> Vec<String> {
+    let lowered = pytext::lower(text);
+    lowered
+        .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            if stemmer && t.len() > 3 {
+                porter::stem(t)
+            } else {
+                t.to_string()
+            }
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+impl State {
+    fn tokens(&mut self, text: &str, stemmer: bool, out: &mut Vec<u32>) {
+        out.clear();
+        let lowered = pytext::lower(text);
+        for t in lowered
+            .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
+            .filter(|t| !t.is_empty())
+        {
+            let id = if stemmer && t.len() > 3 {
+                match self.stemmed.get(t) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.interner.id(&porter::stem(t));
+                        self.stemmed.insert(t.into(), id);
+                        id
+                    }
+                }
+            } else {
+                self.interner.id(t)
+            };
+            out.push(id);
+        }
+    }
+}
+
+/// Length of the longest common subsequence (bit-parallel over `a`).
+pub fn lcs_length(a: &[u32], b: &[u32]) -> usize {
+    if a.is_empty() || b.is_empty() {
+        return 0;
+    }
+    let words = a.len().div_ceil(64);
+    // Match masks per distinct token of `a`.
+    let mut distinct: Vec<u32> = a.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut masks = vec![0u64; distinct.len() * words];
+    for (i, t) in a.iter().enumerate() {
+        if let Ok(k) = distinct.binary_search(t) {
+            masks[k * words + i / 64] |= 1u64 << (i % 64);
+        }
+    }
+    let mut v = vec![u64::MAX; words];
+    for t in b {
+        let Ok(k) = distinct.binary_search(t) else {
+            continue;
+        };
+        let m = &masks[k * words..(k + 1) * words];
+        let mut carry = 0u64;
+        for w in 0..words {
+            let u = v[w] & m[w];
+            let (s1, c1) = v[w].overflowing_add(u);
+            let (s2, c2) = s1.overflowing_add(carry);
+            carry = u64::from(c1 || c2);
+            v[w] = s2 | (v[w] - u);
+        }
+    }
+    let mut zeros = 0usize;
+    for (w, x) in v.iter().enumerate() {
+        let bits = if w + 1 == words && a.len() % 64 != 0 {
+            a.len() % 64
+        } else {
+            64
+        };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        zeros += ((!x) & mask).count_ones() as usize;
+    }
+    zeros
+}
+
+/// rouge-score's LCS table and backtracking: the indices into `r` of one
+/// LCS, chosen as `_backtrack_norec` does.
+fn lcs_indices(r: &[u32], c: &[u32]) -> Vec<usize> {
+    let cols = c.len() + 1;
+    let mut t = vec![0u32; (r.len() + 1) * cols];
+    for i in 1..=r.len() {
+        for j in 1..=c.len() {
+            t[i * cols + j] = if r[i - 1] == c[j - 1] {
+                t[(i - 1) * cols + j - 1] + 1
+            } else {
+                t[(i - 1) * cols + j].max(t[i * cols + j - 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (r.len(), c.len());
+    let mut out = Vec::new();
+    while i > 0 && j > 0 {
+        if r[i - 1] == c[j - 1] {
+            out.push(i - 1);
+            i -= 1;
+            j -= 1;
+        } else if t[i * cols + j - 1] > t[(i - 1) * cols + j] {
+            j -= 1;
+        } else {
+            i -= 1;
+        }
+    }
+    out.reverse();
+    out
+}
+
+fn summary_level_lcs(refs: &[Vec<u32>], cands: &[Vec<u32>]) -> Score {
+    if refs.is_empty() || cands.is_empty() {
+        return Score::default();
+    }
+    let m: usize = refs.iter().map(Vec::len).sum();
+    let n: usize = cands.iter().map(Vec::len).sum();
+    if m == 0 || n == 0 {
+        return Score::default();
+    }
+    let mut count_r: HashMap<u32, i64, BuildHasherDefault<FxHasher>> = HashMap::default();
+    let mut count_c: HashMap<u32, i64, BuildHasherDefault<FxHasher>> = HashMap::default();
+    for s in refs {
+        for &t in s {
+            *count_r.entry(t).or_default() += 1;
+        }
+    }
+    for s in cands {
+        for &t in s {
+            *count_c.entry(t).or_default() += 1;
+        }
+    }
+    let mut hits = 0usize;
+    for r in refs {
+        let mut union: Vec<usize> = cands.iter().flat_map(|c| lcs_indices(r, c)).collect();
+        union.sort_unstable();
+        union.dedup();
+        for i in union {
+            let t = r[i];
+            let (Some(cc), Some(cr)) = (count_c.get(&t).copied(), count_r.get(&t).copied()) else {
+                continue;
+            };
+            if cc > 0 && cr > 0 {
+                hits += 1;
+                count_c.insert(t, cc - 1);
+                count_r.insert(t, cr - 1);
+            }
+        }
+    }
+    Score::new(hits as f64 / n as f64, hits as f64 / m as f64)
+}
+
+/// rouge-score's `split_summaries=False` sentence split: newline-separated
+/// lines, empty ones dropped.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n').filter(|s| !s.is_empty())
+}
+
+impl Scorer {
+    /// A scorer for `types`, with or without the Porter stemmer.
+    pub fn new(types: Vec<RougeType>, stemmer: bool) -> Scorer {
+        Scorer { types, stemmer }
+    }
+
+    /// The types, in order.
+    pub fn types(&self) -> &[RougeType] {
+        &self.types
+    }
+
+    /// Scores of one prediction against one reference, one per type.
+    pub fn score(&self, reference: &str, prediction: &str) -> Vec<Score> {
+        STATE.with(|s| self.score_with(&mut s.borrow_mut(), reference, prediction))
+    }
+
+    fn score_with(&self, st: &mut State, reference: &str, prediction: &str) -> Vec<Score> {
+        let needs_tokens = self.types.iter().any(|t| *t != RougeType::Lsum);
+        let (mut r, mut p) = (Vec::new(), Vec::new());
+        if needs_tokens {
+            st.tokens(reference, self.stemmer, &mut r);
+            st.tokens(prediction, self.stemmer, &mut p);
+        }
+        self.types
+            .iter()
+            .map(|t| match *t {
+                RougeType::N(n) => {
+                    let rg = sorted_ngrams(&r, n);
+                    let pg = sorted_ngrams(&p, n);
+                    let hits = sorted_intersection(&rg, &pg) as f64;
+                    Score::new(hits / pg.len().max(1) as f64, hits / rg.len().max(1) as f64)
+                }
+                RougeType::L => {
+                    if r.is_empty() || p.is_empty() {
+                        return Score::default();
+                    }
+                    let l = lcs_length(&r, &p) as f64;
+                    Score::new(l / p.len() as f64, l / r.len() as f64)
+                }
+                RougeType::Lsum => {
+                    let mut split = |text: &str| -> Vec<Vec<u32>> {
+                        sentences(text)
+                            .map(|s| {
+                                let mut v = Vec::new();
+                                st.tokens(s, self.stemmer, &mut v);
+                                v
+                            })
+                            .collect()
+                    };
+                    let rs = split(reference);
+                    let ps = split(prediction);
+                    summary_level_lcs(&rs, &ps)
+                }
+            })
+            .collect()
+    }
+
+    /// Scores against several references: per type, the reference with the
+    /// highest F (the first on a tie). No reference: zeros.
+    pub fn score_multi<S: AsRef<str>>(&self, references: &[S], prediction: &str) -> Vec<Score> {
+        let all: Vec<Vec<Score>> = references
+            .iter()
+            .map(|r| self.score(r.as_ref(), prediction))
+            .collect();
+        (0..self.types.len())
+            .map(|k| {
+                let mut best: Option<Score> = None;
+                for s in &all {
+                    if best.is_none_or(|b| s[k].fmeasure > b.fmeasure) {
+                        best = Some(s[k]);
+                    }
+                }
+                best.unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dp_lcs(a: &[u32], b: &[u32]) -> usize {
+        let mut row = vec![0usize; b.len() + 1];
+        for x in a {
+            let mut diag = 0;
+            for j in 1..=b.len() {
+                let up = row[j];
+                row[j] = if *x == b[j - 1] {
+                    diag + 1
+                } else {
+                    row[j].max(row[j - 1])
+                };
+                diag = up;
+            }
+        }
+        row[b.len()]
+    }
+
+    #[test]
+    fn bit_parallel_lcs_equals_the_table() {
+        let mut rng = crate::stats::SplitMix64::new(7);
+        for round in 0..400 {
+            let la = rng.below(if round % 4 == 0 { 200 } else { 40 });
+            let lb = rng.below(60);
+            let k = 1 + rng.below(6) as u32;
+            let a: Vec<u32> = (0..la).map(|_| rng.below(k as usize) as u32).collect();
+            let b: Vec<u32> = (0..lb).map(|_| rng.below(k as usize) as u32).collect();
+            assert_eq!(lcs_length(&a, &b), dp_lcs(&a, &b), "{a:?} {b:?}");
+            assert_eq!(lcs_indices(&a, &b).len(), dp_lcs(&a, &b));
+        }
+    }
+
+    #[test]
+    fn types_parse() {
+        assert_eq!(RougeType::parse("rouge2"), Some(RougeType::N(2)));
+        assert_eq!(RougeType::parse("rougeLsum"), Some(RougeType::Lsum));
+        assert_eq!(RougeType::parse("rouge0"), None);
+        assert_eq!(RougeType::parse("rouge10"), None);
+    }
+}
