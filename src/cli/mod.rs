@@ -21,6 +21,7 @@ mod evaluate;
 mod grounding;
 mod hotpot;
 mod judge_answers;
+mod lexical;
 mod rag;
 mod rerun;
 mod score;
@@ -140,6 +141,8 @@ pub enum Command {
     Rag(rag::RagArgs),
     /// Agreement between raters (Cohen, Fleiss, Krippendorff, Gwet) with bootstrap intervals.
     Agreement(agreement::AgreementArgs),
+    /// ROUGE, BLEU, chrF and SQuAD EM/F1 equal to rouge-score, sacrebleu and the official scripts.
+    Lexical(lexical::LexicalArgs),
     /// Execute a finished run again from its manifest and compare every output with the original.
     Rerun(rerun::RerunArgs),
 }
@@ -169,6 +172,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Rag(a) => rag::run(a),
         Command::Rerun(a) => rerun::run(a),
         Command::Agreement(a) => agreement::run(a),
+        Command::Lexical(a) => lexical::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -58,6 +58,7 @@ pub mod grounding;
 pub mod hotpot;
 #[cfg(all(feature = "net", feature = "semantic"))]
 pub mod judge_answers;
+pub mod lexical;
 #[cfg(feature = "net")]
 pub mod rag;
 pub mod rerun;

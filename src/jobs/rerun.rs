@@ -151,6 +151,13 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
             c.out = Some(parent);
             jobs::agreement::execute(&c, &files)?.0.unwrap_or_default()
         }
+        "lexical" => {
+            let mut c: jobs::lexical::Config = config_of(&manifest_path, config)?;
+            let files = jobs::agreement::recorded_files(&located);
+            c.out = Some(parent);
+            c.per_item = None;
+            jobs::lexical::execute(&c, &files)?.0.unwrap_or_default()
+        }
         "compare" => {
             let mut c: jobs::compare::Config = config_of(&manifest_path, config)?;
             c.out = parent;

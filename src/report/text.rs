@@ -435,3 +435,33 @@ pub fn agreement_report(a: &crate::agreement::coefficients::Agreement) -> String
     out.push_str(&format!("signature: {}", a.signature));
     out
 }
+
+/// The terminal report of `lexical`: one row per number with its interval
+/// (when resampled) and the signatures.
+pub fn lexical_report(summary: &serde_json::Value) -> String {
+    let n = summary["n"].as_u64().unwrap_or(0);
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    if let Some(o) = summary.as_object() {
+        for (k, v) in o {
+            let Some(x) = v.as_f64() else { continue };
+            if k == "n" {
+                continue;
+            }
+            let ci = &summary["intervals"][k];
+            let interval = match (ci["ci_low"].as_f64(), ci["ci_high"].as_f64()) {
+                (Some(lo), Some(hi)) => format!("[{lo:.4}, {hi:.4}]"),
+                _ => "-".into(),
+            };
+            rows.push(vec![k.clone(), format!("{x:.4}"), interval]);
+        }
+    }
+    let mut out = format!("{n} items\n");
+    out.push_str(&grid_table(&["metric", "value", "95% CI"], &rows));
+    out.push('\n');
+    if let Some(sigs) = summary["signatures"].as_object() {
+        for s in sigs.values().filter_map(|s| s.as_str()) {
+            out.push_str(&format!("signature: {s}\n"));
+        }
+    }
+    out.trim_end().to_string()
+}
