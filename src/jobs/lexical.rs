@@ -236,13 +236,44 @@ pub struct Item {
 }
 
 /// What the job computed.
-#[derive(Debug, Clone)]
 pub struct Output {
     /// The JSON object `--json` prints: the metrics asked for, `n`,
     /// `signatures` (and `intervals` with resamples).
     pub summary: Value,
-    /// One JSON object per item, in input order.
-    pub items: Vec<Value>,
+    plan: Plan,
+    ids: Vec<Option<String>>,
+    scored: Vec<Scored>,
+}
+
+impl std::fmt::Debug for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Output")
+            .field("summary", &self.summary)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Output {
+    /// One JSON object per item, in input order (`index`, `id`, the
+    /// per-item numbers).
+    pub fn items(&self) -> Vec<Value> {
+        self.ids
+            .iter()
+            .zip(&self.scored)
+            .enumerate()
+            .map(|(i, (id, s))| item_json(&self.plan, i, id.as_deref(), s))
+            .collect()
+    }
+
+    /// The per-item JSON Lines.
+    pub fn items_jsonl(&self) -> String {
+        let mut out = String::new();
+        for (i, (id, s)) in self.ids.iter().zip(&self.scored).enumerate() {
+            out.push_str(&item_json(&self.plan, i, id.as_deref(), s).to_string());
+            out.push('\n');
+        }
+        out
+    }
 }
 
 /// Per-item numbers before they become JSON.
@@ -489,10 +520,10 @@ fn signatures(config: &Config, plan: &Plan, items: &[Item]) -> Map<String, Value
     out
 }
 
-fn item_json(plan: &Plan, index: usize, item: &Item, s: &Scored) -> Value {
+fn item_json(plan: &Plan, index: usize, id: Option<&str>, s: &Scored) -> Value {
     let mut o = Map::new();
     o.insert("index".into(), json!(index));
-    if let Some(id) = &item.id {
+    if let Some(id) = id {
         o.insert("id".into(), json!(id));
     }
     for (t, r) in plan.rouge.types().iter().zip(&s.rouge) {
@@ -557,15 +588,11 @@ pub fn score(config: &Config, items: &[Item]) -> Result<Output, JobError> {
         }
         summary.insert("intervals".into(), Value::Object(intervals));
     }
-    let items_json = items
-        .iter()
-        .zip(&scored)
-        .enumerate()
-        .map(|(i, (item, s))| item_json(&plan, i, item, s))
-        .collect();
     Ok(Output {
         summary: Value::Object(summary),
-        items: items_json,
+        plan,
+        ids: items.iter().map(|i| i.id.clone()).collect(),
+        scored,
     })
 }
 
@@ -640,11 +667,49 @@ fn run_folder_input(dir: &Path) -> Result<(PathBuf, &'static str, &'static str),
     Ok((path, prediction, reference))
 }
 
+/// The items of a JSON Lines file read by the fast path, when every line
+/// is simply readable and complete.
+fn fast_items(
+    path: &Path,
+    prediction_field: &str,
+    reference_field: Option<&str>,
+) -> Option<Vec<Item>> {
+    let jsonl = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"));
+    if !jsonl {
+        return None;
+    }
+    let text = crate::corpus::read_text(path).ok()?;
+    let wanted = crate::lexical::fastread::Wanted {
+        prediction: prediction_field,
+        reference: reference_field,
+    };
+    crate::lexical::fastread::jsonl(&text, wanted)?
+        .into_iter()
+        .map(|f| {
+            let references = f.references.or(f.reference)?;
+            if references.is_empty() {
+                return None;
+            }
+            Some(Item {
+                id: f.id,
+                prediction: f.prediction?,
+                references,
+            })
+        })
+        .collect()
+}
+
 fn read_items_file(
     path: &Path,
     prediction_field: &str,
     reference_field: Option<&str>,
 ) -> Result<Vec<Item>, JobError> {
+    if let Some(items) = fast_items(path, prediction_field, reference_field) {
+        return Ok(items);
+    }
     let rows = crate::corpus::tabular::load_rows(path)?;
     rows.into_iter()
         .map(|mut row| {
@@ -755,16 +820,6 @@ pub fn read(config: &Config, files: &[PathBuf]) -> Result<Source, JobError> {
     }
 }
 
-/// The per-item JSON Lines.
-pub fn items_jsonl(items: &[Value]) -> String {
-    let mut out = String::new();
-    for i in items {
-        out.push_str(&serde_json::to_string(i).unwrap_or_default());
-        out.push('\n');
-    }
-    out
-}
-
 /// Runs the job on files; writes `--per-item` and, with `config.out`, a run
 /// folder (manifest.json, summary.json, items.jsonl).
 pub fn execute(config: &Config, files: &[PathBuf]) -> Result<(Option<PathBuf>, Output), JobError> {
@@ -772,7 +827,7 @@ pub fn execute(config: &Config, files: &[PathBuf]) -> Result<(Option<PathBuf>, O
     let source = read(config, files)?;
     let output = score(config, &source.items)?;
     if let Some(path) = &config.per_item {
-        crate::report::write_atomic(path, items_jsonl(&output.items).as_bytes())?;
+        crate::report::write_atomic(path, output.items_jsonl().as_bytes())?;
     }
     let Some(out) = &config.out else {
         return Ok((None, output));
@@ -803,6 +858,6 @@ pub fn execute(config: &Config, files: &[PathBuf]) -> Result<(Option<PathBuf>, O
         .with_config(super::to_value(&recorded));
     let mut run = RunWriter::create(out, started, manifest)?;
     run.write_json("summary.json", &output.summary)?;
-    run.write("items.jsonl", items_jsonl(&output.items).as_bytes())?;
+    run.write("items.jsonl", output.items_jsonl().as_bytes())?;
     Ok((Some(run.finish()?), output))
 }

@@ -13,7 +13,7 @@
 //! assert!((s - 37.99178428257963).abs() < 1e-9);
 //! ```
 
-use super::{pytext, sorted_ngrams, Interner};
+use super::{packed_keys, pytext, sorted_intersection, Interner, PackedKey};
 use regex::Regex;
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -91,70 +91,119 @@ fn is_13a_punct(b: u8) -> bool {
 ///            "Hello , world ! It costs $ 3.50 , ok ? 1 - 2 a-b");
 /// ```
 pub fn tokenize_13a(line: &str) -> String {
-    let mut s = line
-        .replace("<skipped>", "")
-        .replace("-\n", "")
-        .replace('\n', " ");
+    let (mut out, mut tmp) = (Vec::new(), Vec::new());
+    tokenize_13a_bytes(line, &mut out, &mut tmp);
+    // Only ASCII bytes were inserted next to whole characters' bytes.
+    let text = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    pytext::split(&text).collect::<Vec<_>>().join(" ")
+}
+
+/// One rule pass over `src` into `dst`: at each position where `hit(a, b)`
+/// holds for the byte and the next one, both are written as `emit` says and
+/// the scan resumes after them (regex `sub` semantics: non-overlapping,
+/// left to right).
+fn pass(
+    src: &[u8],
+    dst: &mut Vec<u8>,
+    hit: impl Fn(u8, u8) -> bool,
+    emit: impl Fn(u8, u8, &mut Vec<u8>),
+) {
+    dst.clear();
+    let mut i = 0;
+    while i < src.len() {
+        if i + 1 < src.len() && hit(src[i], src[i + 1]) {
+            emit(src[i], src[i + 1], dst);
+            i += 2;
+        } else {
+            dst.push(src[i]);
+            i += 1;
+        }
+    }
+}
+
+/// The 13a rules into `out` (UTF-8 bytes; tokens separated by spaces,
+/// not yet collapsed); `tmp` is scratch.
+fn tokenize_13a_bytes(line: &str, out: &mut Vec<u8>, tmp: &mut Vec<u8>) {
+    let mut owned;
+    let mut s: &str = line;
+    if s.contains("<skipped>") {
+        owned = s.replace("<skipped>", "");
+        s = &owned;
+    }
+    if s.contains('\n') {
+        owned = s.replace("-\n", "").replace('\n', " ");
+        s = &owned;
+    }
     if s.contains('&') {
-        s = s
+        owned = s
             .replace("&quot;", "\"")
             .replace("&amp;", "&")
             .replace("&lt;", "<")
             .replace("&gt;", ">");
+        s = &owned;
     }
     // Rule 1: punctuation padded with spaces.
-    let mut a: Vec<u8> = Vec::with_capacity(s.len() * 2 + 2);
-    a.push(b' ');
+    out.clear();
+    out.push(b' ');
     for &b in s.as_bytes() {
         if is_13a_punct(b) {
-            a.extend_from_slice(&[b' ', b, b' ']);
+            out.extend_from_slice(&[b' ', b, b' ']);
         } else {
-            a.push(b);
+            out.push(b);
         }
     }
-    a.push(b' ');
-    a.push(b' ');
-    a.push(b' ');
-    // Rule 2: ([^0-9])([.,]) -> "\1 \2 ".
-    let mut b2: Vec<u8> = Vec::with_capacity(a.len() + 16);
-    let mut i = 0;
-    while i < a.len() {
-        if i + 1 < a.len() && !a[i].is_ascii_digit() && matches!(a[i + 1], b'.' | b',') {
-            b2.extend_from_slice(&[a[i], b' ', a[i + 1], b' ']);
-            i += 2;
-        } else {
-            b2.push(a[i]);
-            i += 1;
-        }
+    out.extend_from_slice(b"   ");
+    let has = |v: &[u8], a: u8, b: u8| memchr::memchr2(a, b, v).is_some();
+    if has(out, b'.', b',') {
+        // Rule 2: ([^0-9])([.,]) -> "\1 \2 ".
+        pass(
+            out,
+            tmp,
+            |a, b| !a.is_ascii_digit() && matches!(b, b'.' | b','),
+            |a, b, d| d.extend_from_slice(&[a, b' ', b, b' ']),
+        );
+        // Rule 3: ([.,])([^0-9]) -> " \1 \2".
+        pass(
+            tmp,
+            out,
+            |a, b| matches!(a, b'.' | b',') && !b.is_ascii_digit(),
+            |a, b, d| d.extend_from_slice(&[b' ', a, b' ', b]),
+        );
     }
-    // Rule 3: ([.,])([^0-9]) -> " \1 \2".
-    let mut b3: Vec<u8> = Vec::with_capacity(b2.len() + 16);
-    let mut i = 0;
-    while i < b2.len() {
-        if i + 1 < b2.len() && matches!(b2[i], b'.' | b',') && !b2[i + 1].is_ascii_digit() {
-            b3.extend_from_slice(&[b' ', b2[i], b' ', b2[i + 1]]);
-            i += 2;
-        } else {
-            b3.push(b2[i]);
-            i += 1;
-        }
+    if memchr::memchr(b'-', out).is_some() {
+        // Rule 4: ([0-9])(-) -> "\1 \2 ".
+        pass(
+            out,
+            tmp,
+            |a, b| a.is_ascii_digit() && b == b'-',
+            |a, b, d| d.extend_from_slice(&[a, b' ', b, b' ']),
+        );
+        std::mem::swap(out, tmp);
     }
-    // Rule 4: ([0-9])(-) -> "\1 \2 ".
-    let mut b4: Vec<u8> = Vec::with_capacity(b3.len() + 16);
-    let mut i = 0;
-    while i < b3.len() {
-        if i + 1 < b3.len() && b3[i].is_ascii_digit() && b3[i + 1] == b'-' {
-            b4.extend_from_slice(&[b3[i], b' ', b'-', b' ']);
-            i += 2;
-        } else {
-            b4.push(b3[i]);
-            i += 1;
+}
+
+/// Python's whitespace among ASCII bytes.
+fn is_ascii_py_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f)
+}
+
+/// Interns the whitespace-separated tokens of `bytes` (UTF-8) into `ids`.
+fn intern_tokens(interner: &mut Interner, bytes: &[u8], ids: &mut Vec<u32>) {
+    ids.clear();
+    if bytes.is_ascii() {
+        for t in bytes
+            .split(|b| is_ascii_py_space(*b))
+            .filter(|t| !t.is_empty())
+        {
+            if let Ok(t) = std::str::from_utf8(t) {
+                ids.push(interner.id(t));
+            }
         }
+    } else {
+        let text = String::from_utf8_lossy(bytes);
+        ids.extend(pytext::split(&text).map(|t| interner.id(t)));
     }
-    // Only ASCII bytes were inserted next to whole characters' bytes.
-    let text = String::from_utf8(b4)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    pytext::split(&text).collect::<Vec<_>>().join(" ")
 }
 
 /// sacrebleu's `TokenizerV14International`.
@@ -266,24 +315,80 @@ impl Default for Bleu {
     }
 }
 
-thread_local! {
-    static INTERNER: RefCell<Interner> = RefCell::new(Interner::default());
+/// Per-thread state: the interner and reused buffers.
+#[derive(Default)]
+struct State {
+    interner: Interner,
+    bytes: (Vec<u8>, Vec<u8>),
 }
 
-fn ids(interner: &mut Interner, tokenized: &str) -> Vec<u32> {
-    pytext::split(tokenized).map(|t| interner.id(t)).collect()
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+impl State {
+    /// The token ids of a segment as BLEU sees it.
+    fn ids(&mut self, bleu: &Bleu, segment: &str, ids: &mut Vec<u32>) {
+        let segment = pytext::rstrip(segment);
+        if bleu.tokenize == Tokenize::Tok13a {
+            let (out, tmp) = &mut self.bytes;
+            tokenize_13a_bytes(segment, out, tmp);
+            intern_tokens(&mut self.interner, out, ids);
+        } else {
+            let text = bleu.tokenize.apply(segment);
+            intern_tokens(&mut self.interner, text.as_bytes(), ids);
+        }
+    }
 }
 
 /// Count of each distinct sorted n-gram (runs of equal elements).
-fn runs<'a>(sorted: &[&'a [u32]]) -> Vec<(&'a [u32], u64)> {
-    let mut out: Vec<(&[u32], u64)> = Vec::new();
-    for g in sorted {
+fn runs<K: PackedKey>(sorted: &[K], out: &mut Vec<(K, u64)>) {
+    out.clear();
+    for &g in sorted {
         match out.last_mut() {
-            Some((last, k)) if last == g => *k += 1,
+            Some((last, k)) if *last == g => *k += 1,
             _ => out.push((g, 1)),
         }
     }
-    out
+}
+
+/// Totals and clipped matches per order (counts clipped by the maximum
+/// over the references).
+fn clip_counts<K: PackedKey>(hyp: &[u32], refs: &[Vec<u32>], shift: u32, s: &mut Stats) {
+    let mut grams: Vec<K> = Vec::new();
+    let mut other: Vec<K> = Vec::new();
+    let mut hyp_runs = Vec::new();
+    let mut ref_runs: Vec<Vec<(K, u64)>> = vec![Vec::new(); refs.len()];
+    for n in 1..=MAX_ORDER {
+        packed_keys(hyp, n, shift, &mut grams);
+        s.total[n - 1] = grams.len() as u64;
+        if grams.is_empty() {
+            continue;
+        }
+        if let [only] = refs {
+            // One reference: the multiset intersection.
+            packed_keys(only, n, shift, &mut other);
+            s.correct[n - 1] = sorted_intersection(&grams, &other) as u64;
+            continue;
+        }
+        runs(&grams, &mut hyp_runs);
+        for (r, rr) in refs.iter().zip(ref_runs.iter_mut()) {
+            packed_keys(r, n, shift, &mut other);
+            runs(&other, rr);
+        }
+        for &(g, count) in &hyp_runs {
+            let max_ref = ref_runs
+                .iter()
+                .filter_map(|rr| {
+                    rr.binary_search_by(|(x, _)| x.cmp(&g))
+                        .ok()
+                        .map(|i| rr[i].1)
+                })
+                .max()
+                .unwrap_or(0);
+            s.correct[n - 1] += count.min(max_ref);
+        }
+    }
 }
 
 impl Bleu {
@@ -295,12 +400,17 @@ impl Bleu {
     /// The statistics of one hypothesis against its references (at least
     /// one; an empty list gives a reference length of 0 and no matches).
     pub fn stats<S: AsRef<str>>(&self, hypothesis: &str, references: &[S]) -> Stats {
-        INTERNER.with(|cell| {
-            let mut interner = cell.borrow_mut();
-            let hyp = ids(&mut interner, &self.preprocess(hypothesis));
+        STATE.with(|cell| {
+            let mut st = cell.borrow_mut();
+            let mut hyp = Vec::new();
+            st.ids(self, hypothesis, &mut hyp);
             let refs: Vec<Vec<u32>> = references
                 .iter()
-                .map(|r| ids(&mut interner, &self.preprocess(r.as_ref())))
+                .map(|r| {
+                    let mut v = Vec::new();
+                    st.ids(self, r.as_ref(), &mut v);
+                    v
+                })
                 .collect();
             let hyp_len = hyp.len() as u64;
             // Closest reference length, the shorter on a tie.
@@ -319,26 +429,11 @@ impl Bleu {
                 ref_len: closest.map_or(0, |(_, l)| l),
                 ..Stats::default()
             };
-            for n in 1..=MAX_ORDER {
-                let h = sorted_ngrams(&hyp, n);
-                s.total[n - 1] = h.len() as u64;
-                if h.is_empty() {
-                    continue;
-                }
-                let ref_runs: Vec<Vec<(&[u32], u64)>> =
-                    refs.iter().map(|r| runs(&sorted_ngrams(r, n))).collect();
-                for (g, count) in runs(&h) {
-                    let max_ref = ref_runs
-                        .iter()
-                        .filter_map(|rr| {
-                            rr.binary_search_by(|(x, _)| (*x).cmp(g))
-                                .ok()
-                                .map(|i| rr[i].1)
-                        })
-                        .max()
-                        .unwrap_or(0);
-                    s.correct[n - 1] += count.min(max_ref);
-                }
+            // Ids below 2^16: four to a u64 (cheaper to sort), else u128.
+            if st.interner.len() <= 1 << 16 {
+                clip_counts::<u64>(&hyp, &refs, 16, &mut s);
+            } else {
+                clip_counts::<u128>(&hyp, &refs, 32, &mut s);
             }
             s
         })
@@ -454,6 +549,41 @@ mod tests {
             tokenize_13a("<skipped>line-\nbreak\nnext"),
             "linebreak next"
         );
+    }
+
+    #[test]
+    fn both_key_widths_count_alike() {
+        let mut rng = crate::stats::SplitMix64::new(3);
+        for _ in 0..300 {
+            let mut seq =
+                |len: usize| -> Vec<u32> { (0..len).map(|_| rng.below(5) as u32).collect() };
+            let hyp = seq(12);
+            let refs: Vec<Vec<u32>> = (0..1 + (hyp[0] as usize % 3))
+                .map(|k| seq(8 + k * 3))
+                .collect();
+            let (mut a, mut b) = (Stats::default(), Stats::default());
+            clip_counts::<u64>(&hyp, &refs, 16, &mut a);
+            clip_counts::<u128>(&hyp, &refs, 32, &mut b);
+            assert_eq!(a, b);
+            // Against a direct count of clipped matches.
+            for n in 1..=MAX_ORDER {
+                let mut want = 0u64;
+                let grams: Vec<&[u32]> = hyp.windows(n).collect();
+                let mut distinct = grams.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                for g in distinct {
+                    let h = grams.iter().filter(|x| **x == g).count() as u64;
+                    let r = refs
+                        .iter()
+                        .map(|r| r.windows(n).filter(|x| *x == g).count() as u64)
+                        .max()
+                        .unwrap_or(0);
+                    want += h.min(r);
+                }
+                assert_eq!(a.correct[n - 1], want, "order {n}");
+            }
+        }
     }
 
     #[test]

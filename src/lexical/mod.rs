@@ -8,6 +8,7 @@
 
 pub mod bleu;
 pub mod chrf;
+pub mod fastread;
 pub mod porter;
 pub mod pytext;
 pub mod rouge;
@@ -104,6 +105,50 @@ pub fn sorted_intersection<T: Ord>(a: &[T], b: &[T]) -> usize {
         }
     }
     n
+}
+
+/// An n-gram packed into one integer, `shift` bits per token id.
+pub trait PackedKey: Copy + Ord {
+    /// Packs `w`, whose ids are below `2^shift`.
+    fn pack(w: &[u32], shift: u32) -> Self;
+}
+
+impl PackedKey for u64 {
+    fn pack(w: &[u32], shift: u32) -> u64 {
+        w.iter().fold(0u64, |k, &t| (k << shift) | u64::from(t))
+    }
+}
+
+impl PackedKey for u128 {
+    fn pack(w: &[u32], shift: u32) -> u128 {
+        w.iter().fold(0u128, |k, &t| (k << shift) | u128::from(t))
+    }
+}
+
+/// The sorted packed n-grams of `tokens` into `out` (`n * shift` must fit
+/// the key and every id be below `2^shift`: then packing is exact).
+pub fn packed_keys<K: PackedKey>(tokens: &[u32], n: usize, shift: u32, out: &mut Vec<K>) {
+    out.clear();
+    if n == 0 || tokens.len() < n {
+        return;
+    }
+    out.extend(tokens.windows(n).map(|w| K::pack(w, shift)));
+    out.sort_unstable();
+}
+
+/// The sorted n-grams of `tokens` packed 32 bits per token into `out`
+/// (n from 1 to 4; exact, as ids are 32-bit).
+pub fn packed_ngrams(tokens: &[u32], n: usize, out: &mut Vec<u128>) {
+    out.clear();
+    if n == 0 || n > 4 || tokens.len() < n {
+        return;
+    }
+    out.extend(
+        tokens
+            .windows(n)
+            .map(|w| w.iter().fold(0u128, |k, &t| (k << 32) | u128::from(t))),
+    );
+    out.sort_unstable();
 }
 
 /// The sorted n-grams of `tokens` (as slices).

@@ -24,7 +24,10 @@
 //! assert!((s[1].fmeasure - 0.5882352941176471).abs() < 1e-15);
 //! ```
 
-use super::{porter, pytext, sorted_intersection, sorted_ngrams, FxHasher, Interner};
+use super::{
+    packed_keys, packed_ngrams, porter, pytext, sorted_intersection, sorted_ngrams, FxHasher,
+    Interner,
+};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -98,6 +101,13 @@ type Cache = HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>;
 struct State {
     interner: Interner,
     stemmed: Cache,
+    /// Reused n-gram buffers.
+    grams: (Vec<u128>, Vec<u128>),
+    grams64: (Vec<u64>, Vec<u64>),
+    /// Per-token counts (zero between uses).
+    counts: Vec<u32>,
+    /// The current word, lowercased.
+    word: String,
 }
 
 thread_local! {
@@ -137,11 +147,33 @@ pub fn tokenize(text: &str, stemmer: bool) -> Vec<String> {
 impl State {
     fn tokens(&mut self, text: &str, stemmer: bool, out: &mut Vec<u32>) {
         out.clear();
-        let lowered = pytext::lower(text);
-        for t in lowered
-            .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
-            .filter(|t| !t.is_empty())
-        {
+        // Python's lower() can turn non-ASCII letters into ASCII ones
+        // (KELVIN SIGN -> k); ASCII text is lowered byte by byte below.
+        let lowered;
+        let bytes = if text.is_ascii() {
+            text.as_bytes()
+        } else {
+            lowered = pytext::lower(text).into_owned();
+            lowered.as_bytes()
+        };
+        let mut word = std::mem::take(&mut self.word);
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            word.clear();
+            word.extend(
+                bytes[start..i]
+                    .iter()
+                    .map(|b| char::from(b.to_ascii_lowercase())),
+            );
+            let t = word.as_str();
             let id = if stemmer && t.len() > 3 {
                 match self.stemmed.get(t) {
                     Some(&id) => id,
@@ -156,6 +188,30 @@ impl State {
             };
             out.push(id);
         }
+        self.word = word;
+    }
+
+    /// Clipped unigram matches by counting (no sort).
+    fn unigram_hits(&mut self, r: &[u32], p: &[u32]) -> usize {
+        let counts = &mut self.counts;
+        if counts.len() < self.interner.len() {
+            counts.resize(self.interner.len(), 0);
+        }
+        for &t in r {
+            counts[t as usize] += 1;
+        }
+        let mut hits = 0;
+        for &t in p {
+            let c = &mut counts[t as usize];
+            if *c > 0 {
+                *c -= 1;
+                hits += 1;
+            }
+        }
+        for &t in r {
+            counts[t as usize] = 0;
+        }
+        hits
     }
 }
 
@@ -163,6 +219,25 @@ impl State {
 pub fn lcs_length(a: &[u32], b: &[u32]) -> usize {
     if a.is_empty() || b.is_empty() {
         return 0;
+    }
+    if a.len() <= 64 {
+        // One machine word: the match mask of each token of `b` by a scan
+        // of `a` (short texts: cheaper than building a table).
+        let mut v = u64::MAX;
+        for &y in b {
+            let mut m = 0u64;
+            for (i, &x) in a.iter().enumerate() {
+                m |= u64::from(x == y) << i;
+            }
+            let u = v & m;
+            v = v.wrapping_add(u) | (v - u);
+        }
+        let mask = if a.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << a.len()) - 1
+        };
+        return ((!v) & mask).count_ones() as usize;
     }
     let words = a.len().div_ceil(64);
     // Match masks per distinct token of `a`.
@@ -311,6 +386,24 @@ impl Scorer {
         self.types
             .iter()
             .map(|t| match *t {
+                RougeType::N(1) => {
+                    let hits = st.unigram_hits(&r, &p) as f64;
+                    Score::new(hits / p.len().max(1) as f64, hits / r.len().max(1) as f64)
+                }
+                RougeType::N(2) => {
+                    let (rg, pg) = &mut st.grams64;
+                    packed_keys(&r, 2, 32, rg);
+                    packed_keys(&p, 2, 32, pg);
+                    let hits = sorted_intersection(rg, pg) as f64;
+                    Score::new(hits / pg.len().max(1) as f64, hits / rg.len().max(1) as f64)
+                }
+                RougeType::N(n) if n <= 4 => {
+                    let (rg, pg) = &mut st.grams;
+                    packed_ngrams(&r, n, rg);
+                    packed_ngrams(&p, n, pg);
+                    let hits = sorted_intersection(rg, pg) as f64;
+                    Score::new(hits / pg.len().max(1) as f64, hits / rg.len().max(1) as f64)
+                }
                 RougeType::N(n) => {
                     let rg = sorted_ngrams(&r, n);
                     let pg = sorted_ngrams(&p, n);

@@ -84,41 +84,17 @@ pub fn bleu_reference(reference: &str, response: &str, ref_len: usize, resp_len:
     bp * (logs.iter().sum::<f64>() / logs.len() as f64).exp()
 }
 
-/// sacrebleu's 13a tokenizer (the mteval-v13a rules): `<skipped>` and
-/// hyphenated line breaks removed, the four XML entities unescaped,
-/// punctuation split off, periods and commas split unless inside a number,
-/// a dash after a digit split.
+/// sacrebleu's 13a tokenizer (the mteval-v13a rules), as tokens: see
+/// [`crate::lexical::bleu::tokenize_13a`].
 pub fn tokenize_13a(line: &str) -> Vec<String> {
-    static RULES: OnceLock<[(Regex, &'static str); 4]> = OnceLock::new();
-    let rules = RULES.get_or_init(|| {
-        let re = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("13a rule {p}: {e}"));
-        [
-            (re(r"([\{-~\[-` -&\(-\+:-@/])"), " $1 "),
-            (re(r"([^0-9])([\.,])"), "$1 $2 "),
-            (re(r"([\.,])([^0-9])"), " $1 $2"),
-            (re(r"([0-9])(-)"), "$1 $2 "),
-        ]
-    });
-    let mut s = line
-        .replace("<skipped>", "")
-        .replace("-\n", "")
-        .replace('\n', " ");
-    if s.contains('&') {
-        s = s
-            .replace("&quot;", "\"")
-            .replace("&amp;", "&")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">");
-    }
-    let mut s = format!(" {s} ");
-    for (re, rep) in rules {
-        s = re.replace_all(&s, *rep).into_owned();
-    }
-    s.split_whitespace().map(str::to_string).collect()
+    crate::lexical::pytext::split(&crate::lexical::bleu::tokenize_13a(line))
+        .map(str::to_string)
+        .collect()
 }
 
 /// sacrebleu's `sentence_bleu` with its defaults (13a tokenization, exp
-/// smoothing, effective order), on a 0-1 scale instead of 0-100.
+/// smoothing, effective order), on a 0-1 scale instead of 0-100: the
+/// `lexical` command's sentence BLEU divided by 100.
 ///
 /// ```
 /// use corpus_eval::texteval::lexical::sentence_bleu;
@@ -126,41 +102,8 @@ pub fn tokenize_13a(line: &str) -> Vec<String> {
 /// assert!((b - 0.3799178428).abs() < 1e-9);
 /// ```
 pub fn sentence_bleu(reference: &str, response: &str) -> f64 {
-    let r = tokenize_13a(reference);
-    let c = tokenize_13a(response);
-    if c.is_empty() {
-        return 0.0;
-    }
-    let bp = if c.len() < r.len() {
-        (1.0 - r.len() as f64 / c.len() as f64).exp()
-    } else {
-        1.0
-    };
-    let stats: Vec<(usize, usize)> = (1..=4).map(|n| clipped(&r, &c, n)).collect();
-    // sacrebleu stops early when nothing matches at any order.
-    if stats.iter().all(|&(m, _)| m == 0) {
-        return 0.0;
-    }
-    let mut smooth = 1.0;
-    let mut log_sum = 0.0;
-    let mut order = 0;
-    for (n, &(m, total)) in (1..=4).zip(&stats) {
-        if total == 0 {
-            break;
-        }
-        order = n;
-        let p = if m == 0 {
-            smooth *= 2.0;
-            1.0 / (smooth * total as f64)
-        } else {
-            m as f64 / total as f64
-        };
-        log_sum += p.ln();
-    }
-    if order == 0 {
-        return 0.0;
-    }
-    bp * (log_sum / order as f64).exp()
+    let bleu = crate::lexical::bleu::Bleu::default();
+    bleu.score(&bleu.stats(response, &[reference]), true) / 100.0
 }
 
 /// The numbers of a text: the set of matches of `\b\d+(?:\.\d+)?\b`, as
