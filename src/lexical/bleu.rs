@@ -79,9 +79,20 @@ impl Tokenize {
 
 /// The 13a punctuation split off on both sides (ASCII punctuation except
 /// `'`, `,`, `-`, `.`; and the space).
-fn is_13a_punct(b: u8) -> bool {
+const fn is_13a_punct(b: u8) -> bool {
     matches!(b, b'{'..=b'~' | b'['..=b'`' | b' '..=b'&' | b'('..=b'+' | b':'..=b'@' | b'/')
 }
+
+/// [`is_13a_punct`] as a table.
+const PUNCT_13A: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = is_13a_punct(b as u8);
+        b += 1;
+    }
+    t
+};
 
 /// sacrebleu's `Tokenizer13a`.
 ///
@@ -99,27 +110,74 @@ pub fn tokenize_13a(line: &str) -> String {
     pytext::split(&text).collect::<Vec<_>>().join(" ")
 }
 
-/// One rule pass over `src` into `dst`: at each position where `hit(a, b)`
-/// holds for the byte and the next one, both are written as `emit` says and
-/// the scan resumes after them (regex `sub` semantics: non-overlapping,
-/// left to right).
-fn pass(
-    src: &[u8],
-    dst: &mut Vec<u8>,
-    hit: impl Fn(u8, u8) -> bool,
-    emit: impl Fn(u8, u8, &mut Vec<u8>),
-) {
+/// Rule 2, `([^0-9])([.,])` -> `"\\1 \\2 "`, with regex `sub` semantics
+/// (non-overlapping, left to right), copying the stretches between
+/// candidates whole.
+fn rule_2(src: &[u8], dst: &mut Vec<u8>) {
+    dst.clear();
+    let mut i = 0;
+    while i + 1 < src.len() {
+        let Some(off) = memchr::memchr2(b'.', b',', &src[i + 1..]) else {
+            break;
+        };
+        let j = i + 1 + off;
+        let k = j - 1;
+        if src[k].is_ascii_digit() {
+            dst.extend_from_slice(&src[i..j]);
+            i = j;
+        } else {
+            dst.extend_from_slice(&src[i..k]);
+            dst.extend_from_slice(&[src[k], b' ', src[j], b' ']);
+            i = j + 1;
+        }
+    }
+    dst.extend_from_slice(&src[i.min(src.len())..]);
+}
+
+/// Rule 3, `([.,])([^0-9])` -> `" \\1 \\2"`.
+fn rule_3(src: &[u8], dst: &mut Vec<u8>) {
     dst.clear();
     let mut i = 0;
     while i < src.len() {
-        if i + 1 < src.len() && hit(src[i], src[i + 1]) {
-            emit(src[i], src[i + 1], dst);
-            i += 2;
+        let Some(off) = memchr::memchr2(b'.', b',', &src[i..]) else {
+            break;
+        };
+        let j = i + off;
+        if j + 1 >= src.len() {
+            break;
+        }
+        if src[j + 1].is_ascii_digit() {
+            dst.extend_from_slice(&src[i..=j]);
+            i = j + 1;
         } else {
-            dst.push(src[i]);
-            i += 1;
+            dst.extend_from_slice(&src[i..j]);
+            dst.extend_from_slice(&[b' ', src[j], b' ', src[j + 1]]);
+            i = j + 2;
         }
     }
+    dst.extend_from_slice(&src[i.min(src.len())..]);
+}
+
+/// Rule 4, `([0-9])(-)` -> `"\\1 \\2 "`.
+fn rule_4(src: &[u8], dst: &mut Vec<u8>) {
+    dst.clear();
+    let mut i = 0;
+    while i + 1 < src.len() {
+        let Some(off) = memchr::memchr(b'-', &src[i + 1..]) else {
+            break;
+        };
+        let j = i + 1 + off;
+        let k = j - 1;
+        if src[k].is_ascii_digit() {
+            dst.extend_from_slice(&src[i..k]);
+            dst.extend_from_slice(&[src[k], b' ', b'-', b' ']);
+            i = j + 1;
+        } else {
+            dst.extend_from_slice(&src[i..j]);
+            i = j;
+        }
+    }
+    dst.extend_from_slice(&src[i.min(src.len())..]);
 }
 
 /// The 13a rules into `out` (UTF-8 bytes; tokens separated by spaces,
@@ -145,40 +203,25 @@ fn tokenize_13a_bytes(line: &str, out: &mut Vec<u8>, tmp: &mut Vec<u8>) {
     }
     // Rule 1: punctuation padded with spaces.
     out.clear();
+    out.reserve(s.len() * 2 + 4);
     out.push(b' ');
-    for &b in s.as_bytes() {
-        if is_13a_punct(b) {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if PUNCT_13A[b as usize] {
+            out.extend_from_slice(&bytes[start..i]);
             out.extend_from_slice(&[b' ', b, b' ']);
-        } else {
-            out.push(b);
+            start = i + 1;
         }
     }
+    out.extend_from_slice(&bytes[start..]);
     out.extend_from_slice(b"   ");
-    let has = |v: &[u8], a: u8, b: u8| memchr::memchr2(a, b, v).is_some();
-    if has(out, b'.', b',') {
-        // Rule 2: ([^0-9])([.,]) -> "\1 \2 ".
-        pass(
-            out,
-            tmp,
-            |a, b| !a.is_ascii_digit() && matches!(b, b'.' | b','),
-            |a, b, d| d.extend_from_slice(&[a, b' ', b, b' ']),
-        );
-        // Rule 3: ([.,])([^0-9]) -> " \1 \2".
-        pass(
-            tmp,
-            out,
-            |a, b| matches!(a, b'.' | b',') && !b.is_ascii_digit(),
-            |a, b, d| d.extend_from_slice(&[b' ', a, b' ', b]),
-        );
+    if memchr::memchr2(b'.', b',', out).is_some() {
+        rule_2(out, tmp);
+        rule_3(tmp, out);
     }
     if memchr::memchr(b'-', out).is_some() {
-        // Rule 4: ([0-9])(-) -> "\1 \2 ".
-        pass(
-            out,
-            tmp,
-            |a, b| a.is_ascii_digit() && b == b'-',
-            |a, b, d| d.extend_from_slice(&[a, b' ', b, b' ']),
-        );
+        rule_4(out, tmp);
         std::mem::swap(out, tmp);
     }
 }
@@ -196,9 +239,7 @@ fn intern_tokens(interner: &mut Interner, bytes: &[u8], ids: &mut Vec<u32>) {
             .split(|b| is_ascii_py_space(*b))
             .filter(|t| !t.is_empty())
         {
-            if let Ok(t) = std::str::from_utf8(t) {
-                ids.push(interner.id(t));
-            }
+            ids.push(interner.id_of_bytes(t));
         }
     } else {
         let text = String::from_utf8_lossy(bytes);
@@ -539,6 +580,60 @@ pub struct Detail {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rules as plain pair-by-pair scans (the regex semantics).
+    fn scan(
+        src: &[u8],
+        hit: impl Fn(u8, u8) -> bool,
+        emit: impl Fn(u8, u8, &mut Vec<u8>),
+    ) -> Vec<u8> {
+        let mut dst = Vec::new();
+        let mut i = 0;
+        while i < src.len() {
+            if i + 1 < src.len() && hit(src[i], src[i + 1]) {
+                emit(src[i], src[i + 1], &mut dst);
+                i += 2;
+            } else {
+                dst.push(src[i]);
+                i += 1;
+            }
+        }
+        dst
+    }
+
+    #[test]
+    fn chunked_rules_equal_pair_scans() {
+        let alphabet = b"a1.,-9 x";
+        let mut rng = crate::stats::SplitMix64::new(11);
+        for _ in 0..3000 {
+            let len = rng.below(14);
+            let src: Vec<u8> = (0..len)
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            let mut got = Vec::new();
+            rule_2(&src, &mut got);
+            let want = scan(
+                &src,
+                |a, b| !a.is_ascii_digit() && matches!(b, b'.' | b','),
+                |a, b, d| d.extend_from_slice(&[a, b' ', b, b' ']),
+            );
+            assert_eq!(got, want, "rule 2 on {:?}", String::from_utf8_lossy(&src));
+            rule_3(&src, &mut got);
+            let want = scan(
+                &src,
+                |a, b| matches!(a, b'.' | b',') && !b.is_ascii_digit(),
+                |a, b, d| d.extend_from_slice(&[b' ', a, b' ', b]),
+            );
+            assert_eq!(got, want, "rule 3 on {:?}", String::from_utf8_lossy(&src));
+            rule_4(&src, &mut got);
+            let want = scan(
+                &src,
+                |a, b| a.is_ascii_digit() && b == b'-',
+                |a, b, d| d.extend_from_slice(&[a, b' ', b, b' ']),
+            );
+            assert_eq!(got, want, "rule 4 on {:?}", String::from_utf8_lossy(&src));
+        }
+    }
 
     #[test]
     fn rules_of_13a() {

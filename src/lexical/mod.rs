@@ -14,8 +14,7 @@ pub mod pytext;
 pub mod rouge;
 pub mod squad;
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// A small, fast, non-cryptographic hasher for token strings (the
 /// multiply-rotate scheme of rustc's FxHash).
@@ -61,31 +60,99 @@ impl Hasher for FxHasher {
 
 /// Maps token strings to small integer ids, so that n-grams compare as
 /// integer slices. One interner serves many items (ids only need to be
-/// consistent within an item); a worker thread keeps one.
+/// consistent within an item); a worker thread keeps one. An open-addressing
+/// table over an arena of the tokens' bytes.
 #[derive(Debug, Default)]
 pub struct Interner {
-    ids: HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>,
+    /// Every token's bytes, back to back.
+    arena: Vec<u8>,
+    /// Per id: (hash, start in the arena, length).
+    entries: Vec<(u64, u32, u32)>,
+    /// Slots: id + 1, or 0 when empty; a power of two, at most half full.
+    slots: Vec<u32>,
+}
+
+/// A fast hash of a short byte string (64-bit multiply-mix over 8-byte
+/// words, the length folded in).
+fn token_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+    }
+    h ^ (h >> 32)
 }
 
 impl Interner {
     /// The id of `token`, assigning the next one to a new token.
     pub fn id(&mut self, token: &str) -> u32 {
-        if let Some(&id) = self.ids.get(token) {
-            return id;
+        self.id_of_bytes(token.as_bytes())
+    }
+
+    /// [`Interner::id`] for the bytes of a token.
+    pub fn id_of_bytes(&mut self, token: &[u8]) -> u32 {
+        if self.slots.is_empty() {
+            self.slots = vec![0; 1024];
         }
-        let id = self.ids.len() as u32;
-        self.ids.insert(token.into(), id);
+        let hash = token_hash(token);
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot == 0 {
+                break;
+            }
+            let (h, start, len) = self.entries[(slot - 1) as usize];
+            if h == hash
+                && len as usize == token.len()
+                && &self.arena[start as usize..(start + len) as usize] == token
+            {
+                return slot - 1;
+            }
+            i = (i + 1) & mask;
+        }
+        let id = self.entries.len() as u32;
+        self.entries
+            .push((hash, self.arena.len() as u32, token.len() as u32));
+        self.arena.extend_from_slice(token);
+        self.slots[i] = id + 1;
+        if self.entries.len() * 2 > self.slots.len() {
+            self.grow();
+        }
         id
+    }
+
+    fn grow(&mut self) {
+        let size = self.slots.len() * 2;
+        let mut slots = vec![0u32; size];
+        let mask = size - 1;
+        for (id, (h, _, _)) in self.entries.iter().enumerate() {
+            let mut i = *h as usize & mask;
+            while slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = id as u32 + 1;
+        }
+        self.slots = slots;
     }
 
     /// Distinct tokens seen.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.entries.len()
     }
 
     /// True before the first token.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.entries.is_empty()
     }
 }
 
@@ -184,5 +251,16 @@ mod tests {
         assert_eq!(i.id("bb"), 1);
         assert_eq!(i.id("a"), 0);
         assert_eq!(i.len(), 2);
+        // Through several growths, every token keeps its id.
+        let words: Vec<String> = (0..5000)
+            .map(|k| format!("w{k}x{}", k * 7919 % 13))
+            .collect();
+        let ids: Vec<u32> = words.iter().map(|w| i.id(w)).collect();
+        for (w, id) in words.iter().zip(&ids) {
+            assert_eq!(i.id(w), *id);
+        }
+        assert_eq!(i.len(), 5002);
+        assert_eq!(i.id(""), 5002);
+        assert_eq!(i.id("a"), 0);
     }
 }

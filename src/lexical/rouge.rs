@@ -104,10 +104,12 @@ struct State {
     /// Reused n-gram buffers.
     grams: (Vec<u128>, Vec<u128>),
     grams64: (Vec<u64>, Vec<u64>),
+    /// Reused token buffers (reference, prediction).
+    toks: (Vec<u32>, Vec<u32>),
     /// Per-token counts (zero between uses).
     counts: Vec<u32>,
     /// The current word, lowercased.
-    word: String,
+    word: Vec<u8>,
 }
 
 thread_local! {
@@ -156,7 +158,6 @@ impl State {
             lowered = pytext::lower(text).into_owned();
             lowered.as_bytes()
         };
-        let mut word = std::mem::take(&mut self.word);
         let mut i = 0;
         while i < bytes.len() {
             if !bytes[i].is_ascii_alphanumeric() {
@@ -164,31 +165,35 @@ impl State {
                 continue;
             }
             let start = i;
+            let mut upper = false;
             while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                upper |= bytes[i].is_ascii_uppercase();
                 i += 1;
             }
-            word.clear();
-            word.extend(
-                bytes[start..i]
-                    .iter()
-                    .map(|b| char::from(b.to_ascii_lowercase())),
-            );
-            let t = word.as_str();
-            let id = if stemmer && t.len() > 3 {
-                match self.stemmed.get(t) {
+            let raw = &bytes[start..i];
+            let lowered: &[u8] = if upper {
+                self.word.clear();
+                self.word.extend(raw.iter().map(u8::to_ascii_lowercase));
+                &self.word
+            } else {
+                raw
+            };
+            let id = if stemmer && lowered.len() > 3 {
+                let key = std::str::from_utf8(lowered).unwrap_or_default();
+                match self.stemmed.get(key) {
                     Some(&id) => id,
                     None => {
-                        let id = self.interner.id(&porter::stem(t));
-                        self.stemmed.insert(t.into(), id);
+                        let key = key.to_string();
+                        let id = self.interner.id(&porter::stem(&key));
+                        self.stemmed.insert(key.into(), id);
                         id
                     }
                 }
             } else {
-                self.interner.id(t)
+                self.interner.id_of_bytes(lowered)
             };
             out.push(id);
         }
-        self.word = word;
     }
 
     /// Clipped unigram matches by counting (no sort).
@@ -378,12 +383,15 @@ impl Scorer {
 
     fn score_with(&self, st: &mut State, reference: &str, prediction: &str) -> Vec<Score> {
         let needs_tokens = self.types.iter().any(|t| *t != RougeType::Lsum);
-        let (mut r, mut p) = (Vec::new(), Vec::new());
+        let (mut r, mut p) = std::mem::take(&mut st.toks);
+        r.clear();
+        p.clear();
         if needs_tokens {
             st.tokens(reference, self.stemmer, &mut r);
             st.tokens(prediction, self.stemmer, &mut p);
         }
-        self.types
+        let scores = self
+            .types
             .iter()
             .map(|t| match *t {
                 RougeType::N(1) => {
@@ -432,7 +440,9 @@ impl Scorer {
                     summary_level_lcs(&rs, &ps)
                 }
             })
-            .collect()
+            .collect();
+        st.toks = (r, p);
+        scores
     }
 
     /// Scores against several references: per type, the reference with the
