@@ -443,6 +443,8 @@ impl Bleu {
     pub fn stats<S: AsRef<str>>(&self, hypothesis: &str, references: &[S]) -> Stats {
         STATE.with(|cell| {
             let mut st = cell.borrow_mut();
+            // Ids are per item: the interner starts empty for each one.
+            st.interner.clear();
             let mut hyp = Vec::new();
             st.ids(self, hypothesis, &mut hyp);
             let refs: Vec<Vec<u32>> = references

@@ -14,80 +14,46 @@ pub mod pytext;
 pub mod rouge;
 pub mod squad;
 
-use std::hash::Hasher;
-
-/// A small, fast, non-cryptographic hasher for token strings (the
-/// multiply-rotate scheme of rustc's FxHash).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Maps token strings to small integer ids, so that n-grams compare as
-/// integer slices. One interner serves many items (ids only need to be
-/// consistent within an item); a worker thread keeps one. An open-addressing
-/// table over an arena of the tokens' bytes.
+/// integer slices. Ids only need to be consistent within an item: a worker
+/// thread keeps one interner and clears it per item, so its table stays
+/// small and in cache. An open-addressing table over an arena of the
+/// tokens' bytes.
 #[derive(Debug, Default)]
 pub struct Interner {
     /// Every token's bytes, back to back.
     arena: Vec<u8>,
-    /// Per id: (hash, start in the arena, length).
-    entries: Vec<(u64, u32, u32)>,
-    /// Slots: id + 1, or 0 when empty; a power of two, at most half full.
-    slots: Vec<u32>,
+    /// Per id: (start in the arena, length, slot).
+    entries: Vec<(u32, u32, u32)>,
+    /// Per id: the token's hash (for growing the table).
+    hashes: Vec<u64>,
+    /// Slots: the hash's high 32 bits and id + 1, or 0 when empty; a power
+    /// of two, at most half full.
+    slots: Vec<u64>,
 }
 
 /// A fast hash of a short byte string (64-bit multiply-mix over 8-byte
-/// words, the length folded in).
+/// words, the length folded in). The tail is read with two overlapping
+/// loads, not through a buffer on the stack (which stalls the load).
 fn token_hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = (bytes.len() as u64).wrapping_mul(K);
     let mut chunks = bytes.chunks_exact(8);
     for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h ^ w).wrapping_mul(K).rotate_left(29);
     }
     let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+    let n = rest.len();
+    if n > 0 {
+        let w = if n >= 4 {
+            let lo = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
+            let hi = u32::from_le_bytes([rest[n - 4], rest[n - 3], rest[n - 2], rest[n - 1]]);
+            (u64::from(hi) << 32) | u64::from(lo)
+        } else {
+            (u64::from(rest[0]) << 16) | (u64::from(rest[n / 2]) << 8) | u64::from(rest[n - 1])
+        };
+        h = (h ^ w).wrapping_mul(K).rotate_left(29);
     }
     h ^ (h >> 32)
 }
@@ -104,6 +70,9 @@ impl Interner {
             self.slots = vec![0; 1024];
         }
         let hash = token_hash(token);
+        // A slot holds the hash's high half beside id + 1, so most probes
+        // decide without touching the entry.
+        let tag = hash & 0xFFFF_FFFF_0000_0000;
         let mask = self.slots.len() - 1;
         let mut i = hash as usize & mask;
         loop {
@@ -111,20 +80,21 @@ impl Interner {
             if slot == 0 {
                 break;
             }
-            let (h, start, len) = self.entries[(slot - 1) as usize];
-            if h == hash
-                && len as usize == token.len()
-                && &self.arena[start as usize..(start + len) as usize] == token
-            {
-                return slot - 1;
+            if slot & 0xFFFF_FFFF_0000_0000 == tag {
+                let id = (slot as u32) - 1;
+                let (start, len, _) = self.entries[id as usize];
+                if &self.arena[start as usize..(start + len) as usize] == token {
+                    return id;
+                }
             }
             i = (i + 1) & mask;
         }
         let id = self.entries.len() as u32;
         self.entries
-            .push((hash, self.arena.len() as u32, token.len() as u32));
+            .push((self.arena.len() as u32, token.len() as u32, i as u32));
         self.arena.extend_from_slice(token);
-        self.slots[i] = id + 1;
+        self.hashes.push(hash);
+        self.slots[i] = tag | u64::from(id + 1);
         if self.entries.len() * 2 > self.slots.len() {
             self.grow();
         }
@@ -133,16 +103,28 @@ impl Interner {
 
     fn grow(&mut self) {
         let size = self.slots.len() * 2;
-        let mut slots = vec![0u32; size];
+        let mut slots = vec![0u64; size];
         let mask = size - 1;
-        for (id, (h, _, _)) in self.entries.iter().enumerate() {
+        for (id, h) in self.hashes.iter().enumerate() {
             let mut i = *h as usize & mask;
             while slots[i] != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = id as u32 + 1;
+            slots[i] = (h & 0xFFFF_FFFF_0000_0000) | (id as u64 + 1);
+            self.entries[id].2 = i as u32;
         }
         self.slots = slots;
+    }
+
+    /// Forgets every token (ids start again at 0), touching only the used
+    /// slots: an interner per item stays small and in cache.
+    pub fn clear(&mut self) {
+        for &(_, _, slot) in &self.entries {
+            self.slots[slot as usize] = 0;
+        }
+        self.entries.clear();
+        self.hashes.clear();
+        self.arena.clear();
     }
 
     /// Distinct tokens seen.
@@ -262,5 +244,10 @@ mod tests {
         assert_eq!(i.len(), 5002);
         assert_eq!(i.id(""), 5002);
         assert_eq!(i.id("a"), 0);
+        i.clear();
+        assert!(i.is_empty());
+        assert_eq!(i.id("w7x"), 0);
+        assert_eq!(i.id("a"), 1);
+        assert_eq!(i.id("w7x"), 0);
     }
 }

@@ -25,13 +25,11 @@
 //! ```
 
 use super::{
-    packed_keys, packed_ngrams, porter, pytext, sorted_intersection, sorted_ngrams, FxHasher,
-    Interner,
+    packed_keys, packed_ngrams, porter, pytext, sorted_intersection, sorted_ngrams, Interner,
 };
+use crate::text::fxhash::FxHashMap;
 use serde::Serialize;
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 /// One ROUGE score.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
@@ -93,7 +91,25 @@ impl RougeType {
     }
 }
 
-type Cache = HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>;
+type Cache = FxHashMap<Box<str>, Box<str>>;
+
+/// Byte classes of the tokenizer: 0 separator, 1 `a-z0-9`, 2 `A-Z`.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            1
+        } else if c.is_ascii_uppercase() {
+            2
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
 
 /// Per-thread state: the token interner and, with the stemmer, a cache of
 /// each raw token's stemmed id.
@@ -108,6 +124,8 @@ struct State {
     toks: (Vec<u32>, Vec<u32>),
     /// Per-token counts (zero between uses).
     counts: Vec<u32>,
+    /// Per-token LCS match masks (zero between uses).
+    masks: Vec<u64>,
     /// The current word, lowercased.
     word: Vec<u8>,
 }
@@ -160,16 +178,21 @@ impl State {
         };
         let mut i = 0;
         while i < bytes.len() {
-            if !bytes[i].is_ascii_alphanumeric() {
+            if CLASS[bytes[i] as usize] == 0 {
                 i += 1;
                 continue;
             }
             let start = i;
-            let mut upper = false;
-            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
-                upper |= bytes[i].is_ascii_uppercase();
+            let mut seen = 0u8;
+            while i < bytes.len() {
+                let c = CLASS[bytes[i] as usize];
+                if c == 0 {
+                    break;
+                }
+                seen |= c;
                 i += 1;
             }
+            let upper = seen & 2 != 0;
             let raw = &bytes[start..i];
             let lowered: &[u8] = if upper {
                 self.word.clear();
@@ -180,20 +203,50 @@ impl State {
             };
             let id = if stemmer && lowered.len() > 3 {
                 let key = std::str::from_utf8(lowered).unwrap_or_default();
-                match self.stemmed.get(key) {
-                    Some(&id) => id,
-                    None => {
-                        let key = key.to_string();
-                        let id = self.interner.id(&porter::stem(&key));
-                        self.stemmed.insert(key.into(), id);
-                        id
-                    }
+                if !self.stemmed.contains_key(key) {
+                    self.stemmed.insert(key.into(), porter::stem(key).into());
                 }
+                let stem = self.stemmed.get(key).map_or(key, |s| &**s);
+                self.interner.id(stem)
             } else {
                 self.interner.id_of_bytes(lowered)
             };
             out.push(id);
         }
+    }
+
+    /// [`lcs_length`] with the match masks looked up per token id in a
+    /// reused table (reference up to 64 tokens; longer ones go to
+    /// [`lcs_length`]).
+    fn lcs(&mut self, a: &[u32], b: &[u32]) -> usize {
+        if a.is_empty() || b.is_empty() {
+            return 0;
+        }
+        if a.len() > 64 {
+            return lcs_length(a, b);
+        }
+        let top = a.iter().copied().max().unwrap_or(0) as usize;
+        if self.masks.len() <= top {
+            self.masks.resize(top + 1, 0);
+        }
+        for (i, &t) in a.iter().enumerate() {
+            self.masks[t as usize] |= 1u64 << i;
+        }
+        let mut v = u64::MAX;
+        for &y in b {
+            let m = self.masks.get(y as usize).copied().unwrap_or(0);
+            let u = v & m;
+            v = v.wrapping_add(u) | (v - u);
+        }
+        for &t in a {
+            self.masks[t as usize] = 0;
+        }
+        let mask = if a.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << a.len()) - 1
+        };
+        ((!v) & mask).count_ones() as usize
     }
 
     /// Clipped unigram matches by counting (no sort).
@@ -327,8 +380,8 @@ fn summary_level_lcs(refs: &[Vec<u32>], cands: &[Vec<u32>]) -> Score {
     if m == 0 || n == 0 {
         return Score::default();
     }
-    let mut count_r: HashMap<u32, i64, BuildHasherDefault<FxHasher>> = HashMap::default();
-    let mut count_c: HashMap<u32, i64, BuildHasherDefault<FxHasher>> = HashMap::default();
+    let mut count_r: FxHashMap<u32, i64> = FxHashMap::default();
+    let mut count_c: FxHashMap<u32, i64> = FxHashMap::default();
     for s in refs {
         for &t in s {
             *count_r.entry(t).or_default() += 1;
@@ -383,6 +436,8 @@ impl Scorer {
 
     fn score_with(&self, st: &mut State, reference: &str, prediction: &str) -> Vec<Score> {
         let needs_tokens = self.types.iter().any(|t| *t != RougeType::Lsum);
+        // Ids are per item: the interner starts empty for each pair.
+        st.interner.clear();
         let (mut r, mut p) = std::mem::take(&mut st.toks);
         r.clear();
         p.clear();
@@ -422,7 +477,7 @@ impl Scorer {
                     if r.is_empty() || p.is_empty() {
                         return Score::default();
                     }
-                    let l = lcs_length(&r, &p) as f64;
+                    let l = st.lcs(&r, &p) as f64;
                     Score::new(l / p.len() as f64, l / r.len() as f64)
                 }
                 RougeType::Lsum => {
@@ -490,6 +545,7 @@ mod tests {
     #[test]
     fn bit_parallel_lcs_equals_the_table() {
         let mut rng = crate::stats::SplitMix64::new(7);
+        let mut state = State::default();
         for round in 0..400 {
             let la = rng.below(if round % 4 == 0 { 200 } else { 40 });
             let lb = rng.below(60);
@@ -497,6 +553,7 @@ mod tests {
             let a: Vec<u32> = (0..la).map(|_| rng.below(k as usize) as u32).collect();
             let b: Vec<u32> = (0..lb).map(|_| rng.below(k as usize) as u32).collect();
             assert_eq!(lcs_length(&a, &b), dp_lcs(&a, &b), "{a:?} {b:?}");
+            assert_eq!(state.lcs(&a, &b), dp_lcs(&a, &b), "{a:?} {b:?}");
             assert_eq!(lcs_indices(&a, &b).len(), dp_lcs(&a, &b));
         }
     }
