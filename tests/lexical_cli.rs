@@ -564,6 +564,15 @@ fn bad_input_is_exit_2_with_file_row_and_field() {
         a.extend(args);
         d.run(&a).expect_code(2).expect_stderr(&[needle]);
     }
+    // Nothing to score.
+    d.write("empty.jsonl", "\n");
+    d.run(&["lexical", "empty.jsonl"])
+        .expect_code(2)
+        .expect_stderr(&["no items to score"]);
+    d.write("none.txt", "");
+    d.run(&["lexical", "none.txt", "none.txt"])
+        .expect_code(2)
+        .expect_stderr(&["no items to score"]);
     // Nothing written by a failed run.
     d.run(&[
         "lexical",

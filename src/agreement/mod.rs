@@ -128,23 +128,51 @@ impl Ratings {
         raters: Vec<String>,
         cells: Vec<Option<String>>,
     ) -> Result<Ratings, RatingsError> {
-        check_shape(ids.len(), raters.len(), cells.len())?;
-        let mut labels: Vec<String> = cells.iter().flatten().cloned().collect();
-        labels.sort_unstable();
-        labels.dedup();
-        if labels.len() > MAX_VALUES {
-            return Err(RatingsError::TooManyValues(labels.len()));
-        }
-        let index: HashMap<&str, u32> = labels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.as_str(), i as u32))
+        let mut texts: Vec<String> = Vec::new();
+        let mut index: HashMap<String, u32> = HashMap::new();
+        let indexed = cells
+            .into_iter()
+            .map(|c| {
+                c.map(|s| {
+                    *index.entry(s).or_insert_with_key(|s| {
+                        texts.push(s.clone());
+                        texts.len() as u32 - 1
+                    })
+                })
+            })
             .collect();
+        Ratings::nominal_indexed(ids, raters, &texts, indexed)
+    }
+
+    /// [`Ratings::nominal`] from cells given as indices into `texts`
+    /// (the form a reader that interns its cells has).
+    pub fn nominal_indexed(
+        ids: Vec<String>,
+        raters: Vec<String>,
+        texts: &[String],
+        cells: Vec<Option<u32>>,
+    ) -> Result<Ratings, RatingsError> {
+        check_shape(ids.len(), raters.len(), cells.len())?;
+        let mut used = vec![false; texts.len()];
+        for c in cells.iter().flatten() {
+            if let Some(u) = used.get_mut(*c as usize) {
+                *u = true;
+            }
+        }
+        let mut order: Vec<usize> = (0..texts.len()).filter(|&i| used[i]).collect();
+        order.sort_unstable_by(|&a, &b| texts[a].cmp(&texts[b]));
+        if order.len() > MAX_VALUES {
+            return Err(RatingsError::TooManyValues(order.len()));
+        }
+        let mut label_of = vec![MISSING; texts.len()];
+        for (k, &i) in order.iter().enumerate() {
+            label_of[i] = k as u32;
+        }
+        let labels: Vec<String> = order.iter().map(|&i| texts[i].clone()).collect();
         let cells = cells
             .iter()
             .map(|c| {
-                c.as_deref()
-                    .and_then(|s| index.get(s).copied())
+                c.and_then(|i| label_of.get(i as usize).copied())
                     .unwrap_or(MISSING)
             })
             .collect();

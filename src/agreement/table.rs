@@ -41,7 +41,37 @@ struct FileRow {
     /// 0-based row index; 1-based line where known.
     index: usize,
     line: Option<u64>,
-    cells: Vec<Option<String>>,
+    /// Cells as indices into the load's [`Texts`].
+    cells: Vec<Option<u32>>,
+}
+
+/// Every distinct cell text of a load, once (a million rows of a few
+/// categories hold a few strings, not millions).
+#[derive(Default)]
+struct Texts {
+    list: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Texts {
+    /// The index of a cell's text: trimmed; empty is missing.
+    fn cell(&mut self, s: &str) -> Option<u32> {
+        let t = s.trim();
+        if t.is_empty() {
+            return None;
+        }
+        if let Some(&i) = self.index.get(t) {
+            return Some(i);
+        }
+        let i = self.list.len() as u32;
+        self.list.push(t.to_string());
+        self.index.insert(t.to_string(), i);
+        Some(i)
+    }
+
+    fn text(&self, i: u32) -> &str {
+        self.list.get(i as usize).map_or("", String::as_str)
+    }
 }
 
 impl FileRow {
@@ -85,7 +115,7 @@ pub fn run_folder_table(dir: &Path) -> Result<PathBuf, JobError> {
     Ok(table)
 }
 
-fn read_file(path: &Path) -> Result<FileTable, JobError> {
+fn read_file(path: &Path, texts: &mut Texts) -> Result<FileTable, JobError> {
     let path = if path.is_dir() {
         run_folder_table(path)?
     } else {
@@ -96,9 +126,9 @@ fn read_file(path: &Path) -> Result<FileTable, JobError> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match ext.as_deref() {
-        Some("csv") => read_delimited(&path, b','),
-        Some("tsv") | Some("tab") => read_delimited(&path, b'\t'),
-        Some("json") | Some("jsonl") | Some("ndjson") => read_json(&path),
+        Some("csv") => read_delimited(&path, b',', texts),
+        Some("tsv") | Some("tab") => read_delimited(&path, b'\t', texts),
+        Some("json") | Some("jsonl") | Some("ndjson") => read_json(&path, texts),
         _ => Err(JobError::Input(format!(
             "{}: a ratings file ends in .csv, .tsv, .json or .jsonl (or is a run folder)",
             path.display()
@@ -106,12 +136,7 @@ fn read_file(path: &Path) -> Result<FileTable, JobError> {
     }
 }
 
-fn cell_text(s: &str) -> Option<String> {
-    let t = s.trim();
-    (!t.is_empty()).then(|| t.to_string())
-}
-
-fn read_delimited(path: &Path, delimiter: u8) -> Result<FileTable, JobError> {
+fn read_delimited(path: &Path, delimiter: u8, texts: &mut Texts) -> Result<FileTable, JobError> {
     let text = crate::jobs::read_text(path)?;
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
@@ -145,7 +170,7 @@ fn read_delimited(path: &Path, delimiter: u8) -> Result<FileTable, JobError> {
         rows.push(FileRow {
             index,
             line: record.position().map(|p| p.line()),
-            cells: record.iter().map(cell_text).collect(),
+            cells: record.iter().map(|c| texts.cell(c)).collect(),
         });
         index += 1;
     }
@@ -156,7 +181,7 @@ fn read_delimited(path: &Path, delimiter: u8) -> Result<FileTable, JobError> {
     })
 }
 
-fn read_json(path: &Path) -> Result<FileTable, JobError> {
+fn read_json(path: &Path, texts: &mut Texts) -> Result<FileTable, JobError> {
     let records = crate::corpus::records::load_records(path)?;
     let mut columns: Vec<String> = Vec::new();
     let mut position: HashMap<String, usize> = HashMap::new();
@@ -175,13 +200,13 @@ fn read_json(path: &Path) -> Result<FileTable, JobError> {
             }
             .into());
         };
-        let mut cells: Vec<Option<String>> = vec![None; columns.len()];
+        let mut cells: Vec<Option<u32>> = vec![None; columns.len()];
         for (key, value) in fields {
             let text = match &value {
                 Value::Null => None,
-                Value::String(s) => cell_text(s),
-                Value::Number(n) => Some(n.to_string()),
-                Value::Bool(b) => Some(b.to_string()),
+                Value::String(s) => texts.cell(s),
+                Value::Number(n) => texts.cell(&n.to_string()),
+                Value::Bool(b) => texts.cell(&b.to_string()),
                 other => {
                     return Err(CorpusError::Record {
                         path: path.to_path_buf(),
@@ -222,10 +247,11 @@ pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
     if spec.files.is_empty() {
         return Err(JobError::Input("agreement needs a ratings file".into()));
     }
+    let mut texts = Texts::default();
     let tables = spec
         .files
         .iter()
-        .map(|f| read_file(f))
+        .map(|f| read_file(f, &mut texts))
         .collect::<Result<Vec<_>, _>>()?;
     for t in &tables {
         if !t.columns.iter().any(|c| c == spec.id) {
@@ -282,7 +308,7 @@ pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
     let r = raters.len();
     let mut ids: Vec<String> = Vec::new();
     let mut item_of: HashMap<String, usize> = HashMap::new();
-    let mut cells: Vec<Option<String>> = Vec::new();
+    let mut cells: Vec<Option<u32>> = Vec::new();
     // Which file set each cell, to name both when two files disagree.
     let mut origin: Vec<u16> = Vec::new();
     for (f, t) in tables.iter().enumerate() {
@@ -303,7 +329,13 @@ pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
                 }
                 .into()
             };
-            let Some(id) = row.cells.get(id_col).and_then(|c| c.as_deref()) else {
+            let Some(id) = row
+                .cells
+                .get(id_col)
+                .copied()
+                .flatten()
+                .map(|i| texts.text(i))
+            else {
                 return Err(fail(spec.id, "the id is empty".into()));
             };
             if let Some(&first) = seen.get(id) {
@@ -329,19 +361,19 @@ pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
                 }
             };
             for &(ri, ci) in &map {
-                let Some(value) = row.cells.get(ci).and_then(|c| c.clone()) else {
+                let Some(value) = row.cells.get(ci).copied().flatten() else {
                     continue;
                 };
                 let at = item * r + ri;
-                if let Some(old) = &cells[at] {
-                    if *old != value {
+                if let Some(old) = cells[at] {
+                    if old != value {
                         return Err(fail(
                             &raters[ri],
                             format!(
                                 "item {:?} is rated {:?} here and {:?} in {}",
                                 Preview(id),
-                                Preview(&value),
-                                Preview(old),
+                                Preview(texts.text(value)),
+                                Preview(texts.text(old)),
                                 tables[origin[at] as usize].path.display()
                             ),
                         ));
@@ -353,25 +385,33 @@ pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
         }
     }
     let ratings = if spec.level.is_numeric() {
+        // Each distinct text is parsed once, when a cell first uses it.
+        let mut parsed: Vec<Option<Result<f64, String>>> = vec![None; texts.list.len()];
         let mut numbers = Vec::with_capacity(cells.len());
         for (at, c) in cells.iter().enumerate() {
             numbers.push(match c {
                 None => None,
-                Some(text) => Some(parse_number(text, spec.level).map_err(|message| {
-                    locate(
-                        &tables,
-                        origin[at],
-                        &ids[at / r],
-                        &raters[at % r],
-                        spec.id,
-                        message,
-                    )
-                })?),
+                Some(i) => Some(
+                    parsed[*i as usize]
+                        .get_or_insert_with(|| parse_number(texts.text(*i), spec.level))
+                        .clone()
+                        .map_err(|message| {
+                            locate(
+                                &tables,
+                                &texts,
+                                origin[at],
+                                &ids[at / r],
+                                &raters[at % r],
+                                spec.id,
+                                message,
+                            )
+                        })?,
+                ),
             });
         }
         Ratings::numeric(ids, raters, spec.level, numbers)
     } else {
-        Ratings::nominal(ids, raters, cells)
+        Ratings::nominal_indexed(ids, raters, &texts.list, cells)
     };
     ratings.map_err(|e| match e {
         RatingsError::TooManyValues(_) => JobError::Input(format!(
@@ -404,6 +444,7 @@ fn parse_number(text: &str, level: Level) -> Result<f64, String> {
 /// The error of a bad cell, naming its file, row and column.
 fn locate(
     tables: &[FileTable],
+    texts: &Texts,
     file: u16,
     id: &str,
     rater: &str,
@@ -417,8 +458,8 @@ fn locate(
         .iter()
         .find(|row| {
             id_col
-                .and_then(|c| row.cells.get(c))
-                .and_then(|c| c.as_deref())
+                .and_then(|c| row.cells.get(c).copied().flatten())
+                .map(|i| texts.text(i))
                 == Some(id)
         })
         .map_or_else(|| format!("id {:?}", Preview(id)), FileRow::label);

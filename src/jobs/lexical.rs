@@ -545,6 +545,11 @@ fn item_json(plan: &Plan, index: usize, id: Option<&str>, s: &Scored) -> Value {
 /// Scores the items (in parallel; the corpus numbers sum in input order).
 pub fn score(config: &Config, items: &[Item]) -> Result<Output, JobError> {
     let plan = Plan::new(config)?;
+    if items.is_empty() {
+        return Err(JobError::Input(
+            "no items to score (the input has no prediction)".into(),
+        ));
+    }
     if let Some(i) = items.iter().position(|i| i.references.is_empty()) {
         return Err(JobError::Input(format!(
             "item {i}{}: no reference to score against",
