@@ -559,6 +559,45 @@ fn threshold_search_with_and_without_labels() {
         out.contains("cohen_kappa") && out.contains("gwet_ac1"),
         "{out}"
     );
+
+    // --json: one object; --out: a run folder whose threshold.json is that
+    // object, and which rerun reproduces.
+    let r = d
+        .run(&[
+            "threshold".as_ref(),
+            sample.as_os_str(),
+            "--optimize".as_ref(),
+            "f1".as_ref(),
+            "--json".as_ref(),
+            "--out".as_ref(),
+            "truns".as_ref(),
+        ])
+        .expect_code(0);
+    let v: Value = serde_json::from_str(r.stdout().trim()).expect("one JSON object");
+    assert_eq!(v["threshold"].as_f64(), Some(want));
+    assert_eq!(v["optimize"], "f1");
+    assert_eq!(v["target"], "labels");
+    assert_eq!(v["n"], 24);
+    assert_eq!(v["grid"].as_array().unwrap().len(), grid.len());
+    assert!(v.get("agreement").is_none());
+    assert!(
+        v["signature"]
+            .as_str()
+            .unwrap()
+            .starts_with("threshold|optimize:f1|target:labels|anchors:on|"),
+        "{v}"
+    );
+    let folders = d.run_folders("truns");
+    assert_eq!(folders.len(), 1);
+    assert_eq!(read_json(&folders[0].join("threshold.json")), v);
+    assert_eq!(
+        read_json(&folders[0].join("manifest.json"))["command"],
+        "threshold"
+    );
+    let again = d
+        .run(&["rerun".as_ref(), folders[0].as_os_str()])
+        .expect_code(0);
+    assert!(again.stdout().contains("identical"), "{}", again.stdout());
 }
 
 #[test]

@@ -4,7 +4,8 @@
 use super::similarity::ModelArgs;
 use super::{set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::judge_answers::{
-    estimate_line, execute_threshold, progress_lines, write_run, Config, Context, ThresholdConfig,
+    estimate_line, execute_threshold_run, progress_lines, threshold_signature, write_run, Config,
+    Context, ThresholdConfig,
 };
 use crate::jobs::JobConfig;
 use crate::report::text::{judge_summary, threshold_report};
@@ -193,12 +194,19 @@ pub struct ThresholdArgs {
     /// with the labels (Cohen's kappa, Krippendorff's alpha, Gwet's AC1, ...).
     #[arg(long)]
     pub agreement: bool,
+    /// Print one JSON object on stdout (nothing else there).
+    #[arg(long)]
+    pub json: bool,
+    /// Write a run folder under DIR (manifest.json, threshold.json).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: ConfigArgs,
 }
 
-/// Runs `threshold`: prints the grid and, last, `threshold: 0.60`.
+/// Runs `threshold`: prints the grid and, last, `threshold: 0.60` (or with
+/// `--json` one JSON object).
 pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     let mut c: ThresholdConfig = args.settings.base()?;
     args.semantic.apply(
@@ -209,6 +217,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
         &mut c.wordnet,
     )?;
     c.agreement |= args.agreement;
+    super::set_some(&mut c.out, &args.out);
     c.validate()?;
     if args.settings.printed(&c)? {
         return Ok(EXIT_OK);
@@ -216,7 +225,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     let Some(input) = &args.input else {
         return Err(InputError("threshold needs INPUT".into()).into());
     };
-    let (out, signature) = execute_threshold(&c, input)?;
+    let (folder, out, signature) = execute_threshold_run(&c, input)?;
     if out.search.target == "labels" && out.unlabelled > 0 {
         errln!(
             "warning: {} items without a label are left out of the search",
@@ -224,6 +233,14 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
         );
     }
     let anchors = c.anchors == crate::jobs::judge_answers::Anchors::On;
+    if let Some(path) = &folder {
+        errln!("run folder: {}", path.display());
+    }
+    if args.json {
+        let full = threshold_signature(&out, anchors, &signature);
+        outln!("{}", serde_json::to_string(&out.to_json(anchors, &full))?);
+        return Ok(EXIT_OK);
+    }
     if let Some(a) = &out.agreement {
         outln!(
             "agreement of the verdicts at the chosen threshold with the labels:\n{}",

@@ -235,6 +235,9 @@ pub struct ThresholdConfig {
     /// Report the agreement of the verdicts at the chosen threshold with
     /// the labels.
     pub agreement: bool,
+    /// Parent folder of a run folder (none: no run folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out: Option<PathBuf>,
 }
 
 impl Default for ThresholdConfig {
@@ -247,6 +250,7 @@ impl Default for ThresholdConfig {
             engine: "fused".into(),
             wordnet: None,
             agreement: false,
+            out: None,
         }
     }
 }
@@ -404,6 +408,73 @@ pub fn execute_threshold(
     let out = threshold(config, &items, &embedder, &lexicon)?;
     crate::semantic::warn_truncation(&embedder);
     Ok((out, embedder.signature()))
+}
+
+impl ThresholdOutput {
+    /// The JSON object `threshold --json` prints and a run folder's
+    /// `threshold.json` holds: the chosen `threshold`, what was optimized
+    /// against which `target`, every `grid` point with its metrics, `n`,
+    /// `unlabelled`, `agreement` (when asked for) and the `signature`.
+    pub fn to_json(&self, anchors: bool, signature: &str) -> Value {
+        let mut o = json!({
+            "threshold": self.search.best,
+            "optimize": optimize_name(self.search.optimize),
+            "target": self.search.target,
+            "anchors": anchors,
+            "n": self.n,
+            "unlabelled": self.unlabelled,
+            "grid": self.search.rows,
+        });
+        if let (Some(a), Some(map)) = (&self.agreement, o.as_object_mut()) {
+            map.insert(
+                "agreement".into(),
+                serde_json::to_value(a).unwrap_or(Value::Null),
+            );
+        }
+        if let Some(map) = o.as_object_mut() {
+            map.insert("signature".into(), Value::String(signature.to_string()));
+        }
+        o
+    }
+}
+
+/// The threshold search's signature: target, optimization, anchors and the
+/// model's signature.
+pub fn threshold_signature(out: &ThresholdOutput, anchors: bool, model_signature: &str) -> String {
+    format!(
+        "threshold|optimize:{}|target:{}|anchors:{}|{model_signature}",
+        optimize_name(out.search.optimize),
+        out.search.target,
+        if anchors { "on" } else { "off" }
+    )
+}
+
+/// Runs the threshold search on a file and, with `config.out`, writes a
+/// run folder (manifest.json, threshold.json); returns it with the output
+/// and the model's signature.
+pub fn execute_threshold_run(
+    config: &ThresholdConfig,
+    input: &Path,
+) -> Result<(Option<PathBuf>, ThresholdOutput, String), JobError> {
+    let started = SystemTime::now();
+    let (out, model_signature) = execute_threshold(config, input)?;
+    let anchors = config.anchors == Anchors::On;
+    let signature = threshold_signature(&out, anchors, &model_signature);
+    let Some(parent) = &config.out else {
+        return Ok((None, out, model_signature));
+    };
+    let bytes = super::read_input(input)?;
+    let manifest = Manifest::new(
+        "threshold",
+        BTreeMap::from([("input".to_string(), InputFile::new(input, &bytes))]),
+        super::to_value(config),
+        signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(config));
+    let mut run = RunWriter::create(parent, started, manifest)?;
+    run.write_json("threshold.json", &out.to_json(anchors, &signature))?;
+    Ok((Some(run.finish()?), out, model_signature))
 }
 
 /// The name of an optimization target as written in outputs.

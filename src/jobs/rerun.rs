@@ -151,6 +151,15 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
             c.out = Some(parent);
             jobs::agreement::execute(&c, &files)?.0.unwrap_or_default()
         }
+        #[cfg(all(feature = "net", feature = "semantic"))]
+        "threshold" => {
+            let mut c: jobs::judge_answers::ThresholdConfig = config_of(&manifest_path, config)?;
+            let i = input("input")?;
+            c.out = Some(parent);
+            jobs::judge_answers::execute_threshold_run(&c, &i)?
+                .0
+                .unwrap_or_default()
+        }
         "lexical" => {
             let mut c: jobs::lexical::Config = config_of(&manifest_path, config)?;
             let files = jobs::agreement::recorded_files(&located);
@@ -185,7 +194,7 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
         }
         other => {
             return Err(JobError::Input(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run, agreement)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers, threshold, rag run, agreement, lexical)",
                 manifest_path.display()
             ))
             )
