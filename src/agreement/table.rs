@@ -138,42 +138,19 @@ fn read_file(path: &Path, texts: &mut Texts) -> Result<FileTable, JobError> {
 
 fn read_delimited(path: &Path, delimiter: u8, texts: &mut Texts) -> Result<FileTable, JobError> {
     let text = crate::jobs::read_text(path)?;
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(true)
-        .flexible(false)
-        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
-    let bad = |line: u64, message: String| CorpusError::Json {
-        path: path.to_path_buf(),
-        line: line as usize,
-        column: 1,
-        message,
-    };
-    let columns: Vec<String> = reader
-        .headers()
-        .map_err(|e| bad(1, format!("bad header line: {e}")))?
-        .iter()
-        .map(|h| h.trim().to_string())
-        .collect();
     let mut rows = Vec::new();
-    let mut record = csv::StringRecord::new();
-    let mut index = 0;
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                let line = e.position().map_or(0, |p| p.line());
-                return Err(bad(line, e.to_string()).into());
-            }
-        }
-        rows.push(FileRow {
-            index,
-            line: record.position().map(|p| p.line()),
-            cells: record.iter().map(|c| texts.cell(c)).collect(),
-        });
-        index += 1;
-    }
+    let columns = crate::corpus::tabular::each_delimited(
+        path,
+        &text,
+        delimiter,
+        |_, index, line, record| {
+            rows.push(FileRow {
+                index,
+                line: Some(line),
+                cells: record.iter().map(|c| texts.cell(c)).collect(),
+            })
+        },
+    )?;
     Ok(FileTable {
         path: path.to_path_buf(),
         columns,

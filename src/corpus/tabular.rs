@@ -54,6 +54,32 @@ fn parse_json_rows(path: &Path, text: &str) -> Result<Vec<Row>, CorpusError> {
 
 /// Parses CSV or TSV text with a header line.
 pub fn parse_delimited(path: &Path, text: &str, delimiter: u8) -> Result<Vec<Row>, CorpusError> {
+    let mut rows = Vec::new();
+    each_delimited(path, text, delimiter, |headers, i, line, rec| {
+        let fields: Map<String, Value> = headers
+            .iter()
+            .zip(rec.iter())
+            .map(|(h, v)| (h.clone(), Value::String(v.to_string())))
+            .collect();
+        rows.push(Row {
+            label: format!("row {i} at line {line}"),
+            fields,
+        });
+    })?;
+    Ok(rows)
+}
+
+/// Streams CSV or TSV text with a header line (a leading byte-order mark
+/// skipped, every record as wide as the header): `record` gets the trimmed
+/// column names and each record with its 0-based index and 1-based line;
+/// returns the column names. A malformed header or record is an error at
+/// its line.
+pub fn each_delimited(
+    path: &Path,
+    text: &str,
+    delimiter: u8,
+    mut record: impl FnMut(&[String], usize, u64, &csv::StringRecord),
+) -> Result<Vec<String>, CorpusError> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(true)
@@ -71,24 +97,21 @@ pub fn parse_delimited(path: &Path, text: &str, delimiter: u8) -> Result<Vec<Row
         .iter()
         .map(|h| h.trim().to_string())
         .collect();
-    let mut rows = Vec::new();
-    for (i, rec) in reader.records().enumerate() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            bad(line, e.to_string())
-        })?;
+    let mut rec = csv::StringRecord::new();
+    let mut index = 0;
+    loop {
+        match reader.read_record(&mut rec) {
+            Ok(false) => return Ok(headers),
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                return Err(bad(line, e.to_string()));
+            }
+        }
         let line = rec.position().map_or(0, |p| p.line());
-        let fields: Map<String, Value> = headers
-            .iter()
-            .zip(rec.iter())
-            .map(|(h, v)| (h.clone(), Value::String(v.to_string())))
-            .collect();
-        rows.push(Row {
-            label: format!("row {i} at line {line}"),
-            fields,
-        });
+        record(&headers, index, line, &rec);
+        index += 1;
     }
-    Ok(rows)
 }
 
 impl Row {

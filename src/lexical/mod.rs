@@ -185,21 +185,6 @@ pub fn packed_keys<K: PackedKey>(tokens: &[u32], n: usize, shift: u32, out: &mut
     out.sort_unstable();
 }
 
-/// The sorted n-grams of `tokens` packed 32 bits per token into `out`
-/// (n from 1 to 4; exact, as ids are 32-bit).
-pub fn packed_ngrams(tokens: &[u32], n: usize, out: &mut Vec<u128>) {
-    out.clear();
-    if n == 0 || n > 4 || tokens.len() < n {
-        return;
-    }
-    out.extend(
-        tokens
-            .windows(n)
-            .map(|w| w.iter().fold(0u128, |k, &t| (k << 32) | u128::from(t))),
-    );
-    out.sort_unstable();
-}
-
 /// The sorted n-grams of `tokens` (as slices).
 pub fn sorted_ngrams(tokens: &[u32], n: usize) -> Vec<&[u32]> {
     if n == 0 || tokens.len() < n {

@@ -24,9 +24,7 @@
 //! assert!((s[1].fmeasure - 0.5882352941176471).abs() < 1e-15);
 //! ```
 
-use super::{
-    packed_keys, packed_ngrams, porter, pytext, sorted_intersection, sorted_ngrams, Interner,
-};
+use super::{packed_keys, porter, pytext, sorted_intersection, sorted_ngrams, Interner};
 use crate::text::fxhash::FxHashMap;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -462,8 +460,8 @@ impl Scorer {
                 }
                 RougeType::N(n) if n <= 4 => {
                     let (rg, pg) = &mut st.grams;
-                    packed_ngrams(&r, n, rg);
-                    packed_ngrams(&p, n, pg);
+                    packed_keys(&r, n, 32, rg);
+                    packed_keys(&p, n, 32, pg);
                     let hits = sorted_intersection(rg, pg) as f64;
                     Score::new(hits / pg.len().max(1) as f64, hits / rg.len().max(1) as f64)
                 }
