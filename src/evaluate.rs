@@ -86,6 +86,22 @@ pub struct PairResult {
     pub warning: Option<String>,
 }
 
+impl PairResult {
+    /// Share of the pair's quotes found with attribution `ok`; None
+    /// without quotes.
+    pub fn strict_existence(&self) -> Option<f64> {
+        let (ok, all) =
+            self.answers
+                .iter()
+                .flat_map(|a| &a.quotes)
+                .fold((0usize, 0usize), |(ok, all), q| {
+                    let good = q.found && q.attributed.attribution == Some(Attribution::Ok);
+                    (ok + usize::from(good), all + 1)
+                });
+        (all > 0).then(|| ok as f64 / all as f64)
+    }
+}
+
 /// The whole evaluation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evaluation {
@@ -493,12 +509,9 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
     for p in &eval.pairs {
         if let Some(e) = p.existence_score {
             existence.push(e);
-            let all: Vec<&QuoteResult> = p.answers.iter().flat_map(|a| &a.quotes).collect();
-            let ok = all
-                .iter()
-                .filter(|q| q.found && q.attributed.attribution == Some(Attribution::Ok))
-                .count();
-            strict.push(ok as f64 / all.len() as f64);
+        }
+        if let Some(s) = p.strict_existence() {
+            strict.push(s);
         }
         for a in &p.answers {
             answers += 1;

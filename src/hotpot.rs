@@ -11,7 +11,7 @@ use crate::metrics::hotpot::{
     official_averages, official_scores, official_signature, simple_averages, simple_scores,
     simple_signature, OFFICIAL_METRICS, SIMPLE_METRICS,
 };
-use crate::report::csv::push_record;
+use crate::report::csv::CsvBuffer;
 use rayon::prelude::*;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -154,42 +154,33 @@ impl HotpotEvaluation {
         out
     }
 
-    /// per_example.csv: header `id,question,prediction,gold,<metrics>`, one
+    /// items.csv: header `id,question,prediction,gold,<metrics>`, one
     /// row per item; a metric that does not apply is an empty field.
     pub fn per_example_csv(&self) -> String {
         use std::fmt::Write;
         let names = self.format.metric_names();
-        let mut out = String::with_capacity(self.examples.len() * 200);
-        push_record(
-            &mut out,
+        let mut out = CsvBuffer::new();
+        out.record(
             ["id", "question", "prediction", "gold"]
                 .into_iter()
                 .chain(names.iter().copied()),
         );
         let mut number = String::new();
         for e in &self.examples {
-            push_record(
-                &mut out,
-                [
-                    e.id.as_str(),
-                    e.question.as_deref().unwrap_or(""),
-                    e.prediction.as_deref().unwrap_or(""),
-                    e.gold.as_str(),
-                ],
-            );
-            // Append the metrics to the record just written (before its \n).
-            out.pop();
+            out.field(&e.id);
+            out.field(e.question.as_deref().unwrap_or(""));
+            out.field(e.prediction.as_deref().unwrap_or(""));
+            out.field(&e.gold);
             for v in &e.scores {
-                out.push(',');
+                number.clear();
                 if let Some(x) = v {
-                    number.clear();
                     let _ = write!(number, "{x}");
-                    out.push_str(&number);
                 }
+                out.field(&number);
             }
-            out.push('\n');
+            out.end_record();
         }
-        out
+        out.into_string()
     }
 
     /// The per-item values of one metric (None as 0, as in the averages of

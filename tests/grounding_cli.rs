@@ -69,7 +69,7 @@ fn sample_run_and_metric_identities() {
     assert_eq!(claim["kind"], "claim");
     assert_eq!(claim["value"], "fleming|discover|penicillin");
     assert_eq!(claim["text"], "Fleming discovered penicillin");
-    assert_eq!(claim["span"], json!([10, 39]));
+    assert_eq!(claim["span"], json!({"start": 10, "end": 39}));
     // Pasteur: the claim and the year are not in the context.
     let g6 = by_id(&rows, "g6");
     assert_eq!(g6["claim_error"], 1.0);

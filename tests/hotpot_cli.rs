@@ -194,7 +194,7 @@ fn run_folder_and_report() {
             "hotpot_metrics.png",
             "manifest.json",
             "metrics.json",
-            "per_example.csv",
+            "items.csv",
             "per_example.json",
             "report.html"
         ]
@@ -209,7 +209,7 @@ fn run_folder_and_report() {
     assert_eq!(per.as_array().unwrap().len(), 300);
     assert_eq!(per[0]["id"], "q0");
     assert_eq!(per[0]["question"], "Question 0?");
-    let csv = std::fs::read_to_string(folder.join("per_example.csv")).unwrap();
+    let csv = std::fs::read_to_string(folder.join("items.csv")).unwrap();
     assert_eq!(
         csv.lines().next().unwrap(),
         "id,question,prediction,gold,answer_f1,answer_em,citation_precision,citation_recall,citation_f1,insufficient_context_detection"

@@ -225,7 +225,7 @@ fn rerun_of_hotpot_is_identical_html_and_png_included() {
         for f in [
             "metrics.json",
             "per_example.json",
-            "per_example.csv",
+            "items.csv",
             "hotpot_metrics.png",
             "report.html",
         ] {

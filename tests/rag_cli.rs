@@ -135,11 +135,9 @@ fn ask_prints_every_verdict_and_the_existence_score() {
         .unwrap()
         .chars()
         .collect();
-    let span: Vec<usize> = c0["span"]
-        .as_array()
-        .unwrap()
+    let span: Vec<usize> = ["start", "end"]
         .iter()
-        .map(|x| x.as_u64().unwrap() as usize)
+        .map(|k| c0["span"][k].as_u64().unwrap() as usize)
         .collect();
     assert_eq!(
         page[span[0]..span[1]].iter().collect::<String>(),

@@ -36,8 +36,8 @@ pub struct AnchorResult {
     pub kind: &'static str,
     /// The anchor as written in the response.
     pub text: String,
-    /// Character offsets [start, end) in the response.
-    pub span: [usize; 2],
+    /// Character offsets `{start, end}` (end exclusive) in the response.
+    pub span: crate::citations::attribution::Span,
     /// The normalized value ("1000", "2021-03-03", "17:00",
     /// "paris|be|capital").
     pub value: String,
@@ -79,7 +79,7 @@ pub struct GroundingResult {
 }
 
 /// The metric configuration (see [`signature`]).
-pub const SIGNATURE: &str = "grounding:v1|relevance:(sklearn-tfidf-english-smooth-l2-fit[q,r]+jaccard-lower-w+)/2|completeness:alnum-lower-minus-nltk179+lemmas|anchors:number,money,date,time,svo-rules+hedges|drift:bigram<0.2->0.2";
+pub const SIGNATURE: &str = "grounding:v1|relevance:(sklearn-tfidf-english-smooth-l2-fit[q,r]+jaccard-lower-w+)/2|completeness:alnum-lower-minus-nltk179+lemmas|anchors:number,money,date,time,svo-rules+hedges|drift:bigram<0.2->0.2|span:chars";
 
 /// The metric signature: [`SIGNATURE`] with the crate version.
 pub fn signature() -> String {
@@ -323,9 +323,8 @@ fn claim_supported<'a>(cache: &FormsCache<'a>, c: &ClaimForms, e: &'a Evidence) 
             .any(|t| claims::is_verb_form(cache.lexicon, &claim.verb, t))
 }
 
-fn char_span(text: &str, r: &Range<usize>) -> [usize; 2] {
-    let c = crate::text::aligned::byte_to_char_range(text, r.clone());
-    [c.start, c.end]
+fn char_span(text: &str, r: &Range<usize>) -> crate::citations::attribution::Span {
+    crate::text::aligned::byte_to_char_range(text, r.clone()).into()
 }
 
 /// Evaluates one row.
@@ -368,7 +367,7 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
             evidence: support.map(|e| e.text.to_string()),
         });
     }
-    anchors.sort_by_key(|a| (a.span[0], a.span[1]));
+    anchors.sort_by_key(|a| (a.span.start, a.span.end));
     let unsupported = anchors.iter().filter(|a| !a.supported).count();
     let (claim_error, note) = if anchors.is_empty() {
         (0.0, Some("no anchors: claim error is 0".to_string()))
@@ -476,7 +475,7 @@ mod tests {
             r.anchors[2].evidence.as_deref(),
             Some("The museum opened on March 3, 2021.")
         );
-        assert_eq!(r.anchors[2].span, [53, 63]);
+        assert_eq!((r.anchors[2].span.start, r.anchors[2].span.end), (53, 63));
         assert_eq!(&response[53..63], "2021-03-03");
         assert!((r.claim_error - 0.25).abs() < 1e-12);
         // 4 of its 16 bigrams are in the context (the museum, museum

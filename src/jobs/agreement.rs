@@ -133,10 +133,10 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<Agreement, JobError> {
 
 /// The columns of `disagreements.csv`: the id, then one per rater.
 pub fn disagreements_csv(ratings: &Ratings, result: &Agreement) -> String {
-    let mut out = String::new();
+    let mut out = crate::report::csv::CsvBuffer::new();
     let mut header = vec!["id".to_string()];
     header.extend(ratings.raters.iter().cloned());
-    crate::report::csv::push_record(&mut out, header.iter().map(String::as_str));
+    out.record(&header);
     let wanted: std::collections::HashSet<&str> =
         result.disagreements.iter().map(String::as_str).collect();
     for (i, id) in ratings.ids.iter().enumerate() {
@@ -149,9 +149,9 @@ pub fn disagreements_csv(ratings: &Ratings, result: &Agreement) -> String {
                 .row(i)
                 .map(|c| c.map_or("", |v| ratings.labels[v].as_str())),
         );
-        crate::report::csv::push_record(&mut out, row);
+        out.record(row);
     }
-    out
+    out.into_string()
 }
 
 /// Runs the job on files; with `config.out`, writes a run folder

@@ -250,8 +250,8 @@ pub const QUOTE_COLUMNS: [&str; 11] = [
 /// `PAIR/ANSWER/QUOTE` (0-based indices) that `corpus-eval agreement` joins
 /// with a coder's sheet; spans in characters of the transcript.
 pub fn quotes_csv(evaluation: &crate::evaluate::Evaluation) -> String {
-    let mut out = String::new();
-    crate::report::csv::push_record(&mut out, QUOTE_COLUMNS);
+    let mut out = crate::report::csv::CsvBuffer::new();
+    out.record(QUOTE_COLUMNS);
     for pair in &evaluation.pairs {
         for (a, answer) in pair.answers.iter().enumerate() {
             for (q, quote) in answer.quotes.iter().enumerate() {
@@ -263,26 +263,79 @@ pub fn quotes_csv(evaluation: &crate::evaluate::Evaluation) -> String {
                     span.map(|s| s.end.to_string()).unwrap_or_default(),
                 );
                 let similarity = (quote.check.similarity + 0.0).to_string();
-                crate::report::csv::push_record(
-                    &mut out,
-                    [
-                        pair.id.as_str(),
-                        &a,
-                        &q,
-                        &id,
-                        quote.source.as_deref().unwrap_or(""),
-                        quote.check.verdict.as_str(),
-                        quote.attributed.attribution.map_or("", |x| x.as_str()),
-                        &similarity,
-                        if quote.found { "true" } else { "false" },
-                        &start,
-                        &end,
-                    ],
-                );
+                out.record([
+                    pair.id.as_str(),
+                    &a,
+                    &q,
+                    &id,
+                    quote.source.as_deref().unwrap_or(""),
+                    quote.check.verdict.as_str(),
+                    quote.attributed.attribution.map_or("", |x| x.as_str()),
+                    &similarity,
+                    if quote.found { "true" } else { "false" },
+                    &start,
+                    &end,
+                ]);
             }
         }
     }
-    out
+    out.into_string()
+}
+
+/// The columns of `items.csv`.
+pub const ITEM_COLUMNS: [&str; 11] = [
+    "pair_id",
+    "answer_index",
+    "item_id",
+    "question_type",
+    "source",
+    "score",
+    "quotes",
+    "quotes_found",
+    "quotes_ok",
+    "existence",
+    "strict_existence",
+];
+
+/// `items.csv`: one row per answer, `item_id` = `PAIR/ANSWER` (0-based),
+/// its score (empty when unscored), its quotes (all, found, found with
+/// attribution `ok`), and the pair's `existence` and `strict_existence`
+/// (pair-level: the same on every answer of a pair; empty without quotes).
+pub fn items_csv(evaluation: &crate::evaluate::Evaluation) -> String {
+    use crate::report::csv::number;
+    let mut out = crate::report::csv::CsvBuffer::new();
+    out.record(ITEM_COLUMNS);
+    for pair in &evaluation.pairs {
+        let existence = number(pair.existence_score);
+        let strict = number(pair.strict_existence());
+        let qtype = pair.qtype.map_or("", |t| t.name());
+        for (a, answer) in pair.answers.iter().enumerate() {
+            let found = answer.quotes.iter().filter(|q| q.found).count();
+            let ok = answer
+                .quotes
+                .iter()
+                .filter(|q| {
+                    q.found
+                        && q.attributed.attribution
+                            == Some(crate::citations::attribution::Attribution::Ok)
+                })
+                .count();
+            out.record([
+                pair.id.as_str(),
+                &a.to_string(),
+                &format!("{}/{a}", pair.id),
+                qtype,
+                answer.source.as_deref().unwrap_or(""),
+                &number(answer.score),
+                &answer.quotes.len().to_string(),
+                &found.to_string(),
+                &ok.to_string(),
+                &existence,
+                &strict,
+            ]);
+        }
+    }
+    out.into_string()
 }
 
 fn write_run(
@@ -293,6 +346,7 @@ fn write_run(
 ) -> Result<(), JobError> {
     run.write_json_streamed("results.json", &Annotated::new(inputs.0, evaluation))?;
     run.write_json("summary.json", summary)?;
+    run.write("items.csv", items_csv(evaluation).as_bytes())?;
     run.write("quotes.csv", quotes_csv(evaluation).as_bytes())?;
     #[cfg(feature = "charts")]
     if !config.no_plots {

@@ -126,6 +126,47 @@ pub fn tsv(results: &[GroundingResult]) -> String {
     out
 }
 
+/// The columns of `items.csv`.
+pub const ITEM_COLUMNS: [&str; 8] = [
+    "id",
+    "relevance",
+    "completeness",
+    "hallucination",
+    "claim_error",
+    "drift_penalty",
+    "anchors",
+    "unsupported_anchors",
+];
+
+/// `items.csv`: one row per response with its metrics, unrounded.
+pub fn items_csv(results: &[GroundingResult]) -> String {
+    use crate::report::csv::number;
+    let mut out = crate::report::csv::CsvBuffer::new();
+    out.record(ITEM_COLUMNS);
+    for r in results {
+        out.field(&r.id);
+        for v in [
+            r.relevance,
+            r.completeness,
+            r.hallucination,
+            r.claim_error,
+            r.drift_penalty,
+        ] {
+            out.field(number(Some(v)));
+        }
+        out.field(r.anchors.len().to_string());
+        out.field(
+            r.anchors
+                .iter()
+                .filter(|a| !a.supported)
+                .count()
+                .to_string(),
+        );
+        out.end_record();
+    }
+    out.into_string()
+}
+
 /// Means of the grounding metrics over the rows (4 decimals).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Means {
@@ -229,6 +270,7 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobEr
     let mut run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
     run.write_json_array("grounding.json", results)?;
     run.write("grounding.tsv", tsv(results).as_bytes())?;
+    run.write("items.csv", items_csv(results).as_bytes())?;
     run.write_json("summary.json", &output.summary)?;
     #[cfg(feature = "charts")]
     {

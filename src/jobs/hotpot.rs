@@ -281,7 +281,7 @@ fn write_run(
         || (eval.per_example_json(), eval.per_example_csv()),
     );
     run.write("per_example.json", &json)?;
-    run.write("per_example.csv", csv.as_bytes())?;
+    run.write("items.csv", csv.as_bytes())?;
     let chart = chart?;
     if let Some(bytes) = &chart {
         run.write("hotpot_metrics.png", bytes)?;
@@ -380,7 +380,7 @@ fn render_report(
     let shown = eval.n().min(HTML_EXAMPLE_ROWS);
     if shown < eval.n() {
         page.note(&format!(
-            "The first {shown} of {} items; all of them are in per_example.csv and per_example.json.",
+            "The first {shown} of {} items; all of them are in items.csv and per_example.json.",
             eval.n()
         ));
     }

@@ -948,28 +948,25 @@ fn pass_fail(pass: bool) -> &'static str {
 /// similarity, the verdict (`pass`/`fail`, empty when unscored) and the
 /// human label (`pass`/`fail`, empty when unlabelled).
 pub fn items_csv(scores: &[crate::judge_answers::ItemScore]) -> String {
-    let mut out = String::new();
-    crate::report::csv::push_record(&mut out, ITEM_COLUMNS);
+    let mut out = crate::report::csv::CsvBuffer::new();
+    out.record(ITEM_COLUMNS);
     let number = |x: Option<f64>| x.map(|v| (v + 0.0).to_string()).unwrap_or_default();
     for s in scores {
         let (score, similarity) = (number(s.score), number(s.similarity));
         let verdict = s.score.map_or("", |v| {
             pass_fail(v > crate::semantic::methods::POSITIVE_ABOVE)
         });
-        crate::report::csv::push_record(
-            &mut out,
-            [
-                s.id.as_str(),
-                s.system.as_str(),
-                s.method.as_str(),
-                &score,
-                &similarity,
-                verdict,
-                s.label.map_or("", pass_fail),
-            ],
-        );
+        out.record([
+            s.id.as_str(),
+            s.system.as_str(),
+            s.method.as_str(),
+            &score,
+            &similarity,
+            verdict,
+            s.label.map_or("", pass_fail),
+        ]);
     }
-    out
+    out.into_string()
 }
 
 /// Writes the run folder (scores.jsonl, summary.json, the score

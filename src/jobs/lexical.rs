@@ -265,6 +265,60 @@ impl Output {
             .collect()
     }
 
+    /// `items.csv`: `index`, `id` (empty when the input has none), then per
+    /// ROUGE type `<type>_precision`, `_recall`, `_fmeasure`, and `bleu`,
+    /// `chrf`, `squad_em`, `squad_f1` for the metrics asked for.
+    pub fn items_csv(&self) -> String {
+        use crate::report::csv::number;
+        let mut out = crate::report::csv::CsvBuffer::new();
+        let mut header = vec!["index".to_string(), "id".to_string()];
+        for t in self.plan.rouge.types() {
+            for part in ["precision", "recall", "fmeasure"] {
+                header.push(format!("{}_{part}", t.name()));
+            }
+        }
+        let first = self.scored.first();
+        let has = |f: fn(&Scored) -> bool| first.is_some_and(f);
+        let (bleu, chrf, squad) = (
+            has(|s| s.bleu.is_some()),
+            has(|s| s.chrf.is_some()),
+            has(|s| s.squad.is_some()),
+        );
+        for (on, names) in [
+            (bleu, &["bleu"][..]),
+            (chrf, &["chrf"][..]),
+            (squad, &["squad_em", "squad_f1"][..]),
+        ] {
+            if on {
+                header.extend(names.iter().map(|n| n.to_string()));
+            }
+        }
+        out.record(&header);
+        for (i, (id, s)) in self.ids.iter().zip(&self.scored).enumerate() {
+            out.field(i.to_string());
+            out.field(id.as_deref().unwrap_or(""));
+            for r in &s.rouge {
+                for v in [r.precision, r.recall, r.fmeasure] {
+                    out.field(number(Some(v)));
+                }
+            }
+            if bleu {
+                out.field(number(
+                    s.bleu.as_ref().map(|b| self.plan.bleu.score(b, true)),
+                ));
+            }
+            if chrf {
+                out.field(number(s.chrf.as_ref().map(chrf::score)));
+            }
+            if squad {
+                out.field(number(s.squad.map(|q| q.0)));
+                out.field(number(s.squad.map(|q| q.1)));
+            }
+            out.end_record();
+        }
+        out.into_string()
+    }
+
     /// The per-item JSON Lines.
     pub fn items_jsonl(&self) -> String {
         let mut out = String::new();
@@ -864,5 +918,6 @@ pub fn execute(config: &Config, files: &[PathBuf]) -> Result<(Option<PathBuf>, O
     let mut run = RunWriter::create(out, started, manifest)?;
     run.write_json("summary.json", &output.summary)?;
     run.write("items.jsonl", output.items_jsonl().as_bytes())?;
+    run.write("items.csv", output.items_csv().as_bytes())?;
     Ok((Some(run.finish()?), output))
 }

@@ -32,7 +32,7 @@ use crate::report::{write_json, RunFolder};
 use crate::secrets::redact_url;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -609,8 +609,75 @@ pub fn finish_run(
     run.record("run.json")?;
     run.record("responses.jsonl")?;
     write_summary(&mut run, &summary, &signature)?;
+    let items = items_csv(&folder.join("responses.jsonl"), &batch.questions)?;
+    run.write("items.csv", items.as_bytes())?;
     run.finish()?;
     Ok(summary)
+}
+
+/// The columns of `items.csv`.
+pub const ITEM_COLUMNS: [&str; 8] = [
+    "id",
+    "question_type",
+    "failed",
+    "score",
+    "existence",
+    "citations",
+    "citations_found",
+    "source",
+];
+
+/// The transcript an outcome's answer rests on: the `FILE` (or `NAME`)
+/// metadata of the first valid cited passage, else of the first retrieved
+/// passage; empty when the reply names none.
+fn outcome_source(o: &Value) -> String {
+    let context = o["response"]["context"].as_array();
+    let file_of = |i: usize| -> Option<String> {
+        let m = &context?.get(i)?["metadata"];
+        ["FILE", "NAME"]
+            .iter()
+            .find_map(|k| m[*k].as_str().map(str::to_string))
+    };
+    o["citations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["source_index"].as_u64())
+        .find_map(|i| usize::try_from(i).ok().and_then(file_of))
+        .or_else(|| file_of(0))
+        .unwrap_or_default()
+}
+
+/// `items.csv`: one row per question in input order, from the journal's
+/// last outcome per question (a question without one is `failed`).
+pub fn items_csv(journal: &Path, questions: &[RagQuestion]) -> Result<String, JobError> {
+    use crate::report::csv::number;
+    let outcomes = last_outcomes(journal).map_err(|source| crate::report::ReportError::Io {
+        path: journal.to_path_buf(),
+        source,
+    })?;
+    let by_id: HashMap<&str, &Value> = outcomes
+        .iter()
+        .filter_map(|o| o["id"].as_str().map(|id| (id, o)))
+        .collect();
+    let mut out = crate::report::csv::CsvBuffer::new();
+    out.record(ITEM_COLUMNS);
+    for q in questions {
+        let o = by_id.get(q.id.as_str()).copied();
+        let failed = o.is_none_or(|o| !o["error"].is_null());
+        let citations = o.and_then(|o| o["citations"].as_array());
+        out.field(&q.id);
+        out.field(q.qtype.as_deref().unwrap_or(""));
+        out.field(if failed { "true" } else { "false" });
+        out.field(number(o.and_then(|o| o["score"].as_f64())));
+        out.field(number(o.and_then(|o| o["existence_score"].as_f64())));
+        out.field(citations.map_or(0, Vec::len).to_string());
+        let found = citations.map_or(0, |c| c.iter().filter(|c| c["found"] == true).count());
+        out.field(found.to_string());
+        out.field(o.map(outcome_source).unwrap_or_default());
+        out.end_record();
+    }
+    Ok(out.into_string())
 }
 
 fn write_summary(run: &mut RunWriter, summary: &Value, signature: &str) -> Result<(), JobError> {
@@ -698,5 +765,7 @@ pub fn resummarize(
     let (summary, signature) = summarize(&run.file("responses.jsonl"), &all, config, &lexicon)?;
     run.manifest_mut().signature = signature.clone();
     write_summary(&mut run, &summary, &signature)?;
+    let items = items_csv(&run.file("responses.jsonl"), &all)?;
+    run.write("items.csv", items.as_bytes())?;
     Ok(run.finish()?)
 }

@@ -420,6 +420,7 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output, Semant
     .with_lexicon(&lexicon);
     let mut run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
     run.write("results.tsv", output::to_tsv(&output.results).as_bytes())?;
+    run.write("items.csv", output::items_csv(&output.results).as_bytes())?;
     run.write_json_array("results.json", &output.results)?;
     run.write_json("summary.json", &output.summary)?;
     #[cfg(feature = "charts")]

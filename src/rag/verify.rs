@@ -22,8 +22,8 @@ pub struct CitationCheck {
     pub found: bool,
     /// Similarity of the best match, 0..1.
     pub similarity: f64,
-    /// Character offsets in the cited document's page_content.
-    pub span: Option<[usize; 2]>,
+    /// Character offsets `{start, end}` in the cited document's page_content.
+    pub span: Option<crate::citations::attribution::Span>,
     /// The speaker of the turn (inside the passage) where the span starts.
     pub span_speaker: Option<String>,
     /// The attribution class (null for an invalid source).
@@ -131,7 +131,7 @@ pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationChec
                 verdict: check.verdict.as_str(),
                 found: is_found,
                 similarity: check.similarity,
-                span: check.span.map(|r| [r.start, r.end]),
+                span: check.span.map(Into::into),
                 span_speaker: a.span_speaker,
                 attribution: a.attribution,
                 other_source: a.other_source,
@@ -207,7 +207,10 @@ mod tests {
                 "invalid_source"
             ]
         );
-        assert_eq!(checks[0].span, Some([0, 36]));
+        assert_eq!(
+            checks[0].span,
+            Some(crate::citations::attribution::Span { start: 0, end: 36 })
+        );
         assert_eq!(existence, Some(2.0 / 6.0));
         let (_, fuzzy) = check_citations(&reply, &cfg(MatchLevel::Fuzzy));
         assert_eq!(fuzzy, Some(3.0 / 6.0));

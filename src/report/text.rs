@@ -290,7 +290,7 @@ pub fn rag_checks(
     for (i, c) in checks.iter().enumerate() {
         let span = c
             .span
-            .map_or(String::new(), |[a, b]| format!(" chars {a}..{b}"));
+            .map_or(String::new(), |s| format!(" chars {}..{}", s.start, s.end));
         lines.push(format!(
             "[{}] source {} {} (similarity {:.3}{span}): {:?}",
             i + 1,

@@ -278,6 +278,40 @@ pub fn to_tsv(results: &[TextResult]) -> String {
     out
 }
 
+/// The columns of `items.csv`.
+pub const ITEM_COLUMNS: [&str; 7] = [
+    "id",
+    "category",
+    "overall_score",
+    "composite_accuracy",
+    "composite_relevance",
+    "composite_safety",
+    "composite_quality",
+];
+
+/// `items.csv`: one row per answer with its id, category, overall score
+/// and the four composites, unrounded.
+pub fn items_csv(results: &[TextResult]) -> String {
+    use crate::report::csv::number;
+    let mut out = crate::report::csv::CsvBuffer::new();
+    out.record(ITEM_COLUMNS);
+    for r in results {
+        out.field(&r.id);
+        out.field(&r.category);
+        for v in [
+            r.overall_score,
+            r.composite_accuracy,
+            r.composite_relevance,
+            r.composite_safety,
+            r.composite_quality,
+        ] {
+            out.field(number(Some(v)));
+        }
+        out.end_record();
+    }
+    out.into_string()
+}
+
 /// The dimensions of the summary and charts.
 pub const DIMENSIONS: [&str; 4] = ["accuracy", "relevance", "safety", "quality"];
 
