@@ -561,7 +561,7 @@ fn compare_accepts_plain_metrics_and_rejects_mixtures() {
         ])
         .expect_code(0);
     assert!(
-        run.stdout().contains("no per-example scores"),
+        run.stdout().contains("no per-item scores"),
         "{}",
         run.stdout()
     );
@@ -604,7 +604,7 @@ fn compare_accepts_plain_metrics_and_rejects_mixtures() {
 }
 
 #[test]
-fn compare_pairs_repeated_ids_and_warns_about_different_gold() {
+fn compare_pairs_repeated_ids_and_refuses_different_gold() {
     let dir = Dir::new("compare-ids");
     let gold = write(
         &dir,
@@ -621,8 +621,13 @@ fn compare_pairs_repeated_ids_and_warns_about_different_gold() {
         "pred.json",
         &json!([{"answer": "a"}, {"answer": "b"}, {"answer": "q"}]),
     );
+    let pred2 = write(
+        &dir,
+        "pred2.json",
+        &json!([{"answer": "z"}, {"answer": "b"}, {"answer": "q"}]),
+    );
     let a = run_hotpot(&dir, &pred, &gold, "a");
-    let b = run_hotpot(&dir, &pred, &other_gold, "b");
+    let b = run_hotpot(&dir, &pred2, &gold, "b");
     let run = dir
         .run(&[
             "compare".to_string(),
@@ -630,7 +635,7 @@ fn compare_pairs_repeated_ids_and_warns_about_different_gold() {
             format!("B={}", b.display()),
         ])
         .expect_code(0)
-        .expect_stderr(&["different gold files"]);
+        .expect_stderr(&["different predictions files"]);
     assert!(run.stdout().contains("answer_em"), "{}", run.stdout());
     let folder = &dir.run_folders("reports")[0];
     let cmp = read_json(&folder.join("comparison.json"));
@@ -647,4 +652,13 @@ fn compare_pairs_repeated_ids_and_warns_about_different_gold() {
     assert!((em["diff"].as_f64().unwrap() + 1.0 / 3.0).abs() < 1e-12);
     assert_eq!(em["p_value"], 1.0);
     assert_eq!(cmp["warnings"].as_array().unwrap().len(), 1);
+    // Scored against another gold file, the items are not the same items.
+    let c = run_hotpot(&dir, &pred, &other_gold, "c");
+    dir.run(&[
+        "compare".to_string(),
+        format!("A={}", a.display()),
+        format!("C={}", c.display()),
+    ])
+    .expect_code(2)
+    .expect_stderr(&["different gold files"]);
 }

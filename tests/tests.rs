@@ -4,6 +4,7 @@ mod util;
 
 mod agreement_cli;
 mod attribution_cli;
+mod compare_cli;
 mod evaluate_cli;
 mod grounding_cli;
 mod hotpot_cli;

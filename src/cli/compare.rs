@@ -13,13 +13,25 @@ use std::path::PathBuf;
 /// configuration, flags given on the command line override it.
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
-    /// Systems as NAME=PATH, PATH a hotpot run folder, a metrics JSON or a per_example.json.
+    /// Systems as NAME=PATH: run folders of one command (evaluate,
+    /// judge-answers, text-eval, grounding, rag run, lexical, hotpot), or
+    /// hotpot metrics JSON / per_example.json files.
     #[arg(
         required_unless_present_any = ["print_config", "config"],
         num_args = 2..,
-        value_name = "NAME=RUN_OR_METRICS_JSON"
+        value_name = "NAME=RUN_FOLDER"
     )]
     pub systems: Vec<String>,
+    /// Compare only these metrics (comma-separated; repeatable) [default: every metric the runs share].
+    #[arg(long, value_name = "M,M,...", value_delimiter = ',')]
+    pub metric: Option<Vec<String>>,
+    /// Resample whole transcripts instead of items (evaluate and rag runs:
+    /// answers from one interview are not independent) [default: none].
+    #[arg(long, value_parser = ["none", "source"])]
+    pub cluster: Option<String>,
+    /// Print the comparison as one JSON object on stdout (nothing else there).
+    #[arg(long)]
+    pub json: bool,
     /// Parent folder of the run folder [default: reports].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -42,6 +54,8 @@ impl CompareArgs {
         if !self.systems.is_empty() {
             c.systems = self.systems.clone();
         }
+        super::set(&mut c.metric, &self.metric);
+        super::set_enum(&mut c.cluster, &self.cluster)?;
         super::set(&mut c.resamples, &self.resamples);
         let (r, lo, hi) = (c.resamples, MIN_RESAMPLES, MAX_RESAMPLES);
         crate::jobs::check_in("--resamples", r as f64, lo as f64, hi as f64)?;
@@ -60,8 +74,15 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_OK);
     }
     let (path, comparison) = execute(&config)?;
+    let sig = signature(config.resamples, config.seed, config.cluster);
+    if args.json {
+        let mut v = crate::jobs::compare::comparison_json(&comparison, &sig);
+        v["run_folder"] = serde_json::json!(path.display().to_string());
+        outln!("{v}");
+        return Ok(EXIT_OK);
+    }
     outln!("{}", compare_tables(&comparison));
-    outln!("signature: {}", signature(config.resamples, config.seed));
+    outln!("signature: {sig}");
     outln!("run folder: {}", path.display());
     Ok(EXIT_OK)
 }

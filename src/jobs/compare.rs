@@ -1,4 +1,5 @@
-//! Paired comparisons of systems' HotpotQA results as a typed job.
+//! Paired comparisons of systems (run folders of any scoring command, or
+//! HotpotQA results) as a typed job.
 //!
 //! ```
 //! use corpus_eval::jobs::compare::{parse_system, Config};
@@ -13,8 +14,8 @@
 //! ```
 
 use super::{ConfigError, JobConfig, JobError};
-use crate::compare::{compare, load_system, signature, Comparison};
-use crate::report::csv::csv_text;
+use crate::compare::{compare, load_system, signature, Cluster, Comparison, Options};
+use crate::report::csv::{csv_text, number};
 use crate::report::html::HtmlPage;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
@@ -39,9 +40,14 @@ pub struct Config {
     pub version: u32,
     /// Parent folder of the run folder.
     pub out: PathBuf,
-    /// The systems as `NAME=PATH` (a hotpot run folder, a metrics JSON or a
-    /// per_example.json), two at least.
+    /// The systems as `NAME=PATH` (a run folder of evaluate, judge-answers,
+    /// text-eval, grounding, rag run, lexical or hotpot; or a hotpot metrics
+    /// JSON or per_example.json), two at least.
     pub systems: Vec<String>,
+    /// The metrics to compare (empty: every metric the runs share).
+    pub metric: Vec<String>,
+    /// `source`: resample whole transcripts (evaluate and rag runs).
+    pub cluster: Cluster,
     /// Bootstrap resamples of the paired tests.
     pub resamples: usize,
     /// Seed of the paired bootstrap.
@@ -54,6 +60,8 @@ impl Default for Config {
             version: Self::VERSION,
             out: PathBuf::from("reports"),
             systems: Vec::new(),
+            metric: Vec::new(),
+            cluster: Cluster::None,
             resamples: DEFAULT_PAIRED_RESAMPLES,
             seed: 42,
         }
@@ -62,7 +70,7 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "compare";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn validate(&self) -> Result<(), ConfigError> {
         if !(MIN_RESAMPLES..=MAX_RESAMPLES).contains(&self.resamples) {
@@ -112,12 +120,19 @@ pub fn run(config: &Config) -> Result<Comparison, JobError> {
         let (name, path) = parse_system(spec)?;
         systems.push(load_system(&name, &path)?);
     }
-    compare(systems, config.seed, config.resamples).map_err(|e| JobError::Input(e.to_string()))
+    let options = Options {
+        seed: config.seed,
+        resamples: config.resamples,
+        metrics: config.metric.clone(),
+        cluster: config.cluster,
+    };
+    compare(systems, &options).map_err(|e| JobError::Input(e.to_string()))
 }
 
 // ---- The run folder: tables, JSON and the HTML report ----
 
-/// Column titles of the side-by-side table, as the framework names them.
+/// Column titles of the side-by-side table (HotpotQA's as the framework
+/// names them).
 fn column_title(metric: &str) -> &str {
     match metric {
         "answer_f1" => "Answer F1",
@@ -130,24 +145,26 @@ fn column_title(metric: &str) -> &str {
     }
 }
 
+fn show(x: Option<f64>, digits: usize) -> String {
+    match x {
+        Some(v) if digits == 0 => number(Some(v)),
+        Some(v) => crate::report::fixed(v, digits),
+        None => String::new(),
+    }
+}
+
 /// The side-by-side table (`digits` 0: shortest exact numbers).
 pub fn side_by_side(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>) {
-    let names = c.format.metric_names();
     let mut header = vec!["System".to_string()];
-    header.extend(names.iter().map(|m| column_title(m).to_string()));
+    header.extend(c.metrics.iter().map(|m| column_title(m).to_string()));
     header.push("n".into());
     let rows = c
         .systems
         .iter()
-        .map(|s| {
+        .zip(&c.means)
+        .map(|(s, means)| {
             let mut r = vec![s.name.clone()];
-            r.extend(s.averages.iter().map(|v| {
-                if digits == 0 {
-                    (v + 0.0).to_string()
-                } else {
-                    crate::report::fixed(*v, digits)
-                }
-            }));
+            r.extend(means.iter().map(|m| show(m.mean, digits)));
             r.push(s.n.map(|n| n.to_string()).unwrap_or_default());
             r
         })
@@ -168,40 +185,85 @@ pub fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<S
         "ci_low",
         "ci_high",
         "p_value",
+        "p_holm",
         "note",
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let f = |x: f64| {
-        if digits == 0 {
-            (x + 0.0).to_string()
-        } else {
-            crate::report::fixed(x, digits)
-        }
-    };
     let rows = c
         .differences
         .iter()
         .map(|d| {
             let mut r = vec![d.metric.clone(), d.system_a.clone(), d.system_b.clone()];
             match &d.paired {
-                Some(p) => r.extend([
-                    p.n.to_string(),
-                    f(p.mean_a),
-                    f(p.mean_b),
-                    f(p.diff),
-                    f(p.ci_low),
-                    f(p.ci_high),
-                    f(p.p_value),
-                ]),
+                Some(p) => {
+                    r.push(p.n.to_string());
+                    for v in [p.mean_a, p.mean_b, p.diff, p.ci_low, p.ci_high, p.p_value] {
+                        r.push(show(Some(v), digits));
+                    }
+                }
                 None => r.extend(std::iter::repeat_n(String::new(), 7)),
             }
+            r.push(show(d.p_holm, digits));
             r.push(d.note.clone().unwrap_or_default());
             r
         })
         .collect();
     (header, rows)
+}
+
+/// The items that changed most, as a table.
+pub fn changed_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = ["metric", "system_a", "system_b", "id", "a", "b", "delta"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let rows = c
+        .changed
+        .iter()
+        .map(|x| {
+            vec![
+                x.metric.clone(),
+                x.system_a.clone(),
+                x.system_b.clone(),
+                x.id.clone(),
+                show(Some(x.a), digits),
+                show(Some(x.b), digits),
+                show(Some(x.delta), digits),
+            ]
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The comparison as one JSON object (comparison.json and `--json`).
+pub fn comparison_json(c: &Comparison, signature: &str) -> Value {
+    json!({
+        "command": c.command,
+        "format": c.format,
+        "metrics": c.metrics,
+        "cluster": c.cluster.as_str(),
+        "systems": c.systems.iter().zip(&c.means).map(|(s, means)| {
+            let mut m = serde_json::Map::new();
+            m.insert("name".into(), json!(s.name));
+            m.insert("source".into(), json!(s.source.display().to_string()));
+            for (k, v) in c.metrics.iter().zip(means) {
+                m.insert(k.clone(), json!(v.mean));
+            }
+            m.insert("n".into(), json!(s.n));
+            m.insert("per_example".into(), json!(s.per_example.is_some()));
+            m.insert("means".into(), Value::Object(
+                c.metrics.iter().zip(means).map(|(k, v)| (k.clone(), json!(v))).collect(),
+            ));
+            Value::Object(m)
+        }).collect::<Vec<_>>(),
+        "differences": c.differences,
+        "family": c.family,
+        "changed": c.changed,
+        "warnings": c.warnings,
+        "signature": signature,
+    })
 }
 
 /// Runs the job and writes its run folder (`rerun` calls this too).
@@ -211,7 +273,7 @@ pub fn execute(config: &Config) -> Result<(PathBuf, Comparison), JobError> {
     for w in &comparison.warnings {
         errln!("warning: {w}");
     }
-    let sig = signature(config.resamples, config.seed);
+    let sig = signature(config.resamples, config.seed, config.cluster);
 
     let mut inputs = BTreeMap::new();
     for s in &comparison.systems {
@@ -229,7 +291,10 @@ pub fn execute(config: &Config) -> Result<(PathBuf, Comparison), JobError> {
     }
     let settings = json!({
         "systems": comparison.systems.iter().map(|s| json!({"name": s.name, "source": s.source.display().to_string()})).collect::<Vec<_>>(),
+        "command": comparison.command,
         "format": comparison.format,
+        "metrics": comparison.metrics,
+        "cluster": config.cluster.as_str(),
         "resamples": config.resamples,
         "seed": config.seed,
         "confidence": 0.95,
@@ -242,68 +307,119 @@ pub fn execute(config: &Config) -> Result<(PathBuf, Comparison), JobError> {
     Ok((writer.finish()?, comparison))
 }
 
+/// HotpotQA's metric definitions for the report.
+const HOTPOT_DEFINITIONS: [(&str, &str); 7] = [
+    ("Answer F1", "token-level overlap providing partial credit for answers"),
+    ("Answer EM", "exact match for strict answer correctness"),
+    ("Citation Precision", "percentage of predicted citations that are correct"),
+    ("Citation Recall", "percentage of ground-truth citations identified"),
+    ("Citation F1", "harmonic mean of citation precision and recall"),
+    ("Insufficient Context Detection", "accuracy in identifying unanswerable questions"),
+    ("Official format", "em/f1/prec/recall for answers, sp_* for supporting facts, joint_* for both (HotpotQA leaderboard)"),
+];
+
+/// One chart per metric: each system's mean with its interval, then the
+/// paired differences with theirs.
+fn metric_charts(page: &mut HtmlPage, c: &Comparison) {
+    use crate::report::svg::{dot_whisker, Dot};
+    for (m, metric) in c.metrics.iter().enumerate() {
+        page.heading(3, metric);
+        let means: Vec<Dot> = c
+            .systems
+            .iter()
+            .zip(&c.means)
+            .filter_map(|(s, row)| {
+                let v = row[m];
+                v.mean.map(|mean| Dot {
+                    label: s.name.clone(),
+                    value: mean,
+                    interval: v.ci_low.zip(v.ci_high),
+                })
+            })
+            .collect();
+        let diffs: Vec<Dot> = c
+            .differences
+            .iter()
+            .filter(|d| d.metric == *metric)
+            .filter_map(|d| {
+                d.paired.map(|p| Dot {
+                    label: format!("{} - {}", d.system_b, d.system_a),
+                    value: p.diff,
+                    interval: Some((p.ci_low, p.ci_high)),
+                })
+            })
+            .collect();
+        let mut html = String::from("<div class=\"charts\">");
+        html.push_str(&dot_whisker(
+            &format!("{metric}: mean per system (95% CI)"),
+            &means,
+            false,
+        ));
+        if !diffs.is_empty() {
+            html.push_str(&dot_whisker(
+                &format!("{metric}: paired difference B - A (95% CI)"),
+                &diffs,
+                true,
+            ));
+        }
+        html.push_str("</div>");
+        page.raw(&html);
+    }
+}
+
 fn write_run(run: &mut RunWriter, c: &Comparison, sig: &str) -> Result<(), JobError> {
     let (header, rows) = side_by_side(c, 0);
     run.write("comparison.csv", csv_text(&header, &rows).as_bytes())?;
     let (dheader, drows) = difference_rows(c, 0);
     run.write("differences.csv", csv_text(&dheader, &drows).as_bytes())?;
-    let names = c.format.metric_names();
-    let json = json!({
-        "format": c.format,
-        "systems": c.systems.iter().map(|s| {
-            let mut m = serde_json::Map::new();
-            m.insert("name".into(), json!(s.name));
-            m.insert("source".into(), json!(s.source.display().to_string()));
-            for (k, v) in names.iter().zip(&s.averages) {
-                m.insert((*k).to_string(), json!(v));
-            }
-            m.insert("n".into(), json!(s.n));
-            m.insert("per_example".into(), json!(s.per_example.is_some()));
-            Value::Object(m)
-        }).collect::<Vec<_>>(),
-        "differences": c.differences,
-        "warnings": c.warnings,
-        "signature": sig,
-    });
-    run.write_json("comparison.json", &json)?;
+    run.write_json("comparison.json", &comparison_json(c, sig))?;
 
-    let mut page = HtmlPage::new("HotpotQA Answer Generation Quality Report");
+    let title = match c.format {
+        Some(_) => "HotpotQA Answer Generation Quality Report".to_string(),
+        None => format!("Comparison of {} runs", c.command),
+    };
+    let mut page = HtmlPage::new(&title);
+    page.style(".charts{display:flex;flex-wrap:wrap;gap:12px}");
+    // Once laid out, the body says how many charts drew with a size
+    // (`data-charts="4/4"`), for a headless browser to check.
+    page.script("window.addEventListener('load',function(){var c=document.querySelectorAll('svg.chart'),k=0;c.forEach(function(s){var b=s.getBBox();if(b.width>0&&b.height>0)k++;});document.body.setAttribute('data-charts',k+'/'+c.length);});");
     page.note(&format!(
-        "{} systems, {} format. Signature: {sig}",
+        "{} systems from {} runs{}. Signature: {sig}",
         c.systems.len(),
-        c.format.as_str()
+        c.command,
+        c.format
+            .map(|f| format!(", {} format", f.as_str()))
+            .unwrap_or_default()
     ));
-    page.heading(2, "Metrics");
-    page.definitions(&[
-        ("Answer F1", "token-level overlap providing partial credit for answers"),
-        ("Answer EM", "exact match for strict answer correctness"),
-        ("Citation Precision", "percentage of predicted citations that are correct"),
-        ("Citation Recall", "percentage of ground-truth citations identified"),
-        ("Citation F1", "harmonic mean of citation precision and recall"),
-        ("Insufficient Context Detection", "accuracy in identifying unanswerable questions"),
-        ("Official format", "em/f1/prec/recall for answers, sp_* for supporting facts, joint_* for both (HotpotQA leaderboard)"),
-    ]);
+    if c.format.is_some() {
+        page.heading(2, "Metrics");
+        page.definitions(&HOTPOT_DEFINITIONS);
+    }
     page.heading(2, "System comparison results");
     let (header, rows) = side_by_side(c, 3);
     page.table("comparison", &header, &rows);
+    page.heading(2, "Charts");
+    metric_charts(&mut page, c);
     page.heading(2, "Differences (paired bootstrap)");
     page.note(&format!(
-        "diff = B - A over the items both systems scored (matched by id); 95% paired-bootstrap percentile interval ({} resamples, seed {}) and two-sided sign-flip p-value (exact up to 16 items). A small p-value with an interval that excludes 0 marks a difference unlikely to be noise; with many metrics and pairs some p < 0.05 arise by chance, so correct for multiple comparisons (e.g. Holm) before claiming several at once.",
-        c.resamples, c.seed
+        "diff = B - A over the items both systems scored (matched by id): the effect size, with its 95% paired-bootstrap percentile interval ({} resamples, seed {}, resampling {}) and the two-sided sign-flip p-value (exact up to 16 {}). p_holm adjusts the p-values for the family of {} tests ({} metric(s) x {} pair(s) of systems, Holm's step-down method): claim a difference when p_holm < 0.05 and the interval excludes 0.",
+        c.resamples,
+        c.seed,
+        if c.cluster == Cluster::Source { "whole transcripts" } else { "items" },
+        if c.cluster == Cluster::Source { "transcripts" } else { "items" },
+        c.family.tests,
+        c.family.metrics,
+        c.family.pairs,
     ));
     let (header, rows) = difference_rows(c, 4);
     page.table("differences", &header, &rows);
-    page.heading(2, "Interpretation guide");
-    page.definitions(&[
-        ("High Answer F1/EM", "accurate answer generation"),
-        ("High Citation Precision", "no hallucinated citations"),
-        ("High Citation Recall", "complete evidence identification"),
-        ("High Citation F1", "balanced citation quality"),
-        (
-            "High Insufficient Context Detection",
-            "reliable edge-case handling",
-        ),
-    ]);
+    page.heading(2, "Items that changed most");
+    page.note(&format!(
+        "Per metric and pair, up to {} items with the largest |B - A|.",
+        crate::compare::CHANGED_PER_TEST
+    ));
+    let (header, rows) = changed_rows(c, 4);
+    page.table("changed", &header, &rows);
     for w in &c.warnings {
         page.note(&format!("Warning: {w}"));
     }

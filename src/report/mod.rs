@@ -14,6 +14,7 @@ pub mod manifest;
 #[cfg(feature = "charts")]
 pub mod panels;
 pub mod run;
+pub mod svg;
 #[cfg(feature = "cli")]
 pub mod table;
 #[cfg(feature = "cli")]
@@ -314,48 +315,23 @@ pub fn write_json_array_file<T: serde::Serialize + Sync>(
     write_file(path, &bytes, sync_now)
 }
 
-/// A UTC time as (year, month, day, hour, minute, second).
-pub fn utc_parts(t: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
-    let secs = t
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (
-        year,
-        month,
-        day,
-        (rem / 3600) as u32,
-        (rem % 3600 / 60) as u32,
-        (rem % 60) as u32,
-    )
+/// `t` within what RFC 3339 text can show (years 1970 to 9999).
+fn printable(t: SystemTime) -> SystemTime {
+    const LAST: u64 = 253_402_300_799; // 9999-12-31T23:59:59Z
+    let latest = UNIX_EPOCH + std::time::Duration::from_secs(LAST);
+    t.clamp(UNIX_EPOCH, latest)
 }
 
 /// RFC 3339 UTC time with millisecond precision, e.g. "2026-11-22T05:21:00.123Z".
 pub fn rfc3339(t: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = utc_parts(t);
-    let ms = t
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_millis())
-        .unwrap_or(0);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
+    humantime::format_rfc3339_millis(printable(t)).to_string()
 }
 
 /// Compact UTC timestamp for folder names, e.g. "20261122T052100Z".
 pub fn folder_timestamp(t: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = utc_parts(t);
-    format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+    humantime::format_rfc3339_seconds(printable(t))
+        .to_string()
+        .replace(['-', ':'], "")
 }
 
 /// Age after which a staging folder whose process is gone is removed.

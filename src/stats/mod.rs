@@ -14,6 +14,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
+pub mod multiple;
 pub mod paired;
 
 /// Bootstrap resamples used by default.
