@@ -189,6 +189,7 @@ pub fn evaluate(
     // Group by group: compile, score its pairs, drop the compiled metric
     // (held all at once they weigh more than the questions).
     let mut scored: Vec<Option<ScoredPair>> = vec![None; questions.pairs.len()];
+    crate::progress::start("scoring answers", questions.pairs.len() as u64);
     let by_group: Vec<Vec<(usize, ScoredPair)>> = groups
         .par_iter()
         .map_init(
@@ -198,7 +199,10 @@ pub fn evaluate(
                 let compiled = CompiledQuestion::compile(&first.qtype, &first.metric, lexicon);
                 group
                     .iter()
-                    .map(|&pi| (pi, score_pair(&questions.pairs[pi], &compiled, analyzer)))
+                    .map(|&pi| {
+                        crate::progress::advance(1);
+                        (pi, score_pair(&questions.pairs[pi], &compiled, analyzer))
+                    })
                     .collect()
             },
         )
@@ -240,6 +244,8 @@ pub fn evaluate(
             Some((i, cited[i].len() - 1))
         })
         .collect();
+    crate::progress::finish();
+    crate::progress::start("verifying quotes", quote_refs.len() as u64);
     let located: Vec<Vec<Located>> = sources
         .par_iter()
         .zip(&cited)
@@ -289,9 +295,11 @@ pub fn evaluate(
                     None => QuoteCheck::unknown_source(),
                 });
             }
+            crate::progress::advance(quotes.len() as u64);
             out
         })
         .collect();
+    crate::progress::finish();
     let attributed = attribute(&quote_refs, &checks, &sources, transcripts, config);
     let mut pairs: Vec<PairResult> = questions
         .pairs

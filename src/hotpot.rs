@@ -240,11 +240,16 @@ pub fn evaluate_simple(
             mismatched.len()
         ));
     }
+    crate::progress::start("scoring items", gold.len() as u64);
     let scores: Vec<_> = predictions
         .par_iter()
         .zip(gold.par_iter())
-        .map(|(p, g)| simple_scores(&p.item, &g.item))
+        .map(|(p, g)| {
+            crate::progress::advance(1);
+            simple_scores(&p.item, &g.item)
+        })
         .collect();
+    crate::progress::finish();
     let averages = simple_averages(&scores);
     let examples = predictions
         .iter()
@@ -282,9 +287,11 @@ pub fn evaluate_official(
     predictions: &OfficialPredictions,
     gold: &[OfficialGoldRecord],
 ) -> HotpotEvaluation {
+    crate::progress::start("scoring items", gold.len() as u64);
     let scores: Vec<_> = gold
         .par_iter()
         .map(|g| {
+            crate::progress::advance(1);
             let id = &g.gold.id;
             official_scores(
                 &g.gold,
@@ -293,6 +300,7 @@ pub fn evaluate_official(
             )
         })
         .collect();
+    crate::progress::finish();
     let averages = official_averages(&scores).to_vec();
     let mut missing_answer = Vec::new();
     let mut missing_sp = Vec::new();

@@ -61,6 +61,7 @@ pub mod judge_answers;
 pub mod lexical;
 pub mod lexicon;
 pub mod metrics;
+pub mod progress;
 #[cfg(feature = "net")]
 pub mod rag;
 pub mod report;

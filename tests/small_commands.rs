@@ -103,3 +103,57 @@ fn wordnet_dir_replaces_the_embedded_lexicon() {
         .expect_code(0);
     assert_eq!(r.stdout().trim(), "1.0");
 }
+
+/// Runs `corpus-eval ARGS` on a pseudo-terminal (util-linux `script`) and
+/// returns what the terminal showed; None when `script` is missing.
+fn on_a_terminal(dir: &Dir, args: &[&str]) -> Option<String> {
+    let bin = env!("CARGO_BIN_EXE_corpus-eval");
+    let line = std::iter::once(bin)
+        .chain(args.iter().copied())
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(dir.path())
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn progress_bars_show_on_a_terminal_only() {
+    let dir = Dir::new("progress");
+    let q = crate::util::repo().join("evaluation/data_fixture.json");
+    let t = crate::util::repo().join("datasets/corpus.json");
+    let (q, t) = (q.to_str().unwrap(), t.to_str().unwrap());
+    let args = ["evaluate", q, t, "--no-plots", "--no-html", "--out", "runs"];
+    // Piped stderr (as here): no bar.
+    let piped = dir.run(&args).expect_code(0);
+    assert!(
+        !piped.stderr().contains("scoring answers"),
+        "{}",
+        piped.stderr()
+    );
+    let Some(shown) = on_a_terminal(&dir, &args) else {
+        eprintln!("skipping the terminal check: no `script` (util-linux) installed");
+        return;
+    };
+    // Items done of the total, items/s and the ETA, per stage.
+    for needle in ["scoring answers", "verifying quotes", "/38", "/s", "ETA"] {
+        assert!(
+            shown.contains(needle),
+            "{needle:?} not on the terminal: {shown}"
+        );
+    }
+    let mut quiet = args.to_vec();
+    quiet.push("--no-progress");
+    let shown = on_a_terminal(&dir, &quiet).unwrap();
+    assert!(!shown.contains("scoring answers"), "{shown}");
+    assert!(shown.contains("run folder"), "{shown}");
+}

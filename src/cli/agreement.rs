@@ -48,6 +48,9 @@ pub struct AgreementArgs {
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 impl AgreementArgs {
@@ -80,7 +83,7 @@ pub fn run(args: AgreementArgs) -> anyhow::Result<u8> {
     if args.files.is_empty() {
         return Err(InputError("agreement needs FILE".into()).into());
     }
-    let (folder, result) = execute(&config, &args.files)?;
+    let (folder, result) = args.progress.run(|| execute(&config, &args.files))?;
     if args.json {
         if let Some(path) = &folder {
             errln!("run folder: {}", path.display());

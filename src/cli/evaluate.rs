@@ -44,6 +44,9 @@ pub struct EvaluateArgs {
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 impl EvaluateArgs {
@@ -76,7 +79,9 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     let (Some(questions), Some(transcripts)) = (&args.questions, &args.transcripts) else {
         return Err(InputError("evaluate needs QUESTIONS and TRANSCRIPTS".into()).into());
     };
-    let (path, summary) = execute(&config, questions, transcripts)?;
+    let (path, summary) = args
+        .progress
+        .run(|| execute(&config, questions, transcripts))?;
     outln!("{}", evaluate_summary(&summary, config.match_level));
     outln!("run folder: {}", path.display());
     Ok(EXIT_OK)

@@ -28,6 +28,9 @@ pub struct GroundingArgs {
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 impl GroundingArgs {
@@ -50,7 +53,7 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
     let Some(input) = &args.input else {
         return Err(InputError("grounding needs INPUT".into()).into());
     };
-    let (path, output) = execute(&config, input)?;
+    let (path, output) = args.progress.run(|| execute(&config, input))?;
     let summary = &output.summary;
     if args.json {
         errln!("run folder: {}", path.display());

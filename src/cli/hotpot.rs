@@ -37,6 +37,9 @@ pub struct HotpotArgs {
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 impl HotpotArgs {
@@ -63,7 +66,7 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
     let (Some(predictions), Some(gold)) = (&args.predictions, &args.gold) else {
         return Err(InputError("hotpot needs PREDICTIONS and GOLD".into()).into());
     };
-    let (path, eval, system) = execute(&config, predictions, gold)?;
+    let (path, eval, system) = args.progress.run(|| execute(&config, predictions, gold))?;
     if args.json {
         errln!("run folder: {}", path.display());
         outln!("{}", Value::Object(eval.averages_json()));

@@ -81,6 +81,9 @@ pub struct JudgeAnswersArgs {
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 /// The LLM judge's options.
@@ -203,6 +206,9 @@ pub struct ThresholdArgs {
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 /// Runs `threshold`: prints the grid and, last, `threshold: 0.60` (or with
@@ -225,7 +231,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     let Some(input) = &args.input else {
         return Err(InputError("threshold needs INPUT".into()).into());
     };
-    let (folder, out, signature) = execute_threshold_run(&c, input)?;
+    let (folder, out, signature) = args.progress.run(|| execute_threshold_run(&c, input))?;
     if out.search.target == "labels" && out.unlabelled > 0 {
         errln!(
             "warning: {} items without a label are left out of the search",
@@ -272,7 +278,20 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     } else if estimate.is_some() {
         errln!("{line}");
     }
-    let output = plan.run(&progress_lines)?;
+    let bars = args.progress.enabled();
+    let report = |done: usize, total: usize| {
+        if !bars {
+            return progress_lines(done, total);
+        }
+        if done <= 1 {
+            crate::progress::start("judging", total as u64);
+        }
+        crate::progress::advance(1);
+        if done == total {
+            crate::progress::finish();
+        }
+    };
+    let output = args.progress.run(|| plan.run(&report))?;
     let path = write_run(&config, (input, &bytes), &context, &output, started)?;
     let summary = &output.summary;
     if args.json {

@@ -73,6 +73,9 @@ pub struct LexicalArgs {
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 impl LexicalArgs {
@@ -108,7 +111,7 @@ pub fn run(args: LexicalArgs) -> anyhow::Result<u8> {
     if args.files.is_empty() {
         return Err(InputError("lexical needs INPUT".into()).into());
     }
-    let (folder, output) = execute(&config, &args.files)?;
+    let (folder, output) = args.progress.run(|| execute(&config, &args.files))?;
     if args.json {
         if let Some(path) = &folder {
             errln!("run folder: {}", path.display());

@@ -22,6 +22,7 @@ mod grounding;
 mod hotpot;
 mod judge_answers;
 mod lexical;
+pub mod progress;
 mod rag;
 mod rerun;
 mod score;

@@ -267,7 +267,11 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         );
     }
     let stop = stop_on_signals()?;
-    let bar = progress_bar(n_todo as u64, args.no_progress);
+    let bar = super::progress::bar(
+        n_todo as u64,
+        "asking",
+        args.no_progress || !std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
     let t0 = Instant::now();
     let (tally, secs) = batch.ask(&config, &stop, |done, failed| {
         let rate = done as f64 / t0.elapsed().as_secs_f64().max(1e-9);
@@ -310,20 +314,4 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_RUNTIME);
     }
     Ok(EXIT_OK)
-}
-
-fn progress_bar(len: u64, hidden: bool) -> indicatif::ProgressBar {
-    if hidden {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(len),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} done, {msg} [{elapsed}]")
-    {
-        bar.set_style(style);
-    }
-    bar
 }

@@ -69,6 +69,9 @@ pub struct EmbedArgs {
     /// The model.
     #[command(flatten)]
     pub model: ModelArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 /// Runs `embed`: one JSON line per text, `{"index", "id"?, "text",
@@ -82,7 +85,7 @@ pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
     let embedder = load_embedder(&args.model)?;
     let texts: Vec<&str> = items.iter().map(|t| t.text.as_str()).collect();
     let started = std::time::Instant::now();
-    let vectors = embedder.embed(&texts)?;
+    let vectors = args.progress.run(|| embedder.embed(&texts))?;
     let elapsed = started.elapsed().as_secs_f64();
     warn_truncation(&embedder);
     let out = crate::semantic::texts::embedding_lines(&items, &vectors);

@@ -57,6 +57,9 @@ pub struct TextEvalArgs {
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 impl TextEvalArgs {
@@ -94,7 +97,7 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
     let Some(input) = &args.input else {
         return Err(InputError("text-eval needs INPUT".into()).into());
     };
-    let (path, output, sem) = execute(&config, input)?;
+    let (path, output, sem) = args.progress.run(|| execute(&config, input))?;
     if args.json {
         errln!("run folder: {}", path.display());
         outln!("{}", output.summary);

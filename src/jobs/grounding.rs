@@ -77,7 +77,15 @@ pub fn run(config: &Config, rows: &[GroundingRow], lexicon: &Lexicon) -> Result<
     if rows.is_empty() {
         return Err(JobError::Input("no rows".into()));
     }
-    let results: Vec<GroundingResult> = rows.par_iter().map(|r| evaluate(lexicon, r)).collect();
+    crate::progress::start("grounding rows", rows.len() as u64);
+    let results: Vec<GroundingResult> = rows
+        .par_iter()
+        .map(|r| {
+            crate::progress::advance(1);
+            evaluate(lexicon, r)
+        })
+        .collect();
+    crate::progress::finish();
     let summary = summary(&results);
     Ok(Output { results, summary })
 }

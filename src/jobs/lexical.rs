@@ -614,7 +614,15 @@ pub fn score(config: &Config, items: &[Item]) -> Result<Output, JobError> {
                 .unwrap_or_default()
         )));
     }
-    let scored: Vec<Scored> = items.par_iter().map(|i| plan.score(i)).collect();
+    crate::progress::start("scoring items", items.len() as u64);
+    let scored: Vec<Scored> = items
+        .par_iter()
+        .map(|i| {
+            crate::progress::advance(1);
+            plan.score(i)
+        })
+        .collect();
+    crate::progress::finish();
     let mut all = 0..scored.len();
     let values = aggregate(&plan, &scored, &mut || all.next().unwrap_or(0));
     let mut summary = Map::new();

@@ -188,11 +188,16 @@ pub fn run(
         thresholds: &inputs.thresholds,
         relevance_space: relevance_space(config.profile, rows),
     };
+    crate::progress::start("scoring rows", rows.len() as u64);
     let results: Vec<TextResult> = rows
         .par_iter()
         .zip(&semantics.pairs)
-        .map(|(row, pair)| evaluator.evaluate(row, *pair))
+        .map(|(row, pair)| {
+            crate::progress::advance(1);
+            evaluator.evaluate(row, *pair)
+        })
         .collect();
+    crate::progress::finish();
     let signature = signature(config.profile, semantics, inputs);
     let notes = column_notes(semantics);
     let mut summary = output::summary(&results);

@@ -253,9 +253,14 @@ impl Embedder {
         let batches = plan_batches(&order, |i| tokens[i].ids.len(), TOKENS_PER_BATCH);
         let run = |batch: &Vec<usize>| {
             let members: Vec<&[u32]> = batch.iter().map(|&i| &tokens[i].ids[..]).collect();
-            self.forward_batch(&members)
+            let out = self.forward_batch(&members);
+            crate::progress::advance(batch.len() as u64);
+            out
         };
-        let results: Vec<Vec<Vec<f32>>> = batches.par_iter().map(run).collect::<Result<_, _>>()?;
+        crate::progress::start("embedding", texts.len() as u64);
+        let results = batches.par_iter().map(run).collect::<Result<Vec<_>, _>>();
+        crate::progress::finish();
+        let results: Vec<Vec<Vec<f32>>> = results?;
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         for (batch, vecs) in batches.iter().zip(results) {
             for (&i, v) in batch.iter().zip(vecs) {
