@@ -157,3 +157,87 @@ fn progress_bars_show_on_a_terminal_only() {
     assert!(!shown.contains("scoring answers"), "{shown}");
     assert!(shown.contains("run folder"), "{shown}");
 }
+
+#[test]
+fn every_computing_command_prints_one_json_object_with_json() {
+    let dir = Dir::new("json-everywhere");
+    let r = |p: &str| crate::util::repo().join(p).display().to_string();
+    let (q, t) = (r("evaluation/data_fixture.json"), r("datasets/corpus.json"));
+    let runs: Vec<Vec<String>> = [
+        vec!["evaluate", &q, &t, "--no-plots", "--no-html", "--out", "e"],
+        vec![
+            "hotpot",
+            &r("evaluation/hotpot/predictions.json"),
+            &r("evaluation/hotpot/gold.json"),
+            "--no-plots",
+            "--out",
+            "h",
+        ],
+        vec![
+            "grounding",
+            &r("evaluation/grounding/sample.json"),
+            "--out",
+            "g",
+        ],
+        vec![
+            "text-eval",
+            &r("evaluation/text-eval/sample.json"),
+            "--no-embeddings",
+            "--out",
+            "t",
+        ],
+        vec![
+            "judge-answers",
+            &r("evaluation/semantic/answers.jsonl"),
+            "--method",
+            "keyword",
+            "--no-plots",
+            "--out",
+            "j",
+        ],
+        vec!["threshold", &r("evaluation/semantic/answers.jsonl")],
+        vec![
+            "lexical",
+            &r("fixtures/lexical/pairs.jsonl"),
+            "--metric",
+            "rouge1,bleu",
+        ],
+        vec![
+            "agreement",
+            &r("fixtures/agreement/paradox.csv"),
+            "--id",
+            "quote_id",
+        ],
+        vec![
+            "score",
+            "--type",
+            "Yes/No",
+            "--metric",
+            "yes",
+            "Yes, it did.",
+        ],
+        vec!["synonyms", "car"],
+        vec!["similarity", "a cat sat", "a cat was sitting"],
+    ]
+    .iter()
+    .map(|v| v.iter().map(|s| s.to_string()).collect())
+    .collect();
+    for mut args in runs {
+        args.push("--json".into());
+        let run = dir.run(&args).expect_code(0);
+        let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap_or_else(|e| {
+            panic!(
+                "{args:?}: stdout is not one JSON value ({e}): {}",
+                run.stdout()
+            )
+        });
+        assert!(v.is_object(), "{args:?}: {v}");
+    }
+    // rerun of the evaluate run, as JSON too.
+    let folder = dir.run_folders("e")[0].display().to_string();
+    let run = dir
+        .run(&["rerun", &folder, "--out", "again", "--json"])
+        .expect_code(0);
+    let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap();
+    assert_eq!(v["identical"], true, "{v}");
+}

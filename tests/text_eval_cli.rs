@@ -355,6 +355,23 @@ fn appendix_example_in_each_profile() {
     let first = dir.run_folders("out")[0].clone();
     let summary = read_json(&first.join("summary.json"));
     assert_eq!(summary["embeddings"], "fallback-tfidf");
+    // A degraded mode is said in summary.json and on the terminal.
+    assert!(summary["degraded"]
+        .as_str()
+        .unwrap()
+        .contains("TF-IDF fallback, not sentence embeddings (--no-embeddings)"));
+    let shown = dir
+        .run(&["text-eval", input, "--no-embeddings", "--out", "out2"])
+        .expect_code(0)
+        .stdout();
+    assert!(
+        shown.contains("category [TF-IDF fallback, no model]"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("degraded: semantic columns from the TF-IDF fallback"),
+        "{shown}"
+    );
     assert!(summary["notes"]["accuracy_semantic_similarity"]
         .as_str()
         .unwrap()

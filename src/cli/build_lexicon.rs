@@ -11,6 +11,9 @@ pub struct BuildLexiconArgs {
     pub dict_dir: PathBuf,
     /// Output file; gzipped when it ends in .gz.
     pub out: PathBuf,
+    /// Print one JSON object on stdout (nothing else there).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Builds and writes the lexicon.
@@ -29,6 +32,17 @@ pub fn run(args: BuildLexiconArgs) -> anyhow::Result<u8> {
         text.into_bytes()
     };
     crate::report::write_atomic(&args.out, &bytes)?;
+    if args.json {
+        let v = serde_json::json!({
+            "output": args.out.display().to_string(),
+            "bytes": bytes.len(),
+            "sha256": crate::report::sha256_hex(&bytes),
+            "lemmas": check.lemma_count(),
+            "synsets": check.synset_count(),
+        });
+        outln!("{v}");
+        return Ok(EXIT_OK);
+    }
     errln!(
         "wrote {} ({} bytes): {} lemmas, {} synsets",
         args.out.display(),

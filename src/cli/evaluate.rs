@@ -47,6 +47,10 @@ pub struct EvaluateArgs {
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
+    /// Print the summary (summary.json with `run_folder`) as one JSON
+    /// object on stdout, nothing else there.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl EvaluateArgs {
@@ -82,6 +86,12 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     let (path, summary) = args
         .progress
         .run(|| execute(&config, questions, transcripts))?;
+    if args.json {
+        let mut v = serde_json::to_value(&summary)?;
+        v["run_folder"] = serde_json::json!(path.display().to_string());
+        outln!("{v}");
+        return Ok(EXIT_OK);
+    }
     outln!("{}", evaluate_summary(&summary, config.match_level));
     outln!("run folder: {}", path.display());
     Ok(EXIT_OK)

@@ -17,6 +17,10 @@ pub struct RerunArgs {
     /// recorded paths.
     #[arg(long, value_name = "DIR")]
     pub inputs: Option<PathBuf>,
+    /// Print one JSON object on stdout: `identical`, `rerun_folder` and
+    /// `files` ({name, identical}).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `rerun`: prints `identical NAME` or `different NAME` per output;
@@ -27,6 +31,19 @@ pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
         out: args.out,
         inputs: args.inputs,
     })?;
+    if args.json {
+        let v = serde_json::json!({
+            "identical": outcome.identical(),
+            "rerun_folder": outcome.folder.display().to_string(),
+            "files": outcome.files.iter().map(|f| serde_json::json!({"name": f.name, "identical": f.identical})).collect::<Vec<_>>(),
+        });
+        outln!("{v}");
+        return Ok(if outcome.identical() {
+            EXIT_OK
+        } else {
+            EXIT_RUNTIME
+        });
+    }
     for f in &outcome.files {
         let verdict = if f.identical {
             "identical"

@@ -18,6 +18,9 @@ pub struct ScoreArgs {
     /// WordNet source.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
+    /// Print one JSON object on stdout (nothing else there).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `synonyms`.
@@ -28,21 +31,36 @@ pub struct SynonymsArgs {
     /// WordNet source.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
+    /// Print one JSON object on stdout (nothing else there).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Prints the score, or null with the reason on stderr.
 pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
     let lexicon = crate::jobs::load_lexicon(args.wordnet.wordnet.as_deref())?;
     let metric = Value::String(args.metric);
-    match CompiledQuestion::compile(&args.qtype, &metric, &lexicon) {
-        Ok(q) => {
-            let s = q.score(&args.answer, &mut Analyzer::new(&lexicon));
-            outln!("{}", serde_json::to_string(&s)?);
-        }
+    let (score, note) = match CompiledQuestion::compile(&args.qtype, &metric, &lexicon) {
+        Ok(q) => (
+            Some(q.score(&args.answer, &mut Analyzer::new(&lexicon))),
+            None,
+        ),
         Err(e) => {
             errln!("warning: {e}");
-            outln!("null");
+            (None, Some(e.to_string()))
         }
+    };
+    if args.json {
+        let v = serde_json::json!({
+            "score": score,
+            "type": args.qtype,
+            "metric": metric,
+            "note": note,
+            "signature": crate::scoring::signature(&lexicon),
+        });
+        outln!("{v}");
+    } else {
+        outln!("{}", serde_json::to_string(&score)?);
     }
     Ok(EXIT_OK)
 }
@@ -50,7 +68,17 @@ pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
 /// Prints the enrichment, one form per line.
 pub fn run_synonyms(args: SynonymsArgs) -> anyhow::Result<u8> {
     let lexicon = crate::jobs::load_lexicon(args.wordnet.wordnet.as_deref())?;
-    for s in lexicon.enrich(&args.word) {
+    let forms = lexicon.enrich(&args.word);
+    if args.json {
+        let v = serde_json::json!({
+            "word": args.word,
+            "forms": forms,
+            "wordnet": {"source": lexicon.source(), "sha256": lexicon.digest()},
+        });
+        outln!("{v}");
+        return Ok(EXIT_OK);
+    }
+    for s in forms {
         outln!("{s}");
     }
     Ok(EXIT_OK)

@@ -44,6 +44,9 @@ pub struct SimilarityArgs {
     /// The model.
     #[command(flatten)]
     pub model: ModelArgs,
+    /// Print one JSON object on stdout (nothing else there).
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub(crate) use crate::semantic::warn_truncation;
@@ -53,7 +56,13 @@ pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {
     let embedder = load_embedder(&args.model)?;
     let v = embedder.embed(&[args.text_a.as_str(), args.text_b.as_str()])?;
     warn_truncation(&embedder);
-    outln!("{:.6}", crate::semantic::cosine(&v[0], &v[1]));
+    let cos = crate::semantic::cosine(&v[0], &v[1]);
+    if args.json {
+        let v = serde_json::json!({"similarity": f64::from(cos) + 0.0, "signature": embedder.signature()});
+        outln!("{v}");
+    } else {
+        outln!("{cos:.6}");
+    }
     Ok(EXIT_OK)
 }
 
@@ -72,6 +81,10 @@ pub struct EmbedArgs {
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
+    /// With `--output`: print a JSON object (count, dims, output,
+    /// signature) on stdout. Without `--output` the JSON Lines are stdout.
+    #[arg(long, requires = "output")]
+    pub json: bool,
 }
 
 /// Runs `embed`: one JSON line per text, `{"index", "id"?, "text",
@@ -92,6 +105,17 @@ pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
     match &args.output {
         Some(path) => {
             crate::report::write_atomic(path, &out)?;
+            if args.json {
+                let v = serde_json::json!({
+                    "count": items.len(),
+                    "dims": embedder.dim(),
+                    "output": path.display().to_string(),
+                    "seconds": elapsed,
+                    "signature": embedder.signature(),
+                });
+                outln!("{v}");
+                return Ok(EXIT_OK);
+            }
             errln!(
                 "{} embeddings ({} dims, {}) -> {} in {elapsed:.2}s",
                 items.len(),

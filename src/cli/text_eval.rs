@@ -40,6 +40,10 @@ pub struct TextEvalArgs {
     /// embedding model.
     #[arg(long)]
     pub no_embeddings: bool,
+    /// Fail (exit 2, naming the fetch command) when no embedding model is
+    /// found, instead of falling back to TF-IDF.
+    #[arg(long)]
+    pub require_model: bool,
     /// Print the summary as JSON (the last thing on stdout).
     #[arg(long)]
     pub json: bool,
@@ -79,6 +83,7 @@ impl TextEvalArgs {
             }
         }
         super::set_enum(&mut c.profile, &self.profile)?;
+        c.require_model |= self.require_model;
         if self.no_embeddings {
             c.no_embeddings = true;
         }
@@ -104,7 +109,10 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
     } else {
         outln!("{}", text_eval_table(&output.summary));
         if sem.source == SemanticSource::FallbackTfidf {
-            outln!("embeddings: fallback-tfidf ({})", sem.detail);
+            outln!(
+                "degraded: {}; for sentence embeddings run scripts/fetch-model (or --require-model to make this an error)",
+                crate::jobs::text_eval::degraded_note(&sem)
+            );
         }
         outln!("signature: {}", output.signature);
         outln!("run folder: {}", path.display());

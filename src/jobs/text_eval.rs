@@ -60,6 +60,9 @@ pub struct Config {
     pub profile: Profile,
     /// Compute the semantic columns with the TF-IDF fallback.
     pub no_embeddings: bool,
+    /// Without a model, fail (exit 2, naming the fetch command) instead of
+    /// falling back to TF-IDF.
+    pub require_model: bool,
     /// The embedding model's folder (default: found as the README says).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_dir: Option<PathBuf>,
@@ -80,6 +83,7 @@ impl Default for Config {
             patterns: None,
             profile: Profile::Reference,
             no_embeddings: false,
+            require_model: false,
             model_dir: None,
             engine: "fused".into(),
             wordnet: None,
@@ -206,6 +210,9 @@ pub fn run(
         head.insert("command".into(), json!("text-eval"));
         head.insert("profile".into(), json!(config.profile.as_str()));
         head.insert("embeddings".into(), json!(semantics.source.as_str()));
+        if semantics.source == SemanticSource::FallbackTfidf {
+            head.insert("degraded".into(), json!(degraded_note(semantics)));
+        }
         head.insert("notes".into(), notes.clone());
         head.append(m);
         head.insert("weights".into(), json!(inputs.weights));
@@ -219,6 +226,29 @@ pub fn run(
         signature,
         notes,
     })
+}
+
+/// Whether a model found nowhere falls back to TF-IDF: not when a folder
+/// was named (`--model-dir`) or `--require-model` asks for the model.
+///
+/// ```
+/// use corpus_eval::jobs::text_eval::{may_fall_back, Config};
+/// assert!(may_fall_back(&Config::default()));
+/// assert!(!may_fall_back(&Config { require_model: true, ..Config::default() }));
+/// assert!(!may_fall_back(&Config { model_dir: Some("m".into()), ..Config::default() }));
+/// ```
+pub fn may_fall_back(config: &Config) -> bool {
+    config.model_dir.is_none() && !config.require_model
+}
+
+/// What a run without the embedding model lacks, said wherever its
+/// numbers are shown (summary.json `degraded`, chart titles, the terminal
+/// table).
+pub fn degraded_note(semantics: &Semantics) -> String {
+    format!(
+        "semantic columns from the TF-IDF fallback, not sentence embeddings ({})",
+        semantics.detail
+    )
 }
 
 /// The metric signature, sacrebleu style.
@@ -297,7 +327,7 @@ pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobErro
         // Only a model found nowhere falls back; a folder named by
         // --model-dir or $CORPUS_EVAL_MODEL_DIR, or an incomplete or broken
         // model, is an error (exit 2).
-        Err(SemanticError::NoModel { .. }) if config.model_dir.is_none() => {
+        Err(SemanticError::NoModel { .. }) if may_fall_back(config) => {
             errln!(
                 "warning: no embedding model found; the semantic columns use the TF-IDF fallback (embeddings: \"fallback-tfidf\" in summary.json). Run scripts/fetch-model to get all-MiniLM-L6-v2."
             );
@@ -334,6 +364,12 @@ pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobErro
 /// TF-IDF fallback.
 #[cfg(not(feature = "semantic"))]
 pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobError> {
+    if config.require_model && !config.no_embeddings {
+        return Err(JobError::Input(
+            "--require-model: this build has no embedding model support (the `semantic` feature)"
+                .into(),
+        ));
+    }
     let why = if config.no_embeddings {
         "--no-embeddings"
     } else {
@@ -429,7 +465,13 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output, Semant
     run.write_json_array("results.json", &output.results)?;
     run.write_json("summary.json", &output.summary)?;
     #[cfg(feature = "charts")]
-    draw_charts(&mut run, &output.results, &output.signature)?;
+    draw_charts(
+        &mut run,
+        &output.results,
+        &output.signature,
+        (sem.source == SemanticSource::FallbackTfidf)
+            .then_some(" [TF-IDF fallback: no embedding model]"),
+    )?;
     Ok((run.finish()?, output, sem))
 }
 
@@ -438,7 +480,9 @@ fn draw_charts(
     run: &mut crate::report::run::RunWriter,
     results: &[TextResult],
     signature: &str,
+    degraded: Option<&str>,
 ) -> Result<(), crate::report::ReportError> {
+    let degraded = degraded.unwrap_or("");
     use crate::report::charts::{render_bar_chart, Bar, BarChart};
     use crate::texteval::output::DIMENSIONS;
     use crate::texteval::Category;
@@ -484,7 +528,7 @@ fn draw_charts(
         render_bar_chart(
             path,
             &BarChart {
-                title: "Text evaluation: mean composite scores per category",
+                title: &format!("Text evaluation: mean composite scores per category{degraded}"),
                 value_label: "mean score (0-1)",
                 category_label: "category · dimension",
                 footnote: &short,
@@ -496,7 +540,7 @@ fn draw_charts(
         render_bar_chart(
             path,
             &BarChart {
-                title: "Text evaluation: pass rates per category",
+                title: &format!("Text evaluation: pass rates per category{degraded}"),
                 value_label: "share of rows passing the threshold",
                 category_label: "category · dimension",
                 footnote: &short,

@@ -154,9 +154,14 @@ pub fn text_eval_table(summary: &Value) -> String {
         }
     }
     add("All", &summary["overall"]);
+    let first = if summary["embeddings"] == "fallback-tfidf" {
+        "category [TF-IDF fallback, no model]"
+    } else {
+        "category"
+    };
     grid_table(
         &[
-            "category",
+            first,
             "n",
             "overall",
             "accuracy",
