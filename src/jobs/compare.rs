@@ -70,7 +70,8 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "compare";
-    const VERSION: u32 = 2;
+    // `metric` and `cluster` came later with defaults: version 1 files read as before.
+    const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
         if !(MIN_RESAMPLES..=MAX_RESAMPLES).contains(&self.resamples) {
