@@ -58,7 +58,7 @@ pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {
     warn_truncation(&embedder);
     let cos = crate::semantic::cosine(&v[0], &v[1]);
     if args.json {
-        let v = serde_json::json!({"similarity": f64::from(cos) + 0.0, "signature": embedder.signature()});
+        let v = serde_json::json!({"similarity": cos + 0.0, "signature": embedder.signature()});
         outln!("{v}");
     } else {
         outln!("{cos:.6}");
