@@ -264,6 +264,7 @@ fn sample_data_end_to_end() {
     assert_eq!(
         files,
         [
+            "items.csv",
             "manifest.json",
             "quotes.csv",
             "report.html",
@@ -277,6 +278,29 @@ fn sample_data_end_to_end() {
         let (w, h) = png_size(&folders[0].join(png));
         assert!(w >= 800 && h >= 500, "{png}: {w}x{h}");
     }
+    // items.csv: one row per answer, read back by the csv crate; its
+    // scores average to the summary's overall mean, its pair-level
+    // existence (first answer of each pair) to the summary's existence.
+    let summary = read_json(&folders[0].join("summary.json"));
+    let mut reader = csv::Reader::from_path(folders[0].join("items.csv")).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(header, corpus_eval::jobs::evaluate::ITEM_COLUMNS);
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(
+        rows.len() as u64,
+        summary["counts"]["answers"].as_u64().unwrap()
+    );
+    let mean = |col: usize, first_only: bool| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| !first_only || &r[1] == "0")
+            .filter_map(|r| r[col].parse::<f64>().ok())
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!((mean(5, false) - summary["overall"]["mean"].as_f64().unwrap()).abs() < 1e-12);
+    assert!((mean(9, true) - summary["existence"]["mean"].as_f64().unwrap()).abs() < 1e-12);
+    assert!((mean(10, true) - summary["strict_existence"]["mean"].as_f64().unwrap()).abs() < 1e-12);
     let res = read_json(&folders[0].join("results.json"));
     let pairs = res["qa_pairs"].as_array().unwrap();
     assert!(pairs.len() >= 30);

@@ -192,9 +192,9 @@ fn run_folder_and_report() {
         files,
         [
             "hotpot_metrics.png",
+            "items.csv",
             "manifest.json",
             "metrics.json",
-            "items.csv",
             "per_example.json",
             "report.html"
         ]

@@ -181,6 +181,19 @@ fn value(path: &Path, line: u64, column: &str, cell: &str) -> Result<Option<f64>
     }
 }
 
+/// A key seen twice in one run's items.csv.
+fn repeated(path: &Path, line: u64, column: &str, key: &str) -> CorpusError {
+    record(
+        path,
+        &format!("line {line}"),
+        column,
+        format!(
+            "{} appears twice (items are paired by it)",
+            crate::corpus::preview(key)
+        ),
+    )
+}
+
 /// Per-item scores: keys in file order, values aligned with `metrics`.
 struct Collected {
     metrics: Vec<String>,
@@ -231,15 +244,7 @@ fn collect(spec: &RunSpec, path: &Path, table: &Table) -> Result<Collected, Corp
             for (line, r) in &table.rows {
                 let key = cell(r, key_col);
                 if index.contains_key(&key) {
-                    return Err(record(
-                        path,
-                        &format!("line {line}"),
-                        spec.key,
-                        format!(
-                            "{} appears twice (items are paired by it)",
-                            crate::corpus::preview(&key)
-                        ),
-                    ));
+                    return Err(repeated(path, *line, spec.key, &key));
                 }
                 let at = slot(&mut index, key.clone(), metrics.len(), &mut rows);
                 let first = first_answer.is_none_or(|k| r.get(k) == Some("0"));
@@ -318,15 +323,7 @@ fn collect(spec: &RunSpec, path: &Path, table: &Table) -> Result<Collected, Corp
             for (line, r) in &table.rows {
                 let key = cell(r, key_col);
                 if index.contains_key(&key) {
-                    return Err(record(
-                        path,
-                        &format!("line {line}"),
-                        "id",
-                        format!(
-                            "{} appears twice (items are paired by it)",
-                            crate::corpus::preview(&key)
-                        ),
-                    ));
+                    return Err(repeated(path, *line, "id", &key));
                 }
                 let at = slot(&mut index, key, metrics.len(), &mut rows);
                 for (m, (c, h)) in cols.iter().enumerate() {

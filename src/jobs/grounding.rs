@@ -105,46 +105,45 @@ pub const TSV_COLUMNS: [&str; 11] = [
     "unsupported_anchors",
 ];
 
+/// A result's eight metrics in [`TSV_COLUMNS`] order (after `id`), and
+/// its anchor counts (all, unsupported).
+fn row_values(r: &GroundingResult) -> ([f64; 8], [usize; 2]) {
+    (
+        [
+            r.relevance,
+            r.completeness,
+            r.hallucination,
+            r.claim_error,
+            r.drift_penalty,
+            r.tfidf_cosine,
+            r.jaccard,
+            r.bigram_overlap,
+        ],
+        [
+            r.anchors.len(),
+            r.anchors.iter().filter(|a| !a.supported).count(),
+        ],
+    )
+}
+
 /// `grounding.tsv`: one row per result, 4-decimal Python floats.
 pub fn tsv(results: &[GroundingResult]) -> String {
     let mut out = TSV_COLUMNS.join("\t");
     out.push('\n');
     for r in results {
-        let f = |x: f64| py_float(round4(x));
-        let fields = [
-            tsv_field(&r.id),
-            f(r.relevance),
-            f(r.completeness),
-            f(r.hallucination),
-            f(r.claim_error),
-            f(r.drift_penalty),
-            f(r.tfidf_cosine),
-            f(r.jaccard),
-            f(r.bigram_overlap),
-            r.anchors.len().to_string(),
-            r.anchors
-                .iter()
-                .filter(|a| !a.supported)
-                .count()
-                .to_string(),
-        ];
+        let (values, counts) = row_values(r);
+        let fields: Vec<String> = std::iter::once(tsv_field(&r.id))
+            .chain(values.iter().map(|x| py_float(round4(*x))))
+            .chain(counts.iter().map(usize::to_string))
+            .collect();
         out.push_str(&fields.join("\t"));
         out.push('\n');
     }
     out
 }
 
-/// The columns of `items.csv`.
-pub const ITEM_COLUMNS: [&str; 8] = [
-    "id",
-    "relevance",
-    "completeness",
-    "hallucination",
-    "claim_error",
-    "drift_penalty",
-    "anchors",
-    "unsupported_anchors",
-];
+/// The columns of `items.csv`: those of `grounding.tsv`.
+pub const ITEM_COLUMNS: [&str; 11] = TSV_COLUMNS;
 
 /// `items.csv`: one row per response with its metrics, unrounded.
 pub fn items_csv(results: &[GroundingResult]) -> String {
@@ -152,24 +151,14 @@ pub fn items_csv(results: &[GroundingResult]) -> String {
     let mut out = crate::report::csv::CsvBuffer::new();
     out.record(ITEM_COLUMNS);
     for r in results {
+        let (values, counts) = row_values(r);
         out.field(&r.id);
-        for v in [
-            r.relevance,
-            r.completeness,
-            r.hallucination,
-            r.claim_error,
-            r.drift_penalty,
-        ] {
+        for v in values {
             out.field(number(Some(v)));
         }
-        out.field(r.anchors.len().to_string());
-        out.field(
-            r.anchors
-                .iter()
-                .filter(|a| !a.supported)
-                .count()
-                .to_string(),
-        );
+        for c in counts {
+            out.field(c.to_string());
+        }
         out.end_record();
     }
     out.into_string()

@@ -60,15 +60,10 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], seed: u64, resamples: usize) -> Op
     let mean_b = b.iter().sum::<f64>() / n as f64;
     let diff = deltas.iter().sum::<f64>() / n as f64;
     let mut rng = SplitMix64::new(seed);
-    let mut resampled: Vec<f64> = (0..resamples)
+    let resampled: Vec<f64> = (0..resamples)
         .map(|_| (0..n).map(|_| deltas[rng.below(n)]).sum::<f64>() / n as f64)
         .collect();
-    resampled.sort_by(f64::total_cmp);
-    let (ci_low, ci_high) = if resamples == 0 {
-        (diff, diff)
-    } else {
-        (percentile(&resampled, 0.025), percentile(&resampled, 0.975))
-    };
+    let (ci_low, ci_high) = interval(resampled, diff);
     let p_value = sign_flip_p(&deltas, diff, &mut rng, resamples);
     Some(PairedDiff {
         n,
@@ -79,6 +74,16 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], seed: u64, resamples: usize) -> Op
         ci_high,
         p_value,
     })
+}
+
+/// The 95% percentile interval of resampled differences (the observed
+/// difference when there are none).
+fn interval(mut resampled: Vec<f64>, diff: f64) -> (f64, f64) {
+    if resampled.is_empty() {
+        return (diff, diff);
+    }
+    resampled.sort_by(f64::total_cmp);
+    (percentile(&resampled, 0.025), percentile(&resampled, 0.975))
 }
 
 /// Paired bootstrap of `b - a` resampling whole clusters (`cluster[i]` is
@@ -128,7 +133,7 @@ pub fn paired_bootstrap_clustered(
     let mean_b = b.iter().sum::<f64>() / n as f64;
     let diff = sums.iter().sum::<f64>() / n as f64;
     let mut rng = SplitMix64::new(seed);
-    let mut resampled: Vec<f64> = (0..resamples)
+    let resampled: Vec<f64> = (0..resamples)
         .map(|_| {
             let (mut s, mut m) = (0.0, 0usize);
             for _ in 0..k {
@@ -139,12 +144,7 @@ pub fn paired_bootstrap_clustered(
             s / m as f64
         })
         .collect();
-    resampled.sort_by(f64::total_cmp);
-    let (ci_low, ci_high) = if resamples == 0 {
-        (diff, diff)
-    } else {
-        (percentile(&resampled, 0.025), percentile(&resampled, 0.975))
-    };
+    let (ci_low, ci_high) = interval(resampled, diff);
     // Flipping cluster sums: the statistic is their total, and "at least as
     // extreme" compares totals (the item count n is the same in every
     // assignment).
