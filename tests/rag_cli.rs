@@ -276,6 +276,50 @@ fn run_checks_citations_and_scores_answers_end_to_end() {
         again.stderr()
     );
     assert_eq!(server.requests(), requests, "rerun sent a request");
+    assert!(
+        again.stdout().contains("identical items.csv"),
+        "{}",
+        again.stdout()
+    );
+    // items.csv: one row per question, as the journal says.
+    let mut reader = csv::Reader::from_path(folder.join("items.csv")).unwrap();
+    assert_eq!(
+        reader.headers().unwrap().iter().collect::<Vec<_>>(),
+        corpus_eval::jobs::rag::ITEM_COLUMNS
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 38);
+    let scores: Vec<f64> = rows.iter().filter_map(|r| r[3].parse().ok()).collect();
+    assert_eq!(scores.len(), scored);
+    let nameless: Vec<&csv::StringRecord> = rows
+        .iter()
+        .filter(|r| &r[2] != "false" || r[7].is_empty())
+        .collect();
+    assert!(
+        nameless.is_empty(),
+        "every answer names its transcript: {nameless:?}"
+    );
+    // compare: the run against its rerun, by transcript: no difference.
+    let rerun_folder = dir.run_folders("again")[0].clone();
+    let cmp = dir
+        .run(&[
+            "compare".to_string(),
+            format!("first={}", folder.display()),
+            format!("again={}", rerun_folder.display()),
+            "--cluster".into(),
+            "source".into(),
+            "--json".into(),
+            "--out".into(),
+            "cmp".into(),
+        ])
+        .expect_code(0);
+    let cmp: Value = serde_json::from_str(&cmp.stdout()).unwrap();
+    assert_eq!(cmp["command"], "rag run");
+    assert_eq!(cmp["metrics"], serde_json::json!(["score", "existence"]));
+    for d in cmp["differences"].as_array().unwrap() {
+        assert_eq!(d["paired"]["diff"], 0.0, "{d}");
+        assert_eq!(d["p_holm"], 1.0, "{d}");
+    }
     assert_secret_absent(&dir, &[&run.stdout(), &run.stderr()]);
 }
 

@@ -627,27 +627,6 @@ pub const ITEM_COLUMNS: [&str; 8] = [
     "source",
 ];
 
-/// The transcript an outcome's answer rests on: the `FILE` (or `NAME`)
-/// metadata of the first valid cited passage, else of the first retrieved
-/// passage; empty when the reply names none.
-fn outcome_source(o: &Value) -> String {
-    let context = o["response"]["context"].as_array();
-    let file_of = |i: usize| -> Option<String> {
-        let m = &context?.get(i)?["metadata"];
-        ["FILE", "NAME"]
-            .iter()
-            .find_map(|k| m[*k].as_str().map(str::to_string))
-    };
-    o["citations"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["source_index"].as_u64())
-        .find_map(|i| usize::try_from(i).ok().and_then(file_of))
-        .or_else(|| file_of(0))
-        .unwrap_or_default()
-}
-
 /// `items.csv`: one row per question in input order, from the journal's
 /// last outcome per question (a question without one is `failed`).
 pub fn items_csv(journal: &Path, questions: &[RagQuestion]) -> Result<String, JobError> {
@@ -674,7 +653,7 @@ pub fn items_csv(journal: &Path, questions: &[RagQuestion]) -> Result<String, Jo
         out.field(citations.map_or(0, Vec::len).to_string());
         let found = citations.map_or(0, |c| c.iter().filter(|c| c["found"] == true).count());
         out.field(found.to_string());
-        out.field(o.map(outcome_source).unwrap_or_default());
+        out.field(o.and_then(|o| o["source"].as_str()).unwrap_or(""));
         out.end_record();
     }
     Ok(out.into_string())

@@ -114,7 +114,7 @@ fn compact(v: &Value) -> Value {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|c| serde_json::json!({"verdict": c["verdict"]}))
+        .map(|c| serde_json::json!({"verdict": c["verdict"], "found": c["found"]}))
         .collect();
     serde_json::json!({
         "id": v["id"],
@@ -123,7 +123,29 @@ fn compact(v: &Value) -> Value {
         "existence_score": v["existence_score"],
         "score": v["score"],
         "citations": verdicts,
+        "source": outcome_source(v),
     })
+}
+
+/// The transcript an outcome's answer rests on: the `FILE` (or `NAME`)
+/// metadata of the first valid cited passage, else of the first retrieved
+/// passage; empty when the reply names none.
+pub fn outcome_source(o: &Value) -> String {
+    let context = o["response"]["context"].as_array();
+    let file_of = |i: usize| -> Option<String> {
+        let m = &context?.get(i)?["metadata"];
+        ["FILE", "NAME"]
+            .iter()
+            .find_map(|k| m[*k].as_str().map(str::to_string))
+    };
+    o["citations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["source_index"].as_u64())
+        .find_map(|i| usize::try_from(i).ok().and_then(file_of))
+        .or_else(|| file_of(0))
+        .unwrap_or_default()
 }
 
 /// Streams a journal's lines, keeping the summary fields of the last
