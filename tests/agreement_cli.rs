@@ -225,6 +225,14 @@ fn run_folder_has_manifest_json_csv_and_heat_map() {
     assert_eq!(result["disagreements"], serde_json::json!(["q2"]));
     let csv = std::fs::read_to_string(folder.join("disagreements.csv")).unwrap();
     assert_eq!(csv, "id,alice,bob\nq2,paraphrase,verbatim\n");
+    // Every item, flat: the raters' values, how many, whether all agree.
+    let items = std::fs::read_to_string(folder.join("items.csv")).unwrap();
+    assert_eq!(
+        items,
+        "id,alice,bob,n_ratings,agree\nq1,verbatim,verbatim,2,true\nq2,paraphrase,verbatim,2,false\n\
+         q3,verbatim,verbatim,2,true\nq4,fabricated,fabricated,2,true\nq5,verbatim,,1,\n\
+         q6,verbatim,,1,\nq7,,paraphrase,1,\n"
+    );
     let (w, h) = png_size(&folder.join("confusion_matrix.png"));
     assert!(w >= 800 && h >= 800, "{w}x{h}");
     // rerun reproduces every output.

@@ -154,8 +154,40 @@ pub fn disagreements_csv(ratings: &Ratings, result: &Agreement) -> String {
     out.into_string()
 }
 
+/// `items.csv`: every rated item with each rater's value (empty where a
+/// rater gave none), how many ratings it has, and whether they all agree
+/// (empty with fewer than two ratings).
+pub fn items_csv(ratings: &Ratings) -> String {
+    let mut out = crate::report::csv::CsvBuffer::new();
+    let mut header = vec!["id".to_string()];
+    header.extend(ratings.raters.iter().cloned());
+    header.extend(["n_ratings".to_string(), "agree".to_string()]);
+    out.record(&header);
+    for (i, id) in ratings.ids.iter().enumerate() {
+        out.field(id);
+        let mut given = Vec::new();
+        for cell in ratings.row(i) {
+            out.field(cell.map_or("", |v| ratings.labels[v].as_str()));
+            given.extend(cell);
+        }
+        out.field(given.len().to_string());
+        out.field(match given.split_first() {
+            Some((first, rest)) if !rest.is_empty() => {
+                if rest.iter().all(|v| v == first) {
+                    "true"
+                } else {
+                    "false"
+                }
+            }
+            _ => "",
+        });
+        out.end_record();
+    }
+    out.into_string()
+}
+
 /// Runs the job on files; with `config.out`, writes a run folder
-/// (manifest.json, agreement.json, disagreements.csv and, for two raters,
+/// (manifest.json, agreement.json, items.csv, disagreements.csv and, for two raters,
 /// confusion_matrix.png) and returns its path.
 pub fn execute(
     config: &Config,
@@ -195,6 +227,7 @@ pub fn execute(
     .with_config(super::to_value(config));
     let mut run = RunWriter::create(out, started, manifest)?;
     run.write_json("agreement.json", &result)?;
+    run.write("items.csv", items_csv(&ratings).as_bytes())?;
     run.write(
         "disagreements.csv",
         disagreements_csv(&ratings, &result).as_bytes(),
