@@ -128,8 +128,8 @@ pub enum CompareError {
         command: String,
     },
     /// No metric is common to every system.
-    #[error("no metric is common to every system")]
-    NoCommonMetric,
+    #[error("no metric is common to every system ({0}); compare runs scored the same way")]
+    NoCommonMetric(String),
 }
 
 pub(crate) fn record(path: &Path, record: &str, field: &str, message: String) -> CorpusError {
@@ -416,7 +416,11 @@ fn common_metrics(
         }
     }
     if common.is_empty() {
-        return Err(CompareError::NoCommonMetric);
+        let each: Vec<String> = systems
+            .iter()
+            .map(|s| format!("{} has {}", s.name, s.metrics.join(", ")))
+            .collect();
+        return Err(CompareError::NoCommonMetric(each.join("; ")));
     }
     if wanted.is_empty() {
         return Ok(common);
