@@ -78,6 +78,10 @@ fn identical_runs_differ_by_zero_with_p_one() {
         );
         assert_eq!(p["p_value"], 1.0);
         assert_eq!(d["p_holm"], 1.0);
+        assert!(
+            d["cohens_dz"].is_null(),
+            "no spread, no standardized effect"
+        );
     }
     assert!(cmp["changed"].as_array().unwrap().is_empty());
     assert!(
@@ -97,6 +101,16 @@ fn identical_runs_differ_by_zero_with_p_one() {
     ] {
         assert!(folder.join(f).is_file(), "{f}");
     }
+    // items.csv: every compared item with each system's score.
+    let items = std::fs::read_to_string(folder.join("items.csv")).unwrap();
+    let mut lines = items.lines();
+    assert_eq!(lines.next(), Some("metric,id,A,B"));
+    let rows: Vec<&str> = lines.collect();
+    let answers = read_json(&a.join("summary.json"))["counts"]["answers"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(rows.len() as u64, 3 * answers);
+    assert!(rows.iter().any(|r| r.starts_with("score,dk-01/0,")));
     // Evaluate's existence counts once per pair: n equals the pairs with quotes.
     let summary = read_json(&a.join("summary.json"));
     assert_eq!(
@@ -147,6 +161,11 @@ fn a_better_system_gets_an_interval_above_zero_and_holm_adjusts_the_family() {
     assert!((ab["diff"].as_f64().unwrap() - 0.5).abs() < 1e-12, "{ab}");
     assert!(ab["ci_low"].as_f64().unwrap() > 0.0, "{ab}");
     assert!(ab["p_value"].as_f64().unwrap() < 0.01);
+    // d_z: differences twenty 1s and twenty 0s: 0.5 / sqrt(10/39).
+    let dz = difference(&cmp, "score", "A", "B")["cohens_dz"]
+        .as_f64()
+        .unwrap();
+    assert!((dz - 0.5 / (10.0f64 / 39.0).sqrt()).abs() < 1e-12, "{dz}");
     // Holm over the family of three tests, computed here by hand.
     let diffs = cmp["differences"].as_array().unwrap();
     assert_eq!(diffs.len(), 3);

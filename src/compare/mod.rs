@@ -217,6 +217,11 @@ pub struct Difference {
     /// The p-value adjusted by Holm's method over the family of tests
     /// (equal to `p_value` when the family has one test).
     pub p_holm: Option<f64>,
+    /// The standardized effect size of the paired difference: Cohen's d_z,
+    /// the mean difference over the standard deviation of the differences
+    /// (n - 1); None with fewer than two items or when every difference is
+    /// the same.
+    pub cohens_dz: Option<f64>,
     /// Why there is no test, or how many items were left unpaired.
     pub note: Option<String>,
 }
@@ -479,6 +484,27 @@ fn paired_rows<'s>(
     Ok((rows, pa.len() + pb.len() - 2 * paired_ids))
 }
 
+/// Cohen's d_z of paired scores: mean(b - a) / sd(b - a), the standard
+/// deviation with n - 1; None with fewer than two pairs or no spread.
+///
+/// ```
+/// use corpus_eval::compare::cohens_dz;
+/// // differences 1, 2, 3: mean 2, sd 1.
+/// assert_eq!(cohens_dz(&[0.0, 0.0, 0.0], &[1.0, 2.0, 3.0]), Some(2.0));
+/// assert_eq!(cohens_dz(&[0.0, 0.0], &[1.0, 1.0]), None);
+/// ```
+pub fn cohens_dz(a: &[f64], b: &[f64]) -> Option<f64> {
+    let n = a.len().min(b.len());
+    if n < 2 {
+        return None;
+    }
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+    let mean = d.iter().sum::<f64>() / n as f64;
+    let var = d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+    let sd = var.sqrt();
+    (sd > 1e-12 && sd.is_finite()).then(|| mean / sd + 0.0)
+}
+
 /// The test of one metric between two systems.
 fn test_metric(
     (a, b): (&SystemResult, &SystemResult),
@@ -491,11 +517,13 @@ fn test_metric(
         &format!("{}\u{1f}{}\u{1f}{metric}", a.name, b.name),
     );
     let mut changed = Vec::new();
+    let mut dz = None;
     let (paired, note) = match paired_rows(a, b, (ma, mb), official) {
         Err(why) => (None, Some(why)),
         Ok((rows, unpaired)) => {
             let xs: Vec<f64> = rows.iter().map(|r| r.1).collect();
             let ys: Vec<f64> = rows.iter().map(|r| r.2).collect();
+            dz = cohens_dz(&xs, &ys);
             let paired = if options.cluster == Cluster::Source {
                 let mut labels: HashMap<&str, usize> = HashMap::new();
                 let cluster: Vec<usize> = rows
@@ -539,6 +567,7 @@ fn test_metric(
         system_b: b.name.clone(),
         paired,
         p_holm: None,
+        cohens_dz: dz,
         note,
     };
     (difference, changed)

@@ -187,6 +187,7 @@ pub fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<S
         "ci_high",
         "p_value",
         "p_holm",
+        "cohens_dz",
         "note",
     ]
     .iter()
@@ -207,6 +208,7 @@ pub fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<S
                 None => r.extend(std::iter::repeat_n(String::new(), 7)),
             }
             r.push(show(d.p_holm, digits));
+            r.push(show(d.cohens_dz, digits));
             r.push(d.note.clone().unwrap_or_default());
             r
         })
@@ -368,7 +370,49 @@ fn metric_charts(page: &mut HtmlPage, c: &Comparison) {
     }
 }
 
+/// `items.csv`: one row per compared metric and item, with each system's
+/// score (empty where a system has none); the first system's items first,
+/// in its order, then items only others have. Only systems with per-item
+/// scores have columns.
+pub fn items_csv(c: &Comparison) -> String {
+    let systems: Vec<&crate::compare::SystemResult> = c
+        .systems
+        .iter()
+        .filter(|s| s.per_example.is_some())
+        .collect();
+    let mut out = crate::report::csv::CsvBuffer::new();
+    let mut header = vec!["metric".to_string(), "id".to_string()];
+    header.extend(systems.iter().map(|s| s.name.clone()));
+    out.record(&header);
+    for metric in &c.metrics {
+        let columns: Vec<std::collections::HashMap<&str, Option<f64>>> = systems
+            .iter()
+            .map(|s| {
+                let k = s.metrics.iter().position(|m| m == metric).unwrap_or(0);
+                let rows = s.per_example.as_deref().unwrap_or_default();
+                rows.iter().map(|(id, v)| (id.as_str(), v[k])).collect()
+            })
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        for s in &systems {
+            for (id, _) in s.per_example.as_deref().unwrap_or_default() {
+                if !seen.insert(id.as_str()) {
+                    continue;
+                }
+                out.field(metric);
+                out.field(id);
+                for values in &columns {
+                    out.field(number(values.get(id.as_str()).copied().flatten()));
+                }
+                out.end_record();
+            }
+        }
+    }
+    out.into_string()
+}
+
 fn write_run(run: &mut RunWriter, c: &Comparison, sig: &str) -> Result<(), JobError> {
+    run.write("items.csv", items_csv(c).as_bytes())?;
     let (header, rows) = side_by_side(c, 0);
     run.write("comparison.csv", csv_text(&header, &rows).as_bytes())?;
     let (dheader, drows) = difference_rows(c, 0);
