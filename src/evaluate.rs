@@ -45,7 +45,7 @@ impl Default for EvalConfig {
 }
 
 /// A checked quote.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct QuoteResult {
     /// The check's outcome.
     #[serde(flatten)]
@@ -61,7 +61,7 @@ pub struct QuoteResult {
 }
 
 /// One scored answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct AnswerResult {
     /// Score in [0, 1], or None when the question could not be scored.
     pub score: Option<f64>,
@@ -72,7 +72,7 @@ pub struct AnswerResult {
 }
 
 /// One evaluated question.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct PairResult {
     /// The pair's id.
     pub id: String,

@@ -62,6 +62,8 @@ pub enum HotpotError {
 /// One scored item.
 #[derive(Debug, Clone)]
 pub struct Example {
+    /// The item's 0-based position in the gold file.
+    pub position: usize,
     /// The item's id (the 0-based position when the files give none).
     pub id: String,
     /// The question, when given.
@@ -95,9 +97,72 @@ pub struct HotpotEvaluation {
     pub signature: String,
     /// Problems worth a warning that do not stop the evaluation.
     pub warnings: Vec<String>,
+    /// For a `--shard I/N` run: the shard and the number of items of the
+    /// whole gold file (items keep their `position` in per_example.json).
+    pub shard: Option<(crate::shard::Shard, usize)>,
 }
 
 impl HotpotEvaluation {
+    /// Only the items whose id falls in `shard`, the averages and the
+    /// missing-prediction lists recomputed over them; the warnings and
+    /// `extra_predictions` stay those of the whole files.
+    pub fn restrict(mut self, shard: crate::shard::Shard) -> HotpotEvaluation {
+        let total = self.examples.len();
+        self.examples.retain(|e| shard.contains(&e.id));
+        self.missing_answer.retain(|id| shard.contains(id));
+        self.missing_sp.retain(|id| shard.contains(id));
+        self.refresh_averages();
+        self.shard = Some((shard, total));
+        self
+    }
+
+    /// Items joined from shards (each with its position), in gold order:
+    /// the averages, the insufficient-context count and (official format)
+    /// the missing-prediction lists recomputed from them.
+    pub fn rejoin(mut self, mut examples: Vec<Example>) -> HotpotEvaluation {
+        examples.sort_by_key(|e| e.position);
+        self.examples = examples;
+        if self.format == HotpotFormat::Official {
+            self.missing_answer = self
+                .examples
+                .iter()
+                .filter(|e| e.prediction.is_none())
+                .map(|e| e.id.clone())
+                .collect();
+            self.missing_sp = self
+                .examples
+                .iter()
+                .filter(|e| e.scores.get(4).copied().flatten().is_none())
+                .map(|e| e.id.clone())
+                .collect();
+        }
+        self.refresh_averages();
+        self.shard = None;
+        self
+    }
+
+    fn refresh_averages(&mut self) {
+        let row = |e: &Example, k: usize| e.scores.get(k).copied().flatten();
+        match self.format {
+            HotpotFormat::Simple => {
+                let a = crate::metrics::hotpot::simple_averages_of(
+                    self.examples
+                        .iter()
+                        .map(|e| std::array::from_fn(|k| row(e, k))),
+                );
+                self.averages = a.values().to_vec();
+                self.insufficient_context_n = Some(a.insufficient_context_n);
+            }
+            HotpotFormat::Official => {
+                self.averages = crate::metrics::hotpot::official_averages_of(
+                    self.examples
+                        .iter()
+                        .map(|e| std::array::from_fn(|k| row(e, k))),
+                )
+                .to_vec();
+            }
+        }
+    }
     /// Number of items (the averages' denominator).
     pub fn n(&self) -> usize {
         self.examples.len()
@@ -133,6 +198,10 @@ impl HotpotEvaluation {
         if !self.warnings.is_empty() {
             m.insert("warnings".into(), json!(self.warnings));
         }
+        if let Some((shard, total)) = self.shard {
+            m.insert("shard".into(), json!(shard));
+            m.insert("items_total".into(), json!(total));
+        }
         m.insert("signature".into(), json!(self.signature));
         Value::Object(m)
     }
@@ -148,7 +217,12 @@ impl HotpotEvaluation {
                 out.extend_from_slice(b",\n");
             }
             // Serializing a plain struct into a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut out, &ExampleRow { example: e, names });
+            let row = ExampleRow {
+                example: e,
+                names,
+                position: self.shard.is_some(),
+            };
+            let _ = serde_json::to_writer(&mut out, &row);
         }
         out.extend_from_slice(b"\n]\n");
         out
@@ -257,6 +331,7 @@ pub fn evaluate_simple(
         .zip(&scores)
         .enumerate()
         .map(|(index, ((p, g), s))| Example {
+            position: index,
             id: g
                 .id
                 .clone()
@@ -278,6 +353,7 @@ pub fn evaluate_simple(
         insufficient_context_n: Some(averages.insufficient_context_n),
         signature: simple_signature(),
         warnings,
+        shard: None,
     })
 }
 
@@ -328,7 +404,9 @@ pub fn evaluate_official(
     let examples = gold
         .iter()
         .zip(&scores)
-        .map(|(g, s)| Example {
+        .enumerate()
+        .map(|(position, (g, s))| Example {
+            position,
             id: g.gold.id.clone(),
             question: g.question.clone(),
             prediction: predictions.answer.get(&g.gold.id).cloned(),
@@ -346,6 +424,7 @@ pub fn evaluate_official(
         insufficient_context_n: None,
         signature: official_signature(),
         warnings: Vec::new(),
+        shard: None,
     }
 }
 
@@ -353,12 +432,17 @@ pub fn evaluate_official(
 struct ExampleRow<'a> {
     example: &'a Example,
     names: &'static [&'static str],
+    /// Write the item's position (shard runs).
+    position: bool,
 }
 
 impl Serialize for ExampleRow<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let e = self.example;
         let mut m = serializer.serialize_map(None)?;
+        if self.position {
+            m.serialize_entry("position", &e.position)?;
+        }
         m.serialize_entry("id", &e.id)?;
         if let Some(q) = &e.question {
             m.serialize_entry("question", q)?;

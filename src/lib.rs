@@ -69,6 +69,7 @@ pub mod scoring;
 pub mod secrets;
 #[cfg(feature = "semantic")]
 pub mod semantic;
+pub mod shard;
 pub mod signature;
 pub mod stats;
 pub mod text;

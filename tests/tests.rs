@@ -17,5 +17,6 @@ mod rag_cli;
 mod regression;
 mod scoring_rules;
 mod semantic_cli;
+mod shard_cli;
 mod small_commands;
 mod text_eval_cli;

@@ -29,7 +29,7 @@
 use super::{QuoteCheck, SourceText, Verdict};
 use crate::text::aligned::Normalized;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -39,7 +39,7 @@ pub const MIN_PIECE_WORDS: usize = 4;
 pub const MIN_PIECE_COVER: f64 = 0.8;
 
 /// The attribution classes (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Attribution {
     /// The span covers text of two or more turns.
@@ -85,7 +85,7 @@ impl Attribution {
 }
 
 /// A span in characters of a transcript.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
     /// First char.
     pub start: usize,
@@ -103,7 +103,7 @@ impl From<Range<usize>> for Span {
 }
 
 /// Where a quote not found in its cited transcript was found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OtherSource {
     /// The transcript (its FILE).
     pub source: String,
@@ -119,7 +119,7 @@ pub struct OtherSource {
 }
 
 /// One piece of a stitched quote, in quote order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Piece {
     /// The transcript's text of the piece.
     pub text: String,
@@ -133,7 +133,7 @@ pub struct Piece {
 }
 
 /// A quote's attribution and where it points.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Attributed {
     /// The class (None only for an unknown source).
     pub attribution: Option<Attribution>,

@@ -29,7 +29,9 @@ use std::sync::OnceLock;
 pub const DEFAULT_FUZZY_THRESHOLD: f64 = 0.9;
 
 /// The outcome of looking a quote up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize, Hash,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Found as written (after trimming).
@@ -91,7 +93,7 @@ impl MatchLevel {
 }
 
 /// The result of checking one quote.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct QuoteCheck {
     /// The strongest step that matched.
     pub verdict: Verdict,

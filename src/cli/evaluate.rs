@@ -47,6 +47,11 @@ pub struct EvaluateArgs {
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
+    /// Process only the pairs whose id falls in shard I of N (FNV-1a of
+    /// the id mod N, plus 1); join the shards' run folders with
+    /// `corpus-eval merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::shard::Shard>,
     /// Print the summary (summary.json with `run_folder`) as one JSON
     /// object on stdout, nothing else there.
     #[arg(long)]
@@ -66,6 +71,7 @@ impl EvaluateArgs {
         self.speakers
             .apply(&mut c.speaker_pattern, &mut c.interviewer_labels);
         super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
+        super::set_some(&mut c.shard, &self.shard);
         c.validate()?;
         Ok(c)
     }

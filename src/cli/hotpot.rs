@@ -34,6 +34,10 @@ pub struct HotpotArgs {
     /// Do not draw hotpot_metrics.png (the HTML report then has no chart).
     #[arg(long)]
     pub no_plots: bool,
+    /// Keep only the items whose id falls in shard I of N (FNV-1a of the
+    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::shard::Shard>,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -48,6 +52,7 @@ impl HotpotArgs {
         let mut c: Config = self.settings.base()?;
         super::set(&mut c.out, &self.out);
         super::set_enum(&mut c.format, &self.format)?;
+        super::set_some(&mut c.shard, &self.shard);
         super::set_some(&mut c.name, &self.name);
         if self.no_plots {
             c.no_plots = true;

@@ -22,6 +22,7 @@ mod grounding;
 mod hotpot;
 mod judge_answers;
 mod lexical;
+mod merge;
 pub mod progress;
 mod rag;
 mod rerun;
@@ -146,6 +147,8 @@ pub enum Command {
     Lexical(lexical::LexicalArgs),
     /// Execute a finished run again from its manifest and compare every output with the original.
     Rerun(rerun::RerunArgs),
+    /// Join the run folders of `--shard I/N` runs into one run folder.
+    Merge(merge::MergeArgs),
 }
 
 /// Runs the parsed command line; returns the process exit code.
@@ -174,6 +177,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Rerun(a) => rerun::run(a),
         Command::Agreement(a) => agreement::run(a),
         Command::Lexical(a) => lexical::run(a),
+        Command::Merge(a) => merge::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

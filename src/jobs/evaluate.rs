@@ -64,6 +64,10 @@ pub struct Config {
     /// Facilitator, Researcher, Q, I; case-insensitive).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interviewer_labels: Option<Vec<String>>,
+    /// Only the pairs whose id falls in this shard (`--shard I/N`, see
+    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Default for Config {
@@ -79,6 +83,7 @@ impl Default for Config {
             seed: 42,
             speaker_pattern: None,
             interviewer_labels: None,
+            shard: None,
         }
     }
 }
@@ -178,7 +183,10 @@ pub fn execute(
     let t_bytes = super::read_input(transcripts_path)?;
     let q_info = InputFile::new(questions_path, &q_bytes);
     let t_info = InputFile::new(transcripts_path, &t_bytes);
-    let questions = parse_questions(questions_path, &super::utf8(questions_path, q_bytes)?)?;
+    let mut questions = parse_questions(questions_path, &super::utf8(questions_path, q_bytes)?)?;
+    if let Some(shard) = config.shard {
+        keep_shard(&mut questions, shard)?;
+    }
     let transcripts =
         parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
@@ -189,12 +197,32 @@ pub fn execute(
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
+    let manifest = manifest(config, (q_info, t_info), &summary, &lexicon, started);
+    let mut writer = RunWriter::create(&config.out, started, manifest)?;
+    write_run(
+        &mut writer,
+        config,
+        (&summary, &evaluation),
+        (&questions, &transcripts),
+    )?;
+    let done = writer.finish()?;
+    Ok((done, summary))
+}
+
+/// The manifest of an evaluate run (`execute` and `merge` write it).
+pub fn manifest(
+    config: &Config,
+    inputs: (InputFile, InputFile),
+    summary: &Summary,
+    lexicon: &crate::lexicon::Lexicon,
+    started: SystemTime,
+) -> Manifest {
     let eval_config = config.eval_config();
     let mut manifest = Manifest::new(
         "evaluate",
         BTreeMap::from([
-            ("questions".to_string(), q_info),
-            ("transcripts".to_string(), t_info),
+            ("questions".to_string(), inputs.0),
+            ("transcripts".to_string(), inputs.1),
         ]),
         json!({
             "match": eval_config.match_level,
@@ -214,21 +242,47 @@ pub fn execute(
         started,
     )
     .with_config(super::to_value(config));
+    if let (Some(shard), serde_json::Value::Object(m)) = (config.shard, &mut manifest.settings) {
+        m.insert("shard".into(), json!(shard));
+    }
     manifest.wordnet = Some(json!({
         "source": lexicon.source(),
         "sha256": lexicon.digest(),
         "lemmas": lexicon.lemma_count(),
         "synsets": lexicon.synset_count(),
     }));
-    let mut writer = RunWriter::create(&config.out, started, manifest)?;
-    write_run(
-        &mut writer,
-        config,
-        (&summary, &evaluation),
-        (&questions, &transcripts),
-    )?;
-    let done = writer.finish()?;
-    Ok((done, summary))
+    manifest
+}
+
+/// Keeps the pairs (and the document's pair objects) whose id falls in
+/// `shard`, in file order.
+pub fn keep_shard(questions: &mut QuestionSet, shard: crate::shard::Shard) -> Result<(), JobError> {
+    let keep: Vec<bool> = questions
+        .pairs
+        .iter()
+        .map(|p| shard.contains(&p.id))
+        .collect();
+    let n = questions.pairs.len();
+    let Some(items) = questions.pairs_json_mut().filter(|a| a.len() == n) else {
+        return Err(JobError::Input(
+            "--shard: the question file's pairs do not line up with the document".into(),
+        ));
+    };
+    let mut k = keep.iter();
+    items.retain(|_| k.next().copied().unwrap_or(false));
+    questions.pairs.retain(|p| shard.contains(&p.id));
+    Ok(())
+}
+
+/// `pairs.jsonl` of a shard run: every pair's result, one JSON object per
+/// line in file order, what `corpus-eval merge` joins.
+pub fn pairs_jsonl(evaluation: &crate::evaluate::Evaluation) -> Result<Vec<u8>, JobError> {
+    let mut out = Vec::new();
+    for p in &evaluation.pairs {
+        serde_json::to_writer(&mut out, p).map_err(|e| JobError::Input(e.to_string()))?;
+        out.push(b'\n');
+    }
+    Ok(out)
 }
 
 /// The columns of `quotes.csv`.
@@ -338,7 +392,9 @@ pub fn items_csv(evaluation: &crate::evaluate::Evaluation) -> String {
     out.into_string()
 }
 
-fn write_run(
+/// Writes the outputs of an evaluation into a run folder (`execute` and
+/// `merge` call this).
+pub fn write_run(
     run: &mut RunWriter,
     config: &Config,
     (summary, evaluation): (&Summary, &crate::evaluate::Evaluation),
@@ -348,6 +404,9 @@ fn write_run(
     run.write_json("summary.json", summary)?;
     run.write("items.csv", items_csv(evaluation).as_bytes())?;
     run.write("quotes.csv", quotes_csv(evaluation).as_bytes())?;
+    if config.shard.is_some() {
+        run.write("pairs.jsonl", &pairs_jsonl(evaluation)?)?;
+    }
     #[cfg(feature = "charts")]
     if !config.no_plots {
         use crate::report::charts::{render_bar_chart, BarChart};

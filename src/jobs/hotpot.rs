@@ -59,6 +59,10 @@ pub struct Config {
     pub name: Option<String>,
     /// Do not draw hotpot_metrics.png.
     pub no_plots: bool,
+    /// Only the items whose id falls in this shard (`--shard I/N`, see
+    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Default for Config {
@@ -69,6 +73,7 @@ impl Default for Config {
             format: InputFormat::Auto,
             name: None,
             no_plots: false,
+            shard: None,
         }
     }
 }
@@ -104,6 +109,21 @@ impl Config {
 /// Parses both files (their paths name them in errors) in the configured
 /// format and scores them.
 pub fn run(
+    config: &Config,
+    predictions_path: &Path,
+    predictions: &[u8],
+    gold_path: &Path,
+    gold: &[u8],
+) -> Result<HotpotEvaluation, JobError> {
+    let eval = score(config, predictions_path, predictions, gold_path, gold)?;
+    Ok(match config.shard {
+        Some(shard) => eval.restrict(shard),
+        None => eval,
+    })
+}
+
+/// Every item of both files scored.
+fn score(
     config: &Config,
     predictions_path: &Path,
     predictions: &[u8],
@@ -223,7 +243,22 @@ pub fn execute(
         ("predictions".to_string(), p_info),
         ("gold".to_string(), g_info),
     ]);
-    let settings = json!({
+    let manifest = manifest(config, inputs, &eval, &system, started);
+    let mut writer = RunWriter::create(&config.out, started, manifest)?;
+    write_run(&mut writer, &eval, &system, config)?;
+    let done = writer.finish()?;
+    Ok((done, eval, system))
+}
+
+/// The manifest of a hotpot run (`execute` and `merge` write it).
+pub fn manifest(
+    config: &Config,
+    inputs: BTreeMap<String, InputFile>,
+    eval: &HotpotEvaluation,
+    system: &str,
+    started: SystemTime,
+) -> Manifest {
+    let mut settings = json!({
         "format": eval.format,
         "format_arg": config.format,
         "system": system,
@@ -231,15 +266,15 @@ pub fn execute(
         "out": config.out.display().to_string(),
         "html_example_rows": HTML_EXAMPLE_ROWS,
     });
-    let manifest = Manifest::new("hotpot", inputs, settings, eval.signature.clone(), started)
-        .with_config(super::to_value(config));
-    let mut writer = RunWriter::create(&config.out, started, manifest)?;
-    write_run(&mut writer, &eval, &system, config)?;
-    let done = writer.finish()?;
-    Ok((done, eval, system))
+    if let (Some(shard), serde_json::Value::Object(m)) = (config.shard, &mut settings) {
+        m.insert("shard".into(), json!(shard));
+    }
+    Manifest::new("hotpot", inputs, settings, eval.signature.clone(), started)
+        .with_config(super::to_value(config))
 }
 
-fn warn_missing(eval: &HotpotEvaluation) {
+/// Warns (stderr) about the evaluation's warnings and missing predictions.
+pub fn warn_missing(eval: &HotpotEvaluation) {
     for w in &eval.warnings {
         errln!("warning: {w}");
     }
@@ -263,7 +298,9 @@ fn warn_missing(eval: &HotpotEvaluation) {
     }
 }
 
-fn write_run(
+/// Writes the outputs of an evaluation into a run folder (`execute` and
+/// `merge` call this).
+pub fn write_run(
     run: &mut RunWriter,
     eval: &HotpotEvaluation,
     system: &str,

@@ -59,6 +59,7 @@ pub mod hotpot;
 #[cfg(all(feature = "net", feature = "semantic"))]
 pub mod judge_answers;
 pub mod lexical;
+pub mod merge;
 #[cfg(feature = "net")]
 pub mod rag;
 pub mod rerun;

@@ -207,7 +207,7 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
     })
 }
 
-fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> Result<C, JobError> {
+pub(crate) fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> Result<C, JobError> {
     let version = value.get("version").and_then(Value::as_u64);
     if version != Some(u64::from(C::VERSION)) {
         return Err(JobError::Input(format!(
@@ -226,7 +226,7 @@ fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> Result<C, JobError>
 /// The input recorded under `role`: at its absolute path, at its path as
 /// given, or by file name under `--inputs`; its SHA-256 must be the one
 /// recorded (exit 2 naming the file and both digests).
-fn locate_input(
+pub(crate) fn locate_input(
     manifest_path: &Path,
     manifest: &Value,
     role: &str,

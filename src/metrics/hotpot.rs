@@ -230,10 +230,19 @@ fn mean_or_zero(sum: f64, n: usize) -> f64 {
 
 /// Averages per-item simple scores.
 pub fn simple_averages(items: &[SimpleScores]) -> SimpleAverages {
+    simple_averages_of(items.iter().map(SimpleScores::values))
+}
+
+/// Averages of simple-format value rows (in [`SIMPLE_METRICS`] order), in
+/// the order given: what [`simple_averages`] computes, from any source of
+/// rows (e.g. the items of merged shards).
+pub fn simple_averages_of(rows: impl Iterator<Item = [Option<f64>; 6]>) -> SimpleAverages {
     let mut sums = [0.0f64; 6];
     let mut counts = [0usize; 6];
-    for s in items {
-        for (k, v) in s.values().iter().enumerate() {
+    let mut n = 0;
+    for row in rows {
+        n += 1;
+        for (k, v) in row.iter().enumerate() {
             if let Some(v) = v {
                 sums[k] += v;
                 counts[k] += 1;
@@ -248,7 +257,7 @@ pub fn simple_averages(items: &[SimpleScores]) -> SimpleAverages {
         citation_recall: m(3),
         citation_f1: m(4),
         insufficient_context_detection: m(5),
-        n: items.len(),
+        n,
         insufficient_context_n: counts[5],
     }
 }
@@ -408,15 +417,22 @@ pub fn official_scores(
 /// Averages of the official metrics: sums over the gold items divided by
 /// the number of gold items (a missing prediction adds 0).
 pub fn official_averages(items: &[OfficialScores]) -> [f64; 12] {
+    official_averages_of(items.iter().map(OfficialScores::values))
+}
+
+/// Averages of official-format value rows (in [`OFFICIAL_METRICS`] order):
+/// what [`official_averages`] computes, from any source of rows.
+pub fn official_averages_of(rows: impl Iterator<Item = [Option<f64>; 12]>) -> [f64; 12] {
     let mut sums = [0.0f64; 12];
-    for s in items {
-        for (k, v) in s.values().iter().enumerate() {
+    let mut n = 0;
+    for row in rows {
+        n += 1;
+        for (k, v) in row.iter().enumerate() {
             if let Some(v) = v {
                 sums[k] += v;
             }
         }
     }
-    let n = items.len();
     sums.map(|s| mean_or_zero(s, n))
 }
 

@@ -50,7 +50,9 @@ impl ScoreError {
 }
 
 /// The six question types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum QuestionType {
     /// Yes/No.
     YesNo,

@@ -1,0 +1,496 @@
+//! `corpus-eval merge`: the run folders of `--shard I/N` runs joined into
+//! one run folder, equal to the unsharded run's in every per-item output
+//! and in the summary (recomputed from the joined items with the same
+//! seed).
+//!
+//! The shards must come from one command with one configuration (but for
+//! `shard` and `out`) over the same inputs (the manifests' SHA-256), and
+//! hold shards 1..N exactly once; the inputs are read again (found as
+//! `rerun` finds them, checked against their SHA-256) to put the items
+//! back in input order and to check that every item is there once.
+
+use super::rerun::{config_of, locate_input};
+use super::JobError;
+use crate::evaluate::{summarize_evaluation, Evaluation, PairResult};
+use crate::report::manifest::InputFile;
+use crate::report::run::RunWriter;
+use crate::shard::{shard_of, Shard};
+use serde_json::Value;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// What to merge, and where.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The shards' run folders, in any order.
+    pub folders: Vec<PathBuf>,
+    /// Parent folder of the merged run folder.
+    pub out: PathBuf,
+    /// Where to look for inputs not at their recorded paths (by file name).
+    pub inputs: Option<PathBuf>,
+}
+
+/// One shard's run folder, read.
+struct ShardRun {
+    folder: PathBuf,
+    manifest_path: PathBuf,
+    manifest: Value,
+    command: String,
+    shard: Shard,
+}
+
+fn input_error(message: String) -> JobError {
+    JobError::Input(message)
+}
+
+fn read_shard(folder: &Path) -> Result<ShardRun, JobError> {
+    let manifest_path = folder.join("manifest.json");
+    let text = super::read_text(&manifest_path)?;
+    let manifest = crate::corpus::strict_json::parse_str(&text)
+        .map_err(|e| crate::corpus::json_error(&manifest_path, &e))?;
+    let command = manifest["command"].as_str().unwrap_or_default().to_string();
+    let shard = manifest["config"]["shard"]
+        .as_str()
+        .ok_or_else(|| {
+            input_error(format!(
+                "{}: not a shard run (no `config.shard`; run the command with --shard I/N)",
+                manifest_path.display()
+            ))
+        })?
+        .parse::<Shard>()
+        .map_err(|e| input_error(format!("{}: config.shard: {e}", manifest_path.display())))?;
+    if manifest["status"] != "complete" {
+        return Err(input_error(format!(
+            "{}: the run did not complete (status {})",
+            manifest_path.display(),
+            manifest["status"]
+        )));
+    }
+    Ok(ShardRun {
+        folder: folder.to_path_buf(),
+        manifest_path,
+        manifest,
+        command,
+        shard,
+    })
+}
+
+/// A configuration without the settings shards may differ in.
+fn shared_config(manifest: &Value) -> Value {
+    let mut c = manifest["config"].clone();
+    if let Value::Object(m) = &mut c {
+        m.remove("shard");
+        m.remove("out");
+    }
+    c
+}
+
+/// The inputs' SHA-256 by role.
+fn digests(manifest: &Value) -> BTreeMap<String, String> {
+    crate::compare::runs::inputs_of(manifest)
+}
+
+/// Checks that the shards belong together and cover 1..N once; returns
+/// them ordered by shard index.
+fn check_shards(mut shards: Vec<ShardRun>) -> Result<Vec<ShardRun>, JobError> {
+    let Some(first) = shards.first() else {
+        return Err(input_error("merge needs the shards' run folders".into()));
+    };
+    let (command, config, inputs, count) = (
+        first.command.clone(),
+        shared_config(&first.manifest),
+        digests(&first.manifest),
+        first.shard.count,
+    );
+    let name = |s: &ShardRun| s.folder.display().to_string();
+    for s in &shards[1..] {
+        if s.command != command {
+            return Err(input_error(format!(
+                "{} is a {} run, {} a {} run: merge shards of one command",
+                name(s),
+                s.command,
+                name(first),
+                command
+            )));
+        }
+        if shared_config(&s.manifest) != config {
+            return Err(input_error(format!(
+                "{} was run with another configuration than {} (compare their manifests' `config`)",
+                name(s),
+                name(first)
+            )));
+        }
+        let other = digests(&s.manifest);
+        if other != inputs {
+            let role = inputs
+                .iter()
+                .find(|(r, d)| other.get(*r) != Some(*d))
+                .map(|(r, _)| r.clone())
+                .or_else(|| other.keys().find(|r| !inputs.contains_key(*r)).cloned())
+                .unwrap_or_default();
+            return Err(input_error(format!(
+                "{} read another {role} file than {} (SHA-256 differs)",
+                name(s),
+                name(first)
+            )));
+        }
+        if s.shard.count != count {
+            return Err(input_error(format!(
+                "{} is shard {} but {} is shard {}: one N for all shards",
+                name(s),
+                s.shard,
+                name(first),
+                first.shard
+            )));
+        }
+    }
+    shards.sort_by_key(|s| s.shard.index);
+    for w in shards.windows(2) {
+        if w[0].shard == w[1].shard {
+            return Err(input_error(format!(
+                "shard {} is given twice: {} and {}",
+                w[0].shard,
+                name(&w[0]),
+                name(&w[1])
+            )));
+        }
+    }
+    let have: Vec<u32> = shards.iter().map(|s| s.shard.index).collect();
+    let missing: Vec<String> = (1..=count)
+        .filter(|i| !have.contains(i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(input_error(format!(
+            "missing shard(s) {} (have {} of {count})",
+            missing.join(", "),
+            have.len()
+        )));
+    }
+    Ok(shards)
+}
+
+/// Merges shard run folders into a new run folder under `req.out`.
+pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
+    let started = SystemTime::now();
+    let shards = req
+        .folders
+        .iter()
+        .map(|f| read_shard(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let shards = check_shards(shards)?;
+    match shards[0].command.as_str() {
+        "evaluate" => merge_evaluate(req, &shards, started),
+        "hotpot" => merge_hotpot(req, &shards, started),
+        other => Err(input_error(format!(
+            "merge joins shards of evaluate and hotpot runs; {other} runs cannot be sharded yet"
+        ))),
+    }
+}
+
+fn merge_evaluate(
+    req: &Request,
+    shards: &[ShardRun],
+    started: SystemTime,
+) -> Result<PathBuf, JobError> {
+    use super::evaluate::{manifest, write_run, Config};
+    use crate::corpus::{parse_questions, parse_transcripts};
+    let first = &shards[0];
+    let mut config: Config = config_of(&first.manifest_path, first.manifest["config"].clone())?;
+    config.shard = None;
+    config.out = req.out.clone();
+    let q_path = locate_input(
+        &first.manifest_path,
+        &first.manifest,
+        "questions",
+        req.inputs.as_deref(),
+    )?;
+    let t_path = locate_input(
+        &first.manifest_path,
+        &first.manifest,
+        "transcripts",
+        req.inputs.as_deref(),
+    )?;
+    let q_bytes = super::read_input(&q_path)?;
+    let t_bytes = super::read_input(&t_path)?;
+    let q_info = InputFile::new(&q_path, &q_bytes);
+    let t_info = InputFile::new(&t_path, &t_bytes);
+    let questions = parse_questions(&q_path, &super::utf8(&q_path, q_bytes)?)?;
+    let transcripts = parse_transcripts(&t_path, &super::utf8(&t_path, t_bytes)?)?;
+    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    let count = first.shard.count;
+    let mut queues: Vec<VecDeque<PairResult>> = Vec::with_capacity(shards.len());
+    for s in shards {
+        let path = s.folder.join("pairs.jsonl");
+        let text = super::read_text(&path)?;
+        let mut q = VecDeque::new();
+        for (k, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let pair: PairResult = serde_json::from_str(line).map_err(|e| {
+                input_error(format!("{}:{}:{}: {e}", path.display(), k + 1, e.column()))
+            })?;
+            q.push_back(pair);
+        }
+        queues.push(q);
+    }
+    let mut pairs = Vec::with_capacity(questions.pairs.len());
+    for p in &questions.pairs {
+        let s = shard_of(&p.id, count) as usize;
+        let folder = shards[s - 1].folder.display();
+        let Some(result) = queues[s - 1].pop_front() else {
+            return Err(input_error(format!(
+                "{folder} (shard {s}/{count}) lacks pair {:?}: not every item is in the shards",
+                p.id
+            )));
+        };
+        if result.id != p.id {
+            return Err(input_error(format!(
+                "{folder} (shard {s}/{count}): pairs.jsonl holds {:?} where the questions have {:?}",
+                result.id, p.id
+            )));
+        }
+        pairs.push(result);
+    }
+    if let Some((k, q)) = queues.iter().enumerate().find(|(_, q)| !q.is_empty()) {
+        return Err(input_error(format!(
+            "{} (shard {}/{count}) holds {} pair(s) the questions do not have (first: {:?})",
+            shards[k].folder.display(),
+            k + 1,
+            q.len(),
+            q.front().map(|p| p.id.as_str()).unwrap_or_default()
+        )));
+    }
+    restore_byte_spans(&mut pairs, &transcripts);
+    let eval_config = config.eval_config();
+    let evaluation = Evaluation {
+        pairs,
+        signature: crate::evaluate::signature(&lexicon, &eval_config),
+        config: eval_config,
+    };
+    let summary = summarize_evaluation(&evaluation);
+    for w in &summary.warnings {
+        errln!("warning: {w}");
+    }
+    let mut m = manifest(&config, (q_info, t_info), &summary, &lexicon, started);
+    if let Value::Object(settings) = &mut m.settings {
+        settings.insert("merged_from".into(), merged_from(shards));
+    }
+    let mut writer = RunWriter::create(&config.out, started, m)?;
+    write_run(
+        &mut writer,
+        &config,
+        (&summary, &evaluation),
+        (&questions, &transcripts),
+    )?;
+    Ok(writer.finish()?)
+}
+
+/// Byte offsets of the given char offsets of `text` (one pass).
+fn byte_offsets(text: &str, chars: &std::collections::BTreeSet<usize>) -> BTreeMap<usize, usize> {
+    let mut out = BTreeMap::new();
+    let mut wanted = chars.iter().peekable();
+    for (c, (b, _)) in text.char_indices().enumerate() {
+        while wanted.peek().is_some_and(|w| **w == c) {
+            out.insert(c, b);
+            wanted.next();
+        }
+        if wanted.peek().is_none() {
+            return out;
+        }
+    }
+    for w in wanted {
+        out.insert(*w, text.len());
+    }
+    out
+}
+
+/// The byte spans (not in pairs.jsonl) the audit report needs, from the
+/// char spans and the transcripts.
+fn restore_byte_spans(pairs: &mut [PairResult], transcripts: &crate::corpus::TranscriptSet) {
+    let n = transcripts.transcripts.len();
+    let mut wanted: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); n];
+    let at = |name: Option<&str>| name.and_then(|s| transcripts.position(s));
+    let visit = |pairs: &mut [PairResult],
+                 f: &mut dyn FnMut(
+        usize,
+        &mut std::ops::Range<usize>,
+        &crate::citations::attribution::Span,
+    )| {
+        for q in pairs
+            .iter_mut()
+            .flat_map(|p| p.answers.iter_mut())
+            .flat_map(|a| a.quotes.iter_mut())
+        {
+            let cited = at(q.source.as_deref());
+            if let (Some(i), Some(span)) = (cited, q.check.span.clone()) {
+                let s = crate::citations::attribution::Span::from(span);
+                let mut r = q.check.byte_span.clone().unwrap_or_default();
+                f(i, &mut r, &s);
+                q.check.byte_span = Some(r);
+            }
+            if let Some(o) = q.attributed.other_source.as_mut() {
+                if let Some(i) = at(Some(o.source.as_str())) {
+                    f(i, &mut o.byte_span, &o.span);
+                }
+            }
+            if let Some(i) = cited {
+                for piece in &mut q.attributed.pieces {
+                    f(i, &mut piece.byte_span, &piece.span);
+                }
+            }
+        }
+    };
+    visit(pairs, &mut |i, _, s| {
+        wanted[i].insert(s.start);
+        wanted[i].insert(s.end);
+    });
+    let maps: Vec<BTreeMap<usize, usize>> = transcripts
+        .transcripts
+        .iter()
+        .zip(&wanted)
+        .map(|(t, w)| byte_offsets(&t.text, w))
+        .collect();
+    visit(pairs, &mut |i, r, s| {
+        let b = |c: usize| maps[i].get(&c).copied().unwrap_or(0);
+        *r = b(s.start)..b(s.end);
+    });
+}
+
+/// A JSON file of a shard's run folder.
+fn read_json(path: &Path) -> Result<Value, JobError> {
+    let text = super::read_text(path)?;
+    crate::corpus::strict_json::parse_str(&text)
+        .map_err(|e| crate::corpus::json_error(path, &e).into())
+}
+
+fn merge_hotpot(
+    req: &Request,
+    shards: &[ShardRun],
+    started: SystemTime,
+) -> Result<PathBuf, JobError> {
+    use crate::hotpot::{Example, HotpotEvaluation, HotpotFormat};
+    let first = &shards[0];
+    let mut config: super::hotpot::Config =
+        config_of(&first.manifest_path, first.manifest["config"].clone())?;
+    config.shard = None;
+    config.out = req.out.clone();
+    let metrics = read_json(&first.folder.join("metrics.json"))?;
+    let format = match metrics["format"].as_str() {
+        Some("official") => HotpotFormat::Official,
+        _ => HotpotFormat::Simple,
+    };
+    let names = format.metric_names();
+    let total = metrics["items_total"].as_u64().unwrap_or(0) as usize;
+    let mut examples: Vec<Example> = Vec::with_capacity(total);
+    for s in shards {
+        let path = s.folder.join("per_example.json");
+        let rows = read_json(&path)?;
+        for (k, row) in rows.as_array().into_iter().flatten().enumerate() {
+            let field = |name: &str, what: &str| {
+                input_error(format!(
+                    "{}: item {k}: field `{name}`: {what}",
+                    path.display()
+                ))
+            };
+            let text = |v: &Value| v.as_str().map(str::to_string);
+            let position = row["position"]
+                .as_u64()
+                .ok_or_else(|| field("position", "missing (not a shard's per_example.json)"))?
+                as usize;
+            let mut scores = Vec::with_capacity(names.len());
+            for name in names {
+                scores.push(match &row[*name] {
+                    Value::Null => None,
+                    v => Some(v.as_f64().ok_or_else(|| field(name, "not a number"))?),
+                });
+            }
+            examples.push(Example {
+                position,
+                id: text(&row["id"]).ok_or_else(|| field("id", "missing"))?,
+                question: text(&row["question"]),
+                prediction: text(&row["prediction"]),
+                gold: text(&row["gold"]).ok_or_else(|| field("gold", "missing"))?,
+                scores,
+            });
+        }
+    }
+    examples.sort_by_key(|e| e.position);
+    for (want, e) in examples.iter().enumerate() {
+        if e.position != want {
+            let what = if e.position < want {
+                "twice"
+            } else {
+                "in no shard"
+            };
+            let item = if e.position < want { e.position } else { want };
+            return Err(input_error(format!(
+                "item {item} of the gold file is {what}: the shards do not cover every item once"
+            )));
+        }
+    }
+    if examples.len() != total {
+        return Err(input_error(format!(
+            "the shards hold {} of the gold file's {total} items",
+            examples.len()
+        )));
+    }
+    let base = HotpotEvaluation {
+        format,
+        examples: Vec::new(),
+        averages: Vec::new(),
+        missing_answer: Vec::new(),
+        missing_sp: Vec::new(),
+        extra_predictions: metrics["extra_predictions"].as_u64().unwrap_or(0) as usize,
+        insufficient_context_n: None,
+        signature: metrics["signature"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        warnings: metrics["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|w| w.as_str().map(str::to_string))
+            .collect(),
+        shard: None,
+    };
+    let eval = base.rejoin(examples);
+    super::hotpot::warn_missing(&eval);
+    let system = metrics["system"].as_str().unwrap_or("system").to_string();
+    let inputs: BTreeMap<String, InputFile> = ["predictions", "gold"]
+        .iter()
+        .map(|role| {
+            let e = &first.manifest["inputs"][*role];
+            (
+                role.to_string(),
+                InputFile {
+                    path: e["path"].as_str().unwrap_or_default().to_string(),
+                    sha256: e["sha256"].as_str().unwrap_or_default().to_string(),
+                    bytes: e["bytes"].as_u64().unwrap_or(0),
+                    absolute: e["absolute"].as_str().map(str::to_string),
+                },
+            )
+        })
+        .collect();
+    let mut m = super::hotpot::manifest(&config, inputs, &eval, &system, started);
+    if let Value::Object(settings) = &mut m.settings {
+        settings.insert("merged_from".into(), merged_from(shards));
+    }
+    let mut writer = RunWriter::create(&config.out, started, m)?;
+    super::hotpot::write_run(&mut writer, &eval, &system, &config)?;
+    Ok(writer.finish()?)
+}
+
+/// The shards' folders, for the merged manifest.
+fn merged_from(shards: &[ShardRun]) -> Value {
+    Value::Array(
+        shards
+            .iter()
+            .map(|s| Value::String(s.folder.display().to_string()))
+            .collect(),
+    )
+}
