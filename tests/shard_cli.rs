@@ -145,6 +145,33 @@ fn hotpot_shards_merge_to_the_unsharded_run_in_both_formats() {
 }
 
 #[test]
+fn grounding_shards_merge_to_the_unsharded_run() {
+    let dir = Dir::new("shard-grounding");
+    let args: Vec<String> = vec![
+        "grounding".into(),
+        repo()
+            .join("evaluation/grounding/sample.json")
+            .display()
+            .to_string(),
+    ];
+    let whole = run(&dir, &args, "whole");
+    for n in [1, 2, 3, 7] {
+        let parts = shards(&dir, &args, n, &format!("parts{n}"));
+        let merged = merge(&dir, &parts, &format!("merged{n}"));
+        same_files(
+            &whole,
+            &merged,
+            &[
+                "grounding.json",
+                "grounding.tsv",
+                "items.csv",
+                "summary.json",
+            ],
+        );
+    }
+}
+
+#[test]
 fn missing_duplicated_and_foreign_shards_are_refused() {
     let dir = Dir::new("shard-refuse");
     let args = evaluate_args();

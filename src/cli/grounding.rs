@@ -22,6 +22,10 @@ pub struct GroundingArgs {
     /// Print the summary as JSON (the last thing on stdout).
     #[arg(long)]
     pub json: bool,
+    /// Keep only the rows whose id falls in shard I of N (FNV-1a of the id
+    /// mod N, plus 1); join the shards with `corpus-eval merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::shard::Shard>,
     /// WordNet.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
@@ -37,6 +41,7 @@ impl GroundingArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
         let mut c: Config = self.settings.base()?;
+        super::set_some(&mut c.shard, &self.shard);
         super::set(&mut c.out, &self.out);
         super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
         c.validate()?;

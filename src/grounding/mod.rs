@@ -30,10 +30,10 @@ pub struct GroundingRow {
 }
 
 /// An anchor of the response and its verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct AnchorResult {
     /// number, money, date, time or claim.
-    pub kind: &'static str,
+    pub kind: String,
     /// The anchor as written in the response.
     pub text: String,
     /// Character offsets `{start, end}` (end exclusive) in the response.
@@ -48,7 +48,7 @@ pub struct AnchorResult {
 }
 
 /// The metrics of one row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct GroundingResult {
     /// The row's id.
     pub id: String,
@@ -339,7 +339,7 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
     for f in quantities::scan(&row.response, &response_words).found {
         let support = evidence.iter().find(|e| quantity_supported(&f.quantity, e));
         anchors.push(AnchorResult {
-            kind: f.quantity.kind(),
+            kind: f.quantity.kind().to_string(),
             text: row.response[f.range.clone()].to_string(),
             span: char_span(&row.response, &f.range),
             value: f.quantity.value_text(),
@@ -359,7 +359,7 @@ pub fn evaluate(lexicon: &Lexicon, row: &GroundingRow) -> GroundingResult {
         };
         let support = evidence.iter().find(|e| claim_supported(&cache, &forms, e));
         anchors.push(AnchorResult {
-            kind: "claim",
+            kind: "claim".to_string(),
             text: row.response[c.range.clone()].to_string(),
             span: char_span(&row.response, &c.range),
             value: format!("{}|{}|{}", c.subject, c.verb, c.object),
@@ -460,7 +460,7 @@ mod tests {
         let kinds: Vec<(&str, &str, bool)> = r
             .anchors
             .iter()
-            .map(|a| (a.kind, a.value.as_str(), a.supported))
+            .map(|a| (a.kind.as_str(), a.value.as_str(), a.supported))
             .collect();
         assert_eq!(
             kinds,

@@ -41,6 +41,10 @@ pub struct Config {
     /// A WordNet dict folder instead of the embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<PathBuf>,
+    /// Only the rows whose id falls in this shard (`--shard I/N`, see
+    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Default for Config {
@@ -49,6 +53,7 @@ impl Default for Config {
             version: Self::VERSION,
             out: PathBuf::from("reports"),
             wordnet: None,
+            shard: None,
         }
     }
 }
@@ -74,7 +79,7 @@ pub struct Output {
 /// Scores every row (in parallel); at least one row is needed.
 pub fn run(config: &Config, rows: &[GroundingRow], lexicon: &Lexicon) -> Result<Output, JobError> {
     config.validate()?;
-    if rows.is_empty() {
+    if rows.is_empty() && config.shard.is_none() {
         return Err(JobError::Input("no rows".into()));
     }
     crate::progress::start("grounding rows", rows.len() as u64);
@@ -202,7 +207,7 @@ pub struct Summary {
     /// Rows with a drift penalty.
     pub rows_with_drift: usize,
     /// Anchors per kind.
-    pub anchors: BTreeMap<&'static str, AnchorCount>,
+    pub anchors: BTreeMap<String, AnchorCount>,
     /// The metric signature.
     pub signature: String,
 }
@@ -212,9 +217,9 @@ pub struct Summary {
 pub fn summary(results: &[GroundingResult]) -> Summary {
     let n = results.len().max(1) as f64;
     let mean = |f: &dyn Fn(&GroundingResult) -> f64| round4(results.iter().map(f).sum::<f64>() / n);
-    let mut anchors: BTreeMap<&'static str, AnchorCount> = BTreeMap::new();
+    let mut anchors: BTreeMap<String, AnchorCount> = BTreeMap::new();
     for a in results.iter().flat_map(|r| &r.anchors) {
-        let e = anchors.entry(a.kind).or_insert(AnchorCount {
+        let e = anchors.entry(a.kind.clone()).or_insert(AnchorCount {
             anchors: 0,
             supported: 0,
         });
@@ -242,29 +247,55 @@ pub fn summary(results: &[GroundingResult]) -> Summary {
 /// `config.out` (the command line and `rerun` call this); returns the
 /// folder and the output.
 pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobError> {
-    use crate::report::manifest::{InputFile, Manifest};
+    use crate::report::manifest::InputFile;
     let started = std::time::SystemTime::now();
     config.validate()?;
     let bytes = super::read_input(input)?;
-    let rows = crate::grounding::input::load_grounding_rows(input)?;
+    let mut rows = crate::grounding::input::load_grounding_rows(input)?;
     if rows.is_empty() {
         return Err(JobError::Input(format!("{}: no rows", input.display())));
     }
+    if let Some(shard) = config.shard {
+        rows.retain(|r| shard.contains(&r.id));
+    }
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
     let output = run(config, &rows, &lexicon)?;
-    let results = &output.results;
     let inputs = BTreeMap::from([("input".to_string(), InputFile::new(input, &bytes))]);
-    let settings = json!({
-        "rows": results.len(),
+    let manifest = manifest(config, inputs, output.results.len(), &lexicon, started);
+    let run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
+    Ok((write_run(run, &output)?, output))
+}
+
+/// The manifest of a grounding run (`execute` and `merge` write it).
+pub fn manifest(
+    config: &Config,
+    inputs: BTreeMap<String, crate::report::manifest::InputFile>,
+    rows: usize,
+    lexicon: &Lexicon,
+    started: std::time::SystemTime,
+) -> crate::report::manifest::Manifest {
+    let mut settings = json!({
+        "rows": rows,
         "drift_threshold": 0.2,
         "drift_penalty": 0.2,
         "stop_words": {"tfidf": "scikit-learn ENGLISH_STOP_WORDS (318)", "completeness": "NLTK english (179)"},
         "out": config.out.display().to_string(),
     });
-    let manifest = Manifest::new("grounding", inputs, settings, signature(), started)
+    if let (Some(shard), serde_json::Value::Object(m)) = (config.shard, &mut settings) {
+        m.insert("shard".into(), json!(shard));
+    }
+    crate::report::manifest::Manifest::new("grounding", inputs, settings, signature(), started)
         .with_config(super::to_value(config))
-        .with_lexicon(&lexicon);
-    let mut run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
+        .with_lexicon(lexicon)
+}
+
+/// Writes the outputs into the run folder and finishes it (`execute` and
+/// `merge` call this).
+pub fn write_run(
+    mut run: crate::report::run::RunWriter,
+    output: &Output,
+) -> Result<PathBuf, JobError> {
+    let results = &output.results;
     run.write_json_array("grounding.json", results)?;
     run.write("grounding.tsv", tsv(results).as_bytes())?;
     run.write("items.csv", items_csv(results).as_bytes())?;
@@ -293,5 +324,5 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobEr
             )
         })?;
     }
-    Ok((run.finish()?, output))
+    Ok(run.finish()?)
 }

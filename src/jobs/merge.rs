@@ -183,8 +183,9 @@ pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
     match shards[0].command.as_str() {
         "evaluate" => merge_evaluate(req, &shards, started),
         "hotpot" => merge_hotpot(req, &shards, started),
+        "grounding" => merge_grounding(req, &shards, started),
         other => Err(input_error(format!(
-            "merge joins shards of evaluate and hotpot runs; {other} runs cannot be sharded yet"
+            "merge joins shards of evaluate, hotpot and grounding runs; {other} runs cannot be sharded yet"
         ))),
     }
 }
@@ -493,4 +494,78 @@ fn merged_from(shards: &[ShardRun]) -> Value {
             .map(|s| Value::String(s.folder.display().to_string()))
             .collect(),
     )
+}
+
+fn merge_grounding(
+    req: &Request,
+    shards: &[ShardRun],
+    started: SystemTime,
+) -> Result<PathBuf, JobError> {
+    use crate::grounding::GroundingResult;
+    let first = &shards[0];
+    let mut config: super::grounding::Config =
+        config_of(&first.manifest_path, first.manifest["config"].clone())?;
+    config.shard = None;
+    config.out = req.out.clone();
+    let path = locate_input(
+        &first.manifest_path,
+        &first.manifest,
+        "input",
+        req.inputs.as_deref(),
+    )?;
+    let bytes = super::read_input(&path)?;
+    let rows = crate::grounding::input::load_grounding_rows(&path)?;
+    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    let count = first.shard.count;
+    let mut queues: Vec<VecDeque<GroundingResult>> = Vec::with_capacity(shards.len());
+    for s in shards {
+        let file = s.folder.join("grounding.json");
+        let text = super::read_text(&file)?;
+        let results: Vec<GroundingResult> = serde_json::from_str(&text).map_err(|e| {
+            input_error(format!(
+                "{}:{}:{}: {e}",
+                file.display(),
+                e.line(),
+                e.column()
+            ))
+        })?;
+        queues.push(results.into());
+    }
+    let mut results = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let s = shard_of(&r.id, count) as usize;
+        let folder = shards[s - 1].folder.display();
+        match queues[s - 1].pop_front() {
+            Some(x) if x.id == r.id => results.push(x),
+            Some(x) => return Err(input_error(format!(
+                "{folder} (shard {s}/{count}): grounding.json holds {:?} where the input has {:?}",
+                x.id, r.id
+            ))),
+            None => {
+                return Err(input_error(format!(
+                    "{folder} (shard {s}/{count}) lacks row {:?}: not every row is in the shards",
+                    r.id
+                )))
+            }
+        }
+    }
+    if let Some((k, q)) = queues.iter().enumerate().find(|(_, q)| !q.is_empty()) {
+        return Err(input_error(format!(
+            "{} (shard {}/{count}) holds {} row(s) the input does not have",
+            shards[k].folder.display(),
+            k + 1,
+            q.len()
+        )));
+    }
+    let output = super::grounding::Output {
+        summary: super::grounding::summary(&results),
+        results,
+    };
+    let inputs = BTreeMap::from([("input".to_string(), InputFile::new(&path, &bytes))]);
+    let mut m =
+        super::grounding::manifest(&config, inputs, output.results.len(), &lexicon, started);
+    if let Value::Object(settings) = &mut m.settings {
+        settings.insert("merged_from".into(), merged_from(shards));
+    }
+    super::grounding::write_run(RunWriter::create(&config.out, started, m)?, &output)
 }
