@@ -227,3 +227,32 @@ fn missing_duplicated_and_foreign_shards_are_refused() {
         "nothing written on refusal"
     );
 }
+
+#[test]
+fn text_eval_shards_merge_to_the_unsharded_run() {
+    let dir = Dir::new("shard-text-eval");
+    // Both profiles: the standard one fits its TF-IDF space on the run's
+    // rows, which every shard must still do over all of them.
+    for profile in ["reference", "standard"] {
+        let args: Vec<String> = vec![
+            "text-eval".into(),
+            repo()
+                .join("evaluation/text-eval/sample.json")
+                .display()
+                .to_string(),
+            "--no-embeddings".into(),
+            "--profile".into(),
+            profile.into(),
+        ];
+        let whole = run(&dir, &args, &format!("{profile}-whole"));
+        for n in [1, 2, 3, 7] {
+            let parts = shards(&dir, &args, n, &format!("{profile}-parts{n}"));
+            let merged = merge(&dir, &parts, &format!("{profile}-merged{n}"));
+            same_files(
+                &whole,
+                &merged,
+                &["results.json", "results.tsv", "items.csv", "summary.json"],
+            );
+        }
+    }
+}

@@ -47,6 +47,11 @@ pub struct TextEvalArgs {
     /// Print the summary as JSON (the last thing on stdout).
     #[arg(long)]
     pub json: bool,
+    /// Keep only the rows whose id falls in shard I of N (FNV-1a of the id
+    /// mod N, plus 1; TF-IDF spaces still fitted on every row); join the
+    /// shards with `corpus-eval merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::shard::Shard>,
     /// Folder of the sentence-embedding model (default: $CORPUS_EVAL_MODEL_DIR,
     /// then models/all-MiniLM-L6-v2, then the Hugging Face cache).
     #[arg(long, value_name = "DIR")]
@@ -84,6 +89,7 @@ impl TextEvalArgs {
         }
         super::set_enum(&mut c.profile, &self.profile)?;
         c.require_model |= self.require_model;
+        super::set_some(&mut c.shard, &self.shard);
         if self.no_embeddings {
             c.no_embeddings = true;
         }

@@ -184,8 +184,9 @@ pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
         "evaluate" => merge_evaluate(req, &shards, started),
         "hotpot" => merge_hotpot(req, &shards, started),
         "grounding" => merge_grounding(req, &shards, started),
+        "text-eval" => merge_text_eval(req, &shards, started),
         other => Err(input_error(format!(
-            "merge joins shards of evaluate, hotpot and grounding runs; {other} runs cannot be sharded yet"
+            "merge joins shards of evaluate, hotpot, grounding and text-eval runs; {other} runs cannot be sharded yet"
         ))),
     }
 }
@@ -462,21 +463,7 @@ fn merge_hotpot(
     let eval = base.rejoin(examples);
     super::hotpot::warn_missing(&eval);
     let system = metrics["system"].as_str().unwrap_or("system").to_string();
-    let inputs: BTreeMap<String, InputFile> = ["predictions", "gold"]
-        .iter()
-        .map(|role| {
-            let e = &first.manifest["inputs"][*role];
-            (
-                role.to_string(),
-                InputFile {
-                    path: e["path"].as_str().unwrap_or_default().to_string(),
-                    sha256: e["sha256"].as_str().unwrap_or_default().to_string(),
-                    bytes: e["bytes"].as_u64().unwrap_or(0),
-                    absolute: e["absolute"].as_str().map(str::to_string),
-                },
-            )
-        })
-        .collect();
+    let inputs = first_inputs(first);
     let mut m = super::hotpot::manifest(&config, inputs, &eval, &system, started);
     if let Value::Object(settings) = &mut m.settings {
         settings.insert("merged_from".into(), merged_from(shards));
@@ -516,35 +503,53 @@ fn merge_grounding(
     let bytes = super::read_input(&path)?;
     let rows = crate::grounding::input::load_grounding_rows(&path)?;
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
-    let count = first.shard.count;
-    let mut queues: Vec<VecDeque<GroundingResult>> = Vec::with_capacity(shards.len());
-    for s in shards {
-        let file = s.folder.join("grounding.json");
-        let text = super::read_text(&file)?;
-        let results: Vec<GroundingResult> = serde_json::from_str(&text).map_err(|e| {
-            input_error(format!(
-                "{}:{}:{}: {e}",
-                file.display(),
-                e.line(),
-                e.column()
-            ))
-        })?;
-        queues.push(results.into());
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let queues = shard_arrays(shards, "grounding.json")?;
+    let results = rejoin_rows(
+        shards,
+        &ids,
+        queues,
+        |r: &GroundingResult| r.id.as_str(),
+        "grounding.json",
+    )?;
+    let output = super::grounding::Output {
+        summary: super::grounding::summary(&results),
+        results,
+    };
+    let inputs = BTreeMap::from([("input".to_string(), InputFile::new(&path, &bytes))]);
+    let mut m =
+        super::grounding::manifest(&config, inputs, output.results.len(), &lexicon, started);
+    if let Value::Object(settings) = &mut m.settings {
+        settings.insert("merged_from".into(), merged_from(shards));
     }
-    let mut results = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let s = shard_of(&r.id, count) as usize;
+    super::grounding::write_run(RunWriter::create(&config.out, started, m)?, &output)
+}
+
+/// Puts per-row results of shards back in the input's row order (`ids`),
+/// checking each row is in its shard once.
+fn rejoin_rows<T>(
+    shards: &[ShardRun],
+    ids: &[&str],
+    mut queues: Vec<VecDeque<T>>,
+    id_of: impl Fn(&T) -> &str,
+    file: &str,
+) -> Result<Vec<T>, JobError> {
+    let count = shards[0].shard.count;
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let s = shard_of(id, count) as usize;
         let folder = shards[s - 1].folder.display();
         match queues[s - 1].pop_front() {
-            Some(x) if x.id == r.id => results.push(x),
-            Some(x) => return Err(input_error(format!(
-                "{folder} (shard {s}/{count}): grounding.json holds {:?} where the input has {:?}",
-                x.id, r.id
-            ))),
+            Some(x) if id_of(&x) == *id => out.push(x),
+            Some(x) => {
+                return Err(input_error(format!(
+                    "{folder} (shard {s}/{count}): {file} holds {:?} where the input has {id:?}",
+                    id_of(&x)
+                )))
+            }
             None => {
                 return Err(input_error(format!(
-                    "{folder} (shard {s}/{count}) lacks row {:?}: not every row is in the shards",
-                    r.id
+                    "{folder} (shard {s}/{count}) lacks row {id:?}: not every row is in the shards"
                 )))
             }
         }
@@ -557,15 +562,108 @@ fn merge_grounding(
             q.len()
         )));
     }
-    let output = super::grounding::Output {
-        summary: super::grounding::summary(&results),
+    Ok(out)
+}
+
+/// Each shard's JSON array `file`, parsed.
+fn shard_arrays<T: serde::de::DeserializeOwned>(
+    shards: &[ShardRun],
+    file: &str,
+) -> Result<Vec<VecDeque<T>>, JobError> {
+    shards
+        .iter()
+        .map(|s| {
+            let path = s.folder.join(file);
+            let text = super::read_text(&path)?;
+            serde_json::from_str::<Vec<T>>(&text)
+                .map(VecDeque::from)
+                .map_err(|e| {
+                    input_error(format!(
+                        "{}:{}:{}: {e}",
+                        path.display(),
+                        e.line(),
+                        e.column()
+                    ))
+                })
+        })
+        .collect()
+}
+
+fn merge_text_eval(
+    req: &Request,
+    shards: &[ShardRun],
+    started: SystemTime,
+) -> Result<PathBuf, JobError> {
+    use super::text_eval::{summary_with_head, write_run, Output, SummaryHead};
+    let first = &shards[0];
+    let mut config: super::text_eval::Config =
+        config_of(&first.manifest_path, first.manifest["config"].clone())?;
+    config.shard = None;
+    config.out = req.out.clone();
+    let path = locate_input(
+        &first.manifest_path,
+        &first.manifest,
+        "input",
+        req.inputs.as_deref(),
+    )?;
+    let rows = crate::texteval::input::load_text_rows(&path)?;
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let queues = shard_arrays(shards, "results.json")?;
+    let results = rejoin_rows(
+        shards,
+        &ids,
+        queues,
+        |r: &crate::texteval::output::TextResult| r.id.as_str(),
+        "results.json",
+    )?;
+    let first_summary = read_json(&first.folder.join("summary.json"))?;
+    let head = SummaryHead::from_summary(&first_summary);
+    let output = Output {
+        summary: summary_with_head(&results, &head),
+        signature: head.signature.as_str().unwrap_or_default().to_string(),
+        notes: head.notes.clone(),
         results,
     };
-    let inputs = BTreeMap::from([("input".to_string(), InputFile::new(&path, &bytes))]);
-    let mut m =
-        super::grounding::manifest(&config, inputs, output.results.len(), &lexicon, started);
+    let mut m = crate::report::manifest::Manifest::new(
+        "text-eval",
+        BTreeMap::new(),
+        first.manifest["settings"].clone(),
+        output.signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(&config));
+    m.inputs = first_inputs(first);
+    m.wordnet = first.manifest.get("wordnet").cloned();
     if let Value::Object(settings) = &mut m.settings {
+        settings.remove("shard");
+        settings.insert("rows".into(), Value::from(output.results.len()));
+        settings.insert("out".into(), Value::from(config.out.display().to_string()));
         settings.insert("merged_from".into(), merged_from(shards));
     }
-    super::grounding::write_run(RunWriter::create(&config.out, started, m)?, &output)
+    let degraded = head.degraded.is_some();
+    write_run(
+        RunWriter::create(&config.out, started, m)?,
+        &output,
+        degraded,
+    )
+}
+
+/// The first shard's recorded inputs (every shard read the same files).
+fn first_inputs(first: &ShardRun) -> BTreeMap<String, InputFile> {
+    first.manifest["inputs"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(role, e)| {
+            (
+                role.clone(),
+                InputFile {
+                    path: e["path"].as_str().unwrap_or_default().to_string(),
+                    sha256: e["sha256"].as_str().unwrap_or_default().to_string(),
+                    bytes: e["bytes"].as_u64().unwrap_or(0),
+                    absolute: e["absolute"].as_str().map(str::to_string),
+                },
+            )
+        })
+        .collect()
 }

@@ -71,6 +71,11 @@ pub struct Config {
     /// A WordNet dict folder instead of the embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<PathBuf>,
+    /// Only the rows whose id falls in this shard (`--shard I/N`, see
+    /// [`crate::shard`]; TF-IDF spaces are still fitted on every row);
+    /// `corpus-eval merge` joins the shards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Default for Config {
@@ -87,6 +92,7 @@ impl Default for Config {
             model_dir: None,
             engine: "fused".into(),
             wordnet: None,
+            shard: None,
         }
     }
 }
@@ -173,10 +179,23 @@ pub fn run(
     inputs: &Inputs,
     semantics: &Semantics,
 ) -> Result<Output, JobError> {
+    run_kept(config, rows, None, inputs, semantics)
+}
+
+/// Evaluates the rows `keep` marks (all with None), the run-wide TF-IDF
+/// space fitted on every row; `semantics` holds the kept rows' cosines.
+pub fn run_kept(
+    config: &Config,
+    all_rows: &[TextRow],
+    keep: Option<&[bool]>,
+    inputs: &Inputs,
+    semantics: &Semantics,
+) -> Result<Output, JobError> {
     config.validate()?;
-    if rows.is_empty() {
+    if all_rows.is_empty() {
         return Err(JobError::Input("no rows".into()));
     }
+    let rows: Vec<&TextRow> = kept(all_rows, keep).collect();
     if semantics.pairs.len() != rows.len() {
         return Err(JobError::Input(format!(
             "{} semantic pairs for {} rows",
@@ -190,7 +209,7 @@ pub fn run(
         patterns: &inputs.patterns,
         weights: &inputs.weights,
         thresholds: &inputs.thresholds,
-        relevance_space: relevance_space(config.profile, rows),
+        relevance_space: relevance_space(config.profile, all_rows),
     };
     crate::progress::start("scoring rows", rows.len() as u64);
     let results: Vec<TextResult> = rows
@@ -204,28 +223,87 @@ pub fn run(
     crate::progress::finish();
     let signature = signature(config.profile, semantics, inputs);
     let notes = column_notes(semantics);
-    let mut summary = output::summary(&results);
-    if let Value::Object(m) = &mut summary {
-        let mut head = serde_json::Map::new();
-        head.insert("command".into(), json!("text-eval"));
-        head.insert("profile".into(), json!(config.profile.as_str()));
-        head.insert("embeddings".into(), json!(semantics.source.as_str()));
-        if semantics.source == SemanticSource::FallbackTfidf {
-            head.insert("degraded".into(), json!(degraded_note(semantics)));
-        }
-        head.insert("notes".into(), notes.clone());
-        head.append(m);
-        head.insert("weights".into(), json!(inputs.weights));
-        head.insert("thresholds".into(), json!(inputs.thresholds));
-        head.insert("signature".into(), json!(signature));
-        *m = head;
-    }
+    let head = SummaryHead {
+        profile: json!(config.profile.as_str()),
+        embeddings: json!(semantics.source.as_str()),
+        degraded: (semantics.source == SemanticSource::FallbackTfidf)
+            .then(|| json!(degraded_note(semantics))),
+        notes: notes.clone(),
+        weights: json!(inputs.weights),
+        thresholds: json!(inputs.thresholds),
+        signature: json!(signature),
+    };
+    let summary = summary_with_head(&results, &head);
     Ok(Output {
         results,
         summary,
         signature,
         notes,
     })
+}
+
+/// The rows `keep` marks (all with None).
+fn kept<'r>(rows: &'r [TextRow], keep: Option<&'r [bool]>) -> impl Iterator<Item = &'r TextRow> {
+    rows.iter()
+        .enumerate()
+        .filter(move |(i, _)| keep.is_none_or(|k| k.get(*i).copied().unwrap_or(false)))
+        .map(|(_, r)| r)
+}
+
+/// What summary.json says besides the results' statistics (a merge takes
+/// it from a shard's summary.json).
+#[derive(Debug, Clone)]
+pub struct SummaryHead {
+    /// The profile's name.
+    pub profile: Value,
+    /// `embeddings` or `fallback-tfidf`.
+    pub embeddings: Value,
+    /// The degraded-mode note, when the fallback was used.
+    pub degraded: Option<Value>,
+    /// Notes on columns computed by the fallback.
+    pub notes: Value,
+    /// The weights used.
+    pub weights: Value,
+    /// The pass thresholds used.
+    pub thresholds: Value,
+    /// The metric signature.
+    pub signature: Value,
+}
+
+impl SummaryHead {
+    /// The head of a run's summary.json.
+    pub fn from_summary(summary: &Value) -> SummaryHead {
+        SummaryHead {
+            profile: summary["profile"].clone(),
+            embeddings: summary["embeddings"].clone(),
+            degraded: summary.get("degraded").cloned(),
+            notes: summary["notes"].clone(),
+            weights: summary["weights"].clone(),
+            thresholds: summary["thresholds"].clone(),
+            signature: summary["signature"].clone(),
+        }
+    }
+}
+
+/// summary.json: the head's fields around the results' statistics.
+pub fn summary_with_head(results: &[TextResult], head: &SummaryHead) -> Value {
+    let mut summary = output::summary(results);
+    if let Value::Object(m) = &mut summary {
+        let mut out = serde_json::Map::new();
+        out.insert("command".into(), json!("text-eval"));
+        out.insert("profile".into(), head.profile.clone());
+        out.insert("embeddings".into(), head.embeddings.clone());
+        if let Some(d) = &head.degraded {
+            out.insert("degraded".into(), d.clone());
+        }
+        out.insert("notes".into(), head.notes.clone());
+        out.append(m);
+        out.insert("weights".into(), head.weights.clone());
+        out.insert("thresholds".into(), head.thresholds.clone());
+        out.insert("signature".into(), head.signature.clone());
+        *m = out;
+    }
+    summary
 }
 
 /// Whether a model found nowhere falls back to TF-IDF: not when a folder
@@ -317,9 +395,33 @@ fn column_notes(sem: &Semantics) -> Value {
 /// or broken is an error.
 #[cfg(feature = "semantic")]
 pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobError> {
+    semantics_kept(config, rows, None)
+}
+
+/// The kept rows' fallback cosines, the TF-IDF space fitted on every row.
+fn fallback_kept(rows: &[TextRow], keep: Option<&[bool]>, why: &str) -> Semantics {
+    let mut all = fallback_pairs(rows, why);
+    if let Some(k) = keep {
+        let mut i = 0;
+        all.pairs.retain(|_| {
+            i += 1;
+            k.get(i - 1).copied().unwrap_or(false)
+        });
+    }
+    all
+}
+
+/// [`semantics`] for the rows `keep` marks (all with None): embeddings of
+/// those rows only, or fallback cosines from a space fitted on every row.
+#[cfg(feature = "semantic")]
+pub fn semantics_kept(
+    config: &Config,
+    all_rows: &[TextRow],
+    keep: Option<&[bool]>,
+) -> Result<Semantics, JobError> {
     use crate::semantic::{load_model, EmbeddingCache, ModelSearch, SemanticError};
     if config.no_embeddings {
-        return Ok(fallback_pairs(rows, "--no-embeddings"));
+        return Ok(fallback_kept(all_rows, keep, "--no-embeddings"));
     }
     let engine = super::engine_of("--engine", &config.engine)?;
     let embedder = match load_model(&ModelSearch::from_env(config.model_dir.clone()), engine) {
@@ -331,13 +433,12 @@ pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobErro
             errln!(
                 "warning: no embedding model found; the semantic columns use the TF-IDF fallback (embeddings: \"fallback-tfidf\" in summary.json). Run scripts/fetch-model to get all-MiniLM-L6-v2."
             );
-            return Ok(fallback_pairs(rows, "no embedding model found"));
+            return Ok(fallback_kept(all_rows, keep, "no embedding model found"));
         }
         Err(e) => return Err(e.into()),
     };
     let cache = EmbeddingCache::new(&embedder);
-    let texts: Vec<(&str, &str)> = rows
-        .iter()
+    let texts: Vec<(&str, &str)> = kept(all_rows, keep)
         .flat_map(|r| {
             [
                 (r.reference.as_str(), r.response.as_str()),
@@ -364,6 +465,16 @@ pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobErro
 /// TF-IDF fallback.
 #[cfg(not(feature = "semantic"))]
 pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobError> {
+    semantics_kept(config, rows, None)
+}
+
+/// [`semantics`] for the rows `keep` marks (all with None).
+#[cfg(not(feature = "semantic"))]
+pub fn semantics_kept(
+    config: &Config,
+    rows: &[TextRow],
+    keep: Option<&[bool]>,
+) -> Result<Semantics, JobError> {
     if config.require_model && !config.no_embeddings {
         return Err(JobError::Input(
             "--require-model: this build has no embedding model support (the `semantic` feature)"
@@ -375,7 +486,7 @@ pub fn semantics(config: &Config, rows: &[TextRow]) -> Result<Semantics, JobErro
     } else {
         "built without the semantic feature"
     };
-    Ok(fallback_pairs(rows, why))
+    Ok(fallback_kept(rows, keep, why))
 }
 
 /// The weights, thresholds and patterns the configuration names (warnings
@@ -421,14 +532,17 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output, Semant
         return Err(JobError::Input(format!("{}: no rows", input.display())));
     }
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
-    let sem = semantics(config, &rows)?;
+    let keep: Option<Vec<bool>> = config
+        .shard
+        .map(|shard| rows.iter().map(|r| shard.contains(&r.id)).collect());
+    let sem = semantics_kept(config, &rows, keep.as_deref())?;
     let job_inputs = Inputs {
         lexicon: &lexicon,
         weights,
         thresholds,
         patterns,
     };
-    let output = run(config, &rows, &job_inputs, &sem)?;
+    let output = run_kept(config, &rows, keep.as_deref(), &job_inputs, &sem)?;
     let mut inputs = BTreeMap::from([("input".to_string(), InputFile::new(input, &input_bytes))]);
     for (name, p) in [
         ("weights", &config.weights),
@@ -439,7 +553,7 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output, Semant
             inputs.insert(name.into(), InputFile::new(p, &super::read_input(p)?));
         }
     }
-    let settings = json!({
+    let mut settings = json!({
         "profile": config.profile.as_str(),
         "embeddings": sem.source.as_str(),
         "embeddings_detail": sem.detail,
@@ -450,6 +564,9 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output, Semant
         "rows": output.results.len(),
         "out": config.out.display().to_string(),
     });
+    if let (Some(shard), Value::Object(m)) = (config.shard, &mut settings) {
+        m.insert("shard".into(), json!(shard));
+    }
     let manifest = Manifest::new(
         "text-eval",
         inputs,
@@ -459,7 +576,18 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output, Semant
     )
     .with_config(super::to_value(config))
     .with_lexicon(&lexicon);
-    let mut run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
+    let run = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
+    let degraded = sem.source == SemanticSource::FallbackTfidf;
+    Ok((write_run(run, &output, degraded)?, output, sem))
+}
+
+/// Writes the outputs into the run folder and finishes it (`execute` and
+/// `merge` call this); `degraded` marks the charts of a fallback run.
+pub fn write_run(
+    mut run: crate::report::run::RunWriter,
+    output: &Output,
+    degraded: bool,
+) -> Result<PathBuf, JobError> {
     run.write("results.tsv", output::to_tsv(&output.results).as_bytes())?;
     run.write("items.csv", output::items_csv(&output.results).as_bytes())?;
     run.write_json_array("results.json", &output.results)?;
@@ -469,10 +597,11 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output, Semant
         &mut run,
         &output.results,
         &output.signature,
-        (sem.source == SemanticSource::FallbackTfidf)
-            .then_some(" [TF-IDF fallback: no embedding model]"),
+        degraded.then_some(" [TF-IDF fallback: no embedding model]"),
     )?;
-    Ok((run.finish()?, output, sem))
+    #[cfg(not(feature = "charts"))]
+    let _ = degraded;
+    Ok(run.finish()?)
 }
 
 #[cfg(feature = "charts")]

@@ -3,13 +3,13 @@
 //! original framework's pandas output), and the run summary.
 
 use super::Category;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// The results of one row. The first 46 fields are the TSV's columns, in
 /// order; the rest are details written only to results.json.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[allow(missing_docs)]
 pub struct TextResult {
     pub id: String,
