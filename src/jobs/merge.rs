@@ -40,6 +40,44 @@ struct ShardRun {
     shard: Shard,
 }
 
+/// A job configuration that can name a shard.
+trait ShardedConfig: super::JobConfig {
+    /// The configuration of the whole run, written under `out`.
+    fn unsharded(self, out: PathBuf) -> Self;
+}
+
+macro_rules! sharded_config {
+    ($($t:ty),*) => {$(
+        impl ShardedConfig for $t {
+            fn unsharded(mut self, out: PathBuf) -> Self {
+                self.shard = None;
+                self.out = out;
+                self
+            }
+        }
+    )*};
+}
+
+sharded_config!(
+    super::evaluate::Config,
+    super::hotpot::Config,
+    super::grounding::Config,
+    super::text_eval::Config
+);
+
+impl ShardRun {
+    /// The shards' configuration as the merged run's, under `req.out`.
+    fn merged_config<C: ShardedConfig>(&self, req: &Request) -> Result<C, JobError> {
+        let c: C = config_of(&self.manifest_path, self.manifest["config"].clone())?;
+        Ok(c.unsharded(req.out.clone()))
+    }
+
+    /// The shards' input `role`, found and checked as `rerun` does.
+    fn input(&self, role: &str, req: &Request) -> Result<PathBuf, JobError> {
+        locate_input(&self.manifest_path, &self.manifest, role, req.inputs.as_deref())
+    }
+}
+
 fn input_error(message: String) -> JobError {
     JobError::Input(message)
 }
@@ -199,21 +237,9 @@ fn merge_evaluate(
     use super::evaluate::{manifest, write_run, Config};
     use crate::corpus::{parse_questions, parse_transcripts};
     let first = &shards[0];
-    let mut config: Config = config_of(&first.manifest_path, first.manifest["config"].clone())?;
-    config.shard = None;
-    config.out = req.out.clone();
-    let q_path = locate_input(
-        &first.manifest_path,
-        &first.manifest,
-        "questions",
-        req.inputs.as_deref(),
-    )?;
-    let t_path = locate_input(
-        &first.manifest_path,
-        &first.manifest,
-        "transcripts",
-        req.inputs.as_deref(),
-    )?;
+    let config: Config = first.merged_config(req)?;
+    let q_path = first.input("questions", req)?;
+    let t_path = first.input("transcripts", req)?;
     let q_bytes = super::read_input(&q_path)?;
     let t_bytes = super::read_input(&t_path)?;
     let q_info = InputFile::new(&q_path, &q_bytes);
@@ -376,10 +402,7 @@ fn merge_hotpot(
 ) -> Result<PathBuf, JobError> {
     use crate::hotpot::{Example, HotpotEvaluation, HotpotFormat};
     let first = &shards[0];
-    let mut config: super::hotpot::Config =
-        config_of(&first.manifest_path, first.manifest["config"].clone())?;
-    config.shard = None;
-    config.out = req.out.clone();
+    let config: super::hotpot::Config = first.merged_config(req)?;
     let metrics = read_json(&first.folder.join("metrics.json"))?;
     let format = match metrics["format"].as_str() {
         Some("official") => HotpotFormat::Official,
@@ -490,16 +513,8 @@ fn merge_grounding(
 ) -> Result<PathBuf, JobError> {
     use crate::grounding::GroundingResult;
     let first = &shards[0];
-    let mut config: super::grounding::Config =
-        config_of(&first.manifest_path, first.manifest["config"].clone())?;
-    config.shard = None;
-    config.out = req.out.clone();
-    let path = locate_input(
-        &first.manifest_path,
-        &first.manifest,
-        "input",
-        req.inputs.as_deref(),
-    )?;
+    let config: super::grounding::Config = first.merged_config(req)?;
+    let path = first.input("input", req)?;
     let bytes = super::read_input(&path)?;
     let rows = crate::grounding::input::load_grounding_rows(&path)?;
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
@@ -596,16 +611,8 @@ fn merge_text_eval(
 ) -> Result<PathBuf, JobError> {
     use super::text_eval::{summary_with_head, write_run, Output, SummaryHead};
     let first = &shards[0];
-    let mut config: super::text_eval::Config =
-        config_of(&first.manifest_path, first.manifest["config"].clone())?;
-    config.shard = None;
-    config.out = req.out.clone();
-    let path = locate_input(
-        &first.manifest_path,
-        &first.manifest,
-        "input",
-        req.inputs.as_deref(),
-    )?;
+    let config: super::text_eval::Config = first.merged_config(req)?;
+    let path = first.input("input", req)?;
     let rows = crate::texteval::input::load_text_rows(&path)?;
     let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let queues = shard_arrays(shards, "results.json")?;
