@@ -361,6 +361,19 @@ fn the_audit_report_renders_and_filters_in_headless_chromium() {
         "search finds the bicycle quote"
     );
     assert!(dom.contains("<mark>"), "the span is highlighted");
+    // The span as results.json has it, in characters.
+    let results = read_json(&folder.join("results.json"));
+    let span = results["qa_pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["answers"].as_array().unwrap())
+        .flat_map(|a| a["verbatims"].as_array().unwrap())
+        .find(|q| q["quote"].as_str().unwrap().contains("never fail with"))
+        .map(|q| q["span"].clone())
+        .unwrap();
+    let shown = format!("chars {}\u{2013}{}", span["start"], span["end"]);
+    assert!(dom.contains(&shown), "{shown} on the card");
     // --no-html: no report.
     dir.run(&args("bare")).expect_code(0);
     assert!(!dir.run_folders("bare")[0].join("report.html").exists());

@@ -355,3 +355,164 @@ fn grounding_runs_compare_and_the_page_renders_in_chromium() {
     assert!(dom.contains("data-charts=\"6/6\""), "charts did not draw");
     assert!(dom.contains("<table id=\"changed\">"));
 }
+
+/// Writes `rows` (JSON values) to `name` as a JSON array.
+fn write_rows(dir: &Dir, name: &str, rows: &[Value]) -> PathBuf {
+    dir.write(name, &Value::Array(rows.to_vec()).to_string())
+}
+
+#[test]
+fn text_eval_lexical_and_judge_answers_runs_compare() {
+    let dir = Dir::new("cmp-commands");
+    // text-eval: the same questions and references, B answers every item
+    // with the reference itself, A with an unrelated sentence.
+    let sample: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("evaluation/text-eval/sample.json")).unwrap(),
+    )
+    .unwrap();
+    let with_response = |good: bool| -> Vec<Value> {
+        sample
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r["response"] = if good {
+                    r["reference"].clone()
+                } else {
+                    json!("Bananas are yellow and grow in bunches.")
+                };
+                r
+            })
+            .collect()
+    };
+    let (ta, tb) = (
+        write_rows(&dir, "ta.json", &with_response(false)),
+        write_rows(&dir, "tb.json", &with_response(true)),
+    );
+    let text_eval = |input: &Path, out: &str| {
+        dir.run_new_folder(
+            &[
+                "text-eval",
+                input.to_str().unwrap(),
+                "--no-embeddings",
+                "--out",
+                out,
+            ],
+            out,
+        )
+    };
+    let (a, b) = (text_eval(&ta, "ta"), text_eval(&tb, "tb"));
+    let cmp = compare_json(&dir, &[("A", &a), ("B", &b)], &[]);
+    assert_eq!(cmp["command"], "text-eval");
+    assert_eq!(
+        cmp["metrics"],
+        json!([
+            "overall_score",
+            "composite_accuracy",
+            "composite_relevance",
+            "composite_safety",
+            "composite_quality"
+        ])
+    );
+    let overall = &difference(&cmp, "overall_score", "A", "B")["paired"];
+    assert_eq!(overall["n"].as_u64(), Some(sample.len() as u64), "{overall}");
+    assert!(overall["diff"].as_f64().unwrap() > 0.0, "{overall}");
+
+    // lexical: B's predictions are the references, A's are reversed.
+    let refs = [
+        "the cooperative repaired forty bicycles last spring",
+        "the harvest was smaller because the rain came late",
+        "we met the mayor twice about the damp flats",
+        "the fishermen said the catch halves every decade",
+    ];
+    let items = |good: bool| -> Vec<Value> {
+        refs.iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let p = if good {
+                    r.to_string()
+                } else {
+                    r.split(' ').rev().collect::<Vec<_>>().join(" ")
+                };
+                json!({"id": format!("i{k}"), "prediction": p, "reference": r})
+            })
+            .collect()
+    };
+    let (la, lb) = (
+        write_rows(&dir, "la.json", &items(false)),
+        write_rows(&dir, "lb.json", &items(true)),
+    );
+    let lexical = |input: &Path, out: &str| {
+        dir.run_new_folder(
+            &[
+                "lexical",
+                input.to_str().unwrap(),
+                "--metric",
+                "rouge1,rougeL",
+                "--out",
+                out,
+            ],
+            out,
+        )
+    };
+    let (a, b) = (lexical(&la, "la"), lexical(&lb, "lb"));
+    let cmp = compare_json(&dir, &[("A", &a), ("B", &b)], &["--metric", "rougeL_fmeasure"]);
+    assert_eq!(cmp["command"], "lexical");
+    let rouge_l = &difference(&cmp, "rougeL_fmeasure", "A", "B")["paired"];
+    assert_eq!(rouge_l["n"], 4, "{rouge_l}");
+    // B is perfect; A's reversed words keep one word of LCS in each.
+    assert!(rouge_l["diff"].as_f64().unwrap() > 0.5, "{rouge_l}");
+
+    // judge-answers: each method's score is its own metric; two runs of
+    // keyword over different answers compare, keyword against
+    // semantic_fixed has no metric in common (exit 2, naming both).
+    let answers = repo().join("evaluation/semantic/answers.jsonl");
+    let lines: Vec<Value> = std::fs::read_to_string(&answers)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let perfect: Vec<Value> = lines
+        .iter()
+        .map(|l| {
+            let mut l = l.clone();
+            l["answer"] = l["ground_truth"].clone();
+            l
+        })
+        .collect();
+    let perfect = write_rows(&dir, "perfect.json", &perfect);
+    let judge = |input: &Path, method: &str, out: &str| {
+        dir.run_new_folder(
+            &[
+                "judge-answers",
+                input.to_str().unwrap(),
+                "--method",
+                method,
+                "--no-plots",
+                "--out",
+                out,
+            ],
+            out,
+        )
+    };
+    let (a, b) = (
+        judge(&answers, "keyword", "ja"),
+        judge(&perfect, "keyword", "jb"),
+    );
+    let cmp = compare_json(&dir, &[("A", &a), ("B", &b)], &[]);
+    assert_eq!(cmp["command"], "judge-answers");
+    assert_eq!(cmp["metrics"], json!(["keyword"]));
+    let kw = &difference(&cmp, "keyword", "A", "B")["paired"];
+    assert_eq!(kw["n"].as_u64(), Some(lines.len() as u64), "{kw}");
+    assert!(kw["diff"].as_f64().unwrap() > 0.0, "{kw}");
+    let semantic = judge(&answers, "semantic_fixed", "js");
+    dir.run(&[
+        "compare".to_string(),
+        format!("A={}", a.display()),
+        format!("S={}", semantic.display()),
+        "--out".into(),
+        "cmp".into(),
+    ])
+    .expect_code(2)
+    .expect_stderr(&["keyword", "semantic_fixed"]);
+}

@@ -648,23 +648,35 @@ fn issue_12_concurrency_overlap_counted_by_server() {
     let dir = Dir::new("rag-concurrency");
     let texts: Vec<String> = (0..16).map(|i| format!("Question {i}?")).collect();
     let q = questions(&dir, "q.jsonl", &texts);
-    dir.run(&[
-        "rag",
-        "run",
-        q.to_str().unwrap(),
-        "--out",
-        "out",
-        "--api-url",
-        &server.url,
-        "--concurrency",
-        "8",
-        "--no-progress",
-    ])
-    .expect_code(0);
+    let run = dir
+        .run(&[
+            "rag",
+            "run",
+            q.to_str().unwrap(),
+            "--out",
+            "out",
+            "--api-url",
+            &server.url,
+            "--concurrency",
+            "8",
+            "--no-progress",
+            "--json",
+        ])
+        .expect_code(0);
     // 8 at once (the flag's number), never more, and no retry hid it.
     assert_eq!(server.max_in_flight(), 8);
     assert_eq!(server.requests(), 16);
-    check_each_once(&only_folder(&dir), 16);
+    let folder = only_folder(&dir);
+    check_each_once(&folder, 16);
+    // --json: summary.json and the run folder, one object on stdout.
+    let mut v: Value = serde_json::from_str(run.stdout().trim()).expect("one JSON object");
+    let named = v
+        .as_object_mut()
+        .and_then(|o| o.remove("run_folder"))
+        .expect("run_folder");
+    assert_eq!(dir.path().join(named.as_str().unwrap()), folder);
+    assert_eq!(v, read_json(&folder.join("summary.json")));
+    assert!(run.stderr().contains("this session: 16 asked"), "{}", run.stderr());
 }
 
 #[test]

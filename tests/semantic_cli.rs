@@ -253,7 +253,13 @@ fn judge(d: &Dir, items: &Value, extra: &[&str]) -> (Value, Vec<Value>, std::pat
         .into_iter()
         .find(|f| !before.contains(f))
         .expect("a new run folder");
-    let summary: Value = serde_json::from_str(r.stdout().lines().last().unwrap()).unwrap();
+    let mut summary: Value = serde_json::from_str(r.stdout().lines().last().unwrap()).unwrap();
+    // summary.json, with the run folder's path.
+    let named = summary
+        .as_object_mut()
+        .and_then(|o| o.remove("run_folder"))
+        .expect("run_folder");
+    assert_eq!(d.path().join(named.as_str().unwrap()), folder);
     assert_eq!(summary, read_json(&folder.join("summary.json")));
     (summary, read_jsonl(&folder.join("scores.jsonl")), folder)
 }
@@ -589,7 +595,28 @@ fn threshold_search_with_and_without_labels() {
     );
     let folders = d.run_folders("truns");
     assert_eq!(folders.len(), 1);
+    let mut v = v;
+    let named = v
+        .as_object_mut()
+        .and_then(|o| o.remove("run_folder"))
+        .expect("run_folder");
+    assert_eq!(d.path().join(named.as_str().unwrap()), folders[0]);
     assert_eq!(read_json(&folders[0].join("threshold.json")), v);
+    // items.csv: every item at the chosen threshold.
+    let items = std::fs::read_to_string(folders[0].join("items.csv")).unwrap();
+    let mut lines = items.lines();
+    assert_eq!(
+        lines.next(),
+        Some("id,system,similarity,anchors_ok,score,verdict,label")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 24);
+    for row in &rows {
+        let score: f64 = row[4].parse().unwrap();
+        let verdict = if score > 0.5 { "pass" } else { "fail" };
+        assert_eq!(row[5], verdict, "{row:?}");
+        assert!(row[6] == "pass" || row[6] == "fail", "{row:?}");
+    }
     assert_eq!(
         read_json(&folders[0].join("manifest.json"))["command"],
         "threshold"

@@ -222,7 +222,53 @@ fn every_computing_command_prints_one_json_object_with_json() {
     .iter()
     .map(|v| v.iter().map(|s| s.to_string()).collect())
     .collect();
-    for mut args in runs {
+    dir.write("texts.txt", "a cat sat\na dog ran\n");
+    let extra: Vec<Vec<String>> = [
+        vec!["embed", "texts.txt", "--output", "texts.jsonl"],
+        vec![
+            "build-lexicon",
+            &r("fixtures/lexicon/dict"),
+            "lexicon.txt",
+        ],
+        vec![
+            "judge-answers",
+            &r("evaluation/semantic/answers.jsonl"),
+            "--method",
+            "keyword",
+            "--estimate-cost",
+        ],
+        vec![
+            "threshold",
+            &r("evaluation/semantic/answers.jsonl"),
+            "--out",
+            "th",
+        ],
+        vec![
+            "lexical",
+            &r("fixtures/lexical/pairs.jsonl"),
+            "--metric",
+            "rouge1",
+            "--out",
+            "l",
+        ],
+        vec![
+            "agreement",
+            &r("fixtures/agreement/paradox.csv"),
+            "--id",
+            "quote_id",
+            "--out",
+            "a",
+            "--resamples",
+            "0",
+        ],
+        vec![
+            "evaluate", &q, &t, "--no-plots", "--no-html", "--shard", "1/1", "--out", "s",
+        ],
+    ]
+    .iter()
+    .map(|v| v.iter().map(|s| s.to_string()).collect())
+    .collect();
+    for mut args in runs.into_iter().chain(extra) {
         args.push("--json".into());
         let run = dir.run(&args).expect_code(0);
         let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap_or_else(|e| {
@@ -232,7 +278,25 @@ fn every_computing_command_prints_one_json_object_with_json() {
             )
         });
         assert!(v.is_object(), "{args:?}: {v}");
+        // A run folder is named the same way by every command that writes one.
+        if args.iter().any(|a| a == "--out") {
+            let folder = v["run_folder"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{args:?}: no run_folder in {v}"));
+            assert!(dir.path().join(folder).join("manifest.json").is_file());
+            assert!(run.stderr().contains(&format!("run folder: {folder}")));
+        } else {
+            assert!(v.get("run_folder").is_none(), "{args:?}: {v}");
+        }
     }
+    // merge of the one shard, as JSON.
+    let shard = dir.run_folders("s")[0].display().to_string();
+    let run = dir
+        .run(&["merge", &shard, "--out", "m", "--json"])
+        .expect_code(0);
+    let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap();
+    assert_eq!(v["shards"], 1, "{v}");
+    assert!(dir.path().join(v["run_folder"].as_str().unwrap()).is_dir());
     // rerun of the evaluate run, as JSON too.
     let folder = dir.run_folders("e")[0].display().to_string();
     let run = dir
@@ -240,4 +304,77 @@ fn every_computing_command_prints_one_json_object_with_json() {
         .expect_code(0);
     let v: serde_json::Value = serde_json::from_str(run.stdout().trim()).unwrap();
     assert_eq!(v["identical"], true, "{v}");
+}
+
+#[test]
+fn every_long_command_shows_its_stage_on_a_terminal_and_none_with_no_progress() {
+    let dir = Dir::new("progress-all");
+    let r = |p: &str| crate::util::repo().join(p).display().to_string();
+    dir.write("texts.txt", "a cat sat\na dog ran\nthe bird flew\n");
+    let hotpot = (
+        r("evaluation/hotpot/predictions.json"),
+        r("evaluation/hotpot/gold.json"),
+    );
+    let answers = r("evaluation/semantic/answers.jsonl");
+    let grounding_in = r("evaluation/grounding/sample.json");
+    let text_in = r("evaluation/text-eval/sample.json");
+    let pairs = r("fixtures/lexical/pairs.jsonl");
+    let ratings = r("fixtures/agreement/paradox.csv");
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "scoring items",
+            vec!["hotpot", &hotpot.0, &hotpot.1, "--no-plots", "--out", "h"],
+        ),
+        (
+            "scoring rows",
+            vec!["text-eval", &text_in, "--no-embeddings", "--out", "t"],
+        ),
+        ("grounding rows", vec!["grounding", &grounding_in, "--out", "g"]),
+        ("scoring items", vec!["lexical", &pairs, "--metric", "rouge1"]),
+        (
+            "bootstrap resamples",
+            vec!["agreement", &ratings, "--id", "quote_id"],
+        ),
+        ("embedding", vec!["embed", "texts.txt", "--output", "e.jsonl"]),
+        ("embedding", vec!["threshold", &answers]),
+        (
+            "embedding",
+            vec![
+                "judge-answers",
+                &answers,
+                "--method",
+                "semantic_fixed",
+                "--no-plots",
+                "--out",
+                "j",
+            ],
+        ),
+    ];
+    for (stage, args) in &cases {
+        // The bar's message, then a space before the bar itself.
+        let stage = &format!("{stage} ");
+        let Some(shown) = on_a_terminal(&dir, args) else {
+            eprintln!("skipping the terminal check: no `script` (util-linux) installed");
+            return;
+        };
+        assert!(shown.contains(stage), "{args:?}: {stage:?} not shown: {shown}");
+        assert!(shown.contains("ETA"), "{args:?}: no ETA: {shown}");
+        let mut quiet = args.clone();
+        quiet.push("--no-progress");
+        let shown = on_a_terminal(&dir, &quiet).unwrap();
+        assert!(!shown.contains(stage), "{quiet:?} shows {stage:?}: {shown}");
+        // Piped stderr: no bar either.
+        let piped = dir.run(args).expect_code(0);
+        assert!(!piped.stderr().contains(stage), "{args:?}: {}", piped.stderr());
+    }
+    // compare and rerun report the stages of their work too.
+    let (a, b) = (dir.run_folders("g")[0].clone(), dir.run_folders("h")[0].clone());
+    let ga = format!("A={}", a.display());
+    let gb = format!("B={}", a.display());
+    let shown = on_a_terminal(&dir, &["compare", &ga, &gb, "--out", "c"]).unwrap();
+    assert!(shown.contains("paired tests"), "{shown}");
+    let hotpot_run = b.display().to_string();
+    let shown = on_a_terminal(&dir, &["rerun", &hotpot_run, "--out", "again"]).unwrap();
+    assert!(shown.contains("scoring items"), "{shown}");
+    assert!(shown.contains("identical"), "{shown}");
 }

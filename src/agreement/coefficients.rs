@@ -702,6 +702,7 @@ fn bootstrap(
     }
     let base = SplitMix64::new(settings.seed);
     let two = p.ratings.n_raters() == 2;
+    crate::progress::start("bootstrap resamples", settings.resamples as u64);
     let draws: Vec<Estimate> = (0..settings.resamples)
         .into_par_iter()
         .map_init(
@@ -712,10 +713,13 @@ fn bootstrap(
                 for _ in 0..n {
                     sums.add(p, rng.below(n));
                 }
-                sums.estimate(p)
+                let estimate = sums.estimate(p);
+                crate::progress::advance(1);
+                estimate
             },
         )
         .collect();
+    crate::progress::finish();
     (0..SLOTS)
         .map(|slot| {
             if point[slot].is_err() {

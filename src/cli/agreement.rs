@@ -42,7 +42,8 @@ pub struct AgreementArgs {
     /// Skip the confusion-matrix PNG.
     #[arg(long)]
     pub no_plots: bool,
-    /// Print one JSON object on stdout (nothing else there).
+    /// Print one JSON object on stdout (with `run_folder` when one is
+    /// written), nothing else there.
     #[arg(long)]
     pub json: bool,
     /// `--config FILE`, `--print-config`.
@@ -85,10 +86,7 @@ pub fn run(args: AgreementArgs) -> anyhow::Result<u8> {
     }
     let (folder, result) = args.progress.run(|| execute(&config, &args.files))?;
     if args.json {
-        if let Some(path) = &folder {
-            errln!("run folder: {}", path.display());
-        }
-        outln!("{}", serde_json::to_string(&result)?);
+        super::print_json(&result, folder.as_deref())?;
     } else {
         outln!("{}", agreement_report(&result));
         if let Some(path) = &folder {

@@ -44,6 +44,9 @@ pub struct CompareArgs {
     /// `--config FILE` (which may also list `systems`), `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 impl CompareArgs {
@@ -73,12 +76,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }
-    let (path, comparison) = execute(&config)?;
+    let (path, comparison) = args.progress.run(|| execute(&config))?;
     let sig = signature(config.resamples, config.seed, config.cluster);
     if args.json {
-        let mut v = crate::jobs::compare::comparison_json(&comparison, &sig);
-        v["run_folder"] = serde_json::json!(path.display().to_string());
-        outln!("{v}");
+        let v = crate::jobs::compare::comparison_json(&comparison, &sig);
+        super::print_json(&v, Some(&path))?;
         return Ok(EXIT_OK);
     }
     outln!("{}", compare_tables(&comparison));

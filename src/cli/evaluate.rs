@@ -93,9 +93,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
         .progress
         .run(|| execute(&config, questions, transcripts))?;
     if args.json {
-        let mut v = serde_json::to_value(&summary)?;
-        v["run_folder"] = serde_json::json!(path.display().to_string());
-        outln!("{v}");
+        super::print_json(&summary, Some(&path))?;
         return Ok(EXIT_OK);
     }
     outln!("{}", evaluate_summary(&summary, config.match_level));

@@ -19,7 +19,8 @@ pub struct GroundingArgs {
     /// Parent folder of the run folder [default: reports].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print the summary as JSON (the last thing on stdout).
+    /// Print the summary with `run_folder` as one JSON object on stdout,
+    /// nothing else there.
     #[arg(long)]
     pub json: bool,
     /// Keep only the rows whose id falls in shard I of N (FNV-1a of the id
@@ -61,8 +62,7 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
     let (path, output) = args.progress.run(|| execute(&config, input))?;
     let summary = &output.summary;
     if args.json {
-        errln!("run folder: {}", path.display());
-        outln!("{}", serde_json::to_string(summary)?);
+        super::print_json(summary, Some(&path))?;
     } else {
         outln!("{}", grounding_table(summary));
         outln!("signature: {}", crate::grounding::signature());

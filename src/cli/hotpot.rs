@@ -22,7 +22,8 @@ pub struct HotpotArgs {
     /// Input format [default: auto].
     #[arg(long, value_parser = ["auto", "simple", "official"])]
     pub format: Option<String>,
-    /// Print the averaged metrics as one JSON object (the last thing on stdout).
+    /// Print the averaged metrics with `run_folder` as one JSON object on
+    /// stdout, nothing else there.
     #[arg(long)]
     pub json: bool,
     /// Parent folder of the run folder [default: reports].
@@ -73,8 +74,7 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
     };
     let (path, eval, system) = args.progress.run(|| execute(&config, predictions, gold))?;
     if args.json {
-        errln!("run folder: {}", path.display());
-        outln!("{}", Value::Object(eval.averages_json()));
+        super::print_json(&Value::Object(eval.averages_json()), Some(&path))?;
     } else {
         outln!("{}", hotpot_summary(&eval, &system));
         outln!("run folder: {}", path.display());

@@ -4,7 +4,7 @@
 use super::similarity::ModelArgs;
 use super::{set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::judge_answers::{
-    estimate_line, execute_threshold_run, progress_lines, threshold_signature, write_run, Config,
+    estimate_line, execute_threshold_run, report_progress, threshold_signature, write_run, Config,
     Context, ThresholdConfig,
 };
 use crate::jobs::JobConfig;
@@ -68,7 +68,8 @@ pub struct JudgeAnswersArgs {
     /// Parent folder of the run folder [default: reports].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Also print summary.json to stdout (the last thing printed).
+    /// Print summary.json with `run_folder` as one JSON object on stdout,
+    /// nothing else there.
     #[arg(long)]
     pub json: bool,
     /// Do not draw the score-distribution PNGs.
@@ -200,7 +201,7 @@ pub struct ThresholdArgs {
     /// Print one JSON object on stdout (nothing else there).
     #[arg(long)]
     pub json: bool,
-    /// Write a run folder under DIR (manifest.json, threshold.json).
+    /// Write a run folder under DIR (manifest.json, threshold.json, items.csv).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// `--config FILE`, `--print-config`.
@@ -239,13 +240,13 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
         );
     }
     let anchors = c.anchors == crate::jobs::judge_answers::Anchors::On;
-    if let Some(path) = &folder {
-        errln!("run folder: {}", path.display());
-    }
     if args.json {
         let full = threshold_signature(&out, anchors, &signature);
-        outln!("{}", serde_json::to_string(&out.to_json(anchors, &full))?);
+        super::print_json(&out.to_json(anchors, &full), folder.as_deref())?;
         return Ok(EXIT_OK);
+    }
+    if let Some(path) = &folder {
+        errln!("run folder: {}", path.display());
     }
     if let Some(a) = &out.agreement {
         outln!(
@@ -269,34 +270,33 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     };
     let bytes = crate::jobs::read_input(input)?;
     let context = Context::load(&config, input)?;
-    let plan = context.plan(&config)?;
+    // Embedding (semantic methods) reports its progress too.
+    let plan = args.progress.run(|| context.plan(&config))?;
     let estimate = plan.estimate()?;
     let line = estimate_line(estimate.as_ref(), config.method);
     if args.judge.estimate_cost {
-        outln!("{line}");
+        if args.json {
+            let e = estimate.unwrap_or(crate::judge::cost::CostEstimate {
+                evaluations: 0,
+                cached: 0,
+                tokens_per_eval: config.tokens_per_eval,
+                price_per_1k: config.price_per_1k,
+                usd: 0.0,
+            });
+            let v = serde_json::json!({"method": config.method.as_str(), "estimate": e});
+            super::print_json(&v, None)?;
+        } else {
+            outln!("{line}");
+        }
         return Ok(EXIT_OK);
     } else if estimate.is_some() {
         errln!("{line}");
     }
-    let bars = args.progress.enabled();
-    let report = |done: usize, total: usize| {
-        if !bars {
-            return progress_lines(done, total);
-        }
-        if done <= 1 {
-            crate::progress::start("judging", total as u64);
-        }
-        crate::progress::advance(1);
-        if done == total {
-            crate::progress::finish();
-        }
-    };
-    let output = args.progress.run(|| plan.run(&report))?;
+    let output = args.progress.run(|| plan.run(&report_progress))?;
     let path = write_run(&config, (input, &bytes), &context, &output, started)?;
     let summary = &output.summary;
     if args.json {
-        errln!("run folder: {}", path.display());
-        outln!("{}", serde_json::to_string(summary)?);
+        super::print_json(summary, Some(&path))?;
     } else {
         outln!("{}", judge_summary(summary));
         outln!("run folder: {}", path.display());

@@ -64,10 +64,11 @@ pub struct LexicalArgs {
     #[arg(long, value_name = "FILE")]
     pub per_item: Option<PathBuf>,
     /// Write a run folder under DIR (manifest.json, summary.json,
-    /// items.jsonl).
+    /// items.jsonl, items.csv).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print one JSON object on stdout (nothing else there).
+    /// Print one JSON object on stdout (with `run_folder` when one is
+    /// written), nothing else there.
     #[arg(long)]
     pub json: bool,
     /// `--config FILE`, `--print-config`.
@@ -113,10 +114,7 @@ pub fn run(args: LexicalArgs) -> anyhow::Result<u8> {
     }
     let (folder, output) = args.progress.run(|| execute(&config, &args.files))?;
     if args.json {
-        if let Some(path) = &folder {
-            errln!("run folder: {}", path.display());
-        }
-        outln!("{}", serde_json::to_string(&output.summary)?);
+        super::print_json(&output.summary, folder.as_deref())?;
     } else {
         outln!("{}", lexical_report(&output.summary));
         if let Some(path) = &folder {

@@ -21,21 +21,22 @@ pub struct MergeArgs {
     /// Print one JSON object on stdout: `run_folder` and `shards`.
     #[arg(long)]
     pub json: bool,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 /// Runs `merge`: prints the merged run folder.
 pub fn run(args: MergeArgs) -> anyhow::Result<u8> {
-    let folder = merge(&Request {
+    let request = Request {
         folders: args.folders.clone(),
         out: args.out.unwrap_or_else(|| PathBuf::from("reports")),
         inputs: args.inputs,
-    })?;
+    };
+    let folder = args.progress.run(|| merge(&request))?;
     if args.json {
-        let v = serde_json::json!({
-            "run_folder": folder.display().to_string(),
-            "shards": args.folders.len(),
-        });
-        outln!("{v}");
+        let v = serde_json::json!({"shards": args.folders.len()});
+        super::print_json(&v, Some(&folder))?;
     } else {
         outln!("merged {} shards", args.folders.len());
         outln!("run folder: {}", folder.display());

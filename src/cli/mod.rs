@@ -249,6 +249,23 @@ pub(crate) fn set_some<T: Clone>(field: &mut Option<T>, flag: &Option<T>) {
     }
 }
 
+/// Prints `value` as the one JSON object on stdout. With a run folder the
+/// object gains `run_folder` (its path) and stderr says `run folder: PATH`,
+/// so every command that writes a run folder names it the same way.
+pub(crate) fn print_json(
+    value: &impl serde::Serialize,
+    folder: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let mut v = serde_json::to_value(value)?;
+    if let (Some(path), Some(object)) = (folder, v.as_object_mut()) {
+        let shown = path.display().to_string();
+        errln!("run folder: {shown}");
+        object.insert("run_folder".into(), serde_json::Value::String(shown));
+    }
+    outln!("{v}");
+    Ok(())
+}
+
 /// Speaker labels of transcripts and passages (`evaluate`, `rag`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct SpeakerArgs {

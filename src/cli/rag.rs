@@ -132,6 +132,10 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Print summary.json with `run_folder` as one JSON object on stdout,
+    /// nothing else there (the session's figures go to stderr).
+    #[arg(long)]
+    pub json: bool,
     /// API settings.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -292,20 +296,26 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
     let session = session_settings(&config, &batch, &tally, secs);
     let summary = finish_run(&config, &batch, session, started)?;
     let failed = summary["failed"].as_u64().unwrap_or(0);
-    outln!(
-        "{} questions: {} answered, {failed} failed; existence {}; score {}",
-        summary["questions"],
-        summary["answered"],
-        mean_with_ci(&summary["existence"]),
-        mean_with_ci(&summary["score"])
-    );
-    outln!(
+    let session_line = format!(
         "this session: {} asked in {secs:.2} s ({:.0} req/s), finished {}",
         tally.done,
         tally.done as f64 / secs.max(1e-9),
         rfc3339(SystemTime::now())
     );
-    outln!("run folder: {}", folder.display());
+    if args.json {
+        errln!("{session_line}");
+        super::print_json(&summary, Some(&folder))?;
+    } else {
+        outln!(
+            "{} questions: {} answered, {failed} failed; existence {}; score {}",
+            summary["questions"],
+            summary["answered"],
+            mean_with_ci(&summary["existence"]),
+            mean_with_ci(&summary["score"])
+        );
+        outln!("{session_line}");
+        outln!("run folder: {}", folder.display());
+    }
     if failed > 0 {
         errln!(
             "{failed} question(s) have no valid reply (listed in summary.json failed_ids); ask them again with: corpus-eval rag run --resume {}",

@@ -21,16 +21,20 @@ pub struct RerunArgs {
     /// `files` ({name, identical}).
     #[arg(long)]
     pub json: bool,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: super::progress::ProgressArgs,
 }
 
 /// Runs `rerun`: prints `identical NAME` or `different NAME` per output;
 /// exit 0 when every output is identical, 1 otherwise.
 pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
-    let outcome = rerun(&Request {
+    let request = Request {
         run_folder: args.run_folder,
         out: args.out,
         inputs: args.inputs,
-    })?;
+    };
+    let outcome = args.progress.run(|| rerun(&request))?;
     if args.json {
         let v = serde_json::json!({
             "identical": outcome.identical(),

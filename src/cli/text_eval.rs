@@ -44,7 +44,8 @@ pub struct TextEvalArgs {
     /// found, instead of falling back to TF-IDF.
     #[arg(long)]
     pub require_model: bool,
-    /// Print the summary as JSON (the last thing on stdout).
+    /// Print summary.json with `run_folder` as one JSON object on stdout,
+    /// nothing else there.
     #[arg(long)]
     pub json: bool,
     /// Keep only the rows whose id falls in shard I of N (FNV-1a of the id
@@ -110,8 +111,7 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
     };
     let (path, output, sem) = args.progress.run(|| execute(&config, input))?;
     if args.json {
-        errln!("run folder: {}", path.display());
-        outln!("{}", output.summary);
+        super::print_json(&output.summary, Some(&path))?;
     } else {
         outln!("{}", text_eval_table(&output.summary));
         if sem.source == SemanticSource::FallbackTfidf {

@@ -649,6 +649,8 @@ pub fn compare(systems: Vec<SystemResult>, options: &Options) -> Result<Comparis
     let mut differences = Vec::new();
     let mut changed = Vec::new();
     let mut pairs = 0;
+    let n_pairs = systems.len() * (systems.len() - 1) / 2;
+    crate::progress::start("paired tests", (n_pairs * metrics.len()) as u64);
     for i in 0..systems.len() {
         for j in i + 1..systems.len() {
             pairs += 1;
@@ -658,7 +660,9 @@ pub fn compare(systems: Vec<SystemResult>, options: &Options) -> Result<Comparis
                 .map(|metric| {
                     let ma = a.metrics.iter().position(|x| x == metric).unwrap_or(0);
                     let mb = b.metrics.iter().position(|x| x == metric).unwrap_or(0);
-                    test_metric((a, b), (metric, ma, mb), official, options)
+                    let tested = test_metric((a, b), (metric, ma, mb), official, options);
+                    crate::progress::advance(1);
+                    tested
                 })
                 .collect();
             for (d, c) in tests {
@@ -677,6 +681,7 @@ pub fn compare(systems: Vec<SystemResult>, options: &Options) -> Result<Comparis
     for (&k, adjusted) in tested.iter().zip(crate::stats::multiple::holm(&p)) {
         differences[k].p_holm = Some(adjusted);
     }
+    crate::progress::finish();
     let means = system_means(&systems, &metrics, official, options.seed);
     Ok(Comparison {
         command,

@@ -296,6 +296,27 @@ pub struct ThresholdOutput {
     /// With `agreement`: the verdicts at the chosen threshold against the
     /// labels.
     pub agreement: Option<crate::agreement::coefficients::Agreement>,
+    /// Every item searched over, in input order, at the chosen threshold.
+    pub items: Vec<ThresholdItem>,
+}
+
+/// One item of a threshold search, at the chosen threshold (a row of the
+/// run folder's `items.csv`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThresholdItem {
+    /// The item's id.
+    pub id: String,
+    /// Its system.
+    pub system: String,
+    /// Cosine similarity of answer and ground truth.
+    pub similarity: f64,
+    /// Whether the ground truth's anchors hold in the answer (true with
+    /// anchors off).
+    pub anchors_ok: bool,
+    /// The semantic score at the chosen threshold.
+    pub score: f64,
+    /// The human label, when given.
+    pub label: Option<bool>,
 }
 
 /// Similarities and anchor checks of `items`, and the threshold search over
@@ -330,6 +351,18 @@ pub fn search(
     let labels: Option<Vec<bool>> =
         (!labelled.is_empty()).then(|| used.iter().map(|i| i.label.unwrap_or(false)).collect());
     let search = search_threshold(&sims, &ok, labels.as_deref(), optimize);
+    let scored: Vec<ThresholdItem> = used
+        .iter()
+        .zip(sims.iter().zip(&ok))
+        .map(|(item, (&similarity, &anchors_ok))| ThresholdItem {
+            id: item.id.clone(),
+            system: item.system.clone(),
+            similarity,
+            anchors_ok,
+            score: threshold_score(similarity, search.best, anchors_ok),
+            label: item.label,
+        })
+        .collect();
     let agreement = match (agreement, &labels) {
         (false, _) => None,
         (true, None) => return Err(no_labels()),
@@ -349,6 +382,7 @@ pub fn search(
         n: used.len(),
         unlabelled: items.len() - used.len(),
         agreement,
+        items: scored,
     })
 }
 
@@ -411,6 +445,35 @@ pub fn execute_threshold(
 }
 
 impl ThresholdOutput {
+    /// `items.csv`: one row per item searched over, in input order: `id`,
+    /// `system`, `similarity`, `anchors_ok`, then at the chosen threshold
+    /// the `score` and `verdict` (`pass`/`fail`), and the human `label`
+    /// (`pass`/`fail`, empty when unlabelled).
+    pub fn items_csv(&self) -> String {
+        let mut out = crate::report::csv::CsvBuffer::new();
+        out.record([
+            "id",
+            "system",
+            "similarity",
+            "anchors_ok",
+            "score",
+            "verdict",
+            "label",
+        ]);
+        for item in &self.items {
+            out.record([
+                item.id.as_str(),
+                item.system.as_str(),
+                &(item.similarity + 0.0).to_string(),
+                if item.anchors_ok { "true" } else { "false" },
+                &(item.score + 0.0).to_string(),
+                pass_fail(item.score > crate::semantic::methods::POSITIVE_ABOVE),
+                item.label.map_or("", pass_fail),
+            ]);
+        }
+        out.into_string()
+    }
+
     /// The JSON object `threshold --json` prints and a run folder's
     /// `threshold.json` holds: the chosen `threshold`, what was optimized
     /// against which `target`, every `grid` point with its metrics, `n`,
@@ -450,7 +513,7 @@ pub fn threshold_signature(out: &ThresholdOutput, anchors: bool, model_signature
 }
 
 /// Runs the threshold search on a file and, with `config.out`, writes a
-/// run folder (manifest.json, threshold.json); returns it with the output
+/// run folder (manifest.json, threshold.json, items.csv); returns it with the output
 /// and the model's signature.
 pub fn execute_threshold_run(
     config: &ThresholdConfig,
@@ -474,6 +537,7 @@ pub fn execute_threshold_run(
     .with_config(super::to_value(config));
     let mut run = RunWriter::create(parent, started, manifest)?;
     run.write_json("threshold.json", &out.to_json(anchors, &signature))?;
+    run.write("items.csv", out.items_csv().as_bytes())?;
     Ok((Some(run.finish()?), out, model_signature))
 }
 
@@ -1035,15 +1099,19 @@ pub fn execute(config: &Config, input: &Path) -> Result<(PathBuf, Output), JobEr
     if let Some(e) = plan.estimate()? {
         errln!("{}", estimate_line(Some(&e), config.method));
     }
-    let output = plan.run(&progress_lines)?;
+    let output = plan.run(&report_progress)?;
     let path = write_run(config, (input, &bytes), &context, &output, started)?;
     Ok((path, output))
 }
 
-/// The judge's progress as lines on stderr, every 50 verdicts and at the
-/// end.
-pub fn progress_lines(done: usize, total: usize) {
-    if done % 50 == 0 || done == total {
-        errln!("judged {done}/{total}");
+/// The judge's progress (`done` of `total` verdicts) as the stage
+/// "judging" of [`crate::progress`]: a bar on a terminal, nothing otherwise.
+pub fn report_progress(done: usize, total: usize) {
+    if done <= 1 {
+        crate::progress::start("judging", total as u64);
+    }
+    crate::progress::advance(1);
+    if done == total {
+        crate::progress::finish();
     }
 }

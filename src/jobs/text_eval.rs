@@ -102,6 +102,13 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
+        if self.require_model && self.no_embeddings {
+            return Err(ConfigError::Invalid {
+                field: "--require-model".into(),
+                message: "asks for the embedding model, --no-embeddings for none: give one of them"
+                    .into(),
+            });
+        }
         super::check_engine("--engine", &self.engine)
     }
 }
@@ -419,12 +426,24 @@ pub fn semantics_kept(
     all_rows: &[TextRow],
     keep: Option<&[bool]>,
 ) -> Result<Semantics, JobError> {
-    use crate::semantic::{load_model, EmbeddingCache, ModelSearch, SemanticError};
+    let search = crate::semantic::ModelSearch::from_env(config.model_dir.clone());
+    semantics_searched(config, all_rows, keep, &search)
+}
+
+/// [`semantics_kept`] with the model looked for where `search` says.
+#[cfg(feature = "semantic")]
+pub fn semantics_searched(
+    config: &Config,
+    all_rows: &[TextRow],
+    keep: Option<&[bool]>,
+    search: &crate::semantic::ModelSearch,
+) -> Result<Semantics, JobError> {
+    use crate::semantic::{load_model, EmbeddingCache, SemanticError};
     if config.no_embeddings {
         return Ok(fallback_kept(all_rows, keep, "--no-embeddings"));
     }
     let engine = super::engine_of("--engine", &config.engine)?;
-    let embedder = match load_model(&ModelSearch::from_env(config.model_dir.clone()), engine) {
+    let embedder = match load_model(search, engine) {
         Ok((e, _)) => e,
         // Only a model found nowhere falls back; a folder named by
         // --model-dir or $CORPUS_EVAL_MODEL_DIR, or an incomplete or broken
@@ -677,4 +696,52 @@ fn draw_charts(
             },
         )
     })
+}
+
+#[cfg(all(test, feature = "semantic"))]
+mod tests {
+    use super::*;
+    use crate::texteval::{Category, TextRow};
+
+    fn rows() -> Vec<TextRow> {
+        vec![TextRow {
+            id: "r1".into(),
+            category: Category::Factual,
+            question: "What is the capital of France?".into(),
+            reference: "Paris is the capital of France.".into(),
+            response: "The capital of France is Paris.".into(),
+        }]
+    }
+
+    /// A search that finds no model anywhere (no folders, no cache).
+    fn nowhere() -> crate::semantic::ModelSearch {
+        crate::semantic::ModelSearch::default()
+    }
+
+    #[test]
+    fn no_model_anywhere_falls_back_unless_the_model_is_required() {
+        let sem = semantics_searched(&Config::default(), &rows(), None, &nowhere()).unwrap();
+        assert_eq!(sem.source, SemanticSource::FallbackTfidf);
+        assert_eq!(sem.pairs.len(), 1);
+        let strict = Config {
+            require_model: true,
+            ..Config::default()
+        };
+        let err = semantics_searched(&strict, &rows(), None, &nowhere()).unwrap_err();
+        assert!(err.is_input(), "{err}");
+        let message = err.to_string();
+        assert!(message.contains("scripts/fetch-model"), "{message}");
+    }
+
+    #[test]
+    fn require_model_and_no_embeddings_contradict() {
+        let both = Config {
+            require_model: true,
+            no_embeddings: true,
+            ..Config::default()
+        };
+        let err = both.validate().unwrap_err().to_string();
+        assert!(err.contains("--require-model"), "{err}");
+        assert!(err.contains("--no-embeddings"), "{err}");
+    }
 }

@@ -202,14 +202,14 @@ pub fn data(questions: &QuestionSet, eval: &Evaluation, transcripts: &Transcript
                     Some(t) => at
                         .pieces
                         .iter()
-                        .map(|p| json!({"speaker": p.span_speaker, "ctx": ctx_json(&context(t, p.byte_span.clone(), None))}))
+                        .map(|p| json!({"speaker": p.span_speaker, "span": p.span, "ctx": ctx_json(&context(t, p.byte_span.clone(), None))}))
                         .collect(),
                     None => Vec::new(),
                 };
                 let other = at.other_source.as_ref().map(|o| {
                     let t = transcripts.get(&o.source).map_or("", |t| t.text.as_str());
                     json!({"source": o.source, "verdict": o.verdict, "speaker": o.span_speaker,
-                           "ctx": ctx_json(&context(t, o.byte_span.clone(), None))})
+                           "span": o.span, "ctx": ctx_json(&context(t, o.byte_span.clone(), None))})
                 });
                 quotes.push(json!({
                     "id": format!("{}/{ai}/{k}", r.id),
@@ -223,6 +223,7 @@ pub fn data(questions: &QuestionSet, eval: &Evaluation, transcripts: &Transcript
                     "sim": (qr.check.similarity * 1000.0).round() / 1000.0,
                     "attribution": at.attribution,
                     "span_speaker": at.span_speaker,
+                    "span": qr.check.span.as_ref().map(|s| json!({"start": s.start, "end": s.end})),
                     "ctx": ctx,
                     "pieces": pieces,
                     "other": other,
@@ -250,13 +251,14 @@ var D=JSON.parse(document.getElementById('audit-data').textContent),P=50,page=0,
 var fa=document.getElementById('f-attribution'),fv=document.getElementById('f-verdict'),fq=document.getElementById('f-search'),out=document.getElementById('cards'),info=document.getElementById('page-info');
 function esc(s){return String(s==null?'':s).replace(/[&<>"']/g,function(c){return{'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c];});}
 function badge(k,v){return v==null?'':'<span class="badge b-'+esc(v)+'" title="'+k+'">'+esc(v)+'</span>';}
+function spn(s){return s?' &middot; <span class="span" title="characters of the transcript, end exclusive">chars '+s.start+'&ndash;'+s.end+'</span>':'';}
 function ctx(c){if(!c)return '';var m=c[1].map(function(s){return '<mark'+(s[1]?' class="d"':'')+'>'+esc(s[0])+'</mark>';}).join('');return '<div class="ctx">'+esc(c[0])+m+esc(c[2])+'</div>';}
 function card(q){var p=D.pairs[q.p],a=p.answers[q.a],h='<div class="card" data-attribution="'+esc(q.attribution)+'" data-verdict="'+esc(q.verdict)+'">';
 h+='<div class="meta">'+esc(q.id)+' &middot; '+esc(p.type)+' &middot; '+esc(q.source)+'</div>';
 h+='<div class="q"><b>Q:</b> '+esc(p.question)+'</div><div class="q"><b>A</b> (score '+(a[1]==null?'n/a':a[1].toFixed(3))+'): '+esc(a[0])+'</div>';
-h+='<div class="q"><b>Quote:</b> &ldquo;'+esc(q.quote)+'&rdquo;</div><div>'+badge('verdict',q.verdict)+badge('attribution',q.attribution)+(q.speaker?'<span class="badge">claimed: '+esc(q.speaker)+'</span>':'')+(q.span_speaker?'<span class="badge">said by: '+esc(q.span_speaker)+'</span>':'')+'<span class="meta">similarity '+q.sim+'</span></div>';
-h+=ctx(q.ctx);q.pieces.forEach(function(x,i){h+='<div class="meta">piece '+(i+1)+(x.speaker?' ('+esc(x.speaker)+')':'')+'</div>'+ctx(x.ctx);});
-if(q.other){h+='<div class="meta">found in '+esc(q.other.source)+' ('+esc(q.other.verdict)+(q.other.speaker?', said by '+esc(q.other.speaker):'')+')</div>'+ctx(q.other.ctx);}
+h+='<div class="q"><b>Quote:</b> &ldquo;'+esc(q.quote)+'&rdquo;</div><div>'+badge('verdict',q.verdict)+badge('attribution',q.attribution)+(q.speaker?'<span class="badge">claimed: '+esc(q.speaker)+'</span>':'')+(q.span_speaker?'<span class="badge">said by: '+esc(q.span_speaker)+'</span>':'')+'<span class="meta">similarity '+q.sim+spn(q.span)+'</span></div>';
+h+=ctx(q.ctx);q.pieces.forEach(function(x,i){h+='<div class="meta">piece '+(i+1)+(x.speaker?' ('+esc(x.speaker)+')':'')+spn(x.span)+'</div>'+ctx(x.ctx);});
+if(q.other){h+='<div class="meta">found in '+esc(q.other.source)+' ('+esc(q.other.verdict)+(q.other.speaker?', said by '+esc(q.other.speaker):'')+')'+spn(q.other.span)+'</div>'+ctx(q.other.ctx);}
 return h+'</div>';}
 function apply(){var a=fa.value,v=fv.value,s=fq.value.toLowerCase();list=D.quotes.filter(function(q){if(a&&String(q.attribution)!==a)return false;if(v&&q.verdict!==v)return false;if(s){var p=D.pairs[q.p];return (q.quote+' '+p.question+' '+p.answers[q.a][0]+' '+q.id).toLowerCase().indexOf(s)>=0;}return true;});page=0;draw();}
 function draw(){var n=Math.max(1,Math.ceil(list.length/P));page=Math.min(page,n-1);out.innerHTML=list.slice(page*P,page*P+P).map(card).join('');info.textContent='page '+(page+1)+' of '+n+' ('+list.length+' quotes)';document.body.setAttribute('data-shown',list.length);document.body.setAttribute('data-cards',out.children.length);}

@@ -45,6 +45,18 @@ mod tests {
     }
 
     #[test]
+    fn equals_r_p_adjust_holm() {
+        // R: p.adjust(c(0.01, 0.02, 0.03, 0.04, 0.05), "holm")
+        //    0.05 0.08 0.09 0.09 0.09
+        let adjusted = holm(&[0.01, 0.02, 0.03, 0.04, 0.05]);
+        for (a, w) in adjusted.iter().zip([0.05, 0.08, 0.09, 0.09, 0.09]) {
+            assert!((a - w).abs() < 1e-12, "{adjusted:?}");
+        }
+        // Scaled values above 1 are cut to 1: 0.4*3, 0.5*2, 0.6.
+        assert_eq!(holm(&[0.6, 0.4, 0.5]), vec![1.0, 1.0, 1.0]);
+    }
+
+    #[test]
     fn ties_get_the_same_adjustment() {
         // m = 3: 0.02*3 = 0.06, then 0.02*2 = 0.04 -> 0.06, then 0.2.
         assert_eq!(holm(&[0.2, 0.02, 0.02]), vec![0.2, 0.06, 0.06]);

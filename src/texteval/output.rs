@@ -279,7 +279,7 @@ pub fn to_tsv(results: &[TextResult]) -> String {
 }
 
 /// The columns of `items.csv`.
-pub const ITEM_COLUMNS: [&str; 7] = [
+pub const ITEM_COLUMNS: [&str; 13] = [
     "id",
     "category",
     "overall_score",
@@ -287,10 +287,17 @@ pub const ITEM_COLUMNS: [&str; 7] = [
     "composite_relevance",
     "composite_safety",
     "composite_quality",
+    "passed_accuracy",
+    "passed_relevance",
+    "passed_safety",
+    "passed_quality",
+    "is_refusal",
+    "primary_failure_mode",
 ];
 
 /// `items.csv`: one row per answer with its id, category, overall score
-/// and the four composites, unrounded.
+/// and the four composites (unrounded), the four pass verdicts and the
+/// refusal flag (`true`/`false`), and the primary failure mode.
 pub fn items_csv(results: &[TextResult]) -> String {
     use crate::report::csv::number;
     let mut out = crate::report::csv::CsvBuffer::new();
@@ -307,6 +314,16 @@ pub fn items_csv(results: &[TextResult]) -> String {
         ] {
             out.field(number(Some(v)));
         }
+        for passed in [
+            r.passed_accuracy,
+            r.passed_relevance,
+            r.passed_safety,
+            r.passed_quality,
+            r.is_refusal,
+        ] {
+            out.field(if passed { "true" } else { "false" });
+        }
+        out.field(&r.primary_failure_mode);
         out.end_record();
     }
     out.into_string()
