@@ -414,7 +414,11 @@ fn text_eval_lexical_and_judge_answers_runs_compare() {
         ])
     );
     let overall = &difference(&cmp, "overall_score", "A", "B")["paired"];
-    assert_eq!(overall["n"].as_u64(), Some(sample.len() as u64), "{overall}");
+    assert_eq!(
+        overall["n"].as_u64(),
+        Some(sample.len() as u64),
+        "{overall}"
+    );
     assert!(overall["diff"].as_f64().unwrap() > 0.0, "{overall}");
 
     // lexical: B's predictions are the references, A's are reversed.
@@ -455,7 +459,11 @@ fn text_eval_lexical_and_judge_answers_runs_compare() {
         )
     };
     let (a, b) = (lexical(&la, "la"), lexical(&lb, "lb"));
-    let cmp = compare_json(&dir, &[("A", &a), ("B", &b)], &["--metric", "rougeL_fmeasure"]);
+    let cmp = compare_json(
+        &dir,
+        &[("A", &a), ("B", &b)],
+        &["--metric", "rougeL_fmeasure"],
+    );
     assert_eq!(cmp["command"], "lexical");
     let rouge_l = &difference(&cmp, "rougeL_fmeasure", "A", "B")["paired"];
     assert_eq!(rouge_l["n"], 4, "{rouge_l}");

@@ -39,7 +39,14 @@ fn hotpot_json(dir: &Dir, pred: &Path, gold: &Path, extra: &[&str]) -> Value {
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
     let run = dir.run(&args).expect_code(0);
-    last_json(&run.stdout())
+    let mut v = last_json(&run.stdout());
+    // The averages, and the run folder's path.
+    let folder = v
+        .as_object_mut()
+        .and_then(|o| o.remove("run_folder"))
+        .expect("run_folder");
+    assert!(dir.path().join(folder.as_str().unwrap()).is_dir());
+    v
 }
 
 #[test]

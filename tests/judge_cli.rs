@@ -370,6 +370,29 @@ fn cost_estimate_and_limit() {
     );
     let r = r.expect_code(0);
     // The design's example: 500 evaluations x 200 tokens = 100K tokens = $0.20.
+    let v: Value = serde_json::from_str(r.stdout().trim()).expect("one JSON object");
+    assert_eq!(v["method"], "llm_judge");
+    assert_eq!(v["estimate"]["evaluations"], 500);
+    assert!(
+        (v["estimate"]["usd"].as_f64().unwrap() - 0.2).abs() < 1e-12,
+        "{v}"
+    );
+    // As text without --json.
+    let r = d
+        .run_env(
+            &[
+                "judge-answers",
+                d.path().join("items.json").to_str().unwrap(),
+                "--method",
+                "llm_judge",
+                "--judge-url",
+                &server.url,
+                "--no-cache",
+                "--estimate-cost",
+            ],
+            &[("CORPUS_EVAL_JUDGE_KEY", KEY)],
+        )
+        .expect_code(0);
     assert!(r.stdout().contains("$0.2000"), "{}", r.stdout());
     let (r, _) = judge(
         &d,
@@ -392,7 +415,12 @@ fn cost_estimate_and_limit() {
             "100",
         ],
     );
-    assert!(r.expect_code(0).stdout().contains("$0.5000"));
+    let v: Value = serde_json::from_str(r.expect_code(0).stdout().trim()).unwrap();
+    // 500 x 100 tokens / 1000 x $0.01.
+    assert!(
+        (v["estimate"]["usd"].as_f64().unwrap() - 0.5).abs() < 1e-12,
+        "{v}"
+    );
     assert_eq!(server.requests(), 0, "nothing was called");
     assert!(d.run_folders("runs").is_empty());
 }

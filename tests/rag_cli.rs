@@ -676,7 +676,11 @@ fn issue_12_concurrency_overlap_counted_by_server() {
         .expect("run_folder");
     assert_eq!(dir.path().join(named.as_str().unwrap()), folder);
     assert_eq!(v, read_json(&folder.join("summary.json")));
-    assert!(run.stderr().contains("this session: 16 asked"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("this session: 16 asked"),
+        "{}",
+        run.stderr()
+    );
 }
 
 #[test]

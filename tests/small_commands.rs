@@ -225,11 +225,7 @@ fn every_computing_command_prints_one_json_object_with_json() {
     dir.write("texts.txt", "a cat sat\na dog ran\n");
     let extra: Vec<Vec<String>> = [
         vec!["embed", "texts.txt", "--output", "texts.jsonl"],
-        vec![
-            "build-lexicon",
-            &r("fixtures/lexicon/dict"),
-            "lexicon.txt",
-        ],
+        vec!["build-lexicon", &r("fixtures/lexicon/dict"), "lexicon.txt"],
         vec![
             "judge-answers",
             &r("evaluation/semantic/answers.jsonl"),
@@ -262,7 +258,15 @@ fn every_computing_command_prints_one_json_object_with_json() {
             "0",
         ],
         vec![
-            "evaluate", &q, &t, "--no-plots", "--no-html", "--shard", "1/1", "--out", "s",
+            "evaluate",
+            &q,
+            &t,
+            "--no-plots",
+            "--no-html",
+            "--shard",
+            "1/1",
+            "--out",
+            "s",
         ],
     ]
     .iter()
@@ -329,13 +333,22 @@ fn every_long_command_shows_its_stage_on_a_terminal_and_none_with_no_progress() 
             "scoring rows",
             vec!["text-eval", &text_in, "--no-embeddings", "--out", "t"],
         ),
-        ("grounding rows", vec!["grounding", &grounding_in, "--out", "g"]),
-        ("scoring items", vec!["lexical", &pairs, "--metric", "rouge1"]),
+        (
+            "grounding rows",
+            vec!["grounding", &grounding_in, "--out", "g"],
+        ),
+        (
+            "scoring items",
+            vec!["lexical", &pairs, "--metric", "rouge1"],
+        ),
         (
             "bootstrap resamples",
             vec!["agreement", &ratings, "--id", "quote_id"],
         ),
-        ("embedding", vec!["embed", "texts.txt", "--output", "e.jsonl"]),
+        (
+            "embedding",
+            vec!["embed", "texts.txt", "--output", "e.jsonl"],
+        ),
         ("embedding", vec!["threshold", &answers]),
         (
             "embedding",
@@ -357,7 +370,10 @@ fn every_long_command_shows_its_stage_on_a_terminal_and_none_with_no_progress() 
             eprintln!("skipping the terminal check: no `script` (util-linux) installed");
             return;
         };
-        assert!(shown.contains(stage), "{args:?}: {stage:?} not shown: {shown}");
+        assert!(
+            shown.contains(stage),
+            "{args:?}: {stage:?} not shown: {shown}"
+        );
         assert!(shown.contains("ETA"), "{args:?}: no ETA: {shown}");
         let mut quiet = args.clone();
         quiet.push("--no-progress");
@@ -365,10 +381,17 @@ fn every_long_command_shows_its_stage_on_a_terminal_and_none_with_no_progress() 
         assert!(!shown.contains(stage), "{quiet:?} shows {stage:?}: {shown}");
         // Piped stderr: no bar either.
         let piped = dir.run(args).expect_code(0);
-        assert!(!piped.stderr().contains(stage), "{args:?}: {}", piped.stderr());
+        assert!(
+            !piped.stderr().contains(stage),
+            "{args:?}: {}",
+            piped.stderr()
+        );
     }
     // compare and rerun report the stages of their work too.
-    let (a, b) = (dir.run_folders("g")[0].clone(), dir.run_folders("h")[0].clone());
+    let (a, b) = (
+        dir.run_folders("g")[0].clone(),
+        dir.run_folders("h")[0].clone(),
+    );
     let ga = format!("A={}", a.display());
     let gb = format!("B={}", a.display());
     let shown = on_a_terminal(&dir, &["compare", &ga, &gb, "--out", "c"]).unwrap();

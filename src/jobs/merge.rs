@@ -74,7 +74,12 @@ impl ShardRun {
 
     /// The shards' input `role`, found and checked as `rerun` does.
     fn input(&self, role: &str, req: &Request) -> Result<PathBuf, JobError> {
-        locate_input(&self.manifest_path, &self.manifest, role, req.inputs.as_deref())
+        locate_input(
+            &self.manifest_path,
+            &self.manifest,
+            role,
+            req.inputs.as_deref(),
+        )
     }
 }
 
