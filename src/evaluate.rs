@@ -168,6 +168,7 @@ pub fn evaluate(
         .par_iter()
         .map(|t| SourceText::with_speakers(t.text.clone(), &config.speakers))
         .collect();
+    crate::timings::phase("turns");
     // Each distinct (type, metric) compiled once (WordNet enrichment is
     // the costly part), then every pair scored in parallel.
     let mut distinct: HashMap<(&str, String), usize> = HashMap::new();
@@ -210,6 +211,7 @@ pub fn evaluate(
     for (pi, sp) in by_group.into_iter().flatten() {
         scored[pi] = Some(sp);
     }
+    crate::timings::phase("scoring");
     let scored: Vec<ScoredPair> = scored
         .into_iter()
         .map(|s| s.unwrap_or((None, Vec::new(), None)))
@@ -251,6 +253,7 @@ pub fn evaluate(
         .zip(&cited)
         .map(|(s, quotes)| s.locate_all(quotes))
         .collect();
+    crate::timings::phase("locate");
     // The fuzzy index of each transcript some quote needs it for, built
     // in parallel up front.
     sources
@@ -263,6 +266,7 @@ pub fn evaluate(
                 .any(|(l, q)| l.verdict.is_none() && !q.trim().is_empty())
         })
         .for_each(|((s, _), _)| s.prepare_fuzzy());
+    crate::timings::phase("fuzzy index");
     let mut starts: Vec<usize> = Vec::with_capacity(answers.len());
     let mut at = 0;
     for &(pi, ai) in &answers {
@@ -300,7 +304,9 @@ pub fn evaluate(
         })
         .collect();
     crate::progress::finish();
+    crate::timings::phase("check quotes");
     let attributed = attribute(&quote_refs, &checks, &sources, transcripts, config);
+    crate::timings::phase("attribution");
     let mut pairs: Vec<PairResult> = questions
         .pairs
         .iter()
@@ -341,6 +347,9 @@ pub fn evaluate(
             });
         p.existence_score = (total > 0).then(|| found as f64 / total as f64);
     }
+    crate::timings::phase("results");
+    drop(sources);
+    crate::timings::phase("drop sources");
     Evaluation {
         pairs,
         config: config.clone(),

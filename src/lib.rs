@@ -74,3 +74,4 @@ pub mod signature;
 pub mod stats;
 pub mod text;
 pub mod texteval;
+pub mod timings;

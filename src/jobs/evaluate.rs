@@ -179,21 +179,26 @@ pub fn execute(
 ) -> Result<(PathBuf, Summary), JobError> {
     let started = SystemTime::now();
     config.validate()?;
+    crate::timings::phase("start");
     let q_bytes = super::read_input(questions_path)?;
     let t_bytes = super::read_input(transcripts_path)?;
     let q_info = InputFile::new(questions_path, &q_bytes);
     let t_info = InputFile::new(transcripts_path, &t_bytes);
+    crate::timings::phase("read + sha256");
     let mut questions = parse_questions(questions_path, &super::utf8(questions_path, q_bytes)?)?;
     if let Some(shard) = config.shard {
         keep_shard(&mut questions, shard)?;
     }
     let transcripts =
         parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
+    crate::timings::phase("parse");
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    crate::timings::phase("lexicon");
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     let evaluation = evaluate(&questions, &transcripts, &lexicon, &config.eval_config());
     let summary = summarize_evaluation(&evaluation);
+    crate::timings::phase("summary");
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
@@ -205,7 +210,9 @@ pub fn execute(
         (&summary, &evaluation),
         (&questions, &transcripts),
     )?;
+    crate::timings::phase("write");
     let done = writer.finish()?;
+    crate::timings::phase("finish");
     Ok((done, summary))
 }
 
