@@ -16,8 +16,8 @@
 
 /// ln 2, split in a high part with trailing zero bits (so `k * LN2_HI` is
 /// exact for |k| < 2^11) and the rest.
-const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 
 /// 2^k for an exponent in the normal range, built from its bits.
