@@ -7,6 +7,7 @@
 use crate::citations::attribution::{self, Attributed, Attribution};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::{self, Located, MatchLevel, QuoteCheck, SourceText, Verdict};
+use crate::corpus::tape::{newline, write_json_string};
 use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::lexicon::Lexicon;
 use crate::scoring::{self, phrases::Analyzer, CompiledQuestion, QuestionType};
@@ -153,6 +154,9 @@ pub struct AttributionCounts {
 /// A pair's type (when known), its answers' scores and its warning.
 type ScoredPair = (Option<QuestionType>, Vec<Option<f64>>, Option<String>);
 
+/// Pairs scored together under one compiled metric (one task).
+const SCORE_CHUNK: usize = 256;
+
 /// Group name for answers without a source.
 pub const NO_SOURCE: &str = "(no source)";
 
@@ -163,12 +167,6 @@ pub fn evaluate(
     lexicon: &Lexicon,
     config: &EvalConfig,
 ) -> Evaluation {
-    let sources: Vec<SourceText> = transcripts
-        .transcripts
-        .par_iter()
-        .map(|t| SourceText::with_speakers(t.text.clone(), &config.speakers))
-        .collect();
-    crate::timings::phase("turns");
     // Each distinct (type, metric) compiled once (WordNet enrichment is
     // the costly part), then every pair scored in parallel.
     let mut distinct: HashMap<(&str, String), usize> = HashMap::new();
@@ -187,26 +185,31 @@ pub fn evaluate(
         groups[k].push(pi);
     }
     drop(distinct);
-    // Group by group: compile, score its pairs, drop the compiled metric
-    // (held all at once they weigh more than the questions).
+    // Group by group: compile, score its pairs (in parallel chunks: one
+    // metric may serve thousands of pairs), drop the compiled metric (held
+    // all at once they weigh more than the questions).
     let mut scored: Vec<Option<ScoredPair>> = vec![None; questions.pairs.len()];
     crate::progress::start("scoring answers", questions.pairs.len() as u64);
     let by_group: Vec<Vec<(usize, ScoredPair)>> = groups
         .par_iter()
-        .map_init(
-            || Analyzer::new(lexicon),
-            |analyzer, group| {
-                let first = &questions.pairs[group[0]];
-                let compiled = CompiledQuestion::compile(&first.qtype, &first.metric, lexicon);
-                group
-                    .iter()
-                    .map(|&pi| {
-                        crate::progress::advance(1);
-                        (pi, score_pair(&questions.pairs[pi], &compiled, analyzer))
-                    })
-                    .collect()
-            },
-        )
+        .map(|group| {
+            let first = &questions.pairs[group[0]];
+            let compiled = CompiledQuestion::compile(&first.qtype, &first.metric, lexicon);
+            group
+                .par_chunks(SCORE_CHUNK)
+                .map_init(
+                    || Analyzer::new(lexicon),
+                    |analyzer, chunk| {
+                        crate::progress::advance(chunk.len() as u64);
+                        chunk
+                            .iter()
+                            .map(|&pi| (pi, score_pair(&questions.pairs[pi], &compiled, analyzer)))
+                            .collect::<Vec<_>>()
+                    },
+                )
+                .flatten()
+                .collect()
+        })
         .collect();
     for (pi, sp) in by_group.into_iter().flatten() {
         scored[pi] = Some(sp);
@@ -216,8 +219,7 @@ pub fn evaluate(
         .into_iter()
         .map(|s| s.unwrap_or((None, Vec::new(), None)))
         .collect();
-    // Quotes, answer by answer (in parallel over answers): a quote an
-    // answer repeats takes the next occurrence its earlier copies left free.
+    // Every quote with its answer, in file order.
     let quote_refs: Vec<(usize, usize, &crate::corpus::Quote)> = questions
         .pairs
         .iter()
@@ -229,83 +231,10 @@ pub fn evaluate(
                 .flat_map(move |(ai, a)| a.quotes.iter().map(move |q| (pi, ai, q)))
         })
         .collect();
-    let answers: Vec<(usize, usize)> = questions
-        .pairs
-        .iter()
-        .enumerate()
-        .flat_map(|(pi, p)| (0..p.answers.len()).map(move |ai| (pi, ai)))
-        .collect();
-    // Every quote's verbatim occurrences, transcript by transcript (one
-    // pass over each for all its quotes).
-    let mut cited: Vec<Vec<&str>> = vec![Vec::new(); sources.len()];
-    let slots: Vec<Option<(usize, usize)>> = quote_refs
-        .iter()
-        .map(|(_, _, q)| {
-            let i = q.source.as_deref().and_then(|s| transcripts.position(s))?;
-            cited[i].push(q.quote.as_str());
-            Some((i, cited[i].len() - 1))
-        })
-        .collect();
     crate::progress::finish();
     crate::progress::start("verifying quotes", quote_refs.len() as u64);
-    let located: Vec<Vec<Located>> = sources
-        .par_iter()
-        .zip(&cited)
-        .map(|(s, quotes)| s.locate_all(quotes))
-        .collect();
-    crate::timings::phase("locate");
-    // The fuzzy index of each transcript some quote needs it for, built
-    // in parallel up front.
-    sources
-        .par_iter()
-        .zip(&located)
-        .zip(&cited)
-        .filter(|((_, l), c)| {
-            l.iter()
-                .zip(c.iter())
-                .any(|(l, q)| l.verdict.is_none() && !q.trim().is_empty())
-        })
-        .for_each(|((s, _), _)| s.prepare_fuzzy());
-    crate::timings::phase("fuzzy index");
-    let mut starts: Vec<usize> = Vec::with_capacity(answers.len());
-    let mut at = 0;
-    for &(pi, ai) in &answers {
-        starts.push(at);
-        at += questions.pairs[pi].answers[ai].quotes.len();
-    }
-    let checks: Vec<QuoteCheck> = answers
-        .par_iter()
-        .zip(&starts)
-        .flat_map_iter(|(&(pi, ai), &first)| {
-            let quotes = &questions.pairs[pi].answers[ai].quotes;
-            let mut used: BTreeMap<(usize, &str), Vec<std::ops::Range<usize>>> = BTreeMap::new();
-            let mut out = Vec::with_capacity(quotes.len());
-            for (k, q) in quotes.iter().enumerate() {
-                out.push(match slots[first + k] {
-                    Some((i, slot)) => {
-                        let key = (i, q.quote.trim());
-                        let prior = used.entry(key).or_default();
-                        let c = sources[i].check_located(
-                            &q.quote,
-                            config.fuzzy_threshold,
-                            prior,
-                            &located[i][slot],
-                        );
-                        if let Some(b) = &c.byte_span {
-                            prior.push(b.clone());
-                        }
-                        c
-                    }
-                    None => QuoteCheck::unknown_source(),
-                });
-            }
-            crate::progress::advance(quotes.len() as u64);
-            out
-        })
-        .collect();
+    let (checks, attributed) = verify_quotes(&quote_refs, transcripts, config);
     crate::progress::finish();
-    crate::timings::phase("check quotes");
-    let attributed = attribute(&quote_refs, &checks, &sources, transcripts, config);
     crate::timings::phase("attribution");
     let mut pairs: Vec<PairResult> = questions
         .pairs
@@ -348,8 +277,6 @@ pub fn evaluate(
         p.existence_score = (total > 0).then(|| found as f64 / total as f64);
     }
     crate::timings::phase("results");
-    drop(sources);
-    crate::timings::phase("drop sources");
     Evaluation {
         pairs,
         config: config.clone(),
@@ -387,37 +314,66 @@ fn score_pair(
     }
 }
 
-/// Each quote's attribution: found quotes by their turn; the others are
-/// looked up in the other transcripts (one automaton over all of them),
-/// then as stitched pieces in their own, else fabricated.
-fn attribute(
+/// Every quote's check and attribution, transcript by transcript.
+///
+/// Each transcript's lookup structures (turns, normalized text, word
+/// index) live only while its own quotes are checked (transcripts in
+/// parallel), so memory holds a few of them at a time, not the corpus's.
+/// Quotes found in their transcript are attributed by their turn; the
+/// others are looked up in the other transcripts (one automaton over all
+/// of them, each transcript prepared again for it), then as stitched
+/// pieces in their own, else fabricated.
+fn verify_quotes(
     quote_refs: &[(usize, usize, &crate::corpus::Quote)],
-    checks: &[QuoteCheck],
-    sources: &[SourceText],
     transcripts: &TranscriptSet,
     config: &EvalConfig,
-) -> Vec<Attributed> {
-    let cited =
-        |q: &crate::corpus::Quote| q.source.as_deref().and_then(|s| transcripts.position(s));
-    let mut out: Vec<Attributed> = quote_refs
-        .par_iter()
-        .zip(checks)
-        .map(|((_, _, q), c)| match cited(q) {
-            Some(i) if config.match_level.accepts(c.verdict) => {
-                attribution::of_found(&sources[i], c, q.speaker.as_deref())
-            }
-            _ => Attributed::default(),
-        })
-        .collect();
-    let missing: Vec<(usize, usize)> = quote_refs
+) -> (Vec<QuoteCheck>, Vec<Attributed>) {
+    let n = quote_refs.len();
+    // Each quote's transcript, and each transcript's quotes in file order.
+    let cited: Vec<Option<usize>> = quote_refs
         .iter()
-        .zip(checks)
-        .enumerate()
-        .filter_map(|(k, ((_, _, q), c))| {
-            let i = cited(q)?;
-            (!config.match_level.accepts(c.verdict)).then_some((k, i))
+        .map(|(_, _, q)| q.source.as_deref().and_then(|s| transcripts.position(s)))
+        .collect();
+    let mut by_transcript: Vec<Vec<usize>> = vec![Vec::new(); transcripts.transcripts.len()];
+    for (k, c) in cited.iter().enumerate() {
+        if let Some(i) = c {
+            by_transcript[*i].push(k);
+        }
+    }
+    // Largest transcripts first, for an even spread over the threads.
+    let mut order: Vec<usize> = (0..by_transcript.len())
+        .filter(|&i| !by_transcript[i].is_empty())
+        .collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].text.len()));
+    let done: Vec<Vec<(usize, Checked)>> = order
+        .par_iter()
+        .map(|&i| {
+            let src = SourceText::borrowed_with_speakers(
+                &transcripts.transcripts[i].text,
+                &config.speakers,
+            );
+            let out = check_transcript(&src, &by_transcript[i], quote_refs, config);
+            crate::progress::advance(by_transcript[i].len() as u64);
+            out
         })
         .collect();
+    crate::timings::phase("check quotes");
+    let mut checks: Vec<QuoteCheck> = vec![QuoteCheck::unknown_source(); n];
+    let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
+    let mut stitched: Vec<Option<Vec<attribution::Piece>>> = vec![None; n];
+    let mut missing: Vec<usize> = Vec::new();
+    for (k, c) in done.into_iter().flatten() {
+        checks[k] = c.check;
+        match c.attributed {
+            Some(a) => attributed[k] = a,
+            None => {
+                missing.push(k);
+                stitched[k] = c.stitched;
+            }
+        }
+    }
+    missing.sort_unstable();
+    // Not found in their own transcript: another transcript, then pieces.
     let names: Vec<String> = transcripts
         .transcripts
         .iter()
@@ -425,38 +381,104 @@ fn attribute(
         .collect();
     let lookups: Vec<(usize, &str)> = missing
         .iter()
-        .map(|&(k, i)| (i, quote_refs[k].2.quote.as_str()))
+        .filter_map(|&k| Some((cited[k]?, quote_refs[k].2.quote.as_str())))
         .collect();
-    let elsewhere = attribution::other_sources(sources, &names, &lookups);
-    let resolved: Vec<(usize, Attributed)> = missing
-        .par_iter()
-        .zip(elsewhere)
-        .map(|(&(k, i), other)| {
-            let a = match other {
-                Some(o) => Attributed {
-                    attribution: Some(Attribution::OtherSource),
-                    other_source: Some(o),
+    let elsewhere = attribution::other_sources_by(
+        transcripts.transcripts.len(),
+        &names,
+        &lookups,
+        |t, visit| {
+            let src = SourceText::borrowed_with_speakers(
+                &transcripts.transcripts[t].text,
+                &config.speakers,
+            );
+            visit(&src);
+        },
+    );
+    for (&k, other) in missing.iter().zip(elsewhere) {
+        attributed[k] = match other {
+            Some(o) => Attributed {
+                attribution: Some(Attribution::OtherSource),
+                other_source: Some(o),
+                ..Attributed::default()
+            },
+            None => match stitched[k].take() {
+                Some(pieces) => Attributed {
+                    attribution: Some(Attribution::Stitched),
+                    pieces,
                     ..Attributed::default()
                 },
-                None => match attribution::stitched(&sources[i], &quote_refs[k].2.quote) {
-                    Some(pieces) => Attributed {
-                        attribution: Some(Attribution::Stitched),
-                        pieces,
-                        ..Attributed::default()
-                    },
-                    None => Attributed {
-                        attribution: Some(Attribution::Fabricated),
-                        ..Attributed::default()
-                    },
+                None => Attributed {
+                    attribution: Some(Attribution::Fabricated),
+                    ..Attributed::default()
                 },
-            };
-            (k, a)
-        })
-        .collect();
-    for (k, a) in resolved {
-        out[k] = a;
+            },
+        };
     }
-    out
+    (checks, attributed)
+}
+
+/// A quote checked in its transcript: the check, its attribution when
+/// found (else None, and the stitched pieces it would have when no other
+/// transcript holds it).
+struct Checked {
+    check: QuoteCheck,
+    attributed: Option<Attributed>,
+    stitched: Option<Vec<attribution::Piece>>,
+}
+
+/// Checks the quotes `ks` (indices into `quote_refs`, file order) in one
+/// transcript. A quote an answer repeats takes the next occurrence its
+/// earlier copies left free: only exact and normalized occurrences are
+/// taken, so those are resolved in order first; the rest (fuzzy search,
+/// pieces) run in parallel.
+fn check_transcript(
+    src: &SourceText<'_>,
+    ks: &[usize],
+    quote_refs: &[(usize, usize, &crate::corpus::Quote)],
+    config: &EvalConfig,
+) -> Vec<(usize, Checked)> {
+    let quotes: Vec<&str> = ks.iter().map(|&k| quote_refs[k].2.quote.as_str()).collect();
+    let located: Vec<Located> = src.locate_all(&quotes);
+    let mut used: HashMap<(usize, usize, &str), Vec<std::ops::Range<usize>>> = HashMap::new();
+    let mut verbatim: Vec<Option<QuoteCheck>> = vec![None; ks.len()];
+    for (j, &k) in ks.iter().enumerate() {
+        if located[j].verdict.is_none() {
+            continue;
+        }
+        let (pi, ai, q) = quote_refs[k];
+        let prior = used.entry((pi, ai, q.quote.trim())).or_default();
+        let c = src.check_located(&q.quote, config.fuzzy_threshold, prior, &located[j]);
+        if let Some(b) = &c.byte_span {
+            prior.push(b.clone());
+        }
+        verbatim[j] = Some(c);
+    }
+    drop(used);
+    ks.par_iter()
+        .zip(verbatim)
+        .zip(&located)
+        .map(|((&k, verbatim), located)| {
+            let q = quote_refs[k].2;
+            let check = verbatim.unwrap_or_else(|| {
+                src.check_located(&q.quote, config.fuzzy_threshold, &[], located)
+            });
+            let checked = if config.match_level.accepts(check.verdict) {
+                Checked {
+                    attributed: Some(attribution::of_found(src, &check, q.speaker.as_deref())),
+                    check,
+                    stitched: None,
+                }
+            } else {
+                Checked {
+                    stitched: attribution::stitched(src, &q.quote),
+                    check,
+                    attributed: None,
+                }
+            };
+            (k, checked)
+        })
+        .collect()
 }
 
 /// The signature of an evaluation's settings.
@@ -590,162 +612,346 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
 
 /// The input document with results added: `score` on every answer,
 /// `verdict`, `found`, `similarity` and `span` on every quote, and `id` and
-/// `existence_score` on every pair (a copy; [`Annotated`] writes the same
-/// without one).
+/// `existence_score` on every pair (what [`Annotated`] writes, as a value).
 pub fn annotate(questions: &QuestionSet, eval: &Evaluation) -> Value {
-    serde_json::to_value(Annotated::new(questions, eval)).unwrap_or(Value::Null)
+    let mut out = Vec::new();
+    Annotated::new(questions, eval)
+        .write_pairs_to(&mut out, |_| Ok(()))
+        .ok()
+        .and_then(|_| serde_json::from_slice(&out).ok())
+        .unwrap_or(Value::Null)
 }
 
-/// The input document with results added, serialized straight from the
-/// document and the results (no copy of either): what [`annotate`]
-/// returns. Fields the results add replace fields of the same name where
-/// they stand and otherwise follow the document's own.
+/// The input document with results added, written straight from the
+/// document's text and the results (no value tree of either), exactly as
+/// `serde_json::to_writer_pretty` writes the annotated document. Fields the
+/// results add replace fields of the same name where they stand and
+/// otherwise follow the document's own.
 #[derive(Debug, Clone, Copy)]
 pub struct Annotated<'a> {
     questions: &'a QuestionSet,
     eval: &'a Evaluation,
 }
 
+/// Pairs written per batch (each batch in parallel, in order).
+const WRITE_BATCH: usize = 2048;
+
 impl<'a> Annotated<'a> {
     /// The annotated view of `questions` with `eval`'s results.
     pub fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Self {
         Annotated { questions, eval }
     }
-}
 
-/// A field the results add to an object of the document.
-enum Field<'a> {
-    Value(Value),
-    Answers(&'a [Value], &'a [AnswerResult]),
-    Quotes(&'a [Value], &'a [QuoteResult]),
-    Pairs(&'a [Value], &'a [PairResult]),
-}
-
-impl Serialize for Field<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Field::Value(v) => v.serialize(s),
-            Field::Pairs(items, res) => patched_seq(s, items, res, pair_fields),
-            Field::Answers(items, res) => patched_seq(s, items, res, answer_fields),
-            Field::Quotes(items, res) => patched_seq(s, items, res, quote_fields),
-        }
-    }
-}
-
-/// A JSON array of the document whose objects are patched with their
-/// results (`patch`), item k with result k; other items as they are.
-fn patched_seq<'a, S: serde::Serializer, R>(
-    s: S,
-    items: &'a [Value],
-    results: &'a [R],
-    patch: fn(&'a serde_json::Map<String, Value>, &'a R) -> Patched<'a>,
-) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeSeq;
-    let mut seq = s.serialize_seq(Some(items.len()))?;
-    for (k, item) in items.iter().enumerate() {
-        match (item, results.get(k)) {
-            (Value::Object(o), Some(r)) => seq.serialize_element(&patch(o, r))?,
-            _ => seq.serialize_element(item)?,
-        }
-    }
-    seq.end()
-}
-
-fn answer_fields<'a>(o: &'a serde_json::Map<String, Value>, r: &'a AnswerResult) -> Patched<'a> {
-    let mut fields = vec![("score", Field::Value(json!(r.score)))];
-    if let Some(Value::Array(q)) = o.get("verbatims") {
-        fields.push(("verbatims", Field::Quotes(q, &r.quotes)));
-    }
-    Patched { base: o, fields }
-}
-
-/// An object of the document with fields added or replaced.
-struct Patched<'a> {
-    base: &'a serde_json::Map<String, Value>,
-    fields: Vec<(&'static str, Field<'a>)>,
-}
-
-impl Serialize for Patched<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let added = self
-            .fields
-            .iter()
-            .filter(|(k, _)| !self.base.contains_key(*k))
-            .count();
-        let mut map = s.serialize_map(Some(self.base.len() + added))?;
-        for (k, v) in self.base {
-            match self.fields.iter().find(|(f, _)| f == k) {
-                Some((_, f)) => map.serialize_entry(k, f)?,
-                None => map.serialize_entry(k, v)?,
-            }
-        }
-        for (k, f) in &self.fields {
-            if !self.base.contains_key(*k) {
-                map.serialize_entry(k, f)?;
-            }
-        }
-        map.end()
-    }
-}
-
-fn pair_fields<'a>(o: &'a serde_json::Map<String, Value>, r: &'a PairResult) -> Patched<'a> {
-    let mut fields = Vec::with_capacity(4);
-    if o.get("id").is_none_or(Value::is_null) {
-        fields.push(("id", Field::Value(Value::String(r.id.clone()))));
-    }
-    fields.push(("existence_score", Field::Value(json!(r.existence_score))));
-    if let Some(w) = &r.warning {
-        fields.push(("warning", Field::Value(Value::String(w.clone()))));
-    }
-    if let Some(Value::Array(a)) = o.get("answers") {
-        fields.push(("answers", Field::Answers(a, &r.answers)));
-    }
-    Patched { base: o, fields }
-}
-
-fn quote_fields<'a>(o: &'a serde_json::Map<String, Value>, qr: &'a QuoteResult) -> Patched<'a> {
-    let at = &qr.attributed;
-    let mut fields = vec![
-        ("verdict", Field::Value(json!(qr.check.verdict))),
-        ("found", Field::Value(json!(qr.found))),
-        (
-            "similarity",
-            Field::Value(json!(round6(qr.check.similarity))),
-        ),
-        (
-            "span",
-            Field::Value(match &qr.check.span {
-                Some(s) => json!({"start": s.start, "end": s.end}),
-                None => Value::Null,
-            }),
-        ),
-        ("span_speaker", Field::Value(json!(at.span_speaker))),
-        ("attribution", Field::Value(json!(at.attribution))),
-    ];
-    if let Some(src) = &at.other_source {
-        fields.push(("other_source", Field::Value(json!(src))));
-    }
-    if !at.pieces.is_empty() {
-        fields.push(("pieces", Field::Value(json!(at.pieces))));
-    }
-    Patched { base: o, fields }
-}
-
-impl Serialize for Annotated<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let pairs = &self.eval.pairs;
-        match &self.questions.document {
-            Value::Array(items) => Field::Pairs(items, pairs).serialize(s),
-            Value::Object(o) => match o.get("qa_pairs") {
-                Some(Value::Array(items)) => Patched {
-                    base: o,
-                    fields: vec![("qa_pairs", Field::Pairs(items, pairs))],
+    /// Writes the annotated document (pretty JSON, no final newline) to
+    /// `out`, calling `flush(out)` after each batch of pairs so that a
+    /// caller can pass the bytes on and clear the buffer.
+    pub fn write_pairs_to(
+        &self,
+        out: &mut Vec<u8>,
+        mut flush: impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let q = self.questions;
+        let (tape, text) = (q.tape(), q.text());
+        let depth = match q.wrapper() {
+            None => 0,
+            Some(w) => {
+                // Every entry of the wrapper as written, qa_pairs patched.
+                out.push(b'{');
+                let mut first = true;
+                let mut pairs_at = None;
+                for (key, value) in tape.entries(w) {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    newline(out, 1);
+                    tape.write_pretty(text, key, 1, out);
+                    out.extend_from_slice(b": ");
+                    if tape.str_value(text, key).as_deref() == Some("qa_pairs") {
+                        pairs_at = Some(value);
+                        break;
+                    }
+                    tape.write_pretty(text, value, 1, out);
                 }
-                .serialize(s),
-                _ => o.serialize(s),
-            },
-            other => other.serialize(s),
+                self.write_pairs(out, 1, &mut flush)?;
+                // The entries after qa_pairs.
+                let mut after = false;
+                for (key, value) in tape.entries(w) {
+                    if after {
+                        out.push(b',');
+                        newline(out, 1);
+                        tape.write_pretty(text, key, 1, out);
+                        out.extend_from_slice(b": ");
+                        tape.write_pretty(text, value, 1, out);
+                    }
+                    after |= Some(value) == pairs_at;
+                }
+                newline(out, 0);
+                out.push(b'}');
+                return flush(out);
+            }
+        };
+        self.write_pairs(out, depth, &mut flush)?;
+        flush(out)
+    }
+
+    /// The pairs array at `depth`, batch by batch.
+    fn write_pairs(
+        &self,
+        out: &mut Vec<u8>,
+        depth: usize,
+        flush: &mut impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let q = self.questions;
+        let n = q.pairs.len().min(self.eval.pairs.len());
+        if n == 0 {
+            out.extend_from_slice(b"[]");
+            return Ok(());
+        }
+        out.push(b'[');
+        let indices: Vec<usize> = (0..n).collect();
+        for (b, batch) in indices.chunks(WRITE_BATCH).enumerate() {
+            let parts: Vec<Vec<u8>> = batch
+                .par_iter()
+                .map(|&k| {
+                    let mut part = Vec::with_capacity(1024);
+                    if k > 0 {
+                        part.push(b',');
+                    }
+                    newline(&mut part, depth + 1);
+                    if let Some(node) = q.pair_node(k) {
+                        self.write_pair(node, &self.eval.pairs[k], depth + 1, &mut part);
+                    }
+                    part
+                })
+                .collect();
+            for p in parts {
+                out.extend_from_slice(&p);
+            }
+            if b + 1 < n.div_ceil(WRITE_BATCH) {
+                flush(out)?;
+            }
+        }
+        newline(out, depth);
+        out.push(b']');
+        Ok(())
+    }
+
+    fn write_pair(&self, node: usize, r: &PairResult, depth: usize, out: &mut Vec<u8>) {
+        let (tape, text) = (self.questions.tape(), self.questions.text());
+        let has_id = tape
+            .field(text, node, "id")
+            .is_some_and(|v| tape.kind(v) != crate::corpus::tape::Kind::Null);
+        let mut fields: Vec<(&str, Patch<'_>)> = Vec::with_capacity(4);
+        if !has_id {
+            fields.push(("id", Patch::Value(Value::String(r.id.clone()))));
+        }
+        fields.push(("existence_score", Patch::Number(r.existence_score)));
+        if let Some(w) = &r.warning {
+            fields.push(("warning", Patch::Value(Value::String(w.clone()))));
+        }
+        if let Some(a) = tape.field(text, node, "answers") {
+            if tape.kind(a) == crate::corpus::tape::Kind::Array {
+                fields.push(("answers", Patch::Answers(a, &r.answers)));
+            }
+        }
+        self.write_patched(node, &fields, depth, out);
+    }
+
+    fn write_answer(&self, node: usize, r: &AnswerResult, depth: usize, out: &mut Vec<u8>) {
+        let (tape, text) = (self.questions.tape(), self.questions.text());
+        let mut fields: Vec<(&str, Patch<'_>)> = vec![("score", Patch::Number(r.score))];
+        if let Some(v) = tape.field(text, node, "verbatims") {
+            if tape.kind(v) == crate::corpus::tape::Kind::Array {
+                fields.push(("verbatims", Patch::Quotes(v, &r.quotes)));
+            }
+        }
+        self.write_patched(node, &fields, depth, out);
+    }
+
+    fn write_quote(&self, node: usize, qr: &QuoteResult, depth: usize, out: &mut Vec<u8>) {
+        let at = &qr.attributed;
+        let mut fields: Vec<(&str, Patch<'_>)> = vec![
+            ("verdict", Patch::Str(Some(qr.check.verdict.as_str()))),
+            ("found", Patch::Bool(qr.found)),
+            (
+                "similarity",
+                Patch::Number(Some(round6(qr.check.similarity))),
+            ),
+            ("span", Patch::Span(qr.check.span.clone())),
+            ("span_speaker", Patch::Str(at.span_speaker.as_deref())),
+            (
+                "attribution",
+                Patch::Str(at.attribution.map(Attribution::as_str)),
+            ),
+        ];
+        if let Some(src) = &at.other_source {
+            fields.push(("other_source", Patch::Value(json!(src))));
+        }
+        if !at.pieces.is_empty() {
+            fields.push(("pieces", Patch::Value(json!(at.pieces))));
+        }
+        self.write_patched(node, &fields, depth, out);
+    }
+
+    /// An array node whose object items get their results (item k result
+    /// k; other items as written).
+    fn write_patched_array<R>(
+        &self,
+        node: usize,
+        results: &[R],
+        depth: usize,
+        out: &mut Vec<u8>,
+        write: fn(&Self, usize, &R, usize, &mut Vec<u8>),
+    ) {
+        let (tape, text) = (self.questions.tape(), self.questions.text());
+        let mut items = tape.children(node).peekable();
+        if items.peek().is_none() {
+            out.extend_from_slice(b"[]");
+            return;
+        }
+        out.push(b'[');
+        for (k, item) in items.enumerate() {
+            if k > 0 {
+                out.push(b',');
+            }
+            newline(out, depth + 1);
+            match results.get(k) {
+                Some(r) if tape.kind(item) == crate::corpus::tape::Kind::Object => {
+                    write(self, item, r, depth + 1, out)
+                }
+                _ => tape.write_pretty(text, item, depth + 1, out),
+            }
+        }
+        newline(out, depth);
+        out.push(b']');
+    }
+
+    /// An object node with `fields` replacing the entries of the same key
+    /// where they stand, the others appended in order.
+    fn write_patched(
+        &self,
+        node: usize,
+        fields: &[(&str, Patch<'_>)],
+        depth: usize,
+        out: &mut Vec<u8>,
+    ) {
+        let (tape, text) = (self.questions.tape(), self.questions.text());
+        let mut written = vec![false; fields.len()];
+        let mut first = true;
+        out.push(b'{');
+        let entry = |out: &mut Vec<u8>, first: &mut bool| {
+            if !*first {
+                out.push(b',');
+            }
+            *first = false;
+            newline(out, depth + 1);
+        };
+        for (key, value) in tape.entries(node) {
+            entry(out, &mut first);
+            tape.write_pretty(text, key, depth + 1, out);
+            out.extend_from_slice(b": ");
+            let name = tape.str_value(text, key);
+            match fields.iter().position(|(f, _)| Some(*f) == name.as_deref()) {
+                Some(i) => {
+                    written[i] = true;
+                    self.write_patch(&fields[i].1, depth + 1, out);
+                }
+                None => tape.write_pretty(text, value, depth + 1, out),
+            }
+        }
+        for (i, (name, patch)) in fields.iter().enumerate() {
+            if written[i] {
+                continue;
+            }
+            entry(out, &mut first);
+            write_json_string(name, out);
+            out.extend_from_slice(b": ");
+            self.write_patch(patch, depth + 1, out);
+        }
+        if first {
+            out.push(b'}');
+            return;
+        }
+        newline(out, depth);
+        out.push(b'}');
+    }
+
+    fn write_patch(&self, patch: &Patch<'_>, depth: usize, out: &mut Vec<u8>) {
+        match patch {
+            Patch::Number(None) | Patch::Str(None) | Patch::Span(None) => {
+                out.extend_from_slice(b"null")
+            }
+            Patch::Number(Some(x)) => {
+                let _ = serde_json::to_writer(&mut *out, x);
+            }
+            Patch::Str(Some(s)) => write_json_string(s, out),
+            Patch::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Patch::Span(Some(r)) => {
+                out.push(b'{');
+                newline(out, depth + 1);
+                out.extend_from_slice(b"\"start\": ");
+                out.extend_from_slice(r.start.to_string().as_bytes());
+                out.push(b',');
+                newline(out, depth + 1);
+                out.extend_from_slice(b"\"end\": ");
+                out.extend_from_slice(r.end.to_string().as_bytes());
+                newline(out, depth);
+                out.push(b'}');
+            }
+            Patch::Value(v) => write_value(v, depth, out),
+            Patch::Answers(node, results) => {
+                self.write_patched_array(*node, results, depth, out, Self::write_answer)
+            }
+            Patch::Quotes(node, results) => {
+                self.write_patched_array(*node, results, depth, out, Self::write_quote)
+            }
+        }
+    }
+}
+
+/// A value the results add to an object of the document.
+enum Patch<'a> {
+    Number(Option<f64>),
+    Str(Option<&'a str>),
+    Bool(bool),
+    Span(Option<std::ops::Range<usize>>),
+    Value(Value),
+    Answers(usize, &'a [AnswerResult]),
+    Quotes(usize, &'a [QuoteResult]),
+}
+
+/// A value as `serde_json::to_writer_pretty` writes it, `depth` levels in.
+fn write_value(v: &Value, depth: usize, out: &mut Vec<u8>) {
+    match v {
+        Value::Array(items) if !items.is_empty() => {
+            out.push(b'[');
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                newline(out, depth + 1);
+                write_value(item, depth + 1, out);
+            }
+            newline(out, depth);
+            out.push(b']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            out.push(b'{');
+            for (k, (key, value)) in map.iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                newline(out, depth + 1);
+                write_json_string(key, out);
+                out.extend_from_slice(b": ");
+                write_value(value, depth + 1, out);
+            }
+            newline(out, depth);
+            out.push(b'}');
+        }
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
         }
     }
 }

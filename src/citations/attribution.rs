@@ -234,10 +234,33 @@ pub fn stitched(src: &SourceText, quote: &str) -> Option<Vec<Piece>> {
 /// over each transcript's normalized spoken text (transcripts in
 /// parallel), so the cost does not grow with quotes times transcripts.
 pub fn other_sources(
-    sources: &[SourceText],
+    sources: &[SourceText<'_>],
     names: &[String],
     quotes: &[(usize, &str)],
 ) -> Vec<Option<OtherSource>> {
+    other_sources_by(sources.len(), names, quotes, |t, visit| visit(&sources[t]))
+}
+
+/// One transcript's first occurrence of a pattern: the pattern, where, and
+/// the transcript's text there (to tell exact from normalized).
+struct Hit {
+    pattern: usize,
+    text: String,
+    found: OtherSource,
+}
+
+/// [`other_sources`] over `count` transcripts that `source(t, visit)`
+/// prepares one at a time and hands to `visit` (so that only the
+/// transcripts being searched are held, not all of them).
+pub fn other_sources_by<F>(
+    count: usize,
+    names: &[String],
+    quotes: &[(usize, &str)],
+    source: F,
+) -> Vec<Option<OtherSource>>
+where
+    F: Fn(usize, &mut dyn FnMut(&SourceText<'_>)) + Sync,
+{
     let mut patterns: Vec<String> = Vec::new();
     let mut pattern_of: HashMap<String, usize> = HashMap::new();
     let quote_pattern: Vec<Option<usize>> = quotes
@@ -253,47 +276,61 @@ pub fn other_sources(
             }))
         })
         .collect();
-    if patterns.is_empty() || sources.len() < 2 {
+    if patterns.is_empty() || count < 2 {
         return vec![None; quotes.len()];
     }
     let pattern_refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
     let finder = crate::text::multifind::MultiFind::new(&pattern_refs);
     // Per transcript: the first occurrence of each pattern found in it.
-    let firsts: Vec<Vec<Option<Range<usize>>>> = sources
-        .par_iter()
-        .map(|s| {
-            finder
-                .find(s.normalized_text(), true)
-                .into_iter()
-                .map(|f| f.into_iter().next())
-                .collect()
+    let hits: Vec<Vec<Hit>> = (0..count)
+        .into_par_iter()
+        .map(|t| {
+            let mut hits = Vec::new();
+            source(t, &mut |src| {
+                for (pattern, found) in finder
+                    .find(src.normalized_text(), true)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let Some(r) = found.into_iter().next() else {
+                        continue;
+                    };
+                    let Some(bytes) = src.normalized_to_text(r) else {
+                        continue;
+                    };
+                    hits.push(Hit {
+                        pattern,
+                        text: src.text()[bytes.clone()].to_string(),
+                        found: OtherSource {
+                            source: names.get(t).cloned().unwrap_or_default(),
+                            verdict: Verdict::Normalized,
+                            span: src.chars_of(bytes.clone()).into(),
+                            span_speaker: speaker_at(src, bytes.start),
+                            byte_span: bytes,
+                        },
+                    });
+                }
+            });
+            hits
         })
         .collect();
+    // Per pattern: the transcripts holding it, in corpus order.
+    let mut holders: Vec<Vec<(usize, &Hit)>> = vec![Vec::new(); patterns.len()];
+    for (t, hs) in hits.iter().enumerate() {
+        for h in hs {
+            holders[h.pattern].push((t, h));
+        }
+    }
     quotes
         .iter()
         .zip(&quote_pattern)
         .map(|((cited, quote), p)| {
-            let p = (*p)?;
-            firsts.iter().enumerate().find_map(|(t, first)| {
-                if t == *cited {
-                    return None;
-                }
-                let r = first.get(p)?.as_ref()?;
-                let src = &sources[t];
-                let bytes = src.normalized_to_text(r.clone())?;
-                let verdict = if src.text()[bytes.clone()] == *quote.trim() {
-                    Verdict::Exact
-                } else {
-                    Verdict::Normalized
-                };
-                Some(OtherSource {
-                    source: names.get(t).cloned().unwrap_or_default(),
-                    verdict,
-                    span: src.chars_of(bytes.clone()).into(),
-                    span_speaker: speaker_at(src, bytes.start),
-                    byte_span: bytes,
-                })
-            })
+            let (_, hit) = holders[(*p)?].iter().find(|(t, _)| t != cited)?;
+            let mut found = hit.found.clone();
+            if hit.text == quote.trim() {
+                found.verdict = Verdict::Exact;
+            }
+            Some(found)
         })
         .collect()
 }
@@ -310,7 +347,7 @@ Núria: Some were suspicious at first, they thought we were a sect or something.
     const B: &str =
         "Moderator: Next question.\nJürgen: The repair café opened in 2014 in the old school.\n";
 
-    fn src(t: &str) -> SourceText {
+    fn src(t: &str) -> SourceText<'static> {
         SourceText::with_speakers(t.to_string(), &SpeakerConfig::default())
     }
 

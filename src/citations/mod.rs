@@ -127,8 +127,8 @@ const CHECKPOINT: usize = 4096;
 /// was said, the speaker labels taken out; spans still point into the
 /// original text.
 #[derive(Debug)]
-pub struct SourceText {
-    text: String,
+pub struct SourceText<'a> {
+    text: std::borrow::Cow<'a, str>,
     turns: Option<turns::Turns>,
     normalized: OnceLock<Normalized>,
     /// The whole text normalized, labels included (for quotes that carry
@@ -140,9 +140,33 @@ pub struct SourceText {
     index: OnceLock<fuzzy::BigramIndex>,
 }
 
-impl SourceText {
+impl SourceText<'static> {
     /// Wraps a transcript (matching runs over the whole text).
-    pub fn new(text: String) -> SourceText {
+    pub fn new(text: String) -> SourceText<'static> {
+        SourceText::of(std::borrow::Cow::Owned(text))
+    }
+
+    /// Wraps a transcript split into turns by `speakers`.
+    pub fn with_speakers(text: String, speakers: &turns::SpeakerConfig) -> SourceText<'static> {
+        SourceText::split(std::borrow::Cow::Owned(text), speakers)
+    }
+}
+
+impl<'a> SourceText<'a> {
+    /// [`SourceText::new`] over a borrowed text (no copy).
+    pub fn borrowed(text: &'a str) -> SourceText<'a> {
+        SourceText::of(std::borrow::Cow::Borrowed(text))
+    }
+
+    /// [`SourceText::with_speakers`] over a borrowed text (no copy).
+    pub fn borrowed_with_speakers(
+        text: &'a str,
+        speakers: &turns::SpeakerConfig,
+    ) -> SourceText<'a> {
+        SourceText::split(std::borrow::Cow::Borrowed(text), speakers)
+    }
+
+    fn of(text: std::borrow::Cow<'a, str>) -> SourceText<'a> {
         SourceText {
             text,
             turns: None,
@@ -154,12 +178,11 @@ impl SourceText {
         }
     }
 
-    /// Wraps a transcript split into turns by `speakers`.
-    pub fn with_speakers(text: String, speakers: &turns::SpeakerConfig) -> SourceText {
+    fn split(text: std::borrow::Cow<'a, str>, speakers: &turns::SpeakerConfig) -> SourceText<'a> {
         let t = turns::Turns::parse(&text, speakers);
         SourceText {
             turns: Some(t),
-            ..SourceText::new(text)
+            ..SourceText::of(text)
         }
     }
 
@@ -175,9 +198,7 @@ impl SourceText {
 
     /// What quotes are matched against: the spoken text, or the whole text.
     fn spoken(&self) -> &str {
-        self.turns
-            .as_ref()
-            .map_or(self.text.as_str(), |t| t.spoken.text())
+        self.turns.as_ref().map_or(&self.text, |t| t.spoken.text())
     }
 
     /// An original byte range of a spoken byte range.

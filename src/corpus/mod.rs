@@ -11,9 +11,12 @@ mod questions;
 pub mod records;
 pub mod strict_json;
 pub mod tabular;
+pub mod tape;
 mod transcripts;
 
-pub use questions::{load_questions, parse_questions, Answer, QaPair, QuestionSet, Quote};
+pub use questions::{
+    load_questions, parse_questions, parse_questions_owned, Answer, QaPair, QuestionSet, Quote,
+};
 pub use transcripts::{load_transcripts, parse_transcripts, Transcript, TranscriptSet};
 
 use std::path::PathBuf;
@@ -118,6 +121,33 @@ pub(crate) fn parse_json(
     text: &str,
 ) -> Result<serde_json::Value, CorpusError> {
     strict_json::parse_str(text).map_err(|e| json_error(path, &e))
+}
+
+/// The tape of a JSON document (a leading byte-order mark skipped), with
+/// the text it indexes. Invalid JSON or a repeated key is the error
+/// [`parse_json`] gives for it (naming the line and column).
+pub(crate) fn parse_tape(
+    path: &std::path::Path,
+    mut text: String,
+) -> Result<(String, tape::Tape), CorpusError> {
+    let bom = text.len() - strict_json::strip_bom(&text).len();
+    text.drain(..bom);
+    if let Some(t) = tape::Tape::parse(&text) {
+        return Ok((text, t));
+    }
+    // Invalid: serde_json says where and why. (Should it accept what the
+    // tape refused, its own compact text is read instead.)
+    let value = parse_json(path, &text)?;
+    let compact = value.to_string();
+    match tape::Tape::parse(&compact) {
+        Some(t) => Ok((compact, t)),
+        None => Err(CorpusError::Json {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: "the document could not be indexed".into(),
+        }),
+    }
 }
 
 /// A serde_json error as a [`CorpusError::Json`] naming the file and the

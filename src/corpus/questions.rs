@@ -1,8 +1,10 @@
 //! Socioscope question files: `{"qa_pairs": [...]}` or a bare array of
 //! `{"id"?, "question": {"text", "type", "metric"}, "answers": [...]}`.
 
-use super::{parse_json, read_text, CorpusError};
+use super::tape::{Kind, Tape};
+use super::{read_text, CorpusError};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::path::Path;
 
 /// A quoted citation attached to an answer.
@@ -44,156 +46,199 @@ pub struct QaPair {
     pub answers: Vec<Answer>,
 }
 
-/// A loaded question file: the typed pairs and the original JSON, which the
-/// results file reproduces with scores added.
+/// A loaded question file: the typed pairs and the original document
+/// (its text and [`Tape`]), which the results file reproduces with scores
+/// added.
 #[derive(Debug, Clone)]
 pub struct QuestionSet {
-    /// The original document.
-    pub document: Value,
+    /// The document's text (a byte-order mark removed).
+    text: String,
+    /// Its nodes.
+    tape: Tape,
+    /// The document's shape: a bare array of pairs, or an object whose
+    /// `qa_pairs` holds them (this object's node).
+    wrapper: Option<usize>,
+    /// The tape node of each pair in `pairs` (all of the file's, or those
+    /// kept by [`QuestionSet::retain_pairs`]).
+    pair_nodes: Vec<usize>,
     /// The validated pairs, in file order.
     pub pairs: Vec<QaPair>,
 }
 
 impl QuestionSet {
-    /// The pairs array of the original document.
-    pub fn pairs_json_mut(&mut self) -> Option<&mut Vec<Value>> {
-        match &mut self.document {
-            Value::Array(a) => Some(a),
-            Value::Object(o) => o.get_mut("qa_pairs").and_then(Value::as_array_mut),
-            _ => None,
-        }
+    /// The document's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The document's nodes.
+    pub fn tape(&self) -> &Tape {
+        &self.tape
+    }
+
+    /// The object node that wraps the pairs (`{"qa_pairs": [...]}`), or
+    /// None for a bare array.
+    pub fn wrapper(&self) -> Option<usize> {
+        self.wrapper
+    }
+
+    /// The tape node of pair `k` of [`QuestionSet::pairs`].
+    pub fn pair_node(&self, k: usize) -> Option<usize> {
+        self.pair_nodes.get(k).copied()
+    }
+
+    /// Pair `k`'s object as written in the document.
+    pub fn pair_value(&self, k: usize) -> Option<Value> {
+        self.pair_node(k).map(|n| self.tape.value(&self.text, n))
+    }
+
+    /// Keeps the pairs for which `keep` is true (and their objects in the
+    /// document the results reproduce), in file order.
+    pub fn retain_pairs(&mut self, mut keep: impl FnMut(&QaPair) -> bool) {
+        let flags: Vec<bool> = self.pairs.iter().map(&mut keep).collect();
+        let mut k = flags.iter();
+        self.pair_nodes
+            .retain(|_| k.next().copied().unwrap_or(false));
+        let mut k = flags.iter();
+        self.pairs.retain(|_| k.next().copied().unwrap_or(false));
     }
 }
 
 /// Reads a question file.
 pub fn load_questions(path: &Path) -> Result<QuestionSet, CorpusError> {
     let text = read_text(path)?;
-    parse_questions(path, &text)
+    parse_questions_owned(path, text)
 }
 
-fn as_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
+/// A scalar node as text (strings, numbers, booleans), as the previous
+/// loader read ids, answers and sources.
+fn as_text(tape: &Tape, text: &str, k: usize) -> Option<String> {
+    match tape.kind(k) {
+        Kind::Str | Kind::StrEscaped => tape.str_value(text, k).map(Cow::into_owned),
+        Kind::Number => match tape.value(text, k) {
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        },
+        Kind::Bool => Some(tape.raw(text, k).to_string()),
         _ => None,
     }
 }
 
 /// Parses a question file's text; `path` is used in error messages.
 pub fn parse_questions(path: &Path, text: &str) -> Result<QuestionSet, CorpusError> {
-    let document = parse_json(path, text)?;
+    parse_questions_owned(path, text.to_string())
+}
+
+/// [`parse_questions`] taking the text (no copy of it).
+pub fn parse_questions_owned(path: &Path, text: String) -> Result<QuestionSet, CorpusError> {
+    let (text, tape) = super::parse_tape(path, text)?;
     let err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
         record,
         field: field.to_string(),
         message: message.to_string(),
     };
-    let items = match &document {
-        Value::Array(a) => a,
-        Value::Object(o) => match o.get("qa_pairs") {
-            Some(Value::Array(a)) => a,
-            _ => {
-                return Err(err(
-                    "top level".into(),
-                    "qa_pairs",
-                    "expected an array of qa pairs or an object with a \"qa_pairs\" array",
-                ))
-            }
+    let shape = "expected an array of qa pairs or an object with a \"qa_pairs\" array";
+    let root = tape.root();
+    let (wrapper, items) = match tape.kind(root) {
+        Kind::Array => (None, root),
+        Kind::Object => match tape.field(&text, root, "qa_pairs") {
+            Some(a) if tape.kind(a) == Kind::Array => (Some(root), a),
+            _ => return Err(err("top level".into(), "qa_pairs", shape)),
         },
-        _ => {
-            return Err(err(
-                "top level".into(),
-                "(root)",
-                "expected an array of qa pairs or an object with a \"qa_pairs\" array",
-            ))
-        }
+        _ => return Err(err("top level".into(), "(root)", shape)),
     };
-    let mut pairs = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
-        let Value::Object(obj) = item else {
+    let pair_nodes: Vec<usize> = tape.children(items).collect();
+    let mut pairs = Vec::with_capacity(pair_nodes.len());
+    let t = &tape;
+    let text_ref = text.as_str();
+    let is_null = |k: Option<usize>| k.is_none_or(|k| t.kind(k) == Kind::Null);
+    for (index, &item) in pair_nodes.iter().enumerate() {
+        if t.kind(item) != Kind::Object {
             return Err(err(
                 format!("qa pair {index}"),
                 "(pair)",
                 "expected an object",
             ));
-        };
-        let id = match obj.get("id") {
-            None | Some(Value::Null) => index.to_string(),
-            Some(v) => as_text(v).ok_or_else(|| {
+        }
+        let field = |k: usize, name: &str| t.field(text_ref, k, name);
+        let id = match field(item, "id") {
+            v if is_null(v) => index.to_string(),
+            Some(v) => as_text(t, text_ref, v).ok_or_else(|| {
                 err(
                     format!("qa pair {index}"),
                     "id",
                     "expected a string or a number",
                 )
             })?,
+            None => index.to_string(),
         };
         let record = format!("qa pair {index} (id {:?})", super::Preview(&id));
-        let question = match obj.get("question") {
-            Some(Value::Object(q)) => q,
+        let question = match field(item, "question") {
+            Some(q) if t.kind(q) == Kind::Object => q,
             Some(_) => return Err(err(record, "question", "expected an object")),
             None => return Err(err(record, "question", "missing")),
         };
-        let required = |field: &str| -> Result<String, CorpusError> {
-            match question.get(field) {
-                Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-                Some(Value::String(_)) => Err(err(
-                    record.clone(),
-                    &format!("question.{field}"),
-                    "is empty",
-                )),
-                None | Some(Value::Null) => {
-                    Err(err(record.clone(), &format!("question.{field}"), "missing"))
+        let required = |name: &str| -> Result<String, CorpusError> {
+            match field(question, name) {
+                Some(v) if matches!(t.kind(v), Kind::Str | Kind::StrEscaped) => {
+                    let s = t.str_value(text_ref, v).unwrap_or_default();
+                    if s.trim().is_empty() {
+                        Err(err(record.clone(), &format!("question.{name}"), "is empty"))
+                    } else {
+                        Ok(s.into_owned())
+                    }
                 }
-                Some(_) => Err(err(
+                v if is_null(v) => Err(err(record.clone(), &format!("question.{name}"), "missing")),
+                _ => Err(err(
                     record.clone(),
-                    &format!("question.{field}"),
+                    &format!("question.{name}"),
                     "expected a string",
                 )),
             }
         };
-        let text = required("text")?;
+        let qtext = required("text")?;
         let qtype = required("type")?;
-        let metric = match question.get("metric") {
-            None | Some(Value::Null) => return Err(err(record, "question.metric", "missing")),
-            Some(Value::String(s)) if s.trim().is_empty() => {
-                return Err(err(record, "question.metric", "is empty"))
+        let metric = match field(question, "metric") {
+            v if is_null(v) => return Err(err(record, "question.metric", "missing")),
+            Some(m) => {
+                let value = t.value(text_ref, m);
+                if value.as_str().is_some_and(|s| s.trim().is_empty()) {
+                    return Err(err(record, "question.metric", "is empty"));
+                }
+                value
             }
-            Some(m) => m.clone(),
+            None => return Err(err(record, "question.metric", "missing")),
         };
-        let answers_json = match obj.get("answers") {
-            None | Some(Value::Null) => &Vec::new(),
-            Some(Value::Array(a)) => a,
+        let answers_node = match field(item, "answers") {
+            v if is_null(v) => None,
+            Some(a) if t.kind(a) == Kind::Array => Some(a),
             Some(_) => return Err(err(record, "answers", "expected an array")),
+            None => None,
         };
-        let mut answers = Vec::with_capacity(answers_json.len());
-        for (ai, a) in answers_json.iter().enumerate() {
-            let Value::Object(ao) = a else {
+        let mut answers = Vec::new();
+        for (ai, a) in answers_node
+            .into_iter()
+            .flat_map(|a| t.children(a))
+            .enumerate()
+        {
+            if t.kind(a) != Kind::Object {
                 return Err(err(record, &format!("answers[{ai}]"), "expected an object"));
+            }
+            let optional_text = |name: &str, what: &str| -> Result<Option<String>, CorpusError> {
+                match field(a, name) {
+                    v if is_null(v) => Ok(None),
+                    Some(v) => as_text(t, text_ref, v)
+                        .map(Some)
+                        .ok_or_else(|| err(record.clone(), &format!("answers[{ai}].{name}"), what)),
+                    None => Ok(None),
+                }
             };
-            let answer = match ao.get("answer") {
-                None | Some(Value::Null) => String::new(),
-                Some(v) => as_text(v).ok_or_else(|| {
-                    err(
-                        record.clone(),
-                        &format!("answers[{ai}].answer"),
-                        "expected a string",
-                    )
-                })?,
-            };
-            let source = match ao.get("source") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(as_text(v).ok_or_else(|| {
-                    err(
-                        record.clone(),
-                        &format!("answers[{ai}].source"),
-                        "expected a string",
-                    )
-                })?),
-            };
-            let quotes_json = match ao.get("verbatims") {
-                None | Some(Value::Null) => &Vec::new(),
-                Some(Value::Array(v)) => v,
+            let answer = optional_text("answer", "expected a string")?.unwrap_or_default();
+            let source = optional_text("source", "expected a string")?;
+            let quotes_node = match field(a, "verbatims") {
+                v if is_null(v) => None,
+                Some(v) if t.kind(v) == Kind::Array => Some(v),
                 Some(_) => {
                     return Err(err(
                         record,
@@ -201,41 +246,47 @@ pub fn parse_questions(path: &Path, text: &str) -> Result<QuestionSet, CorpusErr
                         "expected an array",
                     ))
                 }
+                None => None,
             };
-            let mut quotes = Vec::with_capacity(quotes_json.len());
-            for (qi, q) in quotes_json.iter().enumerate() {
-                let field = format!("answers[{ai}].verbatims[{qi}]");
-                let Value::Object(qo) = q else {
+            let mut quotes = Vec::new();
+            for (qi, q) in quotes_node
+                .into_iter()
+                .flat_map(|v| t.children(v))
+                .enumerate()
+            {
+                let at = format!("answers[{ai}].verbatims[{qi}]");
+                if t.kind(q) != Kind::Object {
                     return Err(err(
                         record,
-                        &field,
+                        &at,
                         "expected an object {\"quote\", \"source\"}",
                     ));
-                };
-                let quote = match qo.get("quote") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(_) => {
-                        return Err(err(record, &format!("{field}.quote"), "expected a string"))
+                }
+                let quote = match field(q, "quote") {
+                    Some(v) if matches!(t.kind(v), Kind::Str | Kind::StrEscaped) => {
+                        t.str_value(text_ref, v).unwrap_or_default().into_owned()
                     }
-                    None => return Err(err(record, &format!("{field}.quote"), "missing")),
-                };
-                let source = match qo.get("source") {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(as_text(v).ok_or_else(|| {
-                        err(
-                            record.clone(),
-                            &format!("{field}.source"),
-                            "expected a string",
-                        )
-                    })?),
-                };
-                let speaker = match qo.get("speaker") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(s)) => Some(s.clone()),
                     Some(_) => {
+                        return Err(err(record, &format!("{at}.quote"), "expected a string"))
+                    }
+                    None => return Err(err(record, &format!("{at}.quote"), "missing")),
+                };
+                let source = match field(q, "source") {
+                    v if is_null(v) => None,
+                    Some(v) => Some(as_text(t, text_ref, v).ok_or_else(|| {
+                        err(record.clone(), &format!("{at}.source"), "expected a string")
+                    })?),
+                    None => None,
+                };
+                let speaker = match field(q, "speaker") {
+                    v if is_null(v) => None,
+                    Some(v) if matches!(t.kind(v), Kind::Str | Kind::StrEscaped) => {
+                        Some(t.str_value(text_ref, v).unwrap_or_default().into_owned())
+                    }
+                    _ => {
                         return Err(err(
                             record.clone(),
-                            &format!("{field}.speaker"),
+                            &format!("{at}.speaker"),
                             "expected a string",
                         ))
                     }
@@ -255,13 +306,19 @@ pub fn parse_questions(path: &Path, text: &str) -> Result<QuestionSet, CorpusErr
         pairs.push(QaPair {
             index,
             id,
-            text,
+            text: qtext,
             qtype,
             metric,
             answers,
         });
     }
-    Ok(QuestionSet { document, pairs })
+    Ok(QuestionSet {
+        text,
+        tape,
+        wrapper,
+        pair_nodes,
+        pairs,
+    })
 }
 
 #[cfg(test)]

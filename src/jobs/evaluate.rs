@@ -22,7 +22,7 @@
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
-use crate::corpus::{parse_questions, parse_transcripts, QuestionSet, TranscriptSet};
+use crate::corpus::{parse_questions_owned, parse_transcripts, QuestionSet, TranscriptSet};
 use crate::evaluate::{annotate, evaluate, summarize_evaluation, Annotated, EvalConfig, Summary};
 use crate::lexicon::Lexicon;
 use crate::report::manifest::{InputFile, Manifest};
@@ -185,10 +185,12 @@ pub fn execute(
     let q_info = InputFile::new(questions_path, &q_bytes);
     let t_info = InputFile::new(transcripts_path, &t_bytes);
     crate::timings::phase("read + sha256");
-    let mut questions = parse_questions(questions_path, &super::utf8(questions_path, q_bytes)?)?;
+    let mut questions =
+        parse_questions_owned(questions_path, super::utf8(questions_path, q_bytes)?)?;
     if let Some(shard) = config.shard {
         keep_shard(&mut questions, shard)?;
     }
+    crate::timings::phase("parse questions");
     let transcripts =
         parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
     crate::timings::phase("parse");
@@ -264,20 +266,7 @@ pub fn manifest(
 /// Keeps the pairs (and the document's pair objects) whose id falls in
 /// `shard`, in file order.
 pub fn keep_shard(questions: &mut QuestionSet, shard: crate::shard::Shard) -> Result<(), JobError> {
-    let keep: Vec<bool> = questions
-        .pairs
-        .iter()
-        .map(|p| shard.contains(&p.id))
-        .collect();
-    let n = questions.pairs.len();
-    let Some(items) = questions.pairs_json_mut().filter(|a| a.len() == n) else {
-        return Err(JobError::Input(
-            "--shard: the question file's pairs do not line up with the document".into(),
-        ));
-    };
-    let mut k = keep.iter();
-    items.retain(|_| k.next().copied().unwrap_or(false));
-    questions.pairs.retain(|p| shard.contains(&p.id));
+    questions.retain_pairs(|p| shard.contains(&p.id));
     Ok(())
 }
 
@@ -407,7 +396,16 @@ pub fn write_run(
     (summary, evaluation): (&Summary, &crate::evaluate::Evaluation),
     inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
-    run.write_json_streamed("results.json", &Annotated::new(inputs.0, evaluation))?;
+    let annotated = Annotated::new(inputs.0, evaluation);
+    run.write_streamed("results.json", |w| {
+        let mut buf = Vec::with_capacity(1 << 20);
+        annotated.write_pairs_to(&mut buf, |b| {
+            w.write_all(b)?;
+            b.clear();
+            Ok(())
+        })?;
+        w.write_all(b"\n")
+    })?;
     run.write_json("summary.json", summary)?;
     run.write("items.csv", items_csv(evaluation).as_bytes())?;
     run.write("quotes.csv", quotes_csv(evaluation).as_bytes())?;

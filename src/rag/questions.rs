@@ -127,15 +127,9 @@ pub fn parse_rag_questions(path: &Path, text: &str) -> Result<Vec<RagQuestion>, 
     let out = match doc {
         Some(doc) if is_main_job_file(&doc) => {
             let set = parse_questions(path, text)?;
-            let raw: Vec<Value> = match &set.document {
-                Value::Array(a) => a.clone(),
-                Value::Object(o) => o
-                    .get("qa_pairs")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default(),
-                _ => Vec::new(),
-            };
+            let raw: Vec<Value> = (0..set.pairs.len())
+                .map(|k| set.pair_value(k).unwrap_or(Value::Null))
+                .collect();
             set.pairs
                 .iter()
                 .map(|p| {

@@ -145,6 +145,20 @@ pub fn write_json_streamed<T: serde::Serialize>(
     value: &T,
     sync_now: bool,
 ) -> Result<(String, u64), ReportError> {
+    write_streamed(path, sync_now, |out| {
+        serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
+    })
+}
+
+/// Writes a file from `write`, which gets a buffered writer that hashes
+/// what passes through it (atomically: a temporary file renamed into
+/// place; fsynced when `sync_now`); returns the SHA-256 (hex) and the size.
+pub fn write_streamed(
+    path: &Path,
+    sync_now: bool,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(String, u64), ReportError> {
     check_destination(path)?;
     let (dir, tmp) = temporary(path);
     let result = (|| {
@@ -154,8 +168,7 @@ pub fn write_json_streamed<T: serde::Serialize>(
             hasher: <sha2::Sha256 as sha2::Digest>::new(),
             bytes: 0,
         };
-        serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::other)?;
-        out.write_all(b"\n")?;
+        write(&mut out)?;
         out.flush()?;
         let digest = sha2::Digest::finalize(out.hasher);
         let file = out.inner.into_inner().map_err(|e| e.into_error())?;

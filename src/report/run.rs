@@ -166,6 +166,23 @@ impl RunWriter {
         Ok(())
     }
 
+    /// Writes a file through `write` (a buffered writer that hashes as it
+    /// goes) and records it.
+    pub fn write_streamed(
+        &mut self,
+        name: &str,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<(), ReportError> {
+        let (sha256, bytes) = super::write_streamed(&self.file(name), self.sync_now(), write)?;
+        if !self.manifest.outputs.iter().any(|o| o == name) {
+            self.manifest.outputs.push(name.to_string());
+        }
+        self.manifest
+            .files
+            .insert(name.to_string(), OutputFile { sha256, bytes });
+        Ok(())
+    }
+
     /// Writes a large array as pretty JSON (items serialized in parallel)
     /// and records it.
     pub fn write_json_array<T: serde::Serialize + Sync>(
