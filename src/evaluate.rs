@@ -167,6 +167,7 @@ pub fn evaluate(
     lexicon: &Lexicon,
     config: &EvalConfig,
 ) -> Evaluation {
+    crate::timings::phase("evaluate setup");
     // Each distinct (type, metric) compiled once (WordNet enrichment is
     // the costly part), then every pair scored in parallel.
     let mut distinct: HashMap<(&str, String), usize> = HashMap::new();
@@ -185,6 +186,7 @@ pub fn evaluate(
         groups[k].push(pi);
     }
     drop(distinct);
+    crate::timings::phase("metric groups");
     // Group by group: compile, score its pairs (in parallel chunks: one
     // metric may serve thousands of pairs), drop the compiled metric (held
     // all at once they weigh more than the questions).
@@ -192,9 +194,10 @@ pub fn evaluate(
     crate::progress::start("scoring answers", questions.pairs.len() as u64);
     let by_group: Vec<Vec<(usize, ScoredPair)>> = groups
         .par_iter()
-        .map(|group| {
+        .map_init(scoring::EnrichCache::default, |cache, group| {
             let first = &questions.pairs[group[0]];
-            let compiled = CompiledQuestion::compile(&first.qtype, &first.metric, lexicon);
+            let compiled =
+                CompiledQuestion::compile_cached(&first.qtype, &first.metric, lexicon, cache);
             group
                 .par_chunks(SCORE_CHUNK)
                 .map_init(
@@ -348,10 +351,12 @@ fn verify_quotes(
     let done: Vec<Vec<(usize, Checked)>> = order
         .par_iter()
         .map(|&i| {
-            let src = SourceText::borrowed_with_speakers(
-                &transcripts.transcripts[i].text,
-                &config.speakers,
-            );
+            let src = crate::timings::measure("turns", || {
+                SourceText::borrowed_with_speakers(
+                    &transcripts.transcripts[i].text,
+                    &config.speakers,
+                )
+            });
             let out = check_transcript(&src, &by_transcript[i], quote_refs, config);
             crate::progress::advance(by_transcript[i].len() as u64);
             out
@@ -388,11 +393,13 @@ fn verify_quotes(
         &names,
         &lookups,
         |t, visit| {
-            let src = SourceText::borrowed_with_speakers(
-                &transcripts.transcripts[t].text,
-                &config.speakers,
-            );
-            visit(&src);
+            let src = crate::timings::measure("turns again", || {
+                SourceText::borrowed_with_speakers(
+                    &transcripts.transcripts[t].text,
+                    &config.speakers,
+                )
+            });
+            crate::timings::measure("other sources", || visit(&src));
         },
     );
     for (&k, other) in missing.iter().zip(elsewhere) {
@@ -439,7 +446,7 @@ fn check_transcript(
     config: &EvalConfig,
 ) -> Vec<(usize, Checked)> {
     let quotes: Vec<&str> = ks.iter().map(|&k| quote_refs[k].2.quote.as_str()).collect();
-    let located: Vec<Located> = src.locate_all(&quotes);
+    let located: Vec<Located> = crate::timings::measure("locate", || src.locate_all(&quotes));
     let mut used: HashMap<(usize, usize, &str), Vec<std::ops::Range<usize>>> = HashMap::new();
     let mut verbatim: Vec<Option<QuoteCheck>> = vec![None; ks.len()];
     for (j, &k) in ks.iter().enumerate() {
@@ -461,17 +468,23 @@ fn check_transcript(
         .map(|((&k, verbatim), located)| {
             let q = quote_refs[k].2;
             let check = verbatim.unwrap_or_else(|| {
-                src.check_located(&q.quote, config.fuzzy_threshold, &[], located)
+                crate::timings::measure("fuzzy", || {
+                    src.check_located(&q.quote, config.fuzzy_threshold, &[], located)
+                })
             });
             let checked = if config.match_level.accepts(check.verdict) {
                 Checked {
-                    attributed: Some(attribution::of_found(src, &check, q.speaker.as_deref())),
+                    attributed: Some(crate::timings::measure("of_found", || {
+                        attribution::of_found(src, &check, q.speaker.as_deref())
+                    })),
                     check,
                     stitched: None,
                 }
             } else {
                 Checked {
-                    stitched: attribution::stitched(src, &q.quote),
+                    stitched: crate::timings::measure("stitched", || {
+                        attribution::stitched(src, &q.quote)
+                    }),
                     check,
                     attributed: None,
                 }

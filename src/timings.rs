@@ -24,4 +24,34 @@ pub fn phase(name: &str) {
         errln!("timing {name}: {since:.1} ms");
         *last = Some(now);
     }
+    print_totals();
+}
+
+static TOTALS: Mutex<Vec<(&'static str, f64)>> = Mutex::new(Vec::new());
+
+/// Runs `f`, adding its wall-clock time to the running total of `name`
+/// (summed over threads) when timings are on; [`phase`] prints and clears
+/// the totals.
+pub fn measure<R>(name: &'static str, f: impl FnOnce() -> R) -> R {
+    if !enabled() {
+        return f();
+    }
+    let t0 = Instant::now();
+    let r = f();
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    if let Ok(mut totals) = TOTALS.lock() {
+        match totals.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, t)) => *t += ms,
+            None => totals.push((name, ms)),
+        }
+    }
+    r
+}
+
+fn print_totals() {
+    if let Ok(mut totals) = TOTALS.lock() {
+        for (name, ms) in totals.drain(..) {
+            errln!("timing   {name} (all threads): {ms:.1} ms");
+        }
+    }
 }

@@ -211,7 +211,7 @@ impl<'a> SourceText<'a> {
 
     fn normalized(&self) -> &Normalized {
         self.normalized
-            .get_or_init(|| Normalized::new(self.spoken()))
+            .get_or_init(|| crate::timings::measure("normalize", || Normalized::new(self.spoken())))
     }
 
     /// Builds the fuzzy index now (it is otherwise built on first use).
@@ -220,8 +220,10 @@ impl<'a> SourceText<'a> {
     }
 
     fn index(&self) -> &fuzzy::BigramIndex {
-        self.index
-            .get_or_init(|| fuzzy::BigramIndex::new(self.normalized().text()))
+        self.index.get_or_init(|| {
+            let text = self.normalized().text();
+            crate::timings::measure("word index", || fuzzy::BigramIndex::new(text))
+        })
     }
 
     /// Char offset of a byte offset (on a char boundary).

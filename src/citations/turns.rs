@@ -55,7 +55,7 @@ impl SpeakerConfig {
     /// a capturing group, is an error saying why.
     pub fn new<S: AsRef<str>>(pattern: &str, interviewer: &[S]) -> Result<SpeakerConfig, String> {
         let source = pattern.to_string();
-        let pattern = Regex::new(&format!("(?m){pattern}")).map_err(|e| e.to_string())?;
+        let pattern = compiled(pattern)?;
         if pattern.captures_len() < 2 {
             return Err("the pattern needs a capturing group: the speaker label".into());
         }
@@ -90,6 +90,25 @@ impl SpeakerConfig {
         let l = label.trim().to_lowercase();
         self.interviewer.contains(&l)
     }
+}
+
+/// The multi-line regex of a speaker pattern, compiled once per process
+/// (a Unicode pattern takes milliseconds to compile; settings are resolved
+/// several times per run).
+fn compiled(pattern: &str) -> Result<Regex, String> {
+    static CACHE: std::sync::Mutex<Vec<(String, Regex)>> = std::sync::Mutex::new(Vec::new());
+    if let Ok(cache) = CACHE.lock() {
+        if let Some((_, re)) = cache.iter().find(|(p, _)| p == pattern) {
+            return Ok(re.clone());
+        }
+    }
+    let re = Regex::new(&format!("(?m){pattern}")).map_err(|e| e.to_string())?;
+    if let Ok(mut cache) = CACHE.lock() {
+        if cache.len() < 16 {
+            cache.push((pattern.to_string(), re.clone()));
+        }
+    }
+    Ok(re)
 }
 
 /// One turn: its label (None before the first label or without labels),
@@ -154,14 +173,21 @@ impl Turns {
     /// Splits `text` into turns.
     pub fn parse(text: &str, config: &SpeakerConfig) -> Turns {
         let mut labels: Vec<(Range<usize>, String)> = Vec::new();
-        for c in config.pattern.captures_iter(text) {
-            let (Some(all), Some(label)) = (c.get(0), c.get(1)) else {
-                continue;
-            };
-            if all.is_empty() {
+        // Matches by the fast (DFA) search; the group found by searching
+        // again from each match's start (the same leftmost-first match, in
+        // the whole text's context).
+        for m in config.pattern.find_iter(text) {
+            if m.is_empty() {
                 continue;
             }
-            labels.push((all.range(), label.as_str().trim().to_string()));
+            let Some(label) = config
+                .pattern
+                .captures_at(text, m.start())
+                .and_then(|c| c.get(1))
+            else {
+                continue;
+            };
+            labels.push((m.range(), label.as_str().trim().to_string()));
         }
         let mut turns = Vec::with_capacity(labels.len() + 1);
         let first = labels.first().map_or(text.len(), |(r, _)| r.start);
@@ -240,11 +266,15 @@ impl Turns {
 
     /// The turns whose spoken text a non-empty original byte range covers.
     pub fn turns_covered(&self, r: &Range<usize>) -> Vec<usize> {
-        self.turns
+        // Turns are in text order: the first whose text ends after the
+        // range's start, then on while they start before its end.
+        let first = self.turns.partition_point(|t| t.text.end <= r.start);
+        self.turns[first..]
             .iter()
             .enumerate()
+            .take_while(|(_, t)| t.text.start < r.end)
             .filter(|(_, t)| t.text.start < r.end && r.start < t.text.end)
-            .map(|(k, _)| k)
+            .map(|(k, _)| first + k)
             .collect()
     }
 }

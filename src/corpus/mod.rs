@@ -17,7 +17,9 @@ mod transcripts;
 pub use questions::{
     load_questions, parse_questions, parse_questions_owned, Answer, QaPair, QuestionSet, Quote,
 };
-pub use transcripts::{load_transcripts, parse_transcripts, Transcript, TranscriptSet};
+pub use transcripts::{
+    load_transcripts, parse_transcripts, parse_transcripts_owned, Transcript, TranscriptSet,
+};
 
 use std::path::PathBuf;
 

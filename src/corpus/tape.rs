@@ -329,8 +329,14 @@ impl Iterator for Entries<'_> {
 
 /// Decodes the escapes of a string's inner text (already validated).
 pub fn unescape(inner: &str) -> String {
-    let b = inner.as_bytes();
     let mut out = String::with_capacity(inner.len());
+    unescape_into(inner, &mut out);
+    out
+}
+
+/// [`unescape`], appending to `out`.
+pub fn unescape_into(inner: &str, out: &mut String) {
+    let b = inner.as_bytes();
     let mut i = 0;
     while i < b.len() {
         let Some(rel) = memchr::memchr(b'\\', &b[i..]) else {
@@ -367,7 +373,6 @@ pub fn unescape(inner: &str) -> String {
             _ => {}
         }
     }
-    out
 }
 
 /// The value of four hex digits.

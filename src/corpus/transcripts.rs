@@ -1,7 +1,8 @@
 //! Transcript corpora: chunks `{"page_content", "metadata": {"FILE"}}` grouped
 //! by FILE into whole transcripts.
 
-use super::{parse_json, read_text, CorpusError};
+use super::tape::{Kind, Tape};
+use super::{read_text, CorpusError};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -74,44 +75,44 @@ pub fn load_transcripts(path: &Path) -> Result<TranscriptSet, CorpusError> {
 
 /// Parses a transcript corpus: an array of chunks or `{"documents": [...]}`.
 pub fn parse_transcripts(path: &Path, text: &str) -> Result<TranscriptSet, CorpusError> {
-    let value = parse_json(path, text)?;
+    parse_transcripts_owned(path, text.to_string())
+}
+
+/// [`parse_transcripts`] taking the text: the chunks are read from the
+/// document's tape (no value tree) and each FILE's text is built once at
+/// its final size.
+pub fn parse_transcripts_owned(path: &Path, text: String) -> Result<TranscriptSet, CorpusError> {
+    let (text, tape) = super::parse_tape(path, text)?;
     let record_err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
         record,
         field: field.to_string(),
         message: message.to_string(),
     };
-    let chunks = match value {
-        Value::Array(a) => a,
-        Value::Object(mut o) => match o.remove("documents") {
-            Some(Value::Array(a)) => a,
-            _ => {
-                return Err(record_err(
-                    "top level".into(),
-                    "documents",
-                    "expected an array of chunks or an object with a \"documents\" array",
-                ))
-            }
+    let shape = "expected an array of chunks or an object with a \"documents\" array";
+    let root = tape.root();
+    let chunks = match tape.kind(root) {
+        Kind::Array => root,
+        Kind::Object => match tape.field(&text, root, "documents") {
+            Some(a) if tape.kind(a) == Kind::Array => a,
+            _ => return Err(record_err("top level".into(), "documents", shape)),
         },
-        _ => {
-            return Err(record_err(
-                "top level".into(),
-                "(root)",
-                "expected an array of chunks or an object with a \"documents\" array",
-            ))
-        }
+        _ => return Err(record_err("top level".into(), "(root)", shape)),
     };
-    let mut pairs = Vec::with_capacity(chunks.len());
-    for (i, chunk) in chunks.into_iter().enumerate() {
-        let Value::Object(mut obj) = chunk else {
+    // Each chunk's FILE and content node, checked; FILEs by first sight.
+    let mut set = TranscriptSet::default();
+    let mut parts: Vec<(usize, usize)> = Vec::new();
+    let mut sizes: Vec<usize> = Vec::new();
+    for (i, chunk) in tape.children(chunks).enumerate() {
+        if tape.kind(chunk) != Kind::Object {
             return Err(record_err(
                 format!("chunk {i}"),
                 "(chunk)",
                 "expected an object",
             ));
-        };
-        let content = match obj.remove("page_content") {
-            Some(Value::String(s)) => s,
+        }
+        let content = match tape.field(&text, chunk, "page_content") {
+            Some(c) if matches!(tape.kind(c), Kind::Str | Kind::StrEscaped) => c,
             Some(_) => {
                 return Err(record_err(
                     format!("chunk {i}"),
@@ -121,16 +122,25 @@ pub fn parse_transcripts(path: &Path, text: &str) -> Result<TranscriptSet, Corpu
             }
             None => return Err(record_err(format!("chunk {i}"), "page_content", "missing")),
         };
-        let file = match obj.get("metadata").and_then(|m| m.get("FILE")) {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            Some(Value::String(_)) => {
-                return Err(record_err(
-                    format!("chunk {i}"),
-                    "metadata.FILE",
-                    "is empty",
-                ))
+        let file_node = tape
+            .field(&text, chunk, "metadata")
+            .and_then(|m| tape.field(&text, m, "FILE"));
+        let file = match file_node.map(|f| (f, tape.kind(f))) {
+            Some((f, Kind::Str | Kind::StrEscaped)) => {
+                let s = tape.str_value(&text, f).unwrap_or_default();
+                if s.trim().is_empty() {
+                    return Err(record_err(
+                        format!("chunk {i}"),
+                        "metadata.FILE",
+                        "is empty",
+                    ));
+                }
+                s
             }
-            Some(Value::Number(n)) => n.to_string(),
+            Some((f, Kind::Number)) => match tape.value(&text, f) {
+                Value::Number(n) => n.to_string().into(),
+                _ => tape.raw(&text, f).to_string().into(),
+            },
             Some(_) => {
                 return Err(record_err(
                     format!("chunk {i}"),
@@ -140,9 +150,47 @@ pub fn parse_transcripts(path: &Path, text: &str) -> Result<TranscriptSet, Corpu
             }
             None => return Err(record_err(format!("chunk {i}"), "metadata.FILE", "missing")),
         };
-        pairs.push((file, content));
+        let t = match set.index.get(file.as_ref()) {
+            Some(&t) => t,
+            None => {
+                set.index.insert(file.to_string(), set.transcripts.len());
+                set.transcripts.push(Transcript {
+                    file: file.into_owned(),
+                    text: String::new(),
+                    chunks: 0,
+                });
+                sizes.push(0);
+                set.transcripts.len() - 1
+            }
+        };
+        // The raw length bounds the decoded one; joined with "\n".
+        let n = tape.node(content);
+        sizes[t] += (n.end - n.start) as usize - 2 + usize::from(set.transcripts[t].chunks > 0);
+        set.transcripts[t].chunks += 1;
+        parts.push((t, content));
     }
-    Ok(TranscriptSet::from_chunks(pairs))
+    for (t, size) in set.transcripts.iter_mut().zip(sizes) {
+        t.text.reserve_exact(size);
+    }
+    let mut started = vec![false; set.transcripts.len()];
+    for (t, content) in parts {
+        let joined = &mut set.transcripts[t].text;
+        if std::mem::replace(&mut started[t], true) {
+            joined.push('\n');
+        }
+        push_content(&tape, &text, content, joined);
+    }
+    Ok(set)
+}
+
+/// Appends a string node's value to `out` (escapes decoded).
+fn push_content(tape: &Tape, text: &str, node: usize, out: &mut String) {
+    let n = tape.node(node);
+    let inner = &text[n.start as usize + 1..n.end as usize - 1];
+    match tape.kind(node) {
+        Kind::StrEscaped => super::tape::unescape_into(inner, out),
+        _ => out.push_str(inner),
+    }
 }
 
 #[cfg(test)]

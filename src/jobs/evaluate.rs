@@ -22,7 +22,7 @@
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
-use crate::corpus::{parse_questions_owned, parse_transcripts, QuestionSet, TranscriptSet};
+use crate::corpus::{parse_questions_owned, parse_transcripts_owned, QuestionSet, TranscriptSet};
 use crate::evaluate::{annotate, evaluate, summarize_evaluation, Annotated, EvalConfig, Summary};
 use crate::lexicon::Lexicon;
 use crate::report::manifest::{InputFile, Manifest};
@@ -180,20 +180,20 @@ pub fn execute(
     let started = SystemTime::now();
     config.validate()?;
     crate::timings::phase("start");
+    // One input at a time: read, hashed, parsed, its bytes dropped.
     let q_bytes = super::read_input(questions_path)?;
-    let t_bytes = super::read_input(transcripts_path)?;
     let q_info = InputFile::new(questions_path, &q_bytes);
-    let t_info = InputFile::new(transcripts_path, &t_bytes);
-    crate::timings::phase("read + sha256");
     let mut questions =
         parse_questions_owned(questions_path, super::utf8(questions_path, q_bytes)?)?;
     if let Some(shard) = config.shard {
         keep_shard(&mut questions, shard)?;
     }
-    crate::timings::phase("parse questions");
+    crate::timings::phase("questions");
+    let t_bytes = super::read_input(transcripts_path)?;
+    let t_info = InputFile::new(transcripts_path, &t_bytes);
     let transcripts =
-        parse_transcripts(transcripts_path, &super::utf8(transcripts_path, t_bytes)?)?;
-    crate::timings::phase("parse");
+        parse_transcripts_owned(transcripts_path, super::utf8(transcripts_path, t_bytes)?)?;
+    crate::timings::phase("transcripts");
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
     crate::timings::phase("lexicon");
     // The run folder's results are written straight from the document and

@@ -140,16 +140,42 @@ pub enum CompiledQuestion {
     },
 }
 
-/// Each text followed by its enrichment.
-fn enriched(texts: &[String], lexicon: &Lexicon) -> Vec<Vec<String>> {
-    texts
-        .iter()
-        .map(|t| {
-            let mut v = vec![t.clone()];
-            v.extend(lexicon.enrich(t));
-            v
-        })
-        .collect()
+/// Values already enriched: each value's phrases (the canonical tokens of
+/// the value, then of each enrichment, as [`PhraseSet::new`] makes them),
+/// so that metrics sharing values (a run's thousands of questions over
+/// one vocabulary) enrich each value once.
+#[derive(Debug, Default)]
+pub struct EnrichCache {
+    phrases: crate::text::fxhash::FxHashMap<String, std::sync::Arc<[Vec<String>]>>,
+}
+
+/// Cap on cached values (a worker's memory stays bounded).
+const ENRICH_CACHE_LIMIT: usize = 100_000;
+
+impl EnrichCache {
+    /// The phrases of `value`: computed once, then from the cache.
+    pub fn phrases(&mut self, value: &str, lexicon: &Lexicon) -> std::sync::Arc<[Vec<String>]> {
+        if let Some(p) = self.phrases.get(value) {
+            return p.clone();
+        }
+        let mut texts = vec![value.to_string()];
+        texts.extend(lexicon.enrich(value));
+        let p: std::sync::Arc<[Vec<String>]> = texts
+            .iter()
+            .map(|t| crate::text::canonical_tokens(t))
+            .collect();
+        if self.phrases.len() >= ENRICH_CACHE_LIMIT {
+            self.phrases.clear();
+        }
+        self.phrases.insert(value.to_string(), p.clone());
+        p
+    }
+
+    fn phrase_set(&mut self, values: &[String], lexicon: &Lexicon) -> PhraseSet {
+        let phrases: Vec<std::sync::Arc<[Vec<String>]>> =
+            values.iter().map(|v| self.phrases(v, lexicon)).collect();
+        PhraseSet::from_phrases(&phrases)
+    }
 }
 
 impl CompiledQuestion {
@@ -158,6 +184,17 @@ impl CompiledQuestion {
         qtype: &str,
         metric: &Value,
         lexicon: &Lexicon,
+    ) -> Result<CompiledQuestion, ScoreError> {
+        Self::compile_cached(qtype, metric, lexicon, &mut EnrichCache::default())
+    }
+
+    /// [`CompiledQuestion::compile`] with values enriched through `cache`
+    /// (the same result).
+    pub fn compile_cached(
+        qtype: &str,
+        metric: &Value,
+        lexicon: &Lexicon,
+        cache: &mut EnrichCache,
     ) -> Result<CompiledQuestion, ScoreError> {
         let t = QuestionType::parse(qtype)?;
         Ok(match t {
@@ -169,7 +206,7 @@ impl CompiledQuestion {
                 CompiledQuestion::Rationale {
                     expected: m.expected,
                     weight: m.weight,
-                    keywords: PhraseSet::new(&enriched(&m.keywords, lexicon)),
+                    keywords: cache.phrase_set(&m.keywords, lexicon),
                 }
             }
             _ => {
@@ -177,7 +214,7 @@ impl CompiledQuestion {
                 let values: Vec<String> = pairs.iter().map(|(v, _)| v.clone()).collect();
                 CompiledQuestion::Weighted {
                     qtype: t,
-                    phrases: PhraseSet::new(&enriched(&values, lexicon)),
+                    phrases: cache.phrase_set(&values, lexicon),
                     choices: pairs
                         .into_iter()
                         .map(|(value, weight)| Choice {

@@ -80,13 +80,23 @@ pub struct PhraseSet {
 impl PhraseSet {
     /// Compiles `values` (each with the phrases that stand for it).
     pub fn new(values: &[Vec<String>]) -> PhraseSet {
+        let tokenized: Vec<Vec<Vec<String>>> = values
+            .iter()
+            .map(|texts| texts.iter().map(|t| canonical_tokens(t)).collect())
+            .collect();
+        PhraseSet::from_phrases(&tokenized)
+    }
+
+    /// Compiles values given as their phrases' canonical tokens (what
+    /// [`PhraseSet::new`] makes of their texts).
+    pub fn from_phrases<P: AsRef<[Vec<String>]>>(values: &[P]) -> PhraseSet {
         let mut set = PhraseSet {
             values: values.len(),
             ..PhraseSet::default()
         };
         for (vi, texts) in values.iter().enumerate() {
-            for text in texts {
-                let tokens = canonical_tokens(text);
+            for tokens in texts.as_ref() {
+                let tokens = tokens.clone();
                 if tokens.is_empty()
                     || set
                         .phrases
