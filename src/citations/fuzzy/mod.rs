@@ -34,6 +34,7 @@
 //! ends need one (quotes that match nowhere well), the table with start
 //! tracking is cheaper and is computed instead: the same numbers either way.
 
+pub mod lanes;
 pub mod myers;
 
 use myers::Pattern;
@@ -580,7 +581,11 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
             }
         }
         if backward_cost > budget {
-            let keys = table(quote, &t.chars);
+            let keys = if quote.len() <= lanes::MAX_QUOTE {
+                lanes::table(quote, &t.chars)
+            } else {
+                table(quote, &t.chars)
+            };
             for (j, &k) in keys.iter().enumerate().skip(1) {
                 let (d, s) = ((k >> 32) as u32, (k & 0xffff_ffff) as usize);
                 if s >= j {
