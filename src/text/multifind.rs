@@ -2,20 +2,27 @@
 //! pattern, non-overlapping from the left (as a substring search per
 //! pattern reports them), whatever the number of patterns.
 //!
-//! Each pattern of at least [`ANCHOR`] bytes is keyed by its first
-//! [`ANCHOR`] bytes. One pass reads 8 bytes at every position of the text;
-//! a bit filter over their hash (64 bits or more per pattern, in cache)
-//! rejects almost every position with one test, and the rest look the
-//! anchor up and compare the whole pattern. Shorter patterns, usually few, are
-//! searched one by one. Positions need no work from their neighbours, so
-//! the pass runs at memory speed (an automaton over thousands of long
-//! patterns is both slower to build and slower to run).
+//! Each pattern of at least [`ANCHOR`] bytes is keyed by its 16-byte
+//! pieces at offsets 0 to 7. Any occurrence of such a pattern has exactly
+//! one of those pieces starting at a text position divisible by 8, so the
+//! pass reads only every eighth position: a bit filter over the 16 bytes
+//! there (64 bits or more per key, in cache) rejects almost every position
+//! with one test, and the rest look the key up and compare whole patterns
+//! at the starts it implies. Shorter patterns, usually few, are searched one
+//! by one. Positions need no work from their neighbours, so the pass runs
+//! at memory speed (an automaton over thousands of long patterns is both
+//! slower to build and slower to run).
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-/// Bytes of the anchor that keys a pattern.
-pub const ANCHOR: usize = 16;
+/// The pass reads the text every `STRIDE` bytes.
+const STRIDE: usize = 8;
+/// Bytes of a key.
+const KEY: usize = 16;
+/// Patterns of at least this many bytes are found in the one pass (a key
+/// at each offset below the stride).
+pub const ANCHOR: usize = KEY + STRIDE - 1;
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<super::fxhash::FxHasher>>;
 
@@ -23,54 +30,58 @@ type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<super::fxhash::FxHasher>>;
 #[derive(Debug)]
 pub struct MultiFind<'p> {
     patterns: Vec<&'p [u8]>,
-    /// Pattern ids by anchor.
-    anchors: FxMap<u128, Vec<u32>>,
-    /// Bit filter over the anchors' hashes (64 bits or more per pattern).
+    /// (pattern id, offset of the key in it) by key.
+    keys: FxMap<u128, Vec<(u32, u8)>>,
+    /// Bit filter over the keys' hashes (64 bits or more per key).
     filter: Vec<u64>,
     /// Its size, log2 of bits.
     bits: u32,
-    /// Patterns shorter than the anchor (not empty).
+    /// Patterns shorter than [`ANCHOR`] (not empty).
     short: Vec<u32>,
 }
 
 #[inline(always)]
-fn anchor_at(text: &[u8], at: usize) -> u128 {
-    let mut a = [0u8; ANCHOR];
-    a.copy_from_slice(&text[at..at + ANCHOR]);
+fn key_at(text: &[u8], at: usize) -> u128 {
+    let mut a = [0u8; KEY];
+    a.copy_from_slice(&text[at..at + KEY]);
     u128::from_le_bytes(a)
 }
 
-/// The filter slot of an anchor: a hash of its first 8 bytes (one load
-/// and one multiply per text position).
+/// The filter slot of a key (two multiplies).
 #[inline(always)]
-fn filter_slot(first8: u64, bits: u32) -> usize {
-    (first8.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+fn filter_slot(key: u128, bits: u32) -> usize {
+    let h = (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ ((key >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (h >> (64 - bits)) as usize
 }
 
 impl<'p> MultiFind<'p> {
     /// Prepares `patterns` (ids are their indices; empty ones never match).
     pub fn new(patterns: &[&'p str]) -> MultiFind<'p> {
-        let mut anchors: FxMap<u128, Vec<u32>> = FxMap::default();
-        let bits = (patterns.len() * 64)
+        let mut keys: FxMap<u128, Vec<(u32, u8)>> = FxMap::default();
+        let long = patterns.iter().filter(|p| p.len() >= ANCHOR).count();
+        let bits = (long * STRIDE * 64)
             .next_power_of_two()
             .trailing_zeros()
-            .clamp(12, 22);
+            .clamp(12, 24);
         let mut filter = vec![0u64; (1 << bits) / 64];
         let mut short = Vec::new();
         for (id, p) in patterns.iter().enumerate() {
             let b = p.as_bytes();
             if b.len() >= ANCHOR {
-                let a = anchor_at(b, 0);
-                let slot = filter_slot(a as u64, bits);
-                filter[slot / 64] |= 1 << (slot % 64);
-                anchors.entry(a).or_default().push(id as u32);
+                for offset in 0..STRIDE {
+                    let k = key_at(b, offset);
+                    let slot = filter_slot(k, bits);
+                    filter[slot / 64] |= 1 << (slot % 64);
+                    keys.entry(k).or_default().push((id as u32, offset as u8));
+                }
             } else if !b.is_empty() {
                 short.push(id as u32);
             }
         }
         MultiFind {
             patterns: patterns.iter().map(|p| p.as_bytes()).collect(),
-            anchors,
+            keys,
             filter,
             bits,
             short,
@@ -93,31 +104,42 @@ impl<'p> MultiFind<'p> {
                 }
             }
         }
-        if self.anchors.is_empty() || text.len() < ANCHOR {
+        if self.keys.is_empty() || text.len() < ANCHOR {
             return found;
         }
-        let filter = &self.filter;
-        let bits = self.bits;
-        for (at, w) in text[..text.len() - ANCHOR + 8].windows(8).enumerate() {
-            let mut first8 = [0u8; 8];
-            first8.copy_from_slice(w);
-            let slot = filter_slot(u64::from_le_bytes(first8), bits);
-            if filter[slot / 64] & (1 << (slot % 64)) == 0 {
-                continue;
-            }
-            let Some(ids) = self.anchors.get(&anchor_at(text, at)) else {
-                continue;
-            };
-            for &id in ids {
-                let p = self.patterns[id as usize];
-                let f = &mut found[id as usize];
-                if (first_only && !f.is_empty()) || f.last().is_some_and(|l| l.end > at) {
-                    continue;
+        let (filter, bits) = (&self.filter, self.bits);
+        // Occurrences whose key stands at `at` start in at-7..=at (the key
+        // ends within the pattern, so it ends within the text): taken in
+        // order of their start, so each pattern's list stays ordered and
+        // non-overlapping.
+        let mut starts: Vec<(usize, u32)> = Vec::new();
+        let mut at = 0;
+        while at + KEY <= text.len() {
+            let k = key_at(text, at);
+            let slot = filter_slot(k, bits);
+            if filter[slot / 64] & (1 << (slot % 64)) != 0 {
+                if let Some(hits) = self.keys.get(&k) {
+                    starts.clear();
+                    for &(id, offset) in hits {
+                        let Some(start) = at.checked_sub(usize::from(offset)) else {
+                            continue;
+                        };
+                        if text[start..].starts_with(self.patterns[id as usize]) {
+                            starts.push((start, id));
+                        }
+                    }
+                    starts.sort_unstable();
+                    for &(start, id) in &starts {
+                        let f = &mut found[id as usize];
+                        if (first_only && !f.is_empty()) || f.last().is_some_and(|l| l.end > start)
+                        {
+                            continue;
+                        }
+                        f.push(start..start + self.patterns[id as usize].len());
+                    }
                 }
-                if text[at..].starts_with(p) {
-                    f.push(at..at + p.len());
-                }
             }
+            at += STRIDE;
         }
         found
     }
@@ -134,6 +156,54 @@ mod tests {
         memchr::memmem::find_iter(text.as_bytes(), p.as_bytes())
             .map(|at| at..at + p.len())
             .collect()
+    }
+
+    #[test]
+    fn equals_a_search_per_pattern_on_generated_texts() {
+        // Small alphabets make overlapping and repeated occurrences common,
+        // at every alignment of the 8-byte stride.
+        let mut seed = 5u64;
+        let mut next = move |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for round in 0..300 {
+            let alphabet: &[&str] = if round % 2 == 0 {
+                &["a", "b"]
+            } else {
+                &["a", "b", "é", " "]
+            };
+            let text: String = (0..next(300))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            let mut patterns: Vec<String> = Vec::new();
+            for _ in 0..1 + next(30) {
+                if !text.is_empty() && next(2) == 0 {
+                    // A piece of the text (on char boundaries).
+                    let chars: Vec<char> = text.chars().collect();
+                    let a = next(chars.len());
+                    let len = next(40).min(chars.len() - a);
+                    patterns.push(chars[a..a + len].iter().collect());
+                } else {
+                    patterns.push(
+                        (0..next(30))
+                            .map(|_| alphabet[next(alphabet.len())])
+                            .collect(),
+                    );
+                }
+            }
+            let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+            let mf = MultiFind::new(&refs);
+            let all = mf.find(&text, false);
+            let first = mf.find(&text, true);
+            for (k, p) in refs.iter().enumerate() {
+                let want = by_search(&text, p);
+                assert_eq!(all[k], want, "{p:?} in {text:?}");
+                assert_eq!(first[k], want.into_iter().take(1).collect::<Vec<_>>());
+            }
+        }
     }
 
     #[test]
