@@ -348,18 +348,20 @@ fn verify_quotes(
         .filter(|&i| !by_transcript[i].is_empty())
         .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].text.len()));
-    let done: Vec<Vec<(usize, Checked)>> = order
+    let prepare = |t: usize| {
+        crate::timings::measure("turns", || {
+            SourceText::borrowed_with_speakers(&transcripts.transcripts[t].text, &config.speakers)
+        })
+    };
+    // Each transcript's normalized text is kept for the search of the
+    // other transcripts (the rest of its structures is dropped).
+    let done: Vec<(usize, Vec<(usize, Checked)>, String)> = order
         .par_iter()
         .map(|&i| {
-            let src = crate::timings::measure("turns", || {
-                SourceText::borrowed_with_speakers(
-                    &transcripts.transcripts[i].text,
-                    &config.speakers,
-                )
-            });
+            let src = prepare(i);
             let out = check_transcript(&src, &by_transcript[i], quote_refs, config);
             crate::progress::advance(by_transcript[i].len() as u64);
-            out
+            (i, out, src.into_normalized_text())
         })
         .collect();
     crate::timings::phase("check quotes");
@@ -367,13 +369,17 @@ fn verify_quotes(
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
     let mut stitched: Vec<Option<Vec<attribution::Piece>>> = vec![None; n];
     let mut missing: Vec<usize> = Vec::new();
-    for (k, c) in done.into_iter().flatten() {
-        checks[k] = c.check;
-        match c.attributed {
-            Some(a) => attributed[k] = a,
-            None => {
-                missing.push(k);
-                stitched[k] = c.stitched;
+    let mut normalized: Vec<Option<String>> = vec![None; transcripts.transcripts.len()];
+    for (i, out, text) in done {
+        normalized[i] = Some(text);
+        for (k, c) in out {
+            checks[k] = c.check;
+            match c.attributed {
+                Some(a) => attributed[k] = a,
+                None => {
+                    missing.push(k);
+                    stitched[k] = c.stitched;
+                }
             }
         }
     }
@@ -388,20 +394,28 @@ fn verify_quotes(
         .iter()
         .filter_map(|&k| Some((cited[k]?, quote_refs[k].2.quote.as_str())))
         .collect();
-    let elsewhere = attribution::other_sources_by(
-        transcripts.transcripts.len(),
-        &names,
-        &lookups,
-        |t, visit| {
-            let src = crate::timings::measure("turns again", || {
-                SourceText::borrowed_with_speakers(
-                    &transcripts.transcripts[t].text,
-                    &config.speakers,
-                )
-            });
-            crate::timings::measure("other sources", || visit(&src));
-        },
-    );
+    let elsewhere = if lookups.is_empty() {
+        Vec::new()
+    } else {
+        // Transcripts no quote cites were not prepared: their normalized
+        // text now.
+        let filled: Vec<Option<String>> = normalized
+            .par_iter()
+            .enumerate()
+            .map(|(t, n)| match n {
+                Some(_) => None,
+                None => Some(prepare(t).into_normalized_text()),
+            })
+            .collect();
+        let texts: Vec<&str> = normalized
+            .iter()
+            .zip(&filled)
+            .map(|(n, f)| n.as_deref().or(f.as_deref()).unwrap_or(""))
+            .collect();
+        crate::timings::measure("other sources", || {
+            attribution::other_sources_in(&texts, &names, &lookups, |t, visit| visit(&prepare(t)))
+        })
+    };
     for (&k, other) in missing.iter().zip(elsewhere) {
         attributed[k] = match other {
             Some(o) => Attributed {

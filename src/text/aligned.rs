@@ -201,6 +201,11 @@ impl Normalized {
         })
     }
 
+    /// The normalized text, the map dropped.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+
     /// The normalized text.
     pub fn text(&self) -> &str {
         &self.text
