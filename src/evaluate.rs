@@ -355,7 +355,7 @@ fn verify_quotes(
     };
     // Each transcript's normalized text is kept for the search of the
     // other transcripts (the rest of its structures is dropped).
-    let done: Vec<(usize, Vec<(usize, Checked)>, String)> = order
+    let done: Vec<TranscriptChecked> = order
         .par_iter()
         .map(|&i| {
             let src = prepare(i);
@@ -438,6 +438,10 @@ fn verify_quotes(
     }
     (checks, attributed)
 }
+
+/// One transcript's checked quotes (by their index) and its normalized
+/// text.
+type TranscriptChecked = (usize, Vec<(usize, Checked)>, String);
 
 /// A quote checked in its transcript: the check, its attribution when
 /// found (else None, and the stitched pieces it would have when no other
