@@ -70,15 +70,17 @@ type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::text::fxha
 /// words). About 20 bytes per word.
 #[derive(Debug, Default)]
 pub struct BigramIndex {
-    /// Byte range of each word in the normalized text.
-    words: Vec<Range<u32>>,
+    /// First byte of each word in the normalized text (its end is where
+    /// its run of alphanumeric chars ends: [`BigramIndex::word`]).
+    starts: Vec<u32>,
     /// Word id of each word.
     ids: Vec<u32>,
     /// Word id of each distinct word, by its hash.
     vocab: FxMap<u64, u32>,
-    /// Positions of each word id: `uni_pos[uni_off[id]..uni_off[id + 1]]`.
-    uni_off: Vec<u32>,
-    uni_pos: Vec<u32>,
+    /// Positions of each word id: `.1[.0[id]...0[id + 1]]`, built on
+    /// first use (only quotes that share no word pair with the text vote
+    /// by single words).
+    unigrams: std::sync::OnceLock<(Vec<u32>, Vec<u32>)>,
     /// Positions `p` of bigrams `(ids[p], ids[p + 1])` by bucket.
     bi_off: Vec<u32>,
     bi_pos: Vec<u32>,
@@ -86,31 +88,88 @@ pub struct BigramIndex {
     chars: usize,
 }
 
+/// A word's 64-bit hash: eight bytes at a time, each mixed by a multiply,
+/// the length folded in, then a final avalanche.
 fn word_hash(w: &str) -> u64 {
-    crate::report::fnv1a(w.as_bytes())
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let b = w.as_bytes();
+    let mut h = b.len() as u64;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(a)).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut a = [0u8; 8];
+        a[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(a)).wrapping_mul(K);
+    }
+    h ^= h >> 32;
+    h = h.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    h ^ (h >> 29)
 }
 
 fn pair_key(a: u32, b: u32) -> u64 {
     (u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Byte ranges of the words (runs of alphanumeric chars) of `text`.
-fn word_ranges(text: &str) -> Vec<Range<u32>> {
-    let mut out = Vec::new();
+/// Whether the char at byte `i` of `text` is alphanumeric, and its length
+/// (ASCII by byte; other chars decoded).
+#[inline(always)]
+fn alnum_at(text: &str, i: usize) -> (bool, usize) {
+    let c = text.as_bytes()[i];
+    if c < 0x80 {
+        (c.is_ascii_alphanumeric(), 1)
+    } else {
+        match text[i..].chars().next() {
+            Some(ch) => (ch.is_alphanumeric(), ch.len_utf8()),
+            None => (false, 1),
+        }
+    }
+}
+
+/// Calls `f(start, end)` for each word (run of alphanumeric chars) of
+/// `text`, in order.
+#[inline(always)]
+fn each_word(text: &str, mut f: impl FnMut(usize, usize)) {
     let mut start: Option<usize> = None;
-    for (i, c) in text.char_indices() {
-        if c.is_alphanumeric() {
+    let mut i = 0;
+    while i < text.len() {
+        let (alnum, len) = alnum_at(text, i);
+        if alnum {
             if start.is_none() {
                 start = Some(i);
             }
         } else if let Some(s) = start.take() {
-            out.push(s as u32..i as u32);
+            f(s, i);
         }
+        i += len;
     }
     if let Some(s) = start {
-        out.push(s as u32..text.len() as u32);
+        f(s, text.len());
     }
+}
+
+/// Byte ranges of the words (runs of alphanumeric chars) of `text`.
+fn word_ranges(text: &str) -> Vec<Range<u32>> {
+    let mut out = Vec::new();
+    each_word(text, |s, e| out.push(s as u32..e as u32));
     out
+}
+
+/// Where the word starting at byte `start` of `text` ends.
+fn word_end(text: &str, start: usize) -> usize {
+    let mut i = start;
+    while i < text.len() {
+        let (alnum, len) = alnum_at(text, i);
+        if !alnum {
+            break;
+        }
+        i += len;
+    }
+    i
 }
 
 /// Counting sort of positions by key: (offsets, positions).
@@ -136,17 +195,15 @@ fn buckets(n_keys: usize, keys: impl Iterator<Item = usize> + Clone) -> (Vec<u32
 impl BigramIndex {
     /// Indexes a normalized transcript.
     pub fn new(text: &str) -> BigramIndex {
-        let words = word_ranges(text);
         let mut vocab: FxMap<u64, u32> = FxMap::default();
-        let ids: Vec<u32> = words
-            .iter()
-            .map(|r| {
-                let h = word_hash(&text[r.start as usize..r.end as usize]);
-                let next = vocab.len() as u32;
-                *vocab.entry(h).or_insert(next)
-            })
-            .collect();
-        let (uni_off, uni_pos) = buckets(vocab.len(), ids.iter().map(|&i| i as usize));
+        let mut starts: Vec<u32> = Vec::with_capacity(text.len() / 6);
+        let mut ids: Vec<u32> = Vec::with_capacity(text.len() / 6);
+        each_word(text, |s, e| {
+            let h = word_hash(&text[s..e]);
+            let next = vocab.len() as u32;
+            starts.push(s as u32);
+            ids.push(*vocab.entry(h).or_insert(next));
+        });
         let n_buckets = (ids.len() / 2).max(1).next_power_of_two();
         let mask = n_buckets as u64 - 1;
         let (bi_off, bi_pos) = buckets(
@@ -155,11 +212,10 @@ impl BigramIndex {
                 .map(move |w| (pair_key(w[0], w[1]) >> 20 & mask) as usize),
         );
         BigramIndex {
-            words,
+            starts,
             ids,
             vocab,
-            uni_off,
-            uni_pos,
+            unigrams: std::sync::OnceLock::new(),
             bi_off,
             bi_pos,
             chars: text.chars().count(),
@@ -173,8 +229,22 @@ impl BigramIndex {
 
     /// Positions of a word id.
     fn unigram(&self, id: u32) -> &[u32] {
+        let (off, pos) = self
+            .unigrams
+            .get_or_init(|| buckets(self.vocab.len(), self.ids.iter().map(|&i| i as usize)));
         let i = id as usize;
-        &self.uni_pos[self.uni_off[i] as usize..self.uni_off[i + 1] as usize]
+        &pos[off[i] as usize..off[i + 1] as usize]
+    }
+
+    /// Number of words.
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Byte range of word `k` in `text` (the text indexed).
+    fn word(&self, text: &str, k: usize) -> Range<usize> {
+        let s = self.starts[k] as usize;
+        s..word_end(text, s)
     }
 
     /// Positions in the bucket of the bigram `(a, b)`: at least its
@@ -215,10 +285,7 @@ pub struct Piece {
 pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) -> Vec<Piece> {
     let q = word_ranges(quote);
     let qw = |k: usize| &quote[q[k].start as usize..q[k].end as usize];
-    let tw = |k: usize| {
-        let r = &index.words[k];
-        &text[r.start as usize..r.end as usize]
-    };
+    let tw = |k: usize| &text[index.word(text, k)];
     let ids: Vec<Option<u32>> = (0..q.len()).map(|k| index.id(qw(k))).collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -231,9 +298,7 @@ pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) ->
                 // Word ids first (equal words have equal ids), then the
                 // words themselves, in case two words share a hash.
                 let mut m = 0;
-                while i + m < q.len()
-                    && p + m < index.words.len()
-                    && ids[i + m] == Some(index.ids[p + m])
+                while i + m < q.len() && p + m < index.len() && ids[i + m] == Some(index.ids[p + m])
                 {
                     m += 1;
                 }
@@ -253,7 +318,7 @@ pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) ->
         }
         match best {
             Some((m, p)) if m >= min_words => {
-                let range = index.words[p].start as usize..index.words[p + m - 1].end as usize;
+                let range = index.word(text, p).start..index.word(text, p + m - 1).end;
                 out.push(Piece {
                     quote_words: i..i + m,
                     text_words: p..p + m,
@@ -314,7 +379,7 @@ pub fn candidate_windows(
         .map(|r| index.id(&quote[r.start as usize..r.end as usize]))
         .collect();
     let nq = qwords.len();
-    let nw = index.words.len();
+    let nw = index.len();
     let radius = (nq / 4).max(3);
     let slack_bytes = qchars / 4 + 8;
     let located = VOTES.with(|cell| {
@@ -391,11 +456,11 @@ pub fn candidate_windows(
             let last = (hi as i64 + radius as i64).clamp(0, nw as i64 - 1) as usize;
             let start = floor_boundary(
                 text,
-                (index.words[first].start as usize).saturating_sub(slack_bytes),
+                index.word(text, first).start.saturating_sub(slack_bytes),
             );
             let end = ceil_boundary(
                 text,
-                (index.words[last].end as usize + slack_bytes).min(text.len()),
+                (index.word(text, last).end + slack_bytes).min(text.len()),
             );
             start..end
         })
