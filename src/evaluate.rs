@@ -539,42 +539,41 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
         .long()
 }
 
-/// Groups scores by key and summarizes each group. Each group's bootstrap is
-/// seeded with the run seed mixed with the group's name, so adding a group
-/// does not change another's interval.
-fn grouped(groups: BTreeMap<String, Vec<f64>>, config: &EvalConfig) -> BTreeMap<String, GroupStat> {
+/// Groups scores by key and summarizes each group (groups in parallel).
+/// Each group's bootstrap is seeded with the run seed mixed with the
+/// group's name, so adding a group does not change another's interval.
+fn grouped(groups: BTreeMap<&str, Vec<f64>>, config: &EvalConfig) -> BTreeMap<String, GroupStat> {
+    let groups: Vec<(&str, Vec<f64>)> = groups.into_iter().collect();
     groups
-        .into_iter()
+        .par_iter()
         .map(|(k, xs)| {
-            let seed = crate::stats::group_seed(config.seed, &k);
-            (k, summarize(&xs, seed, config.resamples))
+            let seed = crate::stats::group_seed(config.seed, k);
+            (k.to_string(), summarize(xs, seed, config.resamples))
         })
+        .collect::<Vec<_>>()
+        .into_iter()
         .collect()
 }
 
 /// Aggregates an evaluation.
 pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
     let config = &eval.config;
-    let mut by_source: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    let mut by_quote_source: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    let mut by_type: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut by_source: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut by_quote_source: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut by_type: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let mut all = Vec::new();
     let mut existence = Vec::new();
     let mut strict = Vec::new();
-    let mut attribution = AttributionCounts::default();
-    for a in Attribution::ALL {
-        attribution.overall.insert(a.as_str().to_string(), 0);
-    }
-    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
-    for v in [
+    const VERDICTS: [Verdict; 5] = [
         Verdict::Exact,
         Verdict::Normalized,
         Verdict::Fuzzy,
         Verdict::NotFound,
         Verdict::UnknownSource,
-    ] {
-        verdicts.insert(v.as_str().to_string(), 0);
-    }
+    ];
+    let mut verdict_counts = [0usize; VERDICTS.len()];
+    let mut overall = [0usize; Attribution::ALL.len()];
+    let mut per_transcript: BTreeMap<&str, [usize; Attribution::ALL.len()]> = BTreeMap::new();
     let (mut answers, mut scored, mut quotes) = (0, 0, 0);
     for p in &eval.pairs {
         if let Some(e) = p.existence_score {
@@ -588,25 +587,23 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
             if let Some(s) = a.score {
                 scored += 1;
                 all.push(s);
-                let src = a.source.clone().unwrap_or_else(|| NO_SOURCE.to_string());
+                let src = a.source.as_deref().unwrap_or(NO_SOURCE);
                 by_source.entry(src).or_default().push(s);
                 if let Some(t) = p.qtype {
-                    by_type.entry(t.name().to_string()).or_default().push(s);
+                    by_type.entry(t.name()).or_default().push(s);
                 }
             }
             for q in &a.quotes {
                 quotes += 1;
-                *verdicts
-                    .entry(q.check.verdict.as_str().to_string())
-                    .or_default() += 1;
-                let src = q.source.clone().unwrap_or_else(|| NO_SOURCE.to_string());
-                if let Some(a) = q.attributed.attribution {
-                    *attribution
-                        .overall
-                        .entry(a.as_str().to_string())
-                        .or_default() += 1;
-                    let per = attribution.by_transcript.entry(src.clone()).or_default();
-                    *per.entry(a.as_str().to_string()).or_default() += 1;
+                if let Some(v) = VERDICTS.iter().position(|&v| v == q.check.verdict) {
+                    verdict_counts[v] += 1;
+                }
+                let src = q.source.as_deref().unwrap_or(NO_SOURCE);
+                if let Some(at) = q.attributed.attribution {
+                    if let Some(k) = Attribution::ALL.iter().position(|&x| x == at) {
+                        overall[k] += 1;
+                        per_transcript.entry(src).or_default()[k] += 1;
+                    }
                 }
                 by_quote_source
                     .entry(src)
@@ -615,6 +612,26 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
             }
         }
     }
+    let named = |counts: &[usize], only_used: bool| -> BTreeMap<String, usize> {
+        Attribution::ALL
+            .iter()
+            .zip(counts)
+            .filter(|(_, &c)| !only_used || c > 0)
+            .map(|(a, &c)| (a.as_str().to_string(), c))
+            .collect()
+    };
+    let attribution = AttributionCounts {
+        overall: named(&overall, false),
+        by_transcript: per_transcript
+            .iter()
+            .map(|(t, c)| (t.to_string(), named(c, true)))
+            .collect(),
+    };
+    let verdicts: BTreeMap<String, usize> = VERDICTS
+        .iter()
+        .zip(verdict_counts)
+        .map(|(v, c)| (v.as_str().to_string(), c))
+        .collect();
     let counts = BTreeMap::from([
         ("pairs".to_string(), eval.pairs.len()),
         ("answers".to_string(), answers),
@@ -622,14 +639,41 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
         ("unscored_answers".to_string(), answers - scored),
         ("quotes".to_string(), quotes),
     ]);
+    let (
+        (transcript_average_scores, verbatim_average_scores),
+        (by_type, (overall, (existence, strict_existence))),
+    ) = rayon::join(
+        || {
+            rayon::join(
+                || grouped(by_source, config),
+                || grouped(by_quote_source, config),
+            )
+        },
+        || {
+            rayon::join(
+                || grouped(by_type, config),
+                || {
+                    rayon::join(
+                        || summarize(&all, config.seed, config.resamples),
+                        || {
+                            rayon::join(
+                                || summarize(&existence, config.seed ^ 1, config.resamples),
+                                || summarize(&strict, config.seed ^ 2, config.resamples),
+                            )
+                        },
+                    )
+                },
+            )
+        },
+    );
     Summary {
         signature: eval.signature.clone(),
-        transcript_average_scores: grouped(by_source, config),
-        verbatim_average_scores: grouped(by_quote_source, config),
-        by_type: grouped(by_type, config),
-        overall: summarize(&all, config.seed, config.resamples),
-        existence: summarize(&existence, config.seed ^ 1, config.resamples),
-        strict_existence: summarize(&strict, config.seed ^ 2, config.resamples),
+        transcript_average_scores,
+        verbatim_average_scores,
+        by_type,
+        overall,
+        existence,
+        strict_existence,
         attribution,
         verdicts,
         counts,
