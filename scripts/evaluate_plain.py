@@ -689,11 +689,18 @@ def mean(xs):
     return total / len(xs)
 
 
-def stat(xs, resamples=2000, seed=42):
-    """Mean, n and a 95% percentile-bootstrap interval."""
+RESAMPLES = 2000
+
+
+def stat(xs, seed=42):
+    """Mean, n and a 95% percentile-bootstrap interval (RESAMPLES
+    resamples; none with 0)."""
+    resamples = RESAMPLES
     if not xs:
         return {"mean": None, "n": 0, "ci_low": None, "ci_high": None}
     m = mean(xs)
+    if resamples == 0:
+        return {"mean": m, "n": len(xs), "ci_low": None, "ci_high": None}
     if len(xs) < 2:
         return {"mean": m, "n": 1, "ci_low": m, "ci_high": m}
     rng = random.Random(seed)
@@ -828,7 +835,11 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--compare", metavar="RESULTS.json",
                     help="corpus-eval's results.json to check these results against")
+    ap.add_argument("--resamples", type=int, default=2000,
+                    help="bootstrap resamples of the intervals (0: means only)")
     args = ap.parse_args()
+    global RESAMPLES
+    RESAMPLES = args.resamples
     result = evaluate(args.questions, args.transcripts)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump(result, f, ensure_ascii=False)

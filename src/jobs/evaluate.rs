@@ -456,10 +456,17 @@ pub fn write_run(
         .into_iter()
         .filter_map(|(alt, name)| std::fs::read(run.file(name)).ok().map(|b| (alt, b)))
         .collect();
-        let data = audit::data(inputs.0, evaluation, inputs.1);
+        crate::timings::phase("write tables");
+        let data = audit::data_parts(inputs.0, evaluation, inputs.1);
+        crate::timings::phase("audit data");
         let view = run.manifest_mut().reproducible_view();
-        let html = audit::render(&data, summary, &charts, &view);
-        run.write("report.html", html.as_bytes())?;
+        let (head, tail) = audit::render_around(summary, &charts, &view);
+        crate::timings::phase("audit render");
+        run.write_streamed("report.html", |w| {
+            w.write_all(head.as_bytes())?;
+            audit::write_data(&data, w)?;
+            w.write_all(tail.as_bytes())
+        })?;
     }
     Ok(())
 }

@@ -23,6 +23,7 @@ use super::html::{escape, HtmlPage};
 use crate::citations::fuzzy::{ceil_boundary as ceil, floor_boundary as floor};
 use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::evaluate::{Evaluation, Summary};
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::ops::Range;
@@ -168,70 +169,137 @@ fn ctx_json(c: &Context) -> Value {
     ])
 }
 
-/// The report's data: the pairs (question, answers with their scores) and
-/// one record per quote.
-pub fn data(questions: &QuestionSet, eval: &Evaluation, transcripts: &TranscriptSet) -> Value {
+/// The report's data as JSON text: `{"pairs": [...], "quotes": [...]}`,
+/// the pairs (question, answers with their scores) and one record per
+/// quote, made pair by pair in parallel. `</` is written `<\/` so that the
+/// text can stand in a `<script>` block.
+pub fn data_json(
+    questions: &QuestionSet,
+    eval: &Evaluation,
+    transcripts: &TranscriptSet,
+) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_data(&data_parts(questions, eval, transcripts), &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The report's data in parts (per pair: its record and its quotes'
+/// records, each followed by a comma), for [`write_data`].
+pub fn data_parts(
+    questions: &QuestionSet,
+    eval: &Evaluation,
+    transcripts: &TranscriptSet,
+) -> Vec<(String, String)> {
     let text_of = |file: &Option<String>| {
         file.as_deref()
             .and_then(|f| transcripts.get(f))
             .map(|t| t.text.as_str())
     };
-    let mut pairs = Vec::with_capacity(eval.pairs.len());
-    let mut quotes = Vec::new();
-    for (pi, (p, r)) in questions.pairs.iter().zip(&eval.pairs).enumerate() {
-        pairs.push(json!({
-            "id": r.id,
-            "question": p.text,
-            "type": p.qtype,
-            "answers": p.answers.iter().zip(&r.answers).map(|(a, ar)| json!([a.answer, ar.score])).collect::<Vec<_>>(),
-        }));
-        for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
-            for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
-                let differs = matches!(
-                    qr.check.verdict,
-                    crate::citations::Verdict::Normalized | crate::citations::Verdict::Fuzzy
-                );
-                let ctx = match (&qr.check.byte_span, text_of(&q.source)) {
-                    (Some(b), Some(t)) => {
-                        ctx_json(&context(t, b.clone(), differs.then_some(q.quote.as_str())))
-                    }
-                    _ => Value::Null,
-                };
-                let at = &qr.attributed;
-                let pieces: Vec<Value> = match text_of(&q.source) {
-                    Some(t) => at
-                        .pieces
-                        .iter()
-                        .map(|p| json!({"speaker": p.span_speaker, "span": p.span, "ctx": ctx_json(&context(t, p.byte_span.clone(), None))}))
-                        .collect(),
-                    None => Vec::new(),
-                };
-                let other = at.other_source.as_ref().map(|o| {
-                    let t = transcripts.get(&o.source).map_or("", |t| t.text.as_str());
-                    json!({"source": o.source, "verdict": o.verdict, "speaker": o.span_speaker,
-                           "span": o.span, "ctx": ctx_json(&context(t, o.byte_span.clone(), None))})
-                });
-                quotes.push(json!({
-                    "id": format!("{}/{ai}/{k}", r.id),
-                    "p": pi,
-                    "a": ai,
-                    "quote": q.quote,
-                    "source": q.source,
-                    "speaker": q.speaker,
-                    "verdict": qr.check.verdict,
-                    "found": qr.found,
-                    "sim": (qr.check.similarity * 1000.0).round() / 1000.0,
-                    "attribution": at.attribution,
-                    "span_speaker": at.span_speaker,
-                    "span": qr.check.span.as_ref().map(|s| json!({"start": s.start, "end": s.end})),
-                    "ctx": ctx,
-                    "pieces": pieces,
-                    "other": other,
-                }));
+    let n = questions.pairs.len().min(eval.pairs.len());
+    // Per pair: its record and its quotes' records, each followed by a comma.
+    let parts: Vec<(String, String)> = (0..n)
+        .into_par_iter()
+        .map(|pi| {
+            let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+            let pair = json!({
+                "id": r.id,
+                "question": p.text,
+                "type": p.qtype,
+                "answers": p.answers.iter().zip(&r.answers).map(|(a, ar)| json!([a.answer, ar.score])).collect::<Vec<_>>(),
+            });
+            let mut quotes = String::new();
+            for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
+                for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
+                    quotes.push_str(&quote_record(pi, (ai, k), (q, qr), &r.id, &text_of, transcripts).to_string());
+                    quotes.push(',');
+                }
             }
+            (escape_script(pair.to_string() + ","), escape_script(quotes))
+        })
+        .collect();
+    parts
+}
+
+/// Writes the data (the JSON text of [`data_json`]) from its parts.
+pub fn write_data(parts: &[(String, String)], w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    // Each part ends in a comma; the last of each array's is left out.
+    let write_all = |w: &mut dyn std::io::Write, items: &mut dyn Iterator<Item = &String>| {
+        let items: Vec<&String> = items.filter(|s| !s.is_empty()).collect();
+        for (k, s) in items.iter().enumerate() {
+            let s = if k + 1 == items.len() {
+                s.strip_suffix(',').unwrap_or(s)
+            } else {
+                s.as_str()
+            };
+            w.write_all(s.as_bytes())?;
         }
+        Ok::<(), std::io::Error>(())
+    };
+    w.write_all(b"{\"pairs\":[")?;
+    write_all(w, &mut parts.iter().map(|(p, _)| p))?;
+    w.write_all(b"],\"quotes\":[")?;
+    write_all(w, &mut parts.iter().map(|(_, q)| q))?;
+    w.write_all(b"]}")
+}
+
+/// `</` written `<\/` (JSON escapes it the same).
+fn escape_script(s: String) -> String {
+    if s.contains("</") {
+        s.replace("</", "<\\/")
+    } else {
+        s
     }
-    json!({"pairs": pairs, "quotes": quotes})
+}
+
+/// One quote's record.
+fn quote_record<'t>(
+    pi: usize,
+    (ai, k): (usize, usize),
+    (q, qr): (&crate::corpus::Quote, &crate::evaluate::QuoteResult),
+    pair_id: &str,
+    text_of: &dyn Fn(&Option<String>) -> Option<&'t str>,
+    transcripts: &'t TranscriptSet,
+) -> Value {
+    let differs = matches!(
+        qr.check.verdict,
+        crate::citations::Verdict::Normalized | crate::citations::Verdict::Fuzzy
+    );
+    let ctx = match (&qr.check.byte_span, text_of(&q.source)) {
+        (Some(b), Some(t)) => ctx_json(&context(t, b.clone(), differs.then_some(q.quote.as_str()))),
+        _ => Value::Null,
+    };
+    let at = &qr.attributed;
+    let pieces: Vec<Value> = match text_of(&q.source) {
+        Some(t) => at
+            .pieces
+            .iter()
+            .map(|p| json!({"speaker": p.span_speaker, "span": p.span, "ctx": ctx_json(&context(t, p.byte_span.clone(), None))}))
+            .collect(),
+        None => Vec::new(),
+    };
+    let other = at.other_source.as_ref().map(|o| {
+        let t = transcripts.get(&o.source).map_or("", |t| t.text.as_str());
+        json!({"source": o.source, "verdict": o.verdict, "speaker": o.span_speaker,
+               "span": o.span, "ctx": ctx_json(&context(t, o.byte_span.clone(), None))})
+    });
+    json!({
+        "id": format!("{pair_id}/{ai}/{k}"),
+        "p": pi,
+        "a": ai,
+        "quote": q.quote,
+        "source": q.source,
+        "speaker": q.speaker,
+        "verdict": qr.check.verdict,
+        "found": qr.found,
+        "sim": (qr.check.similarity * 1000.0).round() / 1000.0,
+        "attribution": at.attribution,
+        "span_speaker": at.span_speaker,
+        "span": qr.check.span.as_ref().map(|s| json!({"start": s.start, "end": s.end})),
+        "ctx": ctx,
+        "pieces": pieces,
+        "other": other,
+    })
 }
 
 const STYLE: &str = ".bar{display:flex;gap:12px;flex-wrap:wrap;align-items:center;margin:16px 0}\
@@ -269,11 +337,23 @@ apply();document.body.setAttribute('data-ready-ms',Math.round(performance.now())
 
 /// The whole report page.
 pub fn render(
-    data: &Value,
+    data_json: &str,
     summary: &Summary,
     charts: &[(&str, Vec<u8>)],
     reproducible: &Value,
 ) -> String {
+    let (head, tail) = render_around(summary, charts, reproducible);
+    format!("{head}{data_json}{tail}")
+}
+
+/// The page [`render`] makes, in the two parts that stand before and after
+/// the data (so that a writer can stream the data between them instead of
+/// copying it into one string).
+pub fn render_around(
+    summary: &Summary,
+    charts: &[(&str, Vec<u8>)],
+    reproducible: &Value,
+) -> (String, String) {
     let mut page = HtmlPage::new("Quote audit report");
     page.style(STYLE);
     page.note(&format!(
@@ -354,19 +434,23 @@ pub fn render(
         opts(&attributions),
         opts(&["exact", "normalized", "fuzzy", "not_found", "unknown_source"])
     ));
-    // `</` cannot end the data block early: JSON escapes it.
-    let json = serde_json::to_string(data)
-        .unwrap_or_else(|_| "{\"pairs\":[],\"quotes\":[]}".into())
-        .replace("</", "<\\/");
-    page.raw(&format!(
-        "<script type=\"application/json\" id=\"audit-data\">{json}</script>\n"
-    ));
+    // `</` cannot end the data block early: the data escapes it.
+    page.raw("<script type=\"application/json\" id=\"audit-data\">");
+    page.raw(DATA_MARK);
+    page.raw("</script>\n");
     page.heading(2, "Run");
     page.note(&format!("Signature: {}", summary.signature));
     page.preformatted(&serde_json::to_string_pretty(reproducible).unwrap_or_default());
     page.script(&SCRIPT.replace("P=50", &format!("P={PAGE_SIZE}")));
-    page.render()
+    let html = page.render();
+    match html.split_once(DATA_MARK) {
+        Some((head, tail)) => (head.to_string(), tail.to_string()),
+        None => (html, String::new()),
+    }
 }
+
+/// Where the data goes in the rendered page (no text of the page holds it).
+const DATA_MARK: &str = "\u{0}audit-data\u{0}";
 
 #[cfg(test)]
 mod tests {
