@@ -118,8 +118,9 @@ impl QuoteCheck {
     }
 }
 
-/// Bytes between char-count checkpoints.
-const CHECKPOINT: usize = 4096;
+/// Bytes between char-count checkpoints (a char offset counts at most
+/// this many bytes past one).
+const CHECKPOINT: usize = 512;
 
 /// One transcript prepared for quote lookups; the normalized text, the char
 /// offset table and the fuzzy index are built on first use, once. With

@@ -176,18 +176,29 @@ impl Turns {
         // Matches by the fast (DFA) search; the group found by searching
         // again from each match's start (the same leftmost-first match, in
         // the whole text's context).
+        let default = config.source == DEFAULT_SPEAKER_PATTERN;
         for m in config.pattern.find_iter(text) {
             if m.is_empty() {
                 continue;
             }
-            let Some(label) = config
-                .pattern
-                .captures_at(text, m.start())
-                .and_then(|c| c.get(1))
-            else {
-                continue;
+            // The default pattern's label is the match up to its first
+            // `:` (the label's chars exclude it), trimmed: no second search.
+            let label = if default {
+                match m.as_str().split_once(':') {
+                    Some((label, _)) => label,
+                    None => continue,
+                }
+            } else {
+                match config
+                    .pattern
+                    .captures_at(text, m.start())
+                    .and_then(|c| c.get(1))
+                {
+                    Some(g) => g.as_str(),
+                    None => continue,
+                }
             };
-            labels.push((m.range(), label.as_str().trim().to_string()));
+            labels.push((m.range(), label.trim().to_string()));
         }
         let mut turns = Vec::with_capacity(labels.len() + 1);
         let first = labels.first().map_or(text.len(), |(r, _)| r.start);
@@ -310,6 +321,34 @@ mod tests {
         let o = t.spoken.range_to_original(r);
         assert_eq!(&text[o.clone()], "Where?\n  Núria Puig: Here, in Gràcia");
         assert_eq!(t.turns_covered(&o), vec![1, 2]);
+    }
+
+    #[test]
+    fn the_default_patterns_labels_equal_its_group() {
+        // The same pattern written differently takes the search for the
+        // group: every turn must come out the same.
+        let same = SpeakerConfig::new(
+            &format!("(?:){DEFAULT_SPEAKER_PATTERN}"),
+            &DEFAULT_INTERVIEWER_LABELS,
+        )
+        .unwrap();
+        let text = "Intro.\n  Núria Puig :  Here, in Gràcia: yes.\nQ: Why?\n\n Anna Maria: x\nlow: not a label\nÉmile:\ttab\nB:c\nMr O'Neil-Smith: ok\n";
+        let a = Turns::parse(text, &SpeakerConfig::default());
+        let b = Turns::parse(text, &same);
+        assert_eq!(a.turns, b.turns);
+        assert_eq!(a.spoken.text(), b.spoken.text());
+        let speakers: Vec<Option<&str>> = a.turns.iter().map(|t| t.speaker.as_deref()).collect();
+        assert_eq!(
+            speakers,
+            vec![
+                None,
+                Some("Núria Puig"),
+                Some("Q"),
+                Some("Anna Maria"),
+                Some("Émile"),
+                Some("Mr O'Neil-Smith")
+            ]
+        );
     }
 
     #[test]

@@ -15,10 +15,12 @@ pub mod tape;
 mod transcripts;
 
 pub use questions::{
-    load_questions, parse_questions, parse_questions_owned, Answer, QaPair, QuestionSet, Quote,
+    load_questions, parse_questions, parse_questions_owned, parse_questions_with, Answer, QaPair,
+    QuestionSet, Quote,
 };
 pub use transcripts::{
-    load_transcripts, parse_transcripts, parse_transcripts_owned, Transcript, TranscriptSet,
+    load_transcripts, parse_transcripts, parse_transcripts_owned, parse_transcripts_with,
+    Transcript, TranscriptSet,
 };
 
 use std::path::PathBuf;
@@ -126,17 +128,34 @@ pub(crate) fn parse_json(
 }
 
 /// The tape of a JSON document (a leading byte-order mark skipped), with
-/// the text it indexes. Invalid JSON or a repeated key is the error
-/// [`parse_json`] gives for it (naming the line and column).
-pub(crate) fn parse_tape(
+/// the text it indexes, running `alongside` over the whole text (the mark
+/// included) on another thread while the tape is made. Invalid JSON or a
+/// repeated key is the error [`parse_json`] gives for it (naming the line
+/// and column).
+pub(crate) fn parse_tape_with<R: Send>(
     path: &std::path::Path,
     mut text: String,
-) -> Result<(String, tape::Tape), CorpusError> {
+    alongside: impl FnOnce(&[u8]) -> R + Send,
+) -> Result<(String, tape::Tape, R), CorpusError> {
     let bom = text.len() - strict_json::strip_bom(&text).len();
+    let (extra, tape) = rayon::join(
+        || alongside(text.as_bytes()),
+        || tape::Tape::parse(&text[bom..]),
+    );
     text.drain(..bom);
-    if let Some(t) = tape::Tape::parse(&text) {
-        return Ok((text, t));
+    if let Some(t) = tape {
+        return Ok((text, t, extra));
     }
+    let (text, t) = parse_tape_slow(path, text)?;
+    Ok((text, t, extra))
+}
+
+/// The tape of a document the tape scanner refused: serde_json's error, or
+/// (should serde_json accept it) the tape of serde_json's compact text.
+fn parse_tape_slow(
+    path: &std::path::Path,
+    text: String,
+) -> Result<(String, tape::Tape), CorpusError> {
     // Invalid: serde_json says where and why. (Should it accept what the
     // tape refused, its own compact text is read instead.)
     let value = parse_json(path, &text)?;

@@ -131,7 +131,22 @@ pub fn parse_questions(path: &Path, text: &str) -> Result<QuestionSet, CorpusErr
 
 /// [`parse_questions`] taking the text (no copy of it).
 pub fn parse_questions_owned(path: &Path, text: String) -> Result<QuestionSet, CorpusError> {
-    let (text, tape) = super::parse_tape(path, text)?;
+    parse_questions_with(path, text, |_| ()).map(|(set, ())| set)
+}
+
+/// [`parse_questions_owned`], running `alongside` over the file's text on
+/// another thread while it is scanned (e.g. its SHA-256).
+pub fn parse_questions_with<R: Send>(
+    path: &Path,
+    text: String,
+    alongside: impl FnOnce(&[u8]) -> R + Send,
+) -> Result<(QuestionSet, R), CorpusError> {
+    let (text, tape, extra) = super::parse_tape_with(path, text, alongside)?;
+    build_questions(path, text, tape).map(|set| (set, extra))
+}
+
+/// The typed pairs of a question document's tape.
+fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet, CorpusError> {
     let err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
         record,

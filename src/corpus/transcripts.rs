@@ -82,7 +82,22 @@ pub fn parse_transcripts(path: &Path, text: &str) -> Result<TranscriptSet, Corpu
 /// document's tape (no value tree) and each FILE's text is built once at
 /// its final size.
 pub fn parse_transcripts_owned(path: &Path, text: String) -> Result<TranscriptSet, CorpusError> {
-    let (text, tape) = super::parse_tape(path, text)?;
+    parse_transcripts_with(path, text, |_| ()).map(|(set, ())| set)
+}
+
+/// [`parse_transcripts_owned`], running `alongside` over the file's text
+/// on another thread while it is scanned (e.g. its SHA-256).
+pub fn parse_transcripts_with<R: Send>(
+    path: &Path,
+    text: String,
+    alongside: impl FnOnce(&[u8]) -> R + Send,
+) -> Result<(TranscriptSet, R), CorpusError> {
+    let (text, tape, extra) = super::parse_tape_with(path, text, alongside)?;
+    build_transcripts(path, &text, &tape).map(|set| (set, extra))
+}
+
+/// The transcripts of a corpus document's tape.
+fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptSet, CorpusError> {
     let record_err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
         record,
@@ -93,7 +108,7 @@ pub fn parse_transcripts_owned(path: &Path, text: String) -> Result<TranscriptSe
     let root = tape.root();
     let chunks = match tape.kind(root) {
         Kind::Array => root,
-        Kind::Object => match tape.field(&text, root, "documents") {
+        Kind::Object => match tape.field(text, root, "documents") {
             Some(a) if tape.kind(a) == Kind::Array => a,
             _ => return Err(record_err("top level".into(), "documents", shape)),
         },
@@ -111,7 +126,7 @@ pub fn parse_transcripts_owned(path: &Path, text: String) -> Result<TranscriptSe
                 "expected an object",
             ));
         }
-        let content = match tape.field(&text, chunk, "page_content") {
+        let content = match tape.field(text, chunk, "page_content") {
             Some(c) if matches!(tape.kind(c), Kind::Str | Kind::StrEscaped) => c,
             Some(_) => {
                 return Err(record_err(
@@ -123,11 +138,11 @@ pub fn parse_transcripts_owned(path: &Path, text: String) -> Result<TranscriptSe
             None => return Err(record_err(format!("chunk {i}"), "page_content", "missing")),
         };
         let file_node = tape
-            .field(&text, chunk, "metadata")
-            .and_then(|m| tape.field(&text, m, "FILE"));
+            .field(text, chunk, "metadata")
+            .and_then(|m| tape.field(text, m, "FILE"));
         let file = match file_node.map(|f| (f, tape.kind(f))) {
             Some((f, Kind::Str | Kind::StrEscaped)) => {
-                let s = tape.str_value(&text, f).unwrap_or_default();
+                let s = tape.str_value(text, f).unwrap_or_default();
                 if s.trim().is_empty() {
                     return Err(record_err(
                         format!("chunk {i}"),
@@ -137,9 +152,9 @@ pub fn parse_transcripts_owned(path: &Path, text: String) -> Result<TranscriptSe
                 }
                 s
             }
-            Some((f, Kind::Number)) => match tape.value(&text, f) {
+            Some((f, Kind::Number)) => match tape.value(text, f) {
                 Value::Number(n) => n.to_string().into(),
-                _ => tape.raw(&text, f).to_string().into(),
+                _ => tape.raw(text, f).to_string().into(),
             },
             Some(_) => {
                 return Err(record_err(
@@ -178,7 +193,7 @@ pub fn parse_transcripts_owned(path: &Path, text: String) -> Result<TranscriptSe
         if std::mem::replace(&mut started[t], true) {
             joined.push('\n');
         }
-        push_content(&tape, &text, content, joined);
+        push_content(&tape, text, content, joined);
     }
     Ok(set)
 }

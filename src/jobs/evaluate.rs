@@ -22,7 +22,7 @@
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
-use crate::corpus::{parse_questions_owned, parse_transcripts_owned, QuestionSet, TranscriptSet};
+use crate::corpus::{parse_questions_with, parse_transcripts_with, QuestionSet, TranscriptSet};
 use crate::evaluate::{annotate, evaluate, summarize_evaluation, Annotated, EvalConfig, Summary};
 use crate::lexicon::Lexicon;
 use crate::report::manifest::{InputFile, Manifest};
@@ -180,21 +180,28 @@ pub fn execute(
     let started = SystemTime::now();
     config.validate()?;
     crate::timings::phase("start");
-    // One input at a time: read, hashed, parsed, its bytes dropped.
-    let q_bytes = super::read_input(questions_path)?;
-    let q_info = InputFile::new(questions_path, &q_bytes);
-    let mut questions =
-        parse_questions_owned(questions_path, super::utf8(questions_path, q_bytes)?)?;
+    // One input at a time: read, parsed while hashed, its bytes dropped
+    // (WordNet loads beside the transcripts).
+    let q_text = super::utf8(questions_path, super::read_input(questions_path)?)?;
+    let (mut questions, q_info) = parse_questions_with(questions_path, q_text, |b| {
+        InputFile::new(questions_path, b)
+    })?;
     if let Some(shard) = config.shard {
         keep_shard(&mut questions, shard)?;
     }
     crate::timings::phase("questions");
-    let t_bytes = super::read_input(transcripts_path)?;
-    let t_info = InputFile::new(transcripts_path, &t_bytes);
-    let transcripts =
-        parse_transcripts_owned(transcripts_path, super::utf8(transcripts_path, t_bytes)?)?;
+    let t_text = super::utf8(transcripts_path, super::read_input(transcripts_path)?)?;
+    let (parsed, lexicon) = rayon::join(
+        || {
+            parse_transcripts_with(transcripts_path, t_text, |b| {
+                InputFile::new(transcripts_path, b)
+            })
+        },
+        || super::load_lexicon(config.wordnet.as_deref()),
+    );
+    let (transcripts, t_info) = parsed?;
+    let lexicon = lexicon?;
     crate::timings::phase("transcripts");
-    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
     crate::timings::phase("lexicon");
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
