@@ -193,7 +193,7 @@ fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptS
         if std::mem::replace(&mut started[t], true) {
             joined.push('\n');
         }
-        push_content(&tape, text, content, joined);
+        push_content(tape, text, content, joined);
     }
     Ok(set)
 }
