@@ -1,61 +1,198 @@
 """corpus-eval from Python: the Rust core over plain Python data.
 
 Every function takes dicts, lists and strings, releases the GIL while the
-Rust core works, and returns plain data equal to what the `corpus-eval`
-command line writes for the same input. Keyword arguments are the fields of
-the command's configuration (its `--config` keys); an unknown one raises
-TypeError, bad input raises ValueError with the CLI's message.
+Rust core works (other Python threads run meanwhile), and returns plain data
+equal to what the `corpus-eval` command line writes for the same input.
+Keyword arguments are the fields of the command's configuration (its
+`--config` keys, e.g. `match`, `fuzzy_threshold`, `seed`); an unknown one
+raises TypeError, a bad value or bad input ValueError with the message the
+command line prints for it. `corpus_eval.arrow` holds the same kernels over
+Arrow tables, for data engines (Ray Data, Spark).
 """
 
 from __future__ import annotations
 
 import json as _json
-from typing import Any
+from typing import Any, Dict, List, Optional, Sequence
 
 from . import _native
 
-__all__ = ["evaluate", "score_answer", "hotpot", "similarity", "embed"]
+__all__ = [
+    "evaluate",
+    "verify_quotes",
+    "score_answer",
+    "hotpot",
+    "text_eval",
+    "grounding",
+    "lexical",
+    "agreement",
+    "similarity",
+    "embed",
+]
 
 
-def evaluate(questions: Any, transcripts: Any, **config: Any) -> dict:
-    """Score answers by question type and verify every quote (the CLI's
-    `corpus-eval evaluate`).
+def _dumps(value: Any) -> str:
+    return _json.dumps(value, ensure_ascii=False)
 
-    questions: the question document ({"qa_pairs": [...]} or a list of pairs);
-    transcripts: the transcript chunks ([{"page_content", "metadata": {"FILE"}}]);
-    config: evaluate's settings (match, fuzzy_threshold, seed, ...).
-    Returns {"results": <results.json>, "summary": <summary.json>}.
+
+def _document(value: Any) -> str:
+    """A JSON document: a str is taken as its text already (a file's
+    contents), anything else is dumped."""
+    return value if isinstance(value, str) else _dumps(value)
+
+
+def evaluate(questions: Any, transcripts: Any, **config: Any) -> Dict[str, Any]:
+    """Score every answer by its question type and verify every quote in the
+    transcript it cites (the CLI's `corpus-eval evaluate QUESTIONS
+    TRANSCRIPTS`).
+
+    questions: the question document ({"qa_pairs": [...]} or a list of
+        {"id"?, "question": {"text", "type", "metric"}, "answers": [{"answer",
+        "source", "verbatims": [{"quote", "source", "speaker"?}]}]}), or its
+        JSON text (a str).
+    transcripts: the corpus ([{"page_content", "metadata": {"FILE"}}] or
+        {"documents": [...]}), or its JSON text; the chunks of one FILE are
+        joined with "\\n".
+    config (the CLI's flags): match ("exact" | "normalized" | "fuzzy", the
+        weakest verdict that counts as found; default normalized),
+        fuzzy_threshold (0..1, default 0.9), seed (of the 95% bootstrap
+        intervals, default 42), speaker_pattern (a regex whose first group
+        is the speaker label), interviewer_labels (list), wordnet (a WordNet
+        dict folder instead of the embedded lexicon), shard ("I/N": only the
+        pairs whose id hashes to shard I of N).
+
+    Returns {"results": <results.json>, "summary": <summary.json>}: the
+    document with `score` on every answer, `verdict`, `found`, `similarity`,
+    `span`, `span_speaker` and `attribution` on every quote, `id` and
+    `existence_score` on every pair; and the means with their intervals.
     """
-    out = _native.evaluate_json(_json.dumps(questions), _json.dumps(transcripts), _json.dumps(config))
+    out = _native.evaluate_json(_document(questions), _document(transcripts), _dumps(config))
     return _json.loads(out)
 
 
-def score_answer(answer: str, type: str, metric: Any) -> float | None:
-    """One answer's score in [0, 1] under a question type and its metric (a
+def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: Any) -> List[Dict[str, Any]]:
+    """Check quotes against transcripts as `evaluate` checks an answer's
+    quotes, without a question file.
+
+    quotes: a list of {"quote", "source", "speaker"?, "answer"?, "id"?}:
+        the quoted text, the FILE it cites, the speaker it names, and the
+        answer it belongs to (quotes of one answer that repeat a text take
+        successive occurrences, as in `evaluate`).
+    transcripts: the corpus, as for `evaluate`.
+    config: evaluate's settings (match, fuzzy_threshold, speaker_pattern,
+        interviewer_labels).
+
+    Returns one dict per quote, in order: "id" (when given), then the fields
+    `evaluate` writes on a quote in results.json: verdict (exact,
+    normalized, fuzzy, not_found, unknown_source), found, similarity, span
+    ({"start", "end"} in characters, or None), span_speaker, attribution,
+    and other_source or pieces when the quote has them.
+    """
+    out = _native.verify_quotes_json(_dumps(list(quotes)), _document(transcripts), _dumps(config))
+    return _json.loads(out)
+
+
+def score_answer(answer: str, type: str, metric: Any) -> Optional[float]:
+    """One answer's score in [0, 1] under a question type (Yes/No, Yes/No
+    with Rationale, ListOne, ListMany, PickOne, PickMany) and its metric (a
     JSON value, or "yes"/"no"), or None when it cannot be scored (the CLI's
     `corpus-eval score`)."""
-    return _native.score_answer(answer, type, _json.dumps(metric))
+    return _native.score_answer(answer, type, _dumps(metric))
 
 
-def hotpot(predictions: Any, gold: Any, **config: Any) -> dict:
-    """HotpotQA metrics (the CLI's `corpus-eval hotpot`): simple-format
-    arrays or official {"answer", "sp"} predictions with the HotpotQA gold.
-    config: hotpot's settings (format="auto"|"simple"|"official", name).
-    Returns {"metrics": <metrics.json>, "per_example": <per_example.json>}."""
-    out = _native.hotpot_json(_json.dumps(predictions), _json.dumps(gold), _json.dumps(config))
+def hotpot(predictions: Any, gold: Any, **config: Any) -> Dict[str, Any]:
+    """HotpotQA answer, citation and supporting-fact metrics (the CLI's
+    `corpus-eval hotpot PREDICTIONS GOLD`): simple-format arrays, or
+    official {"answer", "sp"} predictions with the HotpotQA gold.
+
+    config: format ("auto" | "simple" | "official"), name (the system's
+    name in metrics.json; default "predictions", where the CLI uses the
+    predictions file's name), shard.
+
+    Returns {"metrics": <metrics.json>, "per_example": <per_example.json>}.
+    """
+    out = _native.hotpot_json(_dumps(predictions), _dumps(gold), _dumps(config))
+    return _json.loads(out)
+
+
+def text_eval(rows: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
+    """The text evaluator (the CLI's `corpus-eval text-eval INPUT`):
+    accuracy, relevance, safety and quality per question category.
+
+    rows: a list of {"id", "category" (Factual, Explanatory, Instruction,
+        Creative, Sensitive), "question", "reference", "response"}.
+    config: profile ("reference" | "standard"), no_embeddings (TF-IDF
+        cosines instead of sentence embeddings), require_model, model_dir,
+        engine, weights, thresholds, patterns (files), wordnet, shard.
+
+    Returns {"results": <results.json>, "summary": <summary.json>}.
+    """
+    out = _native.text_eval_json(_dumps(list(rows)), _dumps(config))
+    return _json.loads(out)
+
+
+def grounding(rows: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
+    """Grounding metrics of RAG responses (the CLI's `corpus-eval grounding
+    INPUT`): relevance, completeness and hallucination of each response
+    against its retrieved context.
+
+    rows: a list of {"id", "query", "response", "context" (a text or a list
+        of texts)}.
+    config: wordnet, shard.
+
+    Returns {"results": <grounding.json>, "summary": <summary.json>}.
+    """
+    out = _native.grounding_json(_dumps(list(rows)), _dumps(config))
+    return _json.loads(out)
+
+
+def lexical(items: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
+    """ROUGE, BLEU, chrF and SQuAD EM/F1 equal to rouge-score, sacrebleu and
+    the official SQuAD scripts (the CLI's `corpus-eval lexical INPUT`).
+
+    items: a list of {"prediction", "reference" or "references", "id"?}.
+    config: metrics (list: rouge1, rouge2, rougeL, rougeLsum, bleu, chrf,
+        squad; default all), stemmer, split_summaries, bleu_tokenize,
+        bleu_smooth, bleu_smooth_value, squad_version, prediction_field,
+        reference_field, resamples and seed (bootstrap intervals).
+
+    Returns {"summary": <what --json prints>, "items": <what --per-item
+    writes, one dict per item>}.
+    """
+    out = _native.lexical_json(_dumps(list(items)), _dumps(config))
+    return _json.loads(out)
+
+
+def agreement(table: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
+    """Agreement between raters (the CLI's `corpus-eval agreement FILE
+    --id COL`): Cohen's kappa, Fleiss' kappa, Krippendorff's alpha, Gwet's
+    AC1/AC2 and more, with bootstrap intervals.
+
+    table: a list of rows, {id column: ..., rater: rating, ...} (None is a
+        missing rating).
+    config: id (the id column; required), raters (list, default every other
+        column), level ("nominal" | "ordinal" | "interval" | "ratio"),
+        resamples, seed.
+
+    Returns agreement.json: every coefficient with its interval, counts,
+    the confusion matrix (two raters), the disagreements and the signature.
+    """
+    out = _native.agreement_json(_dumps(list(table)), _dumps(config))
     return _json.loads(out)
 
 
 def similarity(a: str, b: str) -> float:
     """Cosine similarity of two texts' all-MiniLM-L6-v2 embeddings (the CLI's
-    `corpus-eval similarity`); the model is found as the CLI finds it."""
+    `corpus-eval similarity`); the model is found as the CLI finds it
+    (CORPUS_EVAL_MODEL_DIR, models/all-MiniLM-L6-v2, the Hugging Face
+    cache) and loaded once per process."""
     return _native.similarity(a, b)
 
 
-def embed(texts: Any) -> Any:
+def embed(texts: Sequence[str]) -> Any:
     """The texts' sentence embeddings as a numpy float32 array of shape
     (len(texts), 384), L2-normalized (the CLI's `corpus-eval embed`)."""
     import numpy as np
 
     rows, dims, data = _native.embed_bytes([str(t) for t in texts])
-    return np.frombuffer(data, dtype="<f4").reshape(rows, dims)
+    return np.frombuffer(data, dtype="<f4").reshape(rows, dims).copy()

@@ -1,43 +1,71 @@
 //! The native half of the `corpus_eval` Python package: the corpus-eval
-//! jobs over JSON text, each releasing the GIL while it works. The Python
-//! half (`corpus_eval/__init__.py`) turns plain Python data into that text
-//! and back, so every function returns what the CLI writes.
+//! jobs over JSON text ([`corpus_eval::jobs::inline`]) and over Arrow
+//! batches ([`arrow`]), each releasing the GIL while it works. The Python
+//! half (`corpus_eval/__init__.py`, `corpus_eval/arrow.py`) turns plain
+//! Python data into that text and back, so every function returns what the
+//! CLI writes.
 
-use corpus_eval::jobs::{self, JobConfig};
+mod arrow;
+
+use corpus_eval::jobs::{self, inline, JobConfig};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// A configuration from JSON keyword arguments: an unknown key is a
-/// `TypeError` (as for a Python function), a bad value a `ValueError`.
+/// `TypeError` (as for a Python function), a bad value a `ValueError` with
+/// the message the command line gives for it.
 fn config<C: JobConfig>(json: &str) -> PyResult<C> {
-    let c: C = serde_json::from_str(json).map_err(|e| {
+    inline::config::<C>(json).map_err(|e| {
         let text = e.to_string();
         if text.contains("unknown field") {
             PyTypeError::new_err(text)
         } else {
             PyValueError::new_err(text)
         }
-    })?;
-    c.validate()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(c)
+    })
 }
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// The lexicon, loaded once per process.
-fn lexicon() -> PyResult<&'static corpus_eval::lexicon::Lexicon> {
-    static LEXICON: OnceLock<corpus_eval::lexicon::Lexicon> = OnceLock::new();
-    if let Some(l) = LEXICON.get() {
-        return Ok(l);
+/// A lexicon the job names: the embedded one (loaded once per process), or
+/// a WordNet dict folder's.
+enum Lexicon {
+    Embedded(&'static corpus_eval::lexicon::Lexicon),
+    Folder(Box<corpus_eval::lexicon::Lexicon>),
+}
+
+impl std::ops::Deref for Lexicon {
+    type Target = corpus_eval::lexicon::Lexicon;
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Lexicon::Embedded(l) => l,
+            Lexicon::Folder(l) => l,
+        }
+    }
+}
+
+/// The lexicon of `wordnet` (a dict folder) or the embedded one.
+fn lexicon(wordnet: Option<&Path>) -> PyResult<Lexicon> {
+    static EMBEDDED: OnceLock<corpus_eval::lexicon::Lexicon> = OnceLock::new();
+    if let Some(dir) = wordnet {
+        return jobs::load_lexicon(Some(dir))
+            .map(|l| Lexicon::Folder(Box::new(l)))
+            .map_err(value_error);
+    }
+    if let Some(l) = EMBEDDED.get() {
+        return Ok(Lexicon::Embedded(l));
     }
     let l = corpus_eval::lexicon::Lexicon::embedded().map_err(value_error)?;
-    Ok(LEXICON.get_or_init(|| l))
+    Ok(Lexicon::Embedded(EMBEDDED.get_or_init(|| l)))
+}
+
+fn to_json(v: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string(v).map_err(value_error)
 }
 
 /// `evaluate`: questions and transcripts as JSON text, the config's fields
@@ -50,15 +78,51 @@ fn evaluate_json(
     config_json: &str,
 ) -> PyResult<String> {
     let config: jobs::evaluate::Config = config(config_json)?;
-    let lexicon = lexicon()?;
     py.detach(|| {
-        let q = corpus_eval::corpus::parse_questions(Path::new("questions"), questions)
-            .map_err(value_error)?;
+        let lexicon = lexicon(config.wordnet.as_deref())?;
+        let (results, summary) =
+            inline::evaluate(&config, questions, transcripts, &lexicon).map_err(value_error)?;
+        to_json(&serde_json::json!({"results": results, "summary": summary}))
+    })
+}
+
+/// `verify_quotes`: quotes as a JSON array of {"quote", "source",
+/// "speaker"?, "answer"?, "id"?}, transcripts as the corpus's JSON text;
+/// returns the quotes' result fields (JSON text of an array).
+#[pyfunction]
+fn verify_quotes_json(
+    py: Python<'_>,
+    quotes: &str,
+    transcripts: &str,
+    config_json: &str,
+) -> PyResult<String> {
+    let config: jobs::evaluate::Config = config(config_json)?;
+    py.detach(|| {
+        let items: Vec<serde_json::Value> = serde_json::from_str(quotes).map_err(value_error)?;
+        let mut inputs = Vec::with_capacity(items.len());
+        let mut ids = Vec::with_capacity(items.len());
+        for (k, item) in items.iter().enumerate() {
+            let (input, id) = arrow::quote_of_json(k, item)?;
+            inputs.push(input);
+            ids.push(id);
+        }
         let t = corpus_eval::corpus::parse_transcripts(Path::new("transcripts"), transcripts)
             .map_err(value_error)?;
-        let out = jobs::evaluate::run(&config, &q, &t, lexicon).map_err(value_error)?;
-        let v = serde_json::json!({"results": out.results, "summary": out.summary});
-        Ok(v.to_string())
+        let results = inline::verify_quotes(&config, &inputs, &t).map_err(value_error)?;
+        let out: Vec<serde_json::Value> = results
+            .into_iter()
+            .zip(ids)
+            .map(|(fields, id)| {
+                // The id (when given) first, then the result's fields.
+                let mut out = serde_json::Map::new();
+                if let Some(id) = id {
+                    out.insert("id".into(), id);
+                }
+                out.extend(fields);
+                serde_json::Value::Object(out)
+            })
+            .collect();
+        to_json(&out)
     })
 }
 
@@ -72,13 +136,13 @@ fn score_answer(
     metric_json: &str,
 ) -> PyResult<Option<f64>> {
     let metric: serde_json::Value = serde_json::from_str(metric_json).map_err(value_error)?;
-    let lexicon = lexicon()?;
     py.detach(|| {
-        let compiled = corpus_eval::scoring::CompiledQuestion::compile(qtype, &metric, lexicon);
+        let lexicon = lexicon(None)?;
+        let compiled = corpus_eval::scoring::CompiledQuestion::compile(qtype, &metric, &lexicon);
         Ok(compiled.ok().map(|q| {
             q.score(
                 answer,
-                &mut corpus_eval::scoring::phrases::Analyzer::new(lexicon),
+                &mut corpus_eval::scoring::phrases::Analyzer::new(&lexicon),
             )
         }))
     })
@@ -86,7 +150,8 @@ fn score_answer(
 
 /// `hotpot`: predictions and gold as JSON text; returns
 /// `{"metrics", "per_example"}` as JSON text (metrics.json and
-/// per_example.json of the CLI's run folder).
+/// per_example.json of the CLI's run folder). The system is named `name`,
+/// else "predictions" (the CLI names it after the predictions file).
 #[pyfunction]
 fn hotpot_json(
     py: Python<'_>,
@@ -107,19 +172,67 @@ fn hotpot_json(
         let system = config.name.clone().unwrap_or_else(|| "predictions".into());
         let per_example: serde_json::Value =
             serde_json::from_slice(&eval.per_example_json()).map_err(value_error)?;
-        let v =
-            serde_json::json!({"metrics": eval.metrics_json(&system), "per_example": per_example});
-        Ok(v.to_string())
+        to_json(
+            &serde_json::json!({"metrics": eval.metrics_json(&system), "per_example": per_example}),
+        )
     })
 }
 
-/// The embedding model, loaded once per process (found as the CLI finds it).
+/// `text_eval`: rows as JSON text; returns `{"results", "summary"}`
+/// (results.json and summary.json) as JSON text.
+#[pyfunction]
+fn text_eval_json(py: Python<'_>, rows: &str, config_json: &str) -> PyResult<String> {
+    let config: jobs::text_eval::Config = config(config_json)?;
+    py.detach(|| {
+        let lexicon = lexicon(config.wordnet.as_deref())?;
+        let out = inline::text_eval(&config, rows, &lexicon).map_err(value_error)?;
+        to_json(&serde_json::json!({"results": out.results, "summary": out.summary}))
+    })
+}
+
+/// `grounding`: rows as JSON text; returns `{"results", "summary"}`
+/// (grounding.json and summary.json) as JSON text.
+#[pyfunction]
+fn grounding_json(py: Python<'_>, rows: &str, config_json: &str) -> PyResult<String> {
+    let config: jobs::grounding::Config = config(config_json)?;
+    py.detach(|| {
+        let lexicon = lexicon(config.wordnet.as_deref())?;
+        let out = inline::grounding(&config, rows, &lexicon).map_err(value_error)?;
+        to_json(&serde_json::json!({"results": out.results, "summary": out.summary}))
+    })
+}
+
+/// `lexical`: items as JSON text; returns `{"summary", "items"}` (what
+/// `--json` prints and `--per-item` writes) as JSON text.
+#[pyfunction]
+fn lexical_json(py: Python<'_>, items: &str, config_json: &str) -> PyResult<String> {
+    let config: jobs::lexical::Config = config(config_json)?;
+    py.detach(|| {
+        let out = inline::lexical(&config, items).map_err(value_error)?;
+        to_json(&serde_json::json!({"summary": out.summary, "items": out.items()}))
+    })
+}
+
+/// `agreement`: one ratings table as JSON text (an array of row objects);
+/// returns every coefficient (agreement.json) as JSON text.
+#[pyfunction]
+fn agreement_json(py: Python<'_>, table: &str, config_json: &str) -> PyResult<String> {
+    let config: jobs::agreement::Config = config(config_json)?;
+    py.detach(|| {
+        let out = inline::agreement(&config, table).map_err(value_error)?;
+        to_json(&out)
+    })
+}
+
+/// The embedding model, loaded once per process (found as the CLI finds
+/// it: `CORPUS_EVAL_MODEL_DIR`, `models/all-MiniLM-L6-v2`, the Hugging
+/// Face cache).
 fn embedder() -> PyResult<&'static corpus_eval::semantic::Embedder> {
     static EMBEDDER: OnceLock<corpus_eval::semantic::Embedder> = OnceLock::new();
     if let Some(e) = EMBEDDER.get() {
         return Ok(e);
     }
-    let search = corpus_eval::semantic::ModelSearch::from_env(None);
+    let search = corpus_eval::semantic::ModelSearch::from_env(None::<PathBuf>);
     let (e, _) =
         corpus_eval::semantic::load_model(&search, corpus_eval::semantic::EngineKind::Fused)
             .map_err(value_error)?;
@@ -129,8 +242,8 @@ fn embedder() -> PyResult<&'static corpus_eval::semantic::Embedder> {
 /// `similarity`: the cosine of two texts' sentence embeddings.
 #[pyfunction]
 fn similarity(py: Python<'_>, a: &str, b: &str) -> PyResult<f64> {
-    let e = embedder()?;
     py.detach(|| {
+        let e = embedder()?;
         let v = e.embed(&[a, b]).map_err(value_error)?;
         Ok(corpus_eval::semantic::cosine(&v[0], &v[1]))
     })
@@ -141,8 +254,8 @@ fn similarity(py: Python<'_>, a: &str, b: &str) -> PyResult<f64> {
 /// per number.
 #[pyfunction]
 fn embed_bytes(py: Python<'_>, texts: Vec<String>) -> PyResult<(usize, usize, Py<PyBytes>)> {
-    let e = embedder()?;
     let (rows, dims, bytes) = py.detach(|| -> PyResult<(usize, usize, Vec<u8>)> {
+        let e = embedder()?;
         let vectors = e.embed(&texts).map_err(value_error)?;
         let dims = e.dim();
         let mut bytes = Vec::with_capacity(vectors.len() * dims * 4);
@@ -160,9 +273,17 @@ fn embed_bytes(py: Python<'_>, texts: Vec<String>) -> PyResult<(usize, usize, Py
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_quotes_json, m)?)?;
     m.add_function(wrap_pyfunction!(score_answer, m)?)?;
     m.add_function(wrap_pyfunction!(hotpot_json, m)?)?;
+    m.add_function(wrap_pyfunction!(text_eval_json, m)?)?;
+    m.add_function(wrap_pyfunction!(grounding_json, m)?)?;
+    m.add_function(wrap_pyfunction!(lexical_json, m)?)?;
+    m.add_function(wrap_pyfunction!(agreement_json, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
     m.add_function(wrap_pyfunction!(embed_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::verify_quotes_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::score_answers_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::summarize_arrow, m)?)?;
     Ok(())
 }

@@ -78,50 +78,186 @@ def test_similarity_and_embed_equal_the_cli(tmp_path):
     assert float(vectors[0] @ vectors[1]) == pytest.approx(want, abs=1e-6)
 
 
-def test_errors_are_type_and_value_errors():
+def test_errors_are_type_and_value_errors(tmp_path):
     q, t = load("evaluation/data_fixture.json"), load("datasets/corpus.json")
     with pytest.raises(TypeError, match="unknown field `bogus`"):
         corpus_eval.evaluate(q, t, bogus=1)
+    with pytest.raises(TypeError, match="unknown field `nope`"):
+        corpus_eval.text_eval([], nope=True)
     with pytest.raises(ValueError, match="qa_pairs"):
         corpus_eval.evaluate({"qa_pairs": 3}, t)
     with pytest.raises(ValueError, match="fuzzy-threshold"):
         corpus_eval.evaluate(q, t, fuzzy_threshold=1.5)
+    with pytest.raises(ValueError, match="version 9"):
+        corpus_eval.evaluate(q, t, version=9)
     with pytest.raises(ValueError):
         corpus_eval.hotpot([{"answer": "a"}], [])
+    # The message is the command line's, the input named where it names the file.
+    bad = {"qa_pairs": [{"id": "q7", "question": {"text": "Q?", "metric": "yes"}, "answers": []}]}
+    (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
+    run = subprocess.run([BIN, "evaluate", "bad.json", str(REPO / "datasets/corpus.json"), "--out", "o"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 2
+    cli_message = run.stderr.strip().removeprefix("error: ")
+    with pytest.raises(ValueError) as err:
+        corpus_eval.evaluate(bad, t)
+    assert str(err.value) == cli_message.replace("bad.json", "questions")
+    with pytest.raises(ValueError, match="unknown category"):
+        corpus_eval.text_eval([{"id": "1", "category": "Gossip", "question": "q", "reference": "r", "response": "s"}],
+                              no_embeddings=True)
 
 
-def test_the_gil_is_released_while_the_core_works():
-    """Threads hand the GIL to each other every few microseconds here, so
-    this thread counts only a little while the worker runs Python; it
-    counts for the whole call (seconds: millions) only when the core has
-    released the GIL."""
+def test_verify_quotes_equals_evaluates_quotes(tmp_path):
+    q, t = "evaluation/data_fixture.json", "datasets/corpus.json"
+    cli("evaluate", str(REPO / q), str(REPO / t), "--no-plots", "--no-html", "--out", "runs", cwd=tmp_path)
+    results = json.loads((only_run_folder(tmp_path / "runs") / "results.json").read_text(encoding="utf-8"))
+    quotes, want = [], []
+    for pi, p in enumerate(results["qa_pairs"]):
+        for ai, a in enumerate(p["answers"]):
+            for k, v in enumerate(a.get("verbatims") or []):
+                quotes.append({"id": f"{p['id']}/{ai}/{k}", "quote": v["quote"], "source": v.get("source"),
+                               "speaker": v.get("speaker"), "answer": f"{pi}/{ai}"})
+                fields = {key: v[key] for key in v if key not in ("quote", "source", "speaker")}
+                want.append({"id": f"{p['id']}/{ai}/{k}", **fields})
+    got = corpus_eval.verify_quotes(quotes, load(t))
+    assert got == want
+    # Through Arrow: the same fields, one row per quote, in order.
+    pa = pytest.importorskip("pyarrow")
+    import corpus_eval.arrow as A
+
+    table = A.verify_quotes(pa.Table.from_pylist(quotes), load(t))
+    assert table.column("id").to_pylist() == [w["id"] for w in want]
+    for name in ["verdict", "found", "similarity", "span_speaker", "attribution"]:
+        assert table.column(name).to_pylist() == [w[name] for w in want], name
+    spans = [w["span"] for w in want]
+    assert table.column("span_start").to_pylist() == [s and s["start"] for s in spans]
+    assert table.column("span_end").to_pylist() == [s and s["end"] for s in spans]
+    others = [json.dumps(w["other_source"]) if "other_source" in w else None for w in want]
+    assert [o and json.loads(o) for o in table.column("other_source").to_pylist()] == \
+        [o and json.loads(o) for o in others]
+    # A batch, or a reader, works as well as a table.
+    batch = pa.RecordBatch.from_pylist(quotes[:5])
+    assert A.verify_quotes(batch, load(t)).num_rows == 5
+
+
+def test_text_eval_grounding_lexical_agreement_equal_the_cli(tmp_path):
+    rows = load("evaluation/text-eval/sample.json")
+    cli("text-eval", str(REPO / "evaluation/text-eval/sample.json"), "--no-embeddings", "--out", "te", cwd=tmp_path)
+    folder = only_run_folder(tmp_path / "te")
+    out = corpus_eval.text_eval(rows, no_embeddings=True)
+    assert out["results"] == json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    assert out["summary"] == json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+
+    rows = load("evaluation/grounding/sample.json")
+    cli("grounding", str(REPO / "evaluation/grounding/sample.json"), "--out", "g", cwd=tmp_path)
+    folder = only_run_folder(tmp_path / "g")
+    out = corpus_eval.grounding(rows)
+    assert out["results"] == json.loads((folder / "grounding.json").read_text(encoding="utf-8"))
+    assert out["summary"] == json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+
+    pairs = REPO / "fixtures/lexical/pairs.jsonl"
+    items = [json.loads(line) for line in pairs.read_text(encoding="utf-8").splitlines() if line.strip()]
+    want = json.loads(cli("lexical", str(pairs), "--metric", "rouge1,rougeL,bleu,chrf,squad", "--json",
+                          "--per-item", "per.jsonl", cwd=tmp_path))
+    out = corpus_eval.lexical(items, metrics=["rouge1", "rougeL", "bleu", "chrf", "squad"])
+    assert out["summary"] == want
+    per = [json.loads(line) for line in (tmp_path / "per.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert out["items"] == per
+
+    table = REPO / "fixtures/agreement/paradox.csv"
+    want = json.loads(cli("agreement", str(table), "--id", "quote_id", "--json", cwd=tmp_path))
+    import csv
+
+    with open(table, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert corpus_eval.agreement(rows, id="quote_id") == want
+
+
+def test_score_answers_and_summarize_through_arrow_equal_the_cli(tmp_path):
+    """The kernels a data engine calls, put back together, give evaluate's
+    summary.json exactly (means, counts, intervals, signature)."""
+    pa = pytest.importorskip("pyarrow")
+    import corpus_eval.arrow as A
+
+    q, t = "evaluation/data_fixture.json", "datasets/corpus.json"
+    cli("evaluate", str(REPO / q), str(REPO / t), "--no-plots", "--no-html", "--out", "runs", cwd=tmp_path)
+    folder = only_run_folder(tmp_path / "runs")
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    doc = load(q)
+    pairs, answers, quotes = [], [], []
+    for pi, p in enumerate(doc["qa_pairs"]):
+        pid = str(p["id"]) if p.get("id") is not None else str(pi)
+        pairs.append({"pair_index": pi, "id": pid, "type": p["question"]["type"],
+                      "metric": json.dumps(p["question"]["metric"])})
+        for ai, a in enumerate(p["answers"]):
+            answers.append({"pair_index": pi, "answer_index": ai, "source": a.get("source"),
+                            "answer": a.get("answer") or "", "type": p["question"]["type"],
+                            "metric": json.dumps(p["question"]["metric"])})
+            for k, v in enumerate(a.get("verbatims") or []):
+                quotes.append({"pair_index": pi, "answer_index": ai, "quote_index": k, "quote": v["quote"],
+                               "source": v.get("source"), "speaker": v.get("speaker"), "answer": f"{pi}/{ai}"})
+    scored = A.score_answers(pa.Table.from_pylist(answers))
+    want_scores = [a["score"] for p in results["qa_pairs"] for a in p["answers"]]
+    assert scored.column("score").to_pylist() == want_scores
+    checked = A.verify_quotes(pa.Table.from_pylist(quotes), load(t))
+    # In any row order: reversed.
+    answer_table = pa.Table.from_pylist([
+        {"pair_index": a["pair_index"], "answer_index": a["answer_index"], "source": a["source"], "score": s}
+        for a, s in zip(answers, want_scores)
+    ])[::-1]
+    quote_table = pa.Table.from_pylist([
+        {"pair_index": qq["pair_index"], "answer_index": qq["answer_index"], "quote_index": qq["quote_index"],
+         "source": qq["source"], "verdict": c["verdict"], "found": c["found"], "attribution": c["attribution"]}
+        for qq, c in zip(quotes, checked.to_pylist())
+    ])[::-1]
+    summary = A.summarize(pa.Table.from_pylist(pairs), answer_table, quote_table)
+    assert summary == json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+
+
+def _generated(tmp_path, scale):
+    data = tmp_path / f"gen-{scale}"
+    subprocess.run(["python3", str(REPO / "scripts/gen-evaluate.py"), str(data), "--scale", str(scale)],
+                   check=True, capture_output=True)
+    return (data / "questions.json").read_text(encoding="utf-8"), (data / "transcripts.json").read_text(encoding="utf-8")
+
+
+def test_the_gil_is_released_while_the_core_works(tmp_path):
+    """While one thread is inside the core, this thread keeps running Python
+    (it could not, were the GIL held), and two threads are inside the core
+    at once: their calls overlap."""
     import sys
+    import time
 
-    texts = [f"Sentence number {k} about the community garden and its harvest." for k in range(3000)]
-    corpus_eval.embed(texts[:1])  # the model loaded before the measured call
-    entered = threading.Event()
-    done = threading.Event()
-    result = {}
+    questions, transcripts = _generated(tmp_path, 0.5)
+    corpus_eval.evaluate(questions, transcripts)  # the lexicon loaded beforehand
+    span = {}
 
-    def work():
-        entered.set()
-        result["out"] = corpus_eval.embed(texts)
-        done.set()
+    def work(name):
+        span[name + "0"] = time.perf_counter()
+        span[name] = corpus_eval.evaluate(questions, transcripts)
+        span[name + "1"] = time.perf_counter()
 
     previous = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
+    sys.setswitchinterval(1e-4)
     try:
-        worker = threading.Thread(target=work)
+        worker = threading.Thread(target=work, args=("a",))
         worker.start()
-        entered.wait()
-        ticks = 0
-        while not done.is_set():
-            ticks += 1
+        stamps = []
+        while worker.is_alive():
+            stamps.append(time.perf_counter())
         worker.join()
+        inside = sum(1 for s in stamps if span["a0"] < s < span["a1"])
+        # Two threads in the core at once.
+        threads = [threading.Thread(target=work, args=(n,)) for n in ("b", "c")]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
     finally:
         sys.setswitchinterval(previous)
-    assert result["out"].shape == (3000, 384)
-    assert ticks > 1_000_000, ticks
+    assert inside > 1000, inside
+    assert span["b0"] < span["c1"] and span["c0"] < span["b1"]
+    assert span["b"] == span["c"] == span["a"]
 
 
 def test_a_pandas_round_trip():

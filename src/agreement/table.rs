@@ -160,6 +160,14 @@ fn read_delimited(path: &Path, delimiter: u8, texts: &mut Texts) -> Result<FileT
 
 fn read_json(path: &Path, texts: &mut Texts) -> Result<FileTable, JobError> {
     let records = crate::corpus::records::load_records(path)?;
+    table_of_records(path, records, texts)
+}
+
+fn table_of_records(
+    path: &Path,
+    records: Vec<crate::corpus::records::Record>,
+    texts: &mut Texts,
+) -> Result<FileTable, JobError> {
     let mut columns: Vec<String> = Vec::new();
     let mut position: HashMap<String, usize> = HashMap::new();
     let mut rows = Vec::with_capacity(records.len());
@@ -230,6 +238,21 @@ pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
         .iter()
         .map(|f| read_file(f, &mut texts))
         .collect::<Result<Vec<_>, _>>()?;
+    join(tables, texts, spec)
+}
+
+/// One table of ratings given as JSON text (an array of row objects or
+/// JSON Lines), read as [`load`] reads a JSON file; `label` names it in
+/// errors. `spec.files` is not used.
+pub fn load_json_text(label: &Path, text: &str, spec: &Spec) -> Result<Ratings, JobError> {
+    let mut texts = Texts::default();
+    let records = crate::corpus::records::parse_records(label, text)?;
+    let table = table_of_records(label, records, &mut texts)?;
+    join(vec![table], texts, spec)
+}
+
+/// Checks and joins the tables read into one.
+fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, JobError> {
     for t in &tables {
         if !t.columns.iter().any(|c| c == spec.id) {
             return Err(JobError::Input(format!(

@@ -31,7 +31,9 @@ pub fn load_rows(path: &Path) -> Result<Vec<Row>, CorpusError> {
     }
 }
 
-fn parse_json_rows(path: &Path, text: &str) -> Result<Vec<Row>, CorpusError> {
+/// Rows from JSON text (an array of objects, an object with an `items`
+/// array, or JSON Lines); `path` names the input in errors.
+pub fn parse_json_rows(path: &Path, text: &str) -> Result<Vec<Row>, CorpusError> {
     parse_records(path, text)?
         .into_iter()
         .map(|r| {

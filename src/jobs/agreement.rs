@@ -106,7 +106,8 @@ impl JobConfig for Config {
 }
 
 impl Config {
-    fn settings(&self) -> Settings {
+    /// The coefficients' settings (resamples, seed).
+    pub fn settings(&self) -> Settings {
         Settings {
             resamples: self.resamples,
             seed: self.seed,

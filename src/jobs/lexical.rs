@@ -778,6 +778,25 @@ fn read_items_file(
         return Ok(items);
     }
     let rows = crate::corpus::tabular::load_rows(path)?;
+    items_of_rows(path, rows, prediction_field, reference_field)
+}
+
+/// The items of JSON text (an array of item objects or JSON Lines) with
+/// the configuration's fields (`prediction`, `reference(s)` by default);
+/// `path` names the input in errors.
+pub fn parse_items(config: &Config, path: &Path, text: &str) -> Result<Vec<Item>, JobError> {
+    config.validate()?;
+    let rows = crate::corpus::tabular::parse_json_rows(path, text)?;
+    let prediction = config.prediction_field.as_deref().unwrap_or("prediction");
+    items_of_rows(path, rows, prediction, config.reference_field.as_deref())
+}
+
+fn items_of_rows(
+    path: &Path,
+    rows: Vec<crate::corpus::tabular::Row>,
+    prediction_field: &str,
+    reference_field: Option<&str>,
+) -> Result<Vec<Item>, JobError> {
     rows.into_iter()
         .map(|mut row| {
             let prediction = row.take_text(path, prediction_field)?;

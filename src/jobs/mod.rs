@@ -56,6 +56,7 @@ pub mod compare;
 pub mod evaluate;
 pub mod grounding;
 pub mod hotpot;
+pub mod inline;
 #[cfg(all(feature = "net", feature = "semantic"))]
 pub mod judge_answers;
 pub mod lexical;
@@ -256,17 +257,39 @@ pub fn read_config<C: JobConfig>(path: &Path) -> Result<C, ConfigError> {
         }
         _ => return Err(fail("a config file ends in .toml or .json".into())),
     };
-    let version = serde_json::to_value(&config)
+    check_version(&config).map_err(fail)?;
+    Ok(config)
+}
+
+/// A configuration's `version` must be this tool's.
+fn check_version<C: JobConfig>(config: &C) -> Result<(), String> {
+    let version = serde_json::to_value(config)
         .ok()
         .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
-    if version.is_some_and(|v| v != u64::from(C::VERSION)) {
-        return Err(fail(format!(
-            "version {} is not this tool's {} config version {}",
-            version.unwrap_or_default(),
+    match version {
+        Some(v) if v != u64::from(C::VERSION) => Err(format!(
+            "version {v} is not this tool's {} config version {}",
             C::COMMAND,
             C::VERSION
-        )));
+        )),
+        _ => Ok(()),
     }
+}
+
+/// A configuration from a JSON value (named `path` in errors): unknown
+/// keys and wrong types refused, the version checked, every range
+/// validated.
+pub fn config_of_value<C: JobConfig>(
+    path: &Path,
+    value: serde_json::Value,
+) -> Result<C, ConfigError> {
+    let fail = |message: String| ConfigError::File {
+        path: path.to_path_buf(),
+        message,
+    };
+    let config: C = serde_json::from_value(value).map_err(|e| fail(e.to_string()))?;
+    check_version(&config).map_err(fail)?;
+    config.validate()?;
     Ok(config)
 }
 

@@ -464,3 +464,68 @@ pub fn signature(lexicon: &Lexicon) -> String {
         RATIONALE_MIN_WORDS
     )
 }
+
+/// One answer to score: its text, question type and metric.
+#[derive(Debug, Clone, Copy)]
+pub struct ScoreItem<'a> {
+    /// The answer.
+    pub answer: &'a str,
+    /// The question type as written.
+    pub qtype: &'a str,
+    /// The metric (a JSON value, possibly a string holding JSON).
+    pub metric: &'a Value,
+}
+
+/// Scores many answers in parallel, each distinct (type, metric) compiled
+/// once (as `evaluate` does): each answer's score in [0, 1], or why its
+/// metric cannot be used.
+pub fn score_many(items: &[ScoreItem<'_>], lexicon: &Lexicon) -> Vec<Result<f64, ScoreError>> {
+    use rayon::prelude::*;
+    let mut distinct: std::collections::HashMap<(&str, String), usize> =
+        std::collections::HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (k, item) in items.iter().enumerate() {
+        let next = distinct.len();
+        let g = *distinct
+            .entry((item.qtype, item.metric.to_string()))
+            .or_insert(next);
+        if g == groups.len() {
+            groups.push(Vec::new());
+        }
+        groups[g].push(k);
+    }
+    let scored: Vec<Vec<(usize, Result<f64, ScoreError>)>> = groups
+        .par_iter()
+        .map_init(EnrichCache::default, |cache, group| {
+            let first = &items[group[0]];
+            let compiled =
+                CompiledQuestion::compile_cached(first.qtype, first.metric, lexicon, cache);
+            group
+                .par_chunks(256)
+                .map_init(
+                    || Analyzer::new(lexicon),
+                    |analyzer, chunk| {
+                        chunk
+                            .iter()
+                            .map(|&k| {
+                                let r = match &compiled {
+                                    Ok(q) => Ok(q.score(items[k].answer, analyzer)),
+                                    Err(e) => Err(e.clone()),
+                                };
+                                (k, r)
+                            })
+                            .collect::<Vec<_>>()
+                    },
+                )
+                .flatten()
+                .collect()
+        })
+        .collect();
+    let mut out: Vec<Result<f64, ScoreError>> = (0..items.len())
+        .map(|_| Err(ScoreError::metric("not scored")))
+        .collect();
+    for (k, r) in scored.into_iter().flatten() {
+        out[k] = r;
+    }
+    out
+}

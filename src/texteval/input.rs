@@ -10,7 +10,21 @@ use std::path::Path;
 /// Loads and validates every row; the first bad one is an error naming the
 /// file, the row and the field.
 pub fn load_text_rows(path: &Path) -> Result<Vec<TextRow>, CorpusError> {
-    let rows: Vec<Result<TextRow, CorpusError>> = load_rows(path)?
+    text_rows(path, load_rows(path)?)
+}
+
+/// The rows of JSON text (an array of row objects or JSON Lines); `path`
+/// names the input in errors.
+pub fn parse_text_rows(path: &Path, text: &str) -> Result<Vec<TextRow>, CorpusError> {
+    text_rows(path, crate::corpus::tabular::parse_json_rows(path, text)?)
+}
+
+/// Validates rows read from `path`.
+fn text_rows(
+    path: &Path,
+    rows: Vec<crate::corpus::tabular::Row>,
+) -> Result<Vec<TextRow>, CorpusError> {
+    let rows: Vec<Result<TextRow, CorpusError>> = rows
         .par_iter()
         .map(|row| {
             let id = row.id(path)?;

@@ -4,6 +4,8 @@
 //! Pure: inputs in, results out; reading files and writing the run folder
 //! belong to [`crate::corpus`] and [`crate::report`].
 
+pub mod items;
+
 use crate::citations::attribution::{self, Attributed, Attribution};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::{self, Located, MatchLevel, QuoteCheck, SourceText, Verdict};
@@ -845,28 +847,7 @@ impl<'a> Annotated<'a> {
     }
 
     fn write_quote(&self, node: usize, qr: &QuoteResult, depth: usize, out: &mut Vec<u8>) {
-        let at = &qr.attributed;
-        let mut fields: Vec<(&str, Patch<'_>)> = vec![
-            ("verdict", Patch::Str(Some(qr.check.verdict.as_str()))),
-            ("found", Patch::Bool(qr.found)),
-            (
-                "similarity",
-                Patch::Number(Some(round6(qr.check.similarity))),
-            ),
-            ("span", Patch::Span(qr.check.span.clone())),
-            ("span_speaker", Patch::Str(at.span_speaker.as_deref())),
-            (
-                "attribution",
-                Patch::Str(at.attribution.map(Attribution::as_str)),
-            ),
-        ];
-        if let Some(src) = &at.other_source {
-            fields.push(("other_source", Patch::Value(json!(src))));
-        }
-        if !at.pieces.is_empty() {
-            fields.push(("pieces", Patch::Value(json!(at.pieces))));
-        }
-        self.write_patched(node, &fields, depth, out);
+        self.write_patched(node, &quote_patches(qr), depth, out);
     }
 
     /// An array node whose object items get their results (item k result
@@ -983,6 +964,95 @@ impl<'a> Annotated<'a> {
             }
         }
     }
+}
+
+/// The fields a checked quote gets in results.json, in order: `verdict`,
+/// `found`, `similarity` (6 decimals), `span`, `span_speaker`,
+/// `attribution`, then `other_source` or `pieces` when it has them.
+fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
+    let at = &qr.attributed;
+    let mut fields: Vec<(&'static str, Patch<'_>)> = vec![
+        ("verdict", Patch::Str(Some(qr.check.verdict.as_str()))),
+        ("found", Patch::Bool(qr.found)),
+        (
+            "similarity",
+            Patch::Number(Some(round6(qr.check.similarity))),
+        ),
+        ("span", Patch::Span(qr.check.span.clone())),
+        ("span_speaker", Patch::Str(at.span_speaker.as_deref())),
+        (
+            "attribution",
+            Patch::Str(at.attribution.map(Attribution::as_str)),
+        ),
+    ];
+    if let Some(src) = &at.other_source {
+        fields.push(("other_source", Patch::Value(json!(src))));
+    }
+    if !at.pieces.is_empty() {
+        fields.push(("pieces", Patch::Value(json!(at.pieces))));
+    }
+    fields
+}
+
+/// The fields a checked quote gets in results.json (see `quote_patches`),
+/// as a JSON object.
+pub fn quote_fields(qr: &QuoteResult) -> serde_json::Map<String, Value> {
+    quote_patches(qr)
+        .into_iter()
+        .map(|(name, patch)| {
+            let v = match patch {
+                Patch::Number(x) => json!(x),
+                Patch::Str(s) => json!(s),
+                Patch::Bool(b) => json!(b),
+                Patch::Span(r) => match r {
+                    Some(r) => json!({"start": r.start, "end": r.end}),
+                    None => Value::Null,
+                },
+                Patch::Value(v) => v,
+                Patch::Answers(..) | Patch::Quotes(..) => Value::Null,
+            };
+            (name.to_string(), v)
+        })
+        .collect()
+}
+
+/// Checks quotes that stand alone (no question file): each quote in the
+/// transcript its source names, exactly as [`evaluate`] checks an answer's
+/// quotes. Quotes with the same `group` (e.g. an answer's id) are one
+/// answer's: a quote repeated there takes the next occurrence its earlier
+/// copies left free; a quote without a group stands alone.
+pub fn check_quotes(
+    quotes: &[crate::corpus::Quote],
+    groups: &[Option<&str>],
+    transcripts: &TranscriptSet,
+    config: &EvalConfig,
+) -> Vec<QuoteResult> {
+    let mut group_of: HashMap<&str, usize> = HashMap::new();
+    let refs: Vec<(usize, usize, &crate::corpus::Quote)> = quotes
+        .iter()
+        .enumerate()
+        .map(|(k, q)| {
+            let g = match groups.get(k).copied().flatten() {
+                Some(name) => {
+                    let next = group_of.len();
+                    *group_of.entry(name).or_insert(next)
+                }
+                None => usize::MAX - k,
+            };
+            (g, 0, q)
+        })
+        .collect();
+    let (checks, attributed) = verify_quotes(&refs, transcripts, config);
+    quotes
+        .iter()
+        .zip(checks.into_iter().zip(attributed))
+        .map(|(q, (check, attributed))| QuoteResult {
+            found: config.match_level.accepts(check.verdict),
+            check,
+            source: q.source.clone(),
+            attributed,
+        })
+        .collect()
 }
 
 /// A value the results add to an object of the document.

@@ -1,0 +1,434 @@
+//! Arrow batches in, Arrow batches out: the kernels the data engines call
+//! (`corpus_eval.arrow`). Tables cross the boundary through the Arrow C
+//! stream interface (PyCapsules named `arrow_array_stream`): no Python
+//! object per row, and the columns are read in place.
+
+use arrow_array::cast::AsArray;
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Float64Array, RecordBatch, RecordBatchIterator, StringArray,
+    UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema};
+use corpus_eval::jobs::{self, inline};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+use std::sync::Arc;
+
+const STREAM: &std::ffi::CStr = c"arrow_array_stream";
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The batches of an Arrow stream capsule (the stream is moved out of it).
+fn import(capsule: &Bound<'_, PyCapsule>) -> PyResult<Vec<RecordBatch>> {
+    let ptr = capsule.pointer_checked(Some(STREAM))?;
+    // SAFETY: a capsule named "arrow_array_stream" holds an initialized
+    // ArrowArrayStream (the C stream interface's contract); the reader
+    // moves it out and leaves a released one behind, which the capsule's
+    // owner may drop.
+    let reader =
+        unsafe { RecordBatchStreamReader::from_raw(ptr.as_ptr().cast()) }.map_err(value_error)?;
+    reader.collect::<Result<Vec<_>, _>>().map_err(value_error)
+}
+
+/// A capsule holding a stream of `batch`.
+fn export(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyCapsule>> {
+    let schema = batch.schema();
+    let reader = RecordBatchIterator::new(vec![Ok(batch)], schema);
+    let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+    PyCapsule::new_with_value(py, stream, STREAM)
+}
+
+/// The text cells of column `name` across `batches` (None where null);
+/// None when the table has no such column.
+fn strings<'b>(batches: &'b [RecordBatch], name: &str) -> PyResult<Option<Vec<Option<&'b str>>>> {
+    let Some(first) = batches.first() else {
+        return Ok(Some(Vec::new()));
+    };
+    if first.schema().column_with_name(name).is_none() {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for b in batches {
+        let Some(col) = b.column_by_name(name) else {
+            return Err(value_error(format!(
+                "column {name:?} is missing from a batch"
+            )));
+        };
+        match col.data_type() {
+            DataType::Utf8 => {
+                let a = col.as_string::<i32>();
+                out.extend((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))));
+            }
+            DataType::LargeUtf8 => {
+                let a = col.as_string::<i64>();
+                out.extend((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))));
+            }
+            DataType::Utf8View => {
+                let a = col.as_string_view();
+                out.extend((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))));
+            }
+            DataType::Null => out.extend(std::iter::repeat_n(None, col.len())),
+            other => {
+                return Err(value_error(format!(
+                    "column {name:?} must hold strings (utf8, large_utf8 or string_view), found {other}"
+                )))
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A required text column.
+fn required<'b>(batches: &'b [RecordBatch], name: &str) -> PyResult<Vec<Option<&'b str>>> {
+    strings(batches, name)?.ok_or_else(|| value_error(format!("the table has no column {name:?}")))
+}
+
+/// The integer cells of column `name` (any integer type; None where null).
+fn integers(batches: &[RecordBatch], name: &str) -> PyResult<Vec<Option<i64>>> {
+    use arrow_array::types::*;
+    let mut out = Vec::new();
+    for b in batches {
+        let Some(col) = b.column_by_name(name) else {
+            return Err(value_error(format!("the table has no column {name:?}")));
+        };
+        macro_rules! take {
+            ($t:ty) => {{
+                let a = col.as_primitive::<$t>();
+                out.extend((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i) as i64)));
+            }};
+        }
+        match col.data_type() {
+            DataType::Int8 => take!(Int8Type),
+            DataType::Int16 => take!(Int16Type),
+            DataType::Int32 => take!(Int32Type),
+            DataType::Int64 => take!(Int64Type),
+            DataType::UInt8 => take!(UInt8Type),
+            DataType::UInt16 => take!(UInt16Type),
+            DataType::UInt32 => take!(UInt32Type),
+            DataType::UInt64 => take!(UInt64Type),
+            other => {
+                return Err(value_error(format!(
+                    "column {name:?} must hold integers, found {other}"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The number cells of column `name` (floats or integers; None where null).
+fn numbers(batches: &[RecordBatch], name: &str) -> PyResult<Vec<Option<f64>>> {
+    use arrow_array::types::*;
+    let mut out = Vec::new();
+    for b in batches {
+        let Some(col) = b.column_by_name(name) else {
+            return Err(value_error(format!("the table has no column {name:?}")));
+        };
+        match col.data_type() {
+            DataType::Float64 => {
+                let a = col.as_primitive::<Float64Type>();
+                out.extend((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))));
+            }
+            DataType::Float32 => {
+                let a = col.as_primitive::<Float32Type>();
+                out.extend((0..a.len()).map(|i| (!a.is_null(i)).then(|| f64::from(a.value(i)))));
+            }
+            DataType::Null => out.extend(std::iter::repeat_n(None, col.len())),
+            _ => out.extend(
+                integers(std::slice::from_ref(b), name)?
+                    .into_iter()
+                    .map(|x| x.map(|v| v as f64)),
+            ),
+        }
+    }
+    Ok(out)
+}
+
+/// The boolean cells of column `name` (None where null).
+fn booleans(batches: &[RecordBatch], name: &str) -> PyResult<Vec<Option<bool>>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let Some(col) = b.column_by_name(name) else {
+            return Err(value_error(format!("the table has no column {name:?}")));
+        };
+        match col.data_type() {
+            DataType::Boolean => {
+                let a = col.as_boolean();
+                out.extend((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))));
+            }
+            other => {
+                return Err(value_error(format!(
+                    "column {name:?} must hold booleans, found {other}"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One quote of a JSON array (`verify_quotes`): its input and its id.
+pub(crate) fn quote_of_json(
+    k: usize,
+    item: &serde_json::Value,
+) -> PyResult<(inline::QuoteInput, Option<serde_json::Value>)> {
+    let text = |field: &str| -> PyResult<Option<String>> {
+        match item.get(field) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+            Some(serde_json::Value::Number(n)) if field != "quote" => Ok(Some(n.to_string())),
+            Some(_) => Err(value_error(format!(
+                "quote {k}: field `{field}`: expected a string"
+            ))),
+        }
+    };
+    if !item.is_object() {
+        return Err(value_error(format!(
+            "quote {k}: expected an object {{\"quote\", \"source\"}}"
+        )));
+    }
+    let quote =
+        text("quote")?.ok_or_else(|| value_error(format!("quote {k}: field `quote`: missing")))?;
+    Ok((
+        inline::QuoteInput {
+            quote,
+            source: text("source")?,
+            speaker: text("speaker")?,
+            answer: text("answer")?,
+        },
+        item.get("id").cloned(),
+    ))
+}
+
+/// `arrow.verify_quotes`: a stream of rows `quote`, `source` (optional
+/// `id`, `speaker`, `answer`) and the corpus's JSON text; returns a stream
+/// of one row per input row, in order: `id` (when given), `verdict`,
+/// `found`, `similarity`, `span_start`, `span_end`, `span_speaker`,
+/// `attribution`, `other_source` and `pieces` (JSON text, null when
+/// absent).
+#[pyfunction]
+pub fn verify_quotes_arrow<'py>(
+    py: Python<'py>,
+    stream: &Bound<'py, PyCapsule>,
+    transcripts: &str,
+    config_json: &str,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let config: jobs::evaluate::Config = super::config(config_json)?;
+    let batches = import(stream)?;
+    let batch = py.detach(|| -> PyResult<RecordBatch> {
+        let quotes = required(&batches, "quote")?;
+        let sources = required(&batches, "source")?;
+        let speakers = strings(&batches, "speaker")?;
+        let answers = strings(&batches, "answer")?;
+        let ids = strings(&batches, "id")?;
+        let inputs: Vec<inline::QuoteInput> = (0..quotes.len())
+            .map(|k| inline::QuoteInput {
+                quote: quotes[k].unwrap_or_default().to_string(),
+                source: sources[k].map(str::to_string),
+                speaker: speakers.as_ref().and_then(|s| s[k]).map(str::to_string),
+                answer: answers.as_ref().and_then(|s| s[k]).map(str::to_string),
+            })
+            .collect();
+        let t = corpus_eval::corpus::parse_transcripts(
+            std::path::Path::new("transcripts"),
+            transcripts,
+        )
+        .map_err(value_error)?;
+        let results = inline::verify_quotes(&config, &inputs, &t).map_err(value_error)?;
+        let field = |name: &str| -> Vec<Option<String>> {
+            results
+                .iter()
+                .map(|r| match r.get(name) {
+                    Some(serde_json::Value::String(s)) => Some(s.clone()),
+                    Some(serde_json::Value::Null) | None => None,
+                    Some(v) => Some(v.to_string()),
+                })
+                .collect()
+        };
+        let span = |end: &str| -> Vec<Option<u64>> {
+            results
+                .iter()
+                .map(|r| {
+                    r.get("span")
+                        .and_then(|s| s.get(end))
+                        .and_then(serde_json::Value::as_u64)
+                })
+                .collect()
+        };
+        let mut columns: Vec<(&str, ArrayRef)> = Vec::new();
+        if let Some(ids) = ids {
+            columns.push(("id", Arc::new(StringArray::from(ids)) as ArrayRef));
+        }
+        columns.push(("verdict", Arc::new(StringArray::from(field("verdict")))));
+        columns.push((
+            "found",
+            Arc::new(BooleanArray::from(
+                results
+                    .iter()
+                    .map(|r| r.get("found").and_then(serde_json::Value::as_bool))
+                    .collect::<Vec<_>>(),
+            )),
+        ));
+        columns.push((
+            "similarity",
+            Arc::new(Float64Array::from(
+                results
+                    .iter()
+                    .map(|r| r.get("similarity").and_then(serde_json::Value::as_f64))
+                    .collect::<Vec<_>>(),
+            )),
+        ));
+        columns.push(("span_start", Arc::new(UInt64Array::from(span("start")))));
+        columns.push(("span_end", Arc::new(UInt64Array::from(span("end")))));
+        for name in ["span_speaker", "attribution", "other_source", "pieces"] {
+            columns.push((name, Arc::new(StringArray::from(field(name)))));
+        }
+        record_batch(columns)
+    })?;
+    export(py, batch)
+}
+
+/// A batch of named columns (all nullable).
+fn record_batch(columns: Vec<(&str, ArrayRef)>) -> PyResult<RecordBatch> {
+    let schema = Schema::new(
+        columns
+            .iter()
+            .map(|(name, a)| Field::new(*name, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    );
+    RecordBatch::try_new(
+        Arc::new(schema),
+        columns.into_iter().map(|(_, a)| a).collect(),
+    )
+    .map_err(value_error)
+}
+
+/// A metric cell: its JSON value, or the text itself when it is not JSON
+/// (`yes`).
+fn metric_value(cell: Option<&str>) -> serde_json::Value {
+    match cell {
+        None => serde_json::Value::Null,
+        Some(s) => serde_json::from_str(s).unwrap_or_else(|_| serde_json::Value::String(s.into())),
+    }
+}
+
+/// `arrow.score_answers`: a stream of rows `answer`, `type`, `metric`
+/// (JSON text, or a plain string such as `yes`; optional `id`); returns a
+/// stream of one row per input row, in order: `id` (when given),
+/// `score` (null when the metric cannot be used), `question_type` (the
+/// type's canonical name) and `warning` (why unscored).
+#[pyfunction]
+pub fn score_answers_arrow<'py>(
+    py: Python<'py>,
+    stream: &Bound<'py, PyCapsule>,
+    config_json: &str,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let config: jobs::evaluate::Config = super::config(config_json)?;
+    let batches = import(stream)?;
+    let batch = py.detach(|| -> PyResult<RecordBatch> {
+        let answers = required(&batches, "answer")?;
+        let types = required(&batches, "type")?;
+        let metrics = required(&batches, "metric")?;
+        let ids = strings(&batches, "id")?;
+        let metric_values: Vec<serde_json::Value> =
+            metrics.iter().map(|m| metric_value(*m)).collect();
+        let lexicon = super::lexicon(config.wordnet.as_deref())?;
+        let items: Vec<corpus_eval::scoring::ScoreItem<'_>> = (0..answers.len())
+            .map(|k| corpus_eval::scoring::ScoreItem {
+                answer: answers[k].unwrap_or_default(),
+                qtype: types[k].unwrap_or_default(),
+                metric: &metric_values[k],
+            })
+            .collect();
+        let scored = corpus_eval::scoring::score_many(&items, &lexicon);
+        let mut columns: Vec<(&str, ArrayRef)> = Vec::new();
+        if let Some(ids) = ids {
+            columns.push(("id", Arc::new(StringArray::from(ids)) as ArrayRef));
+        }
+        columns.push((
+            "score",
+            Arc::new(Float64Array::from(
+                scored
+                    .iter()
+                    .map(|r| r.as_ref().ok().copied().filter(|s| s.is_finite()))
+                    .collect::<Vec<_>>(),
+            )),
+        ));
+        columns.push((
+            "question_type",
+            Arc::new(StringArray::from(
+                items
+                    .iter()
+                    .map(|i| {
+                        corpus_eval::scoring::QuestionType::parse(i.qtype)
+                            .ok()
+                            .map(|t| t.name())
+                    })
+                    .collect::<Vec<_>>(),
+            )),
+        ));
+        columns.push((
+            "warning",
+            Arc::new(StringArray::from(
+                scored
+                    .iter()
+                    .map(|r| r.as_ref().err().map(ToString::to_string))
+                    .collect::<Vec<_>>(),
+            )),
+        ));
+        record_batch(columns)
+    })?;
+    export(py, batch)
+}
+
+/// `arrow.summarize`: summary.json of `evaluate` from the per-item tables
+/// of its pairs (`pair_index`, `id`, `type`, `metric`), answers
+/// (`pair_index`, `answer_index`, `source`, `score`) and quotes
+/// (`pair_index`, `answer_index`, `quote_index`, `source`, `verdict`,
+/// `found`, `attribution`), in any row order; returns it as JSON text.
+#[pyfunction]
+pub fn summarize_arrow(
+    py: Python<'_>,
+    pairs: &Bound<'_, PyCapsule>,
+    answers: &Bound<'_, PyCapsule>,
+    quotes: &Bound<'_, PyCapsule>,
+    config_json: &str,
+) -> PyResult<String> {
+    let config: jobs::evaluate::Config = super::config(config_json)?;
+    let (pairs, answers, quotes) = (import(pairs)?, import(answers)?, import(quotes)?);
+    py.detach(|| {
+        let lexicon = super::lexicon(config.wordnet.as_deref())?;
+        let p = corpus_eval::evaluate::items::Pairs {
+            index: integers(&pairs, "pair_index")?,
+            id: required(&pairs, "id")?,
+            qtype: required(&pairs, "type")?,
+            metric: required(&pairs, "metric")?
+                .into_iter()
+                .map(metric_value)
+                .collect(),
+        };
+        let a = corpus_eval::evaluate::items::Answers {
+            pair: integers(&answers, "pair_index")?,
+            index: integers(&answers, "answer_index")?,
+            source: required(&answers, "source")?,
+            score: numbers(&answers, "score")?,
+        };
+        let q = corpus_eval::evaluate::items::Quotes {
+            pair: integers(&quotes, "pair_index")?,
+            answer: integers(&quotes, "answer_index")?,
+            index: integers(&quotes, "quote_index")?,
+            source: required(&quotes, "source")?,
+            verdict: required(&quotes, "verdict")?,
+            found: booleans(&quotes, "found")?,
+            attribution: required(&quotes, "attribution")?,
+        };
+        let eval =
+            corpus_eval::evaluate::items::evaluation(&p, &a, &q, &lexicon, &config.eval_config())
+                .map_err(value_error)?;
+        let summary = corpus_eval::evaluate::summarize_evaluation(&eval);
+        serde_json::to_string(&summary).map_err(value_error)
+    })
+}

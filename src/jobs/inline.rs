@@ -1,0 +1,166 @@
+//! The jobs over inputs held in memory (JSON text instead of files), for
+//! callers that are not the command line (the Python package). Each takes
+//! the job's `Config` and returns what the command writes into its run
+//! folder for the same input. Inputs are named in error messages by the
+//! labels given (`questions`, `rows`, ...) where the command names a file.
+//!
+//! ```
+//! use corpus_eval::jobs::{evaluate, inline};
+//! use corpus_eval::lexicon::Lexicon;
+//! let lex = Lexicon::embedded().unwrap();
+//! let q = r#"[{"question": {"text": "Crop?", "type": "ListOne", "metric": {"leek": 1}},
+//!             "answers": [{"answer": "Leeks.", "source": "a",
+//!                          "verbatims": [{"quote": "we grow leeks", "source": "a"}]}]}]"#;
+//! let t = r#"[{"page_content": "Ann: we grow leeks.", "metadata": {"FILE": "a"}}]"#;
+//! let (results, summary) = inline::evaluate(&evaluate::Config::default(), q, t, &lex).unwrap();
+//! assert_eq!(results[0]["answers"][0]["score"], 1.0);
+//! assert_eq!(summary.existence.mean, 1.0);
+//! ```
+
+use super::{JobConfig, JobError};
+use crate::corpus::{parse_questions, parse_transcripts, Quote, TranscriptSet};
+use crate::evaluate::Summary;
+use crate::lexicon::Lexicon;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// `evaluate`: results.json (the questions with their results) and
+/// summary.json. The shard, when the configuration names one, is applied.
+pub fn evaluate(
+    config: &super::evaluate::Config,
+    questions: &str,
+    transcripts: &str,
+    lexicon: &Lexicon,
+) -> Result<(Value, Summary), JobError> {
+    config.validate()?;
+    let mut q = parse_questions(Path::new("questions"), questions)?;
+    if let Some(shard) = config.shard {
+        super::evaluate::keep_shard(&mut q, shard)?;
+    }
+    let t = parse_transcripts(Path::new("transcripts"), transcripts)?;
+    let out = super::evaluate::run(config, &q, &t, lexicon)?;
+    Ok((out.results, out.summary))
+}
+
+/// A quote to check on its own: the quote, the FILE it names, the speaker
+/// it claims and the answer it belongs to (quotes of one answer share the
+/// repeated-quote rule), each optional but the quote.
+#[derive(Debug, Clone, Default)]
+pub struct QuoteInput {
+    /// The quoted text.
+    pub quote: String,
+    /// The transcript it names.
+    pub source: Option<String>,
+    /// The speaker it claims.
+    pub speaker: Option<String>,
+    /// The answer it belongs to.
+    pub answer: Option<String>,
+}
+
+/// Quotes checked against transcripts as `evaluate` checks them: per
+/// quote, the fields it gets in results.json (`verdict`, `found`,
+/// `similarity`, `span`, `span_speaker`, `attribution`, and
+/// `other_source` or `pieces` when it has them).
+pub fn verify_quotes(
+    config: &super::evaluate::Config,
+    quotes: &[QuoteInput],
+    transcripts: &TranscriptSet,
+) -> Result<Vec<Map<String, Value>>, JobError> {
+    config.validate()?;
+    let typed: Vec<Quote> = quotes
+        .iter()
+        .map(|q| Quote {
+            quote: q.quote.clone(),
+            source: q.source.clone(),
+            speaker: q.speaker.clone(),
+        })
+        .collect();
+    let groups: Vec<Option<&str>> = quotes.iter().map(|q| q.answer.as_deref()).collect();
+    let results =
+        crate::evaluate::check_quotes(&typed, &groups, transcripts, &config.eval_config());
+    Ok(results.iter().map(crate::evaluate::quote_fields).collect())
+}
+
+/// `text-eval` over rows given as JSON text: the results (results.json)
+/// and summary.json. The semantic columns use the embedding model when it
+/// is found (as the command finds it), else the TF-IDF fallback, as the
+/// command does.
+pub fn text_eval(
+    config: &super::text_eval::Config,
+    rows: &str,
+    lexicon: &Lexicon,
+) -> Result<super::text_eval::Output, JobError> {
+    config.validate()?;
+    let rows = crate::texteval::input::parse_text_rows(Path::new("rows"), rows)?;
+    if rows.is_empty() {
+        return Err(JobError::Input("rows: no rows".into()));
+    }
+    let (weights, thresholds, patterns) = super::text_eval::read_files(config)?;
+    let keep: Option<Vec<bool>> = config
+        .shard
+        .map(|shard| rows.iter().map(|r| shard.contains(&r.id)).collect());
+    let sem = super::text_eval::semantics_kept(config, &rows, keep.as_deref())?;
+    let inputs = super::text_eval::Inputs {
+        lexicon,
+        weights,
+        thresholds,
+        patterns,
+    };
+    super::text_eval::run_kept(config, &rows, keep.as_deref(), &inputs, &sem)
+}
+
+/// `grounding` over rows given as JSON text: the results (grounding.json)
+/// and summary.json.
+pub fn grounding(
+    config: &super::grounding::Config,
+    rows: &str,
+    lexicon: &Lexicon,
+) -> Result<super::grounding::Output, JobError> {
+    config.validate()?;
+    let mut rows = crate::grounding::input::parse_grounding_rows(Path::new("rows"), rows)?;
+    if let Some(shard) = config.shard {
+        rows.retain(|r| shard.contains(&r.id));
+    }
+    super::grounding::run(config, &rows, lexicon)
+}
+
+/// `lexical` over items given as JSON text: the output (its summary is
+/// what `--json` prints, its items what `--per-item` writes).
+pub fn lexical(
+    config: &super::lexical::Config,
+    items: &str,
+) -> Result<super::lexical::Output, JobError> {
+    let items = super::lexical::parse_items(config, Path::new("items"), items)?;
+    super::lexical::score(config, &items)
+}
+
+/// `agreement` over one ratings table given as JSON text (an array of
+/// row objects or JSON Lines): every coefficient (agreement.json).
+pub fn agreement(
+    config: &super::agreement::Config,
+    table: &str,
+) -> Result<crate::agreement::coefficients::Agreement, JobError> {
+    config.validate()?;
+    let spec = crate::agreement::table::Spec {
+        files: &[],
+        id: &config.id,
+        raters: config.raters.as_deref(),
+        level: config.level,
+    };
+    let ratings = crate::agreement::table::load_json_text(Path::new("table"), table, &spec)?;
+    Ok(crate::agreement::coefficients::agreement(
+        &ratings,
+        &config.settings(),
+    ))
+}
+
+/// The configuration of a job from JSON text (an object of its fields),
+/// checked as `--config` files are: unknown keys, wrong types, the format
+/// version and every range.
+pub fn config<C: JobConfig>(json: &str) -> Result<C, super::ConfigError> {
+    let value: Value = serde_json::from_str(json).map_err(|e| super::ConfigError::File {
+        path: "config".into(),
+        message: e.to_string(),
+    })?;
+    super::config_of_value::<C>(Path::new("config"), value)
+}
