@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from . import _native
 
 __all__ = [
+    "Corpus",
     "evaluate",
     "verify_quotes",
     "score_answer",
@@ -39,6 +40,35 @@ def _document(value: Any) -> str:
     """A JSON document: a str is taken as its text already (a file's
     contents), anything else is dumped."""
     return value if isinstance(value, str) else _dumps(value)
+
+
+class Corpus:
+    """A transcript corpus parsed once, its transcripts prepared for quote
+    lookups (turns, normalized text, word index) on first use and kept: pass
+    it to `verify_quotes` (or `corpus_eval.arrow.verify_quotes`) to check
+    many batches of quotes without parsing and preparing the corpus again
+    (what a data engine's worker does). Memory grows with the transcripts
+    used.
+
+    transcripts: the corpus, as for `evaluate` (or its JSON text).
+    config: the speaker settings (speaker_pattern, interviewer_labels) that
+        split transcripts into turns; other evaluate settings are accepted.
+    """
+
+    def __init__(self, transcripts: Any, **config: Any) -> None:
+        self._inner = _native.Corpus(_document(transcripts), _dumps(config))
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+    def files(self) -> List[str]:
+        """The transcripts' names (FILE), in corpus order."""
+        return self._inner.files()
+
+
+def _corpus(transcripts: Any) -> Any:
+    """What the native checks take: a prepared corpus, or JSON text."""
+    return transcripts._inner if isinstance(transcripts, Corpus) else _document(transcripts)
 
 
 def evaluate(questions: Any, transcripts: Any, **config: Any) -> Dict[str, Any]:
@@ -78,7 +108,8 @@ def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: 
         the quoted text, the FILE it cites, the speaker it names, and the
         answer it belongs to (quotes of one answer that repeat a text take
         successive occurrences, as in `evaluate`).
-    transcripts: the corpus, as for `evaluate`.
+    transcripts: the corpus, as for `evaluate`, or a `Corpus` (prepared once
+        for many calls).
     config: evaluate's settings (match, fuzzy_threshold, speaker_pattern,
         interviewer_labels).
 
@@ -88,7 +119,7 @@ def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: 
     ({"start", "end"} in characters, or None), span_speaker, attribution,
     and other_source or pieces when the quote has them.
     """
-    out = _native.verify_quotes_json(_dumps(list(quotes)), _document(transcripts), _dumps(config))
+    out = _native.verify_quotes_json(_dumps(list(quotes)), _corpus(transcripts), _dumps(config))
     return _json.loads(out)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Dict
 
 from . import _native
 
-__all__ = ["verify_quotes", "score_answers", "summarize"]
+__all__ = ["verify_quotes", "score_answers", "summarize", "item_tables"]
 
 
 def _stream(data: Any) -> Any:
@@ -45,9 +45,13 @@ def _table(capsule: Any) -> Any:
     return pa.RecordBatchReader._import_from_c_capsule(capsule).read_all()
 
 
-def _transcripts_text(transcripts: Any) -> str:
-    """The corpus as JSON text: a str is taken as it is (already JSON), any
-    other value is dumped."""
+def _transcripts(transcripts: Any) -> Any:
+    """The corpus as the kernel takes it: a prepared `Corpus`, or JSON text
+    (a str is taken as it is, any other value is dumped)."""
+    from . import Corpus
+
+    if isinstance(transcripts, Corpus):
+        return transcripts._inner
     if isinstance(transcripts, str):
         return transcripts
     return _json.dumps(transcripts, ensure_ascii=False)
@@ -58,8 +62,9 @@ def verify_quotes(batch: Any, transcripts: Any, **config: Any) -> Any:
 
     batch columns: quote, source (strings); optional id, speaker, answer
         (quotes with the same answer share the repeated-quote rule).
-    transcripts: the corpus (a list of chunks, or its JSON text: pass the
-        text when calling this for many batches, it is parsed per call).
+    transcripts: a `corpus_eval.Corpus` (parsed and prepared once: what a
+        worker that checks many batches holds), or the corpus (a list of
+        chunks, or its JSON text), parsed for this call.
     config: evaluate's settings (match, fuzzy_threshold, speaker_pattern,
         interviewer_labels).
 
@@ -69,7 +74,7 @@ def verify_quotes(batch: Any, transcripts: Any, **config: Any) -> Any:
     when absent).
     """
     capsule = _native.verify_quotes_arrow(
-        _stream(batch), _transcripts_text(transcripts), _json.dumps(config)
+        _stream(batch), _transcripts(transcripts), _json.dumps(config)
     )
     return _table(capsule)
 
@@ -104,3 +109,72 @@ def summarize(pairs: Any, answers: Any, quotes: Any, **config: Any) -> Dict[str,
     """
     out = _native.summarize_arrow(_stream(pairs), _stream(answers), _stream(quotes), _json.dumps(config))
     return _json.loads(out)
+
+
+def _field_text(v: Any) -> Any:
+    """A field as evaluate reads it: strings as they are, numbers and
+    booleans as JSON writes them, null as None."""
+    if v is None or isinstance(v, str):
+        return v
+    return _json.dumps(v)
+
+
+def item_tables(questions: Any) -> Any:
+    """A question document as the three item tables the kernels and
+    `summarize` take: (pairs, answers, quotes) as pyarrow Tables.
+
+    questions: the document ({"qa_pairs": [...]} or a list of pairs), or its
+        JSON text.
+
+    pairs: pair_index, id, type, metric (JSON text); answers: pair_index,
+    answer_index, answer, source, type, metric; quotes: pair_index,
+    answer_index, quote_index, quote, source, speaker, answer (the answer's
+    key "PAIR_INDEX/ANSWER_INDEX", for the repeated-quote rule).
+    """
+    import pyarrow as pa
+
+    doc = _json.loads(questions) if isinstance(questions, str) else questions
+    items = doc["qa_pairs"] if isinstance(doc, dict) else doc
+    pairs, answers, quotes = [], [], []
+    for pi, p in enumerate(items):
+        q = p["question"]
+        pid = str(pi) if p.get("id") is None else _field_text(p["id"])
+        metric = _json.dumps(q.get("metric"), ensure_ascii=False)
+        pairs.append({"pair_index": pi, "id": pid, "type": q.get("type"), "metric": metric})
+        for ai, a in enumerate(p.get("answers") or []):
+            answers.append({"pair_index": pi, "answer_index": ai, "answer": _field_text(a.get("answer")) or "",
+                            "source": _field_text(a.get("source")), "type": q.get("type"), "metric": metric})
+            for k, v in enumerate(a.get("verbatims") or []):
+                quotes.append({"pair_index": pi, "answer_index": ai, "quote_index": k, "quote": v.get("quote"),
+                               "source": _field_text(v.get("source")), "speaker": v.get("speaker"),
+                               "answer": f"{pi}/{ai}"})
+    return (
+        pa.Table.from_pylist(pairs, schema=PAIRS_SCHEMA()),
+        pa.Table.from_pylist(answers, schema=ANSWERS_SCHEMA()),
+        pa.Table.from_pylist(quotes, schema=QUOTES_SCHEMA()),
+    )
+
+
+def PAIRS_SCHEMA() -> Any:  # noqa: N802 - a schema, named as a constant
+    """The schema of the pairs table."""
+    import pyarrow as pa
+
+    return pa.schema([("pair_index", pa.int64()), ("id", pa.string()), ("type", pa.string()),
+                      ("metric", pa.string())])
+
+
+def ANSWERS_SCHEMA() -> Any:  # noqa: N802
+    """The schema of the answers table."""
+    import pyarrow as pa
+
+    return pa.schema([("pair_index", pa.int64()), ("answer_index", pa.int64()), ("answer", pa.string()),
+                      ("source", pa.string()), ("type", pa.string()), ("metric", pa.string())])
+
+
+def QUOTES_SCHEMA() -> Any:  # noqa: N802
+    """The schema of the quotes table."""
+    import pyarrow as pa
+
+    return pa.schema([("pair_index", pa.int64()), ("answer_index", pa.int64()), ("quote_index", pa.int64()),
+                      ("quote", pa.string()), ("source", pa.string()), ("speaker", pa.string()),
+                      ("answer", pa.string())])

@@ -213,10 +213,11 @@ pub(crate) fn quote_of_json(
 pub fn verify_quotes_arrow<'py>(
     py: Python<'py>,
     stream: &Bound<'py, PyCapsule>,
-    transcripts: &str,
+    transcripts: &Bound<'py, PyAny>,
     config_json: &str,
 ) -> PyResult<Bound<'py, PyCapsule>> {
     let config: jobs::evaluate::Config = super::config(config_json)?;
+    let corpus = super::Transcripts::of(transcripts)?;
     let batches = import(stream)?;
     let batch = py.detach(|| -> PyResult<RecordBatch> {
         let quotes = required(&batches, "quote")?;
@@ -232,12 +233,7 @@ pub fn verify_quotes_arrow<'py>(
                 answer: answers.as_ref().and_then(|s| s[k]).map(str::to_string),
             })
             .collect();
-        let t = corpus_eval::corpus::parse_transcripts(
-            std::path::Path::new("transcripts"),
-            transcripts,
-        )
-        .map_err(value_error)?;
-        let results = inline::verify_quotes(&config, &inputs, &t).map_err(value_error)?;
+        let results = super::check(&config, &inputs, &corpus).map_err(value_error)?;
         let field = |name: &str| -> Vec<Option<String>> {
             results
                 .iter()

@@ -86,6 +86,83 @@ fn evaluate_json(
     })
 }
 
+/// A transcript corpus parsed once, its transcripts prepared for lookups
+/// on first use and kept: what a data engine's worker holds for its whole
+/// life (`corpus_eval.Corpus`).
+#[pyclass(frozen, module = "corpus_eval._native")]
+pub struct Corpus {
+    pub(crate) prepared: std::sync::Arc<corpus_eval::evaluate::PreparedTranscripts>,
+}
+
+#[pymethods]
+impl Corpus {
+    /// Parses the corpus (JSON text) with evaluate's settings as a JSON
+    /// object (the speaker settings split transcripts into turns).
+    #[new]
+    fn new(py: Python<'_>, transcripts: &str, config_json: &str) -> PyResult<Corpus> {
+        let config: jobs::evaluate::Config = config(config_json)?;
+        let prepared = py
+            .detach(|| inline::prepare_transcripts(&config, transcripts))
+            .map_err(value_error)?;
+        Ok(Corpus {
+            prepared: std::sync::Arc::new(prepared),
+        })
+    }
+
+    /// The number of transcripts.
+    fn __len__(&self) -> usize {
+        self.prepared.transcripts().transcripts.len()
+    }
+
+    /// The transcripts' names (FILE), in corpus order.
+    fn files(&self) -> Vec<String> {
+        self.prepared
+            .transcripts()
+            .transcripts
+            .iter()
+            .map(|t| t.file.clone())
+            .collect()
+    }
+}
+
+/// The quotes of a JSON array checked against a prepared corpus or a
+/// corpus's JSON text.
+pub(crate) fn check(
+    config: &jobs::evaluate::Config,
+    inputs: &[inline::QuoteInput],
+    corpus: &Transcripts,
+) -> Result<Vec<serde_json::Map<String, serde_json::Value>>, String> {
+    match corpus {
+        Transcripts::Prepared(p) => {
+            inline::verify_quotes_prepared(config, inputs, p).map_err(|e| e.to_string())
+        }
+        Transcripts::Text(text) => {
+            let t = corpus_eval::corpus::parse_transcripts(Path::new("transcripts"), text)
+                .map_err(|e| e.to_string())?;
+            inline::verify_quotes(config, inputs, &t).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// A corpus as the quote checks take it.
+pub(crate) enum Transcripts {
+    /// Prepared once (a `Corpus`).
+    Prepared(std::sync::Arc<corpus_eval::evaluate::PreparedTranscripts>),
+    /// JSON text, parsed for this call.
+    Text(String),
+}
+
+impl Transcripts {
+    /// A `Corpus` object or JSON text.
+    pub(crate) fn of(value: &Bound<'_, PyAny>) -> PyResult<Transcripts> {
+        if let Ok(c) = value.cast::<Corpus>() {
+            return Ok(Transcripts::Prepared(c.get().prepared.clone()));
+        }
+        let text: String = value.extract()?;
+        Ok(Transcripts::Text(text))
+    }
+}
+
 /// `verify_quotes`: quotes as a JSON array of {"quote", "source",
 /// "speaker"?, "answer"?, "id"?}, transcripts as the corpus's JSON text;
 /// returns the quotes' result fields (JSON text of an array).
@@ -93,10 +170,11 @@ fn evaluate_json(
 fn verify_quotes_json(
     py: Python<'_>,
     quotes: &str,
-    transcripts: &str,
+    transcripts: &Bound<'_, PyAny>,
     config_json: &str,
 ) -> PyResult<String> {
     let config: jobs::evaluate::Config = config(config_json)?;
+    let corpus = Transcripts::of(transcripts)?;
     py.detach(|| {
         let items: Vec<serde_json::Value> = serde_json::from_str(quotes).map_err(value_error)?;
         let mut inputs = Vec::with_capacity(items.len());
@@ -106,9 +184,7 @@ fn verify_quotes_json(
             inputs.push(input);
             ids.push(id);
         }
-        let t = corpus_eval::corpus::parse_transcripts(Path::new("transcripts"), transcripts)
-            .map_err(value_error)?;
-        let results = inline::verify_quotes(&config, &inputs, &t).map_err(value_error)?;
+        let results = check(&config, &inputs, &corpus).map_err(value_error)?;
         let out: Vec<serde_json::Value> = results
             .into_iter()
             .zip(ids)
@@ -272,6 +348,7 @@ fn embed_bytes(py: Python<'_>, texts: Vec<String>) -> PyResult<(usize, usize, Py
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Corpus>()?;
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
     m.add_function(wrap_pyfunction!(verify_quotes_json, m)?)?;
     m.add_function(wrap_pyfunction!(score_answer, m)?)?;

@@ -333,6 +333,46 @@ fn verify_quotes(
     transcripts: &TranscriptSet,
     config: &EvalConfig,
 ) -> (Vec<QuoteCheck>, Vec<Attributed>) {
+    verify_quotes_in(quote_refs, transcripts, config, None)
+}
+
+/// A transcript prepared for lookups: built for the occasion (and dropped
+/// after it), or kept by a [`PreparedTranscripts`].
+enum Source<'a> {
+    Fresh(SourceText<'a>),
+    Kept(&'a SourceText<'static>),
+}
+
+impl<'a> std::ops::Deref for Source<'a> {
+    type Target = SourceText<'a>;
+    fn deref(&self) -> &SourceText<'a> {
+        match self {
+            Source::Fresh(s) => s,
+            Source::Kept(s) => s,
+        }
+    }
+}
+
+impl Source<'_> {
+    /// Its normalized spoken text (the rest dropped when fresh).
+    fn into_normalized_text(self) -> String {
+        match self {
+            Source::Fresh(s) => s.into_normalized_text(),
+            Source::Kept(s) => s.normalized_text().to_string(),
+        }
+    }
+}
+
+/// [`verify_quotes`], the transcripts' lookup structures taken from `kept`
+/// (prepared once, for many calls) when given and its speaker settings
+/// are the configuration's.
+fn verify_quotes_in(
+    quote_refs: &[(usize, usize, &crate::corpus::Quote)],
+    transcripts: &TranscriptSet,
+    config: &EvalConfig,
+    kept: Option<&PreparedTranscripts>,
+) -> (Vec<QuoteCheck>, Vec<Attributed>) {
+    let kept = kept.filter(|k| k.speakers == config.speakers.signature());
     let n = quote_refs.len();
     // Each quote's transcript, and each transcript's quotes in file order.
     let cited: Vec<Option<usize>> = quote_refs
@@ -350,10 +390,11 @@ fn verify_quotes(
         .filter(|&i| !by_transcript[i].is_empty())
         .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].text.len()));
-    let prepare = |t: usize| {
-        crate::timings::measure("turns", || {
+    let prepare = |t: usize| match kept {
+        Some(k) => Source::Kept(k.source(t)),
+        None => Source::Fresh(crate::timings::measure("turns", || {
             SourceText::borrowed_with_speakers(&transcripts.transcripts[t].text, &config.speakers)
-        })
+        })),
     };
     // Each transcript's normalized text is kept for the search of the
     // other transcripts (the rest of its structures is dropped).
@@ -1027,6 +1068,16 @@ pub fn check_quotes(
     transcripts: &TranscriptSet,
     config: &EvalConfig,
 ) -> Vec<QuoteResult> {
+    check_quotes_with(quotes, groups, transcripts, config, None)
+}
+
+fn check_quotes_with(
+    quotes: &[crate::corpus::Quote],
+    groups: &[Option<&str>],
+    transcripts: &TranscriptSet,
+    config: &EvalConfig,
+    kept: Option<&PreparedTranscripts>,
+) -> Vec<QuoteResult> {
     let mut group_of: HashMap<&str, usize> = HashMap::new();
     let refs: Vec<(usize, usize, &crate::corpus::Quote)> = quotes
         .iter()
@@ -1042,7 +1093,7 @@ pub fn check_quotes(
             (g, 0, q)
         })
         .collect();
-    let (checks, attributed) = verify_quotes(&refs, transcripts, config);
+    let (checks, attributed) = verify_quotes_in(&refs, transcripts, config, kept);
     quotes
         .iter()
         .zip(checks.into_iter().zip(attributed))
@@ -1053,6 +1104,55 @@ pub fn check_quotes(
             attributed,
         })
         .collect()
+}
+
+/// A transcript corpus parsed once and its transcripts prepared for
+/// lookups on first use and kept (turns, normalized text, word index), for
+/// callers that check many batches of quotes against one corpus (a data
+/// engine's worker). Memory grows with the transcripts used.
+#[derive(Debug)]
+pub struct PreparedTranscripts {
+    set: TranscriptSet,
+    speaker_config: SpeakerConfig,
+    speakers: String,
+    sources: Vec<std::sync::OnceLock<SourceText<'static>>>,
+}
+
+impl PreparedTranscripts {
+    /// The corpus, its transcripts split into turns by `speakers`.
+    pub fn new(set: TranscriptSet, speakers: SpeakerConfig) -> PreparedTranscripts {
+        let sources = (0..set.transcripts.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        PreparedTranscripts {
+            speakers: speakers.signature(),
+            speaker_config: speakers,
+            set,
+            sources,
+        }
+    }
+
+    /// The transcripts.
+    pub fn transcripts(&self) -> &TranscriptSet {
+        &self.set
+    }
+
+    fn source(&self, t: usize) -> &SourceText<'static> {
+        self.sources[t].get_or_init(|| {
+            SourceText::with_speakers(self.set.transcripts[t].text.clone(), &self.speaker_config)
+        })
+    }
+}
+
+/// [`check_quotes`] against a prepared corpus (the same results; a
+/// configuration with other speaker settings prepares its own).
+pub fn check_quotes_prepared(
+    quotes: &[crate::corpus::Quote],
+    groups: &[Option<&str>],
+    prepared: &PreparedTranscripts,
+    config: &EvalConfig,
+) -> Vec<QuoteResult> {
+    check_quotes_with(quotes, groups, &prepared.set, config, Some(prepared))
 }
 
 /// A value the results add to an object of the document.

@@ -67,7 +67,15 @@ pub fn verify_quotes(
     transcripts: &TranscriptSet,
 ) -> Result<Vec<Map<String, Value>>, JobError> {
     config.validate()?;
-    let typed: Vec<Quote> = quotes
+    let (typed, groups) = typed_quotes(quotes);
+    let results =
+        crate::evaluate::check_quotes(&typed, &groups, transcripts, &config.eval_config());
+    Ok(results.iter().map(crate::evaluate::quote_fields).collect())
+}
+
+/// The quotes as the checks take them, with their answers (groups).
+fn typed_quotes(quotes: &[QuoteInput]) -> (Vec<Quote>, Vec<Option<&str>>) {
+    let typed = quotes
         .iter()
         .map(|q| Quote {
             quote: q.quote.clone(),
@@ -75,9 +83,34 @@ pub fn verify_quotes(
             speaker: q.speaker.clone(),
         })
         .collect();
-    let groups: Vec<Option<&str>> = quotes.iter().map(|q| q.answer.as_deref()).collect();
+    (typed, quotes.iter().map(|q| q.answer.as_deref()).collect())
+}
+
+/// A corpus given as JSON text, parsed once and prepared for many calls
+/// of [`verify_quotes_prepared`] (its transcripts split into turns by the
+/// configuration's speaker settings).
+pub fn prepare_transcripts(
+    config: &super::evaluate::Config,
+    transcripts: &str,
+) -> Result<crate::evaluate::PreparedTranscripts, JobError> {
+    config.validate()?;
+    let t = parse_transcripts(Path::new("transcripts"), transcripts)?;
+    Ok(crate::evaluate::PreparedTranscripts::new(
+        t,
+        config.speakers()?,
+    ))
+}
+
+/// [`verify_quotes`] against a prepared corpus (the same fields).
+pub fn verify_quotes_prepared(
+    config: &super::evaluate::Config,
+    quotes: &[QuoteInput],
+    prepared: &crate::evaluate::PreparedTranscripts,
+) -> Result<Vec<Map<String, Value>>, JobError> {
+    config.validate()?;
+    let (typed, groups) = typed_quotes(quotes);
     let results =
-        crate::evaluate::check_quotes(&typed, &groups, transcripts, &config.eval_config());
+        crate::evaluate::check_quotes_prepared(&typed, &groups, prepared, &config.eval_config());
     Ok(results.iter().map(crate::evaluate::quote_fields).collect())
 }
 

@@ -1,0 +1,67 @@
+"""examples/ray_evaluate.py on Ray Data in local mode (2 CPUs) against the
+command line, on a generated input of 20,000 answers: the summary must be
+equal (means, counts, intervals, signature), and every answer's score and
+every quote's verdict. Skipped only when Ray cannot be imported (the reason
+is printed with `pytest -rs`)."""
+
+import csv
+import importlib.util
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _example():
+    spec = importlib.util.spec_from_file_location("ray_evaluate", REPO / "examples" / "ray_evaluate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ray_pipeline_equals_the_cli(tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed: pip install 'ray[data]'")
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed")
+    from test_corpus_eval import BIN, only_run_folder
+
+    data = tmp_path / "data"
+    subprocess.run(["python3", str(REPO / "scripts/gen-evaluate.py"), str(data), "--scale", "0.5"],
+                   check=True, capture_output=True)
+    run = subprocess.run([BIN, "evaluate", str(data / "questions.json"), str(data / "transcripts.json"),
+                          "--no-plots", "--no-html", "--out", "runs"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    folder = only_run_folder(tmp_path / "runs")
+    want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    assert want["counts"]["answers"] >= 20_000
+
+    import ray
+
+    example = _example()
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        got = example.run(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray"),
+                          num_cpus=2, items="parquet")
+    finally:
+        ray.shutdown()
+    assert got == want
+    assert json.loads((tmp_path / "ray" / "summary.json").read_text(encoding="utf-8")) == want
+
+    # Item by item, against the run folder's tables.
+    answers = pq.read_table(tmp_path / "ray" / "answers").to_pylist()
+    answers.sort(key=lambda r: (r["pair_index"], r["answer_index"]))
+    with open(folder / "items.csv", encoding="utf-8", newline="") as f:
+        items = list(csv.DictReader(f))
+    assert len(answers) == len(items)
+    for a, row in zip(answers, items):
+        assert a["score"] == (float(row["score"]) if row["score"] else None), row
+    quotes = pq.read_table(tmp_path / "ray" / "quotes").to_pylist()
+    quotes.sort(key=lambda r: (r["pair_index"], r["answer_index"], r["quote_index"]))
+    with open(folder / "quotes.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(quotes) == len(rows)
+    for q, row in zip(quotes, rows):
+        assert (q["verdict"], q["attribution"] or "") == (row["verdict"], row["attribution"]), row
+        assert str(q["span_start"] if q["span_start"] is not None else "") == row["span_start"], row
