@@ -339,7 +339,7 @@ fn verify_quotes(
 /// A transcript prepared for lookups: built for the occasion (and dropped
 /// after it), or kept by a [`PreparedTranscripts`].
 enum Source<'a> {
-    Fresh(SourceText<'a>),
+    Fresh(Box<SourceText<'a>>),
     Kept(&'a SourceText<'static>),
 }
 
@@ -392,9 +392,9 @@ fn verify_quotes_in(
     order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].text.len()));
     let prepare = |t: usize| match kept {
         Some(k) => Source::Kept(k.source(t)),
-        None => Source::Fresh(crate::timings::measure("turns", || {
+        None => Source::Fresh(Box::new(crate::timings::measure("turns", || {
             SourceText::borrowed_with_speakers(&transcripts.transcripts[t].text, &config.speakers)
-        })),
+        }))),
     };
     // Each transcript's normalized text is kept for the search of the
     // other transcripts (the rest of its structures is dropped).
