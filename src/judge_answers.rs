@@ -142,7 +142,7 @@ pub fn judge_plan(
 }
 
 /// One item's result (a line of scores.jsonl).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ItemScore {
     /// The item's id.
     pub id: String,
@@ -157,25 +157,54 @@ pub struct ItemScore {
     /// The threshold applied (semantic methods).
     pub threshold: Option<f64>,
     /// What the score comes from: "keyword", "semantic" or "judge".
+    #[serde(deserialize_with = "score_source")]
     pub source: &'static str,
     /// The human label, when given.
     pub label: Option<bool>,
     /// Anchors the answer lacks (when anchors are checked).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchors_missing: Option<Vec<String>>,
     /// semantic_dynamic with a validation draw from the input: "validation"
     /// for the items that chose the threshold, else "test".
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "score_split"
+    )]
     pub split: Option<&'static str>,
     /// The judge's raw reply (when the judge saw the item).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_reply: Option<String>,
     /// ok, cached or failed (when the judge saw the item).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_status: Option<VerdictStatus>,
     /// Why the judge failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_error: Option<String>,
+}
+
+/// An item score's `source` read back (one of its three values).
+fn score_source<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let s = <String as serde::Deserialize>::deserialize(d)?;
+    ["keyword", "semantic", "judge"]
+        .into_iter()
+        .find(|k| *k == s)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown score source {s:?}")))
+}
+
+/// An item score's `split` read back.
+fn score_split<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<&'static str>, D::Error> {
+    let s = <Option<String> as serde::Deserialize>::deserialize(d)?;
+    match s.as_deref() {
+        None => Ok(None),
+        Some("validation") => Ok(Some("validation")),
+        Some("test") => Ok(Some("test")),
+        Some(other) => Err(serde::de::Error::custom(format!(
+            "unknown split {other:?}"
+        ))),
+    }
 }
 
 /// One system's line of the summary.
@@ -288,11 +317,19 @@ pub struct ScoreCounts {
 /// means are listed by system name; systems with nothing scored come last,
 /// without mean or rank.
 pub fn system_means(items: &[JudgedItem], scores: &[Option<f64>]) -> Vec<SystemScore> {
+    system_means_of(items.iter().map(|i| i.system.as_str()), scores)
+}
+
+/// [`system_means`] of items given by their systems.
+pub fn system_means_of<'a>(
+    systems: impl Iterator<Item = &'a str>,
+    scores: &[Option<f64>],
+) -> Vec<SystemScore> {
     let mut order: Vec<&str> = Vec::new();
     let mut sums: std::collections::HashMap<&str, (f64, usize)> = std::collections::HashMap::new();
-    for (item, score) in items.iter().zip(scores) {
-        let e = sums.entry(item.system.as_str()).or_insert_with(|| {
-            order.push(item.system.as_str());
+    for (system, score) in systems.zip(scores) {
+        let e = sums.entry(system).or_insert_with(|| {
+            order.push(system);
             (0.0, 0)
         });
         if let Some(s) = score {
@@ -389,16 +426,26 @@ pub fn finish(
             s.source = "judge";
         }
     }
+    let summary = summarize_scores(&scores, config, judge_counts, signature);
+    (scores, summary)
+}
+
+/// The summary of item scores (in input order): statistics over every
+/// item and, when items carry a `split`, over the test items
+/// (`held_out`), system means and ranks, score counts; `agreement` is left
+/// to the caller.
+pub fn summarize_scores(
+    scores: &[ItemScore],
+    config: &JudgeAnswersConfig,
+    judge_counts: JudgeCounts,
+    signature: String,
+) -> JudgeAnswersSummary {
+    let semantic = config.method.uses_embeddings();
     let final_scores: Vec<Option<f64>> = scores.iter().map(|s| s.score).collect();
-    let held_out = is_validation.as_ref().map(|mask| {
-        statistics(
-            scores
-                .iter()
-                .zip(mask)
-                .filter(|(_, v)| !**v)
-                .map(|(s, _)| s),
-        )
-    });
+    let held_out = scores
+        .iter()
+        .any(|s| s.split.is_some())
+        .then(|| statistics(scores.iter().filter(|s| s.split != Some("validation"))));
     let mut counts = ScoreCounts::default();
     for s in final_scores.iter().flatten() {
         match *s {
@@ -408,19 +455,18 @@ pub fn finish(
             _ => counts.other += 1,
         }
     }
-    let summary = JudgeAnswersSummary {
+    JudgeAnswersSummary {
         method: config.method,
         threshold: semantic.then_some(config.threshold),
         overall: statistics(scores.iter()),
-        systems: system_means(items, &final_scores),
+        systems: system_means_of(scores.iter().map(|s| s.system.as_str()), &final_scores),
         held_out,
         judge: judge_counts,
         anchors: config.anchors && semantic,
         score_counts: counts,
         signature,
         agreement: None,
-    };
-    (scores, summary)
+    }
 }
 
 #[cfg(test)]

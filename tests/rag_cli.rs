@@ -723,3 +723,65 @@ fn bad_question_files_and_resume_folders() {
     assert!(dir.run_folders("out").is_empty());
     assert_eq!(server.requests(), 0);
 }
+
+#[test]
+fn shards_merge_into_the_unsharded_runs_summary() {
+    // The test server answers each question the same way every time, so
+    // the shards' replies are the unsharded run's, split.
+    let server = RagServer::start(Some(SECRET), 8);
+    let dir = Dir::new("rag-shards");
+    let q = repo().join("evaluation/data_fixture.json");
+    let run = |out: &str, shard: Option<&str>| {
+        let mut args = vec![
+            "rag".to_string(),
+            "run".into(),
+            q.display().to_string(),
+            "--out".into(),
+            out.into(),
+            "--api-url".into(),
+            server.url.clone(),
+            "--no-progress".into(),
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard".to_string(), s.to_string()]);
+        }
+        dir.run_env(&args, &[("EVALUATION_API_AUTH", SECRET)])
+            .expect_code(0);
+    };
+    run("whole", None);
+    for s in ["2/3", "1/3", "3/3"] {
+        run("shards", Some(s));
+    }
+    let shards = dir.run_folders("shards");
+    assert_eq!(shards.len(), 3);
+    // Each shard asked only its own questions.
+    let asked: usize = shards.iter().map(|f| journal(f).len()).sum();
+    assert_eq!(asked, 38);
+    let mut args: Vec<String> = vec!["merge".into()];
+    args.extend(shards.iter().map(|f| f.display().to_string()));
+    args.extend(["--out".into(), "merged".into()]);
+    dir.run(&args).expect_code(0);
+    let merged = &dir.run_folders("merged")[0];
+    let whole = &dir.run_folders("whole")[0];
+    for name in ["summary.json", "items.csv"] {
+        assert_eq!(
+            std::fs::read(merged.join(name)).unwrap(),
+            std::fs::read(whole.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    // One line per question, in the file's order.
+    let ids: Vec<String> = journal(merged)
+        .iter()
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 38);
+    // A shard missing is refused.
+    let mut args: Vec<String> = vec!["merge".into()];
+    args.extend(shards[..2].iter().map(|f| f.display().to_string()));
+    args.extend(["--out".into(), "merged2".into()]);
+    dir.run(&args)
+        .expect_code(2)
+        .expect_stderr(&["missing shard"]);
+    assert_secret_absent(&dir, &[]);
+}

@@ -136,6 +136,10 @@ pub struct RunArgs {
     /// nothing else there (the session's figures go to stderr).
     #[arg(long)]
     pub json: bool,
+    /// Ask only the questions whose id falls in shard I of N (FNV-1a of the
+    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::shard::Shard>,
     /// API settings.
     #[command(flatten)]
     pub api: ApiArgs,
@@ -156,6 +160,7 @@ impl RunArgs {
         set(&mut c.seed, &self.seed);
         self.api.apply(&mut c)?;
         super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
+        super::set_some(&mut c.shard, &self.shard);
         c.validate()?;
         Ok(c)
     }

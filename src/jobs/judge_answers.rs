@@ -139,6 +139,13 @@ pub struct Config {
     /// Report the agreement of the pass/fail verdicts with the labels in
     /// the summary (Cohen, Krippendorff, Gwet, ...).
     pub agreement: bool,
+    /// Only the items whose id falls in this shard (`--shard I/N`, see
+    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    /// semantic_dynamic still draws its validation items from the whole
+    /// input; hybrid with `judge_top` (which ranks systems over every
+    /// item) cannot be sharded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Default for Config {
@@ -171,6 +178,7 @@ impl Default for Config {
             out: PathBuf::from("reports"),
             no_plots: false,
             agreement: false,
+            shard: None,
         }
     }
 }
@@ -210,6 +218,12 @@ impl JobConfig for Config {
         check_in("--tokens-per-eval", self.tokens_per_eval, 0.0, 1e9)?;
         check_in("--price-per-1k", self.price_per_1k, 0.0, 1e6)?;
         engine_of("--engine", &self.engine)?;
+        if self.shard.is_some() && self.method == Method::Hybrid && self.judge_top > 0 {
+            return Err(ConfigError::Invalid {
+                field: "--shard".into(),
+                message: "does not apply to hybrid with --judge-top: the top systems are ranked over every item".into(),
+            });
+        }
         Ok(())
     }
 }
@@ -583,8 +597,12 @@ pub fn make_judge(config: &Config) -> Result<Judge, JobError> {
 
 /// Everything a run works on: the items and the loaded resources.
 pub struct Context {
-    /// The items.
+    /// The items (a shard's when the configuration names one).
     pub items: Vec<JudgedItem>,
+    /// With a shard: every item of the input, and the position there of
+    /// each of `items` (semantic_dynamic draws its validation items from
+    /// the whole input).
+    pub all: Option<(Vec<JudgedItem>, Vec<usize>)>,
     /// WordNet (anchor synonyms).
     pub lexicon: Lexicon,
     /// The embedding model (semantic methods).
@@ -599,7 +617,17 @@ impl Context {
     /// Loads the items of `input` and what the configuration's method needs.
     pub fn load(config: &Config, input: &Path) -> Result<Context, JobError> {
         config.validate()?;
-        let items = load_items(input)?;
+        let loaded = load_items(input)?;
+        let (items, all) = match config.shard {
+            None => (loaded, None),
+            Some(shard) => {
+                let at: Vec<usize> = (0..loaded.len())
+                    .filter(|&i| shard.contains(&loaded[i].id))
+                    .collect();
+                let items = at.iter().map(|&i| loaded[i].clone()).collect();
+                (items, Some((loaded, at)))
+            }
+        };
         let method = config.method;
         let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
         let embedder = if method.uses_embeddings() {
@@ -621,6 +649,7 @@ impl Context {
         };
         Ok(Context {
             items,
+            all,
             lexicon,
             embedder,
             judge,
@@ -683,7 +712,8 @@ impl Context {
         cache: &EmbeddingCache,
         anchors: bool,
     ) -> Result<DynamicThreshold, JobError> {
-        let items = &self.items;
+        // The draw is from the whole input, sharded or not.
+        let items = self.all.as_ref().map_or(&self.items, |(all, _)| all);
         let (picked, source, drawn) = match &self.validation {
             Some((path, _, v)) => (v.clone(), format!("file {}", path.display()), None),
             None => {
@@ -694,6 +724,18 @@ impl Context {
                     "fraction {} of the input, seed {}",
                     config.validation_fraction, config.seed
                 );
+                // Positions among this run's items (a shard's).
+                let drawn = match &self.all {
+                    None => drawn,
+                    Some((_, at)) => {
+                        let drawn: std::collections::HashSet<usize> = drawn.into_iter().collect();
+                        at.iter()
+                            .enumerate()
+                            .filter(|(_, i)| drawn.contains(i))
+                            .map(|(k, _)| k)
+                            .collect()
+                    }
+                };
                 (picked, source, Some(drawn))
             }
         };

@@ -65,6 +65,9 @@ sharded_config!(
     super::text_eval::Config
 );
 
+#[cfg(feature = "net")]
+sharded_config!(super::rag::Config);
+
 impl ShardRun {
     /// The shards' configuration as the merged run's, under `req.out`.
     fn merged_config<C: ShardedConfig>(&self, req: &Request) -> Result<C, JobError> {
@@ -228,8 +231,10 @@ pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
         "hotpot" => merge_hotpot(req, &shards, started),
         "grounding" => merge_grounding(req, &shards, started),
         "text-eval" => merge_text_eval(req, &shards, started),
+        #[cfg(feature = "net")]
+        "rag run" => merge_rag(req, &shards, started),
         other => Err(input_error(format!(
-            "merge joins shards of evaluate, hotpot, grounding and text-eval runs; {other} runs cannot be sharded yet"
+            "merge joins shards of evaluate, hotpot, grounding, text-eval and rag run runs; {other} runs cannot be sharded"
         ))),
     }
 }
@@ -509,6 +514,15 @@ fn merged_from(shards: &[ShardRun]) -> Value {
             .map(|s| Value::String(s.folder.display().to_string()))
             .collect(),
     )
+}
+
+#[cfg(feature = "net")]
+fn merge_rag(req: &Request, shards: &[ShardRun], started: SystemTime) -> Result<PathBuf, JobError> {
+    let first = &shards[0];
+    let config: super::rag::Config = first.merged_config(req)?;
+    let questions = first.input("questions", req)?;
+    let folders: Vec<PathBuf> = shards.iter().map(|s| s.folder.clone()).collect();
+    super::rag::write_merged(&config, &questions, &folders, merged_from(shards), started)
 }
 
 fn merge_grounding(

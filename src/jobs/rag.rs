@@ -87,6 +87,10 @@ pub struct Config {
     /// Labels of interviewer turns (default: as `evaluate`'s).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interviewer_labels: Option<Vec<String>>,
+    /// Only the questions whose id falls in this shard (`--shard I/N`, see
+    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Default for Config {
@@ -108,6 +112,7 @@ impl Default for Config {
             wordnet: None,
             speaker_pattern: None,
             interviewer_labels: None,
+            shard: None,
         }
     }
 }
@@ -242,6 +247,7 @@ pub fn run_settings(config: &Config, questions: &Path, digest: &str, url: &str) 
         "speaker_pattern": config.speaker_pattern,
         "interviewer_labels": config.interviewer_labels,
         "seed": config.seed,
+        "shard": config.shard,
     })
 }
 
@@ -323,6 +329,7 @@ pub fn resume(dir: &Path, config: &mut Config, questions_given: bool) -> Result<
     config.seed = s["seed"].as_u64().unwrap_or(config.seed);
     config.speaker_pattern = s["speaker_pattern"].as_str().map(str::to_string);
     config.interviewer_labels = serde_json::from_value(s["interviewer_labels"].clone()).ok();
+    config.shard = serde_json::from_value(s["shard"].clone()).ok().flatten();
     // A URL stored without its credentials or query cannot be used as is.
     let url = if s["api_url_redacted"].as_bool() == Some(true) {
         None
@@ -390,12 +397,15 @@ pub fn open_batch(
         }
     }
     let q_text = super::utf8(questions, q_bytes)?;
-    let all = parse_rag_questions(questions, &q_text)?;
+    let mut all = parse_rag_questions(questions, &q_text)?;
     if all.is_empty() {
         return Err(JobError::Input(format!(
             "{}: no questions",
             questions.display()
         )));
+    }
+    if let Some(shard) = config.shard {
+        all.retain(|q| shard.contains(&q.id));
     }
     let stored_url = resumed.as_ref().and_then(|r| r.url.clone());
     let client = Arc::new(client(config, stored_url.as_deref())?);
@@ -706,6 +716,93 @@ fn chart_bars(summary: &Value) -> Option<Vec<crate::report::charts::Bar>> {
         }
     }
     (!bars.is_empty()).then_some(bars)
+}
+
+/// `merge` of the run folders of `rag run --shard I/N` runs (`shards[k]`
+/// is shard k + 1 of `shards.len()`): each question's last outcome taken
+/// from its shard's journal, in the question file's order, into a new run
+/// folder under `config.out` (run.json, the joined responses.jsonl,
+/// summary.json, the chart, items.csv), summarized again. A shard's
+/// journal that holds a question of another shard, or an id the file does
+/// not have, is an error.
+pub fn write_merged(
+    config: &Config,
+    questions: &Path,
+    shards: &[PathBuf],
+    merged_from: Value,
+    started: SystemTime,
+) -> Result<PathBuf, JobError> {
+    config.validate()?;
+    let q_text = super::read_text(questions)?;
+    let all = parse_rag_questions(questions, &q_text)?;
+    let count = shards.len() as u32;
+    let mut lines: HashMap<String, String> = HashMap::new();
+    for (k, folder) in shards.iter().enumerate() {
+        let journal = folder.join("responses.jsonl");
+        let last = crate::rag::journal::last_lines(&journal).map_err(|source| {
+            crate::report::ReportError::Io {
+                path: journal.clone(),
+                source,
+            }
+        })?;
+        for (id, line) in last {
+            let at = crate::shard::shard_of(&id, count);
+            if at != k as u32 + 1 {
+                return Err(JobError::Input(format!(
+                    "{}: question {:?} belongs to shard {at}/{count}, not {}/{count}",
+                    journal.display(),
+                    crate::corpus::Preview(&id),
+                    k + 1
+                )));
+            }
+            lines.insert(id, line);
+        }
+    }
+    let mut joined = String::new();
+    for q in &all {
+        if let Some(line) = lines.remove(&q.id) {
+            joined.push_str(&line);
+            joined.push('\n');
+        }
+    }
+    if let Some(id) = lines.keys().next() {
+        return Err(JobError::Input(format!(
+            "the shards' journals hold question {:?}, which {} does not have",
+            crate::corpus::Preview(id),
+            questions.display()
+        )));
+    }
+    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+    let first_run: Value = match shards.first() {
+        Some(f) => serde_json::from_str(&super::read_text(&f.join("run.json"))?)
+            .map_err(|e| crate::corpus::json_error(&f.join("run.json"), &e))?,
+        None => Value::Null,
+    };
+    let mut run_json = first_run;
+    if let Value::Object(m) = &mut run_json {
+        m.insert("shard".into(), Value::Null);
+    }
+    let manifest = Manifest::new(
+        "rag run",
+        BTreeMap::from([(
+            "questions".to_string(),
+            InputFile::new(questions, q_text.as_bytes()),
+        )]),
+        json!({"merged_from": merged_from, "run": run_json}),
+        String::new(),
+        started,
+    )
+    .with_config(super::to_value(config))
+    .with_lexicon(&lexicon);
+    let mut run = RunWriter::create(&config.out, started, manifest)?;
+    run.write_json("run.json", &run_json)?;
+    run.write("responses.jsonl", joined.as_bytes())?;
+    let (summary, signature) = summarize(&run.file("responses.jsonl"), &all, config, &lexicon)?;
+    run.manifest_mut().signature = signature.clone();
+    write_summary(&mut run, &summary, &signature)?;
+    let items = items_csv(&run.file("responses.jsonl"), &all)?;
+    run.write("items.csv", items.as_bytes())?;
+    Ok(run.finish()?)
 }
 
 /// `rerun` of a rag run: no request is sent. The original's run.json and

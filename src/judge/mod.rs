@@ -48,7 +48,7 @@ pub enum JudgeError {
 }
 
 /// How a verdict was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictStatus {
     /// The judge answered with a score.
@@ -75,7 +75,7 @@ pub struct Verdict {
 }
 
 /// Counts over a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct JudgeCounts {
     /// HTTP requests sent (retries included).
     pub calls: usize,

@@ -173,6 +173,31 @@ pub fn last_outcomes(path: &Path) -> std::io::Result<Vec<Value>> {
         .collect())
 }
 
+/// Each question's last journal line as written (torn or unreadable lines
+/// skipped), by id, in order of first appearance.
+pub fn last_lines(path: &Path) -> std::io::Result<Vec<(String, String)>> {
+    let file = File::open(path)?;
+    let mut order: Vec<String> = Vec::new();
+    let mut last: HashMap<String, String> = HashMap::new();
+    for line in BufReader::new(file).lines() {
+        let line = line?;
+        let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) else {
+            continue;
+        };
+        if !last.contains_key(&id) {
+            order.push(id.clone());
+        }
+        last.insert(id, line);
+    }
+    Ok(order
+        .into_iter()
+        .filter_map(|id| last.remove(&id).map(|l| (id, l)))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
