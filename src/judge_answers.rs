@@ -158,7 +158,7 @@ pub struct ItemScore {
     pub threshold: Option<f64>,
     /// What the score comes from: "keyword", "semantic" or "judge".
     #[serde(deserialize_with = "score_source")]
-    pub source: &'static str,
+    pub source: Word,
     /// The human label, when given.
     pub label: Option<bool>,
     /// Anchors the answer lacks (when anchors are checked).
@@ -171,7 +171,7 @@ pub struct ItemScore {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "score_split"
     )]
-    pub split: Option<&'static str>,
+    pub split: Option<Word>,
     /// The judge's raw reply (when the judge saw the item).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_reply: Option<String>,
@@ -183,6 +183,11 @@ pub struct ItemScore {
     pub judge_error: Option<String>,
 }
 
+/// One of a few fixed words (`source`, `split`). Named so that the
+/// derived `Deserialize` (through the functions below) does not borrow
+/// from its input: [`ItemScore`] reads from any text.
+pub type Word = &'static str;
+
 /// An item score's `source` read back (one of its three values).
 fn score_source<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
     let s = <String as serde::Deserialize>::deserialize(d)?;
@@ -193,17 +198,13 @@ fn score_source<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, 
 }
 
 /// An item score's `split` read back.
-fn score_split<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<&'static str>, D::Error> {
+fn score_split<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'static str>, D::Error> {
     let s = <Option<String> as serde::Deserialize>::deserialize(d)?;
     match s.as_deref() {
         None => Ok(None),
         Some("validation") => Ok(Some("validation")),
         Some("test") => Ok(Some("test")),
-        Some(other) => Err(serde::de::Error::custom(format!(
-            "unknown split {other:?}"
-        ))),
+        Some(other) => Err(serde::de::Error::custom(format!("unknown split {other:?}"))),
     }
 }
 

@@ -204,6 +204,15 @@ fn missing_duplicated_and_foreign_shards_are_refused() {
     dir.run(&["merge", &s1, &odd, &s3, "--out", "m"])
         .expect_code(2)
         .expect_stderr(&[&odd, "another configuration"]);
+    // The odd one is named whichever place it is given in: the majority
+    // is the reference.
+    let named = format!("{odd} was run with another configuration than");
+    dir.run(&["merge", &odd, &s1, &s3, "--out", "m"])
+        .expect_code(2)
+        .expect_stderr(&[&named]);
+    dir.run(&["merge", &s1, &s3, &odd, "--out", "m"])
+        .expect_code(2)
+        .expect_stderr(&[&named]);
     // An unsharded run is not a shard.
     let whole = run(&dir, &args, "whole").display().to_string();
     dir.run(&["merge", &whole, "--out", "m"])
@@ -255,4 +264,129 @@ fn text_eval_shards_merge_to_the_unsharded_run() {
             );
         }
     }
+}
+
+#[test]
+fn judge_answers_shards_merge_to_the_unsharded_run() {
+    let dir = Dir::new("shard-judge");
+    let input = repo()
+        .join("evaluation/semantic/answers.jsonl")
+        .display()
+        .to_string();
+    let args: Vec<String> = vec![
+        "judge-answers".into(),
+        input.clone(),
+        "--method".into(),
+        "keyword".into(),
+        "--agreement".into(),
+    ];
+    let whole = run(&dir, &args, "whole");
+    for n in [1, 2, 3, 7] {
+        let parts = shards(&dir, &args, n, &format!("parts{n}"));
+        let merged = merge(&dir, &parts, &format!("merged{n}"));
+        same_files(
+            &whole,
+            &merged,
+            &["scores.jsonl", "items.csv", "summary.json"],
+        );
+        let m = read_json(&merged.join("manifest.json"));
+        assert_eq!(m["command"], "judge-answers");
+        assert!(m["config"].get("shard").is_none());
+    }
+    // semantic_dynamic draws its validation items from the whole input in
+    // every shard: the same threshold, the same split, the same summary.
+    let model = crate::util::model_dir().display().to_string();
+    let dynamic: Vec<String> = vec![
+        "judge-answers".into(),
+        input,
+        "--method".into(),
+        "semantic_dynamic".into(),
+        "--validation-fraction".into(),
+        "0.3".into(),
+        "--seed".into(),
+        "11".into(),
+        "--model-dir".into(),
+        model,
+        "--no-plots".into(),
+    ];
+    let whole = run(&dir, &dynamic, "dyn-whole");
+    let parts = shards(&dir, &dynamic, 3, "dyn-parts");
+    let merged = merge(&dir, &parts, "dyn-merged");
+    same_files(
+        &whole,
+        &merged,
+        &["scores.jsonl", "items.csv", "summary.json"],
+    );
+    // hybrid with --judge-top ranks systems over every item: no shards.
+    let mut hybrid = args.clone();
+    hybrid[3] = "hybrid".into();
+    hybrid.extend(["--judge-top", "1", "--shard", "1/2"].map(String::from));
+    dir.run(&hybrid)
+        .expect_code(2)
+        .expect_stderr(&["--shard", "--judge-top"]);
+}
+
+#[test]
+fn shards_of_other_commands_inputs_or_items_are_refused() {
+    let dir = Dir::new("shard-foreign");
+    let args = evaluate_args();
+    let part = |args: &[String], i: u32, parent: &str| {
+        let mut a = args.to_vec();
+        a.extend(["--shard".to_string(), format!("{i}/3")]);
+        run(&dir, &a, parent).display().to_string()
+    };
+    let (s1, s3) = (part(&args, 1, "p"), part(&args, 3, "p"));
+    // A hotpot shard among evaluate shards.
+    let hotpot: Vec<String> = vec![
+        "hotpot".into(),
+        repo()
+            .join("evaluation/hotpot/predictions.json")
+            .display()
+            .to_string(),
+        repo()
+            .join("evaluation/hotpot/gold.json")
+            .display()
+            .to_string(),
+        "--no-plots".into(),
+    ];
+    let h2 = part(&hotpot, 2, "h");
+    dir.run(&["merge", &h2, &s1, &s3, "--out", "m"])
+        .expect_code(2)
+        .expect_stderr(&[
+            &format!("{h2} is a hotpot run"),
+            "merge shards of one command",
+        ]);
+    // Shard 2 over another questions file (one byte more).
+    let q = repo().join("evaluation/data_fixture.json");
+    let mut bytes = std::fs::read(&q).unwrap();
+    bytes.push(b'\n');
+    let copy = dir.path().join("questions-copy.json");
+    std::fs::write(&copy, bytes).unwrap();
+    let mut other = args.clone();
+    other[1] = copy.display().to_string();
+    let o2 = part(&other, 2, "o");
+    dir.run(&["merge", &s1, &o2, &s3, "--out", "m"])
+        .expect_code(2)
+        .expect_stderr(&[&format!("{o2} read another questions file")]);
+    // A shard whose per-item output lost a row: the row is named.
+    let g: Vec<String> = vec![
+        "grounding".into(),
+        repo()
+            .join("evaluation/grounding/sample.json")
+            .display()
+            .to_string(),
+    ];
+    let gs: Vec<String> = (1..=3).map(|i| part(&g, i, "g")).collect();
+    let file = Path::new(&gs[1]).join("grounding.json");
+    let mut rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let lost = rows.pop().unwrap()["id"].as_str().unwrap().to_string();
+    std::fs::write(&file, serde_json::to_vec(&rows).unwrap()).unwrap();
+    dir.run(&["merge", &gs[0], &gs[1], &gs[2], "--out", "m"])
+        .expect_code(2)
+        .expect_stderr(&[&gs[1], &format!("lacks row \"{lost}\"")]);
+    assert!(
+        dir.run_folders("m").is_empty(),
+        "nothing written on refusal"
+    );
 }

@@ -79,6 +79,11 @@ pub struct JudgeAnswersArgs {
     /// summary (Cohen's kappa, Krippendorff's alpha, Gwet's AC1, ...).
     #[arg(long)]
     pub agreement: bool,
+    /// Score only the items whose id falls in shard I of N (FNV-1a of the
+    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
+    /// semantic_dynamic draws its validation items from the whole input.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::shard::Shard>,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: ConfigArgs,
@@ -180,6 +185,7 @@ impl JudgeAnswersArgs {
         set(&mut c.out, &self.out);
         c.no_plots |= self.no_plots;
         c.agreement |= self.agreement;
+        super::set_some(&mut c.shard, &self.shard);
         c.validate()?;
         Ok(c)
     }

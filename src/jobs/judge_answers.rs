@@ -870,21 +870,7 @@ impl Plan<'_> {
             signature,
         );
         if config.agreement {
-            if scores.iter().all(|s| s.label.is_none()) {
-                return Err(no_labels());
-            }
-            let verdicts: Vec<Option<bool>> = scores
-                .iter()
-                .map(|s| s.score.map(|v| v > POSITIVE_ABOVE))
-                .collect();
-            let labels: Vec<Option<bool>> = scores.iter().map(|s| s.label).collect();
-            let ids = scores.iter().map(|s| s.id.clone()).collect();
-            summary.agreement = Some(verdict_agreement(
-                ids,
-                config.method.as_str(),
-                &verdicts,
-                &labels,
-            )?);
+            summary.agreement = Some(agreement_of(&scores, config.method)?);
         }
         let settings = self.settings(estimate.as_ref());
         let histograms = self.histograms(&scores);
@@ -941,34 +927,67 @@ impl Plan<'_> {
     }
 
     fn histograms(&self, scores: &[ItemScore]) -> Vec<(String, Vec<f64>)> {
-        let method = self.config.method;
-        let mut out = vec![(
-            method.as_str().to_string(),
-            scores.iter().filter_map(|s| s.score).collect(),
-        )];
-        if method == Method::Hybrid {
-            out.push((
-                "semantic_fixed".into(),
-                self.prepared
-                    .base_scores
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .collect(),
-            ));
-        }
-        if method != Method::Keyword {
-            out.push((
-                "keyword".into(),
-                self.context
-                    .items
-                    .iter()
-                    .map(|i| keyword_score(&i.answer, &i.ground_truth))
-                    .collect(),
-            ));
-        }
-        out
+        histograms(self.config.method, scores, &self.context.items)
     }
+}
+
+/// The agreement of the pass/fail verdicts (a score above
+/// [`POSITIVE_ABOVE`]) with the labels (exit 2 when no item has one).
+pub fn agreement_of(
+    scores: &[ItemScore],
+    method: Method,
+) -> Result<crate::agreement::coefficients::Agreement, JobError> {
+    if scores.iter().all(|s| s.label.is_none()) {
+        return Err(no_labels());
+    }
+    let verdicts: Vec<Option<bool>> = scores
+        .iter()
+        .map(|s| s.score.map(|v| v > POSITIVE_ABOVE))
+        .collect();
+    let labels: Vec<Option<bool>> = scores.iter().map(|s| s.label).collect();
+    let ids = scores.iter().map(|s| s.id.clone()).collect();
+    verdict_agreement(ids, method.as_str(), &verdicts, &labels)
+}
+
+/// The score distributions drawn for a run of `method` over `items`
+/// (scored as `scores`): the method's scores, for hybrid the semantic
+/// scores before the judge (from each item's similarity, threshold and
+/// missing anchors), and but for keyword the keyword scores.
+pub fn histograms(
+    method: Method,
+    scores: &[ItemScore],
+    items: &[JudgedItem],
+) -> Vec<(String, Vec<f64>)> {
+    let mut out = vec![(
+        method.as_str().to_string(),
+        scores.iter().filter_map(|s| s.score).collect(),
+    )];
+    if method == Method::Hybrid {
+        out.push((
+            "semantic_fixed".into(),
+            scores
+                .iter()
+                .filter_map(|s| {
+                    let anchors_ok = s.anchors_missing.as_ref().is_none_or(|m| m.is_empty());
+                    Some(crate::semantic::methods::threshold_score(
+                        s.similarity?,
+                        s.threshold?,
+                        anchors_ok,
+                    ))
+                })
+                .collect(),
+        ));
+    }
+    if method != Method::Keyword {
+        out.push((
+            "keyword".into(),
+            items
+                .iter()
+                .map(|i| keyword_score(&i.answer, &i.ground_truth))
+                .collect(),
+        ));
+    }
+    out
 }
 
 /// What `judge-answers` produces.
@@ -1097,7 +1116,20 @@ pub fn write_run(
     )
     .with_config(super::to_value(config))
     .with_lexicon(&context.lexicon);
-    let mut run = RunWriter::create(&config.out, started, manifest)?;
+    write_outputs(
+        RunWriter::create(&config.out, started, manifest)?,
+        output,
+        config.no_plots,
+    )
+}
+
+/// Writes scores.jsonl, items.csv, summary.json and (unless `no_plots`)
+/// the score distributions into `run`, and finishes it.
+pub fn write_outputs(
+    mut run: RunWriter,
+    output: &Output,
+    no_plots: bool,
+) -> Result<PathBuf, JobError> {
     let mut lines = Vec::new();
     for s in &output.scores {
         serde_json::to_writer(&mut lines, s).map_err(|e| JobError::Input(e.to_string()))?;
@@ -1107,7 +1139,7 @@ pub fn write_run(
     run.write("items.csv", items_csv(&output.scores).as_bytes())?;
     run.write_json("summary.json", &output.summary)?;
     #[cfg(feature = "charts")]
-    if !config.no_plots {
+    if !no_plots {
         use crate::report::charts::{render_score_histogram, ScoreHistogram};
         for (name, values) in &output.histograms {
             let half = values.iter().filter(|v| **v == 0.5).count();
@@ -1127,6 +1159,8 @@ pub fn write_run(
             })?;
         }
     }
+    #[cfg(not(feature = "charts"))]
+    let _ = no_plots;
     Ok(run.finish()?)
 }
 

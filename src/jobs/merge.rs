@@ -68,6 +68,9 @@ sharded_config!(
 #[cfg(feature = "net")]
 sharded_config!(super::rag::Config);
 
+#[cfg(all(feature = "net", feature = "semantic"))]
+sharded_config!(super::judge_answers::Config);
+
 impl ShardRun {
     /// The shards' configuration as the merged run's, under `req.out`.
     fn merged_config<C: ShardedConfig>(&self, req: &Request) -> Result<C, JobError> {
@@ -140,9 +143,30 @@ fn digests(manifest: &Value) -> BTreeMap<String, String> {
 /// Checks that the shards belong together and cover 1..N once; returns
 /// them ordered by shard index.
 fn check_shards(mut shards: Vec<ShardRun>) -> Result<Vec<ShardRun>, JobError> {
-    let Some(first) = shards.first() else {
+    if shards.is_empty() {
         return Err(input_error("merge needs the shards' run folders".into()));
+    }
+    // The reference is a shard of the majority (command, configuration,
+    // inputs, N), so that the odd one out is the one named.
+    let key = |s: &ShardRun| {
+        (
+            s.command.clone(),
+            shared_config(&s.manifest).to_string(),
+            digests(&s.manifest),
+            s.shard.count,
+        )
     };
+    let keys: Vec<_> = shards.iter().map(key).collect();
+    let reference = (0..keys.len())
+        .max_by_key(|&i| {
+            (
+                keys.iter().filter(|k| **k == keys[i]).count(),
+                std::cmp::Reverse(i),
+            )
+        })
+        .unwrap_or(0);
+    shards.swap(0, reference);
+    let first = &shards[0];
     let (command, config, inputs, count) = (
         first.command.clone(),
         shared_config(&first.manifest),
@@ -233,8 +257,10 @@ pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
         "text-eval" => merge_text_eval(req, &shards, started),
         #[cfg(feature = "net")]
         "rag run" => merge_rag(req, &shards, started),
+        #[cfg(all(feature = "net", feature = "semantic"))]
+        "judge-answers" => merge_judge(req, &shards, started),
         other => Err(input_error(format!(
-            "merge joins shards of evaluate, hotpot, grounding, text-eval and rag run runs; {other} runs cannot be sharded"
+            "merge joins shards of evaluate, hotpot, grounding, text-eval, judge-answers and rag run runs; {other} runs cannot be sharded"
         ))),
     }
 }
@@ -523,6 +549,115 @@ fn merge_rag(req: &Request, shards: &[ShardRun], started: SystemTime) -> Result<
     let questions = first.input("questions", req)?;
     let folders: Vec<PathBuf> = shards.iter().map(|s| s.folder.clone()).collect();
     super::rag::write_merged(&config, &questions, &folders, merged_from(shards), started)
+}
+
+/// judge-answers shards: scores.jsonl rejoined in input order; the
+/// summary (judge counts summed over the shards), agreement and score
+/// distributions recomputed.
+#[cfg(all(feature = "net", feature = "semantic"))]
+fn merge_judge(
+    req: &Request,
+    shards: &[ShardRun],
+    started: SystemTime,
+) -> Result<PathBuf, JobError> {
+    use super::judge_answers::{
+        agreement_of, histograms, load_items, write_outputs, Config, Output,
+    };
+    use crate::judge::JudgeCounts;
+    use crate::judge_answers::{summarize_scores, ItemScore, JudgeAnswersConfig};
+    let first = &shards[0];
+    let config: Config = first.merged_config(req)?;
+    let path = first.input("input", req)?;
+    let items = load_items(&path)?;
+    let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
+    let queues = shards
+        .iter()
+        .map(|s| shard_lines::<ItemScore>(&s.folder.join("scores.jsonl")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let scores = rejoin_rows(
+        shards,
+        &ids,
+        queues,
+        |s: &ItemScore| s.id.as_str(),
+        "scores.jsonl",
+    )?;
+    let mut counts = JudgeCounts::default();
+    let mut signature = String::new();
+    let mut threshold = config.threshold;
+    for (k, s) in shards.iter().enumerate() {
+        let path = s.folder.join("summary.json");
+        let summary = read_json(&path)?;
+        let c: JudgeCounts = serde_json::from_value(summary["judge"].clone())
+            .map_err(|e| input_error(format!("{}: judge: {e}", path.display())))?;
+        counts.calls += c.calls;
+        counts.cached += c.cached;
+        counts.failed += c.failed;
+        counts.judged += c.judged;
+        if k == 0 {
+            signature = summary["signature"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            // semantic_dynamic's threshold, chosen on the whole input.
+            threshold = s.manifest["settings"]["threshold"]
+                .as_f64()
+                .unwrap_or(config.threshold);
+        }
+    }
+    let core = JudgeAnswersConfig {
+        method: config.method,
+        threshold,
+        anchors: config.anchors == super::judge_answers::Anchors::On
+            && config.method.uses_embeddings(),
+        band: config.band,
+        judge_top: config.judge_top,
+    };
+    let mut summary = summarize_scores(&scores, &core, counts, signature);
+    if config.agreement {
+        summary.agreement = Some(agreement_of(&scores, config.method)?);
+    }
+    let mut settings = first.manifest["settings"].clone();
+    if let Value::Object(m) = &mut settings {
+        m.insert("out".into(), Value::from(config.out.display().to_string()));
+        m.insert("merged_from".into(), merged_from(shards));
+    }
+    let output = Output {
+        histograms: histograms(config.method, &scores, &items),
+        scores,
+        summary,
+        settings: settings.clone(),
+        estimate: None,
+    };
+    let mut m = crate::report::manifest::Manifest::new(
+        "judge-answers",
+        BTreeMap::new(),
+        settings,
+        output.summary.signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(&config));
+    m.inputs = first_inputs(first);
+    m.wordnet = first.manifest.get("wordnet").cloned();
+    write_outputs(
+        RunWriter::create(&config.out, started, m)?,
+        &output,
+        config.no_plots,
+    )
+}
+
+/// A shard's JSON Lines `path`, one `T` per line.
+#[cfg(all(feature = "net", feature = "semantic"))]
+fn shard_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Result<VecDeque<T>, JobError> {
+    let text = super::read_text(path)?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, l)| {
+            serde_json::from_str(l).map_err(|e| {
+                input_error(format!("{}:{}:{}: {e}", path.display(), n + 1, e.column()))
+            })
+        })
+        .collect()
 }
 
 fn merge_grounding(
