@@ -221,6 +221,7 @@ pub fn execute(
     gold: &Path,
 ) -> Result<(PathBuf, HotpotEvaluation, String), JobError> {
     let started = SystemTime::now();
+    crate::timings::phase("start");
     config.validate()?;
     let p_bytes = super::map_input(predictions)?;
     let g_bytes = super::map_input(gold)?;
@@ -235,6 +236,7 @@ pub fn execute(
         || run(config, predictions, &p_bytes, gold, &g_bytes),
     );
     let eval = eval?;
+    crate::timings::phase("parse, score and hash");
     drop((p_bytes, g_bytes));
     let system = config.system(predictions);
     warn_missing(&eval);
@@ -245,8 +247,10 @@ pub fn execute(
     ]);
     let manifest = manifest(config, inputs, &eval, &system, started);
     let mut writer = RunWriter::create(&config.out, started, manifest)?;
+    crate::timings::phase("run folder");
     write_run(&mut writer, &eval, &system, config)?;
     let done = writer.finish()?;
+    crate::timings::phase("finish");
     Ok((done, eval, system))
 }
 
@@ -306,25 +310,31 @@ pub fn write_run(
     system: &str,
     config: &Config,
 ) -> Result<(), JobError> {
-    run.write_json("metrics.json", &eval.metrics_json(system))?;
-    // The chart renders on one core while the other formats the tables.
-    let (chart, (json, csv)) = rayon::join(
+    // The chart renders on one core while the other formats and writes
+    // the tables (the chart is the longer of the two).
+    let (chart, tables) = rayon::join(
         || -> Result<Option<Vec<u8>>, ReportError> {
             if config.no_plots {
                 return Ok(None);
             }
             draw_panels(eval, system).map(Some)
         },
-        || (eval.per_example_json(), eval.per_example_csv()),
+        || -> Result<(), JobError> {
+            run.write_json("metrics.json", &eval.metrics_json(system))?;
+            run.write("per_example.json", &eval.per_example_json())?;
+            run.write("items.csv", eval.per_example_csv().as_bytes())?;
+            Ok(())
+        },
     );
-    run.write("per_example.json", &json)?;
-    run.write("items.csv", csv.as_bytes())?;
+    tables?;
+    crate::timings::phase("chart and tables");
     let chart = chart?;
     if let Some(bytes) = &chart {
         run.write("hotpot_metrics.png", bytes)?;
     }
     let html = render_report(eval, system, chart.as_deref(), run.manifest_mut());
     run.write("report.html", html.as_bytes())?;
+    crate::timings::phase("report.html");
     Ok(())
 }
 
