@@ -21,7 +21,10 @@ pub fn phase(name: &str) {
     let now = Instant::now();
     if let Ok(mut last) = LAST.lock() {
         let since = last.map_or(0.0, |t| (now - t).as_secs_f64() * 1e3);
-        errln!("timing {name}: {since:.1} ms");
+        match peak_rss_mb() {
+            Some(mb) => errln!("timing {name}: {since:.1} ms (peak RSS {mb} MB)"),
+            None => errln!("timing {name}: {since:.1} ms"),
+        }
         *last = Some(now);
     }
     print_totals();
@@ -54,4 +57,13 @@ fn print_totals() {
             errln!("timing   {name} (all threads): {ms:.1} ms");
         }
     }
+}
+
+/// The process's peak resident set so far, in MB (Linux: `VmHWM` of
+/// /proc/self/status; None elsewhere).
+fn peak_rss_mb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
