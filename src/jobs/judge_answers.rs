@@ -20,6 +20,7 @@
 //! let config = Config { method: Method::Keyword, ..Config::default() };
 //! let context = Context {
 //!     items: vec![item("a", "It is in Paris."), item("b", "In Lyon.")],
+//!     all: None,
 //!     lexicon: Lexicon::embedded().unwrap(),
 //!     embedder: None,
 //!     judge: None,
