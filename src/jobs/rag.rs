@@ -797,10 +797,21 @@ pub fn write_merged(
     let mut run = RunWriter::create(&config.out, started, manifest)?;
     run.write_json("run.json", &run_json)?;
     run.write("responses.jsonl", joined.as_bytes())?;
-    let (summary, signature) = summarize(&run.file("responses.jsonl"), &all, config, &lexicon)?;
+    summarize_into(run, &all, config, &lexicon)
+}
+
+/// Summarizes the run folder's responses.jsonl (summary.json, the chart,
+/// items.csv, the signature in the manifest) and finishes the folder.
+fn summarize_into(
+    mut run: RunWriter,
+    all: &[RagQuestion],
+    config: &Config,
+    lexicon: &Lexicon,
+) -> Result<PathBuf, JobError> {
+    let (summary, signature) = summarize(&run.file("responses.jsonl"), all, config, lexicon)?;
     run.manifest_mut().signature = signature.clone();
     write_summary(&mut run, &summary, &signature)?;
-    let items = items_csv(&run.file("responses.jsonl"), &all)?;
+    let items = items_csv(&run.file("responses.jsonl"), all)?;
     run.write("items.csv", items.as_bytes())?;
     Ok(run.finish()?)
 }
@@ -838,10 +849,5 @@ pub fn resummarize(
     for name in ["run.json", "responses.jsonl"] {
         run.write(name, &super::read_input(&original.join(name))?)?;
     }
-    let (summary, signature) = summarize(&run.file("responses.jsonl"), &all, config, &lexicon)?;
-    run.manifest_mut().signature = signature.clone();
-    write_summary(&mut run, &summary, &signature)?;
-    let items = items_csv(&run.file("responses.jsonl"), &all)?;
-    run.write("items.csv", items.as_bytes())?;
-    Ok(run.finish()?)
+    summarize_into(run, &all, config, &lexicon)
 }

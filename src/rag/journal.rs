@@ -151,34 +151,28 @@ pub fn outcome_source(o: &Value) -> String {
 /// Streams a journal's lines, keeping the summary fields of the last
 /// outcome of each id (in first-seen order).
 pub fn last_outcomes(path: &Path) -> std::io::Result<Vec<Value>> {
-    let file = File::open(path)?;
-    let mut order: Vec<String> = Vec::new();
-    let mut last: HashMap<String, Value> = HashMap::new();
-    for line in BufReader::new(file).lines() {
-        let line = line?;
-        let Ok(v) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) else {
-            continue;
-        };
-        if !last.contains_key(&id) {
-            order.push(id.clone());
-        }
-        last.insert(id, compact(&v));
-    }
-    Ok(order
+    Ok(last_by_id(path, |v, _| compact(v))?
         .into_iter()
-        .filter_map(|id| last.remove(&id))
+        .map(|(_, v)| v)
         .collect())
 }
 
 /// Each question's last journal line as written (torn or unreadable lines
 /// skipped), by id, in order of first appearance.
 pub fn last_lines(path: &Path) -> std::io::Result<Vec<(String, String)>> {
+    last_by_id(path, |_, line| line)
+}
+
+/// What `keep` makes of each id's last readable line (its JSON and its
+/// text), by id, in order of first appearance; lines that are not JSON
+/// objects with a string `id` are skipped.
+fn last_by_id<T>(
+    path: &Path,
+    keep: impl Fn(&Value, String) -> T,
+) -> std::io::Result<Vec<(String, T)>> {
     let file = File::open(path)?;
     let mut order: Vec<String> = Vec::new();
-    let mut last: HashMap<String, String> = HashMap::new();
+    let mut last: HashMap<String, T> = HashMap::new();
     for line in BufReader::new(file).lines() {
         let line = line?;
         let Ok(v) = serde_json::from_str::<Value>(&line) else {
@@ -190,11 +184,12 @@ pub fn last_lines(path: &Path) -> std::io::Result<Vec<(String, String)>> {
         if !last.contains_key(&id) {
             order.push(id.clone());
         }
-        last.insert(id, line);
+        let kept = keep(&v, line);
+        last.insert(id, kept);
     }
     Ok(order
         .into_iter()
-        .filter_map(|id| last.remove(&id).map(|l| (id, l)))
+        .filter_map(|id| last.remove(&id).map(|t| (id, t)))
         .collect())
 }
 
