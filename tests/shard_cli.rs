@@ -61,6 +61,25 @@ fn evaluate_args() -> Vec<String> {
     .to_vec()
 }
 
+fn grounding_args() -> Vec<String> {
+    vec![
+        "grounding".into(),
+        repo()
+            .join("evaluation/grounding/sample.json")
+            .display()
+            .to_string(),
+    ]
+}
+
+fn hotpot_args(predictions: &Path, gold: &Path) -> Vec<String> {
+    vec![
+        "hotpot".into(),
+        predictions.display().to_string(),
+        gold.display().to_string(),
+        "--no-plots".into(),
+    ]
+}
+
 #[test]
 fn evaluate_shards_merge_to_the_unsharded_run() {
     let dir = Dir::new("shard-evaluate");
@@ -125,12 +144,7 @@ fn hotpot_shards_merge_to_the_unsharded_run_in_both_formats() {
             repo().join("fixtures/hotpot/official/gold.json"),
         ),
     ] {
-        let args: Vec<String> = vec![
-            "hotpot".into(),
-            p.display().to_string(),
-            g.display().to_string(),
-            "--no-plots".into(),
-        ];
+        let args = hotpot_args(&p, &g);
         let whole = run(&dir, &args, &format!("{fmt}-whole"));
         for n in [1, 2, 3, 7] {
             let parts = shards(&dir, &args, n, &format!("{fmt}-parts{n}"));
@@ -147,13 +161,7 @@ fn hotpot_shards_merge_to_the_unsharded_run_in_both_formats() {
 #[test]
 fn grounding_shards_merge_to_the_unsharded_run() {
     let dir = Dir::new("shard-grounding");
-    let args: Vec<String> = vec![
-        "grounding".into(),
-        repo()
-            .join("evaluation/grounding/sample.json")
-            .display()
-            .to_string(),
-    ];
+    let args = grounding_args();
     let whole = run(&dir, &args, "whole");
     for n in [1, 2, 3, 7] {
         let parts = shards(&dir, &args, n, &format!("parts{n}"));
@@ -337,18 +345,10 @@ fn shards_of_other_commands_inputs_or_items_are_refused() {
     };
     let (s1, s3) = (part(&args, 1, "p"), part(&args, 3, "p"));
     // A hotpot shard among evaluate shards.
-    let hotpot: Vec<String> = vec![
-        "hotpot".into(),
-        repo()
-            .join("evaluation/hotpot/predictions.json")
-            .display()
-            .to_string(),
-        repo()
-            .join("evaluation/hotpot/gold.json")
-            .display()
-            .to_string(),
-        "--no-plots".into(),
-    ];
+    let hotpot = hotpot_args(
+        &repo().join("evaluation/hotpot/predictions.json"),
+        &repo().join("evaluation/hotpot/gold.json"),
+    );
     let h2 = part(&hotpot, 2, "h");
     dir.run(&["merge", &h2, &s1, &s3, "--out", "m"])
         .expect_code(2)
@@ -369,13 +369,7 @@ fn shards_of_other_commands_inputs_or_items_are_refused() {
         .expect_code(2)
         .expect_stderr(&[&format!("{o2} read another questions file")]);
     // A shard whose per-item output lost a row: the row is named.
-    let g: Vec<String> = vec![
-        "grounding".into(),
-        repo()
-            .join("evaluation/grounding/sample.json")
-            .display()
-            .to_string(),
-    ];
+    let g = grounding_args();
     let gs: Vec<String> = (1..=3).map(|i| part(&g, i, "g")).collect();
     let file = Path::new(&gs[1]).join("grounding.json");
     let mut rows: Vec<serde_json::Value> =

@@ -147,7 +147,7 @@ pub enum Command {
     Lexical(lexical::LexicalArgs),
     /// Execute a finished run again from its manifest and compare every output with the original.
     Rerun(rerun::RerunArgs),
-    /// Join the run folders of `--shard I/N` runs into one run folder.
+    /// Join the run folders of `--shard I/N` runs (evaluate, hotpot, grounding, text-eval, judge-answers, rag run) into one run folder.
     Merge(merge::MergeArgs),
 }
 
