@@ -61,6 +61,27 @@ fn evaluate_args() -> Vec<String> {
     .to_vec()
 }
 
+/// For N in 1, 2, 3 and 7: runs the shards of `args` (folders under
+/// `{prefix}-partsN`), merges them and checks `files` equal to the
+/// unsharded run `whole`'s; returns the merged folders.
+fn merges_equal_whole(
+    dir: &Dir,
+    args: &[String],
+    whole: &Path,
+    prefix: &str,
+    files: &[&str],
+) -> Vec<PathBuf> {
+    [1, 2, 3, 7]
+        .into_iter()
+        .map(|n| {
+            let parts = shards(dir, args, n, &format!("{prefix}-parts{n}"));
+            let merged = merge(dir, &parts, &format!("{prefix}-merged{n}"));
+            same_files(whole, &merged, files);
+            merged
+        })
+        .collect()
+}
+
 fn grounding_args() -> Vec<String> {
     vec![
         "grounding".into(),
@@ -146,15 +167,13 @@ fn hotpot_shards_merge_to_the_unsharded_run_in_both_formats() {
     ] {
         let args = hotpot_args(&p, &g);
         let whole = run(&dir, &args, &format!("{fmt}-whole"));
-        for n in [1, 2, 3, 7] {
-            let parts = shards(&dir, &args, n, &format!("{fmt}-parts{n}"));
-            let merged = merge(&dir, &parts, &format!("{fmt}-merged{n}"));
-            same_files(
-                &whole,
-                &merged,
-                &["metrics.json", "per_example.json", "items.csv"],
-            );
-        }
+        merges_equal_whole(
+            &dir,
+            &args,
+            &whole,
+            fmt,
+            &["metrics.json", "per_example.json", "items.csv"],
+        );
     }
 }
 
@@ -163,20 +182,18 @@ fn grounding_shards_merge_to_the_unsharded_run() {
     let dir = Dir::new("shard-grounding");
     let args = grounding_args();
     let whole = run(&dir, &args, "whole");
-    for n in [1, 2, 3, 7] {
-        let parts = shards(&dir, &args, n, &format!("parts{n}"));
-        let merged = merge(&dir, &parts, &format!("merged{n}"));
-        same_files(
-            &whole,
-            &merged,
-            &[
-                "grounding.json",
-                "grounding.tsv",
-                "items.csv",
-                "summary.json",
-            ],
-        );
-    }
+    merges_equal_whole(
+        &dir,
+        &args,
+        &whole,
+        "grounding",
+        &[
+            "grounding.json",
+            "grounding.tsv",
+            "items.csv",
+            "summary.json",
+        ],
+    );
 }
 
 #[test]
@@ -262,15 +279,13 @@ fn text_eval_shards_merge_to_the_unsharded_run() {
             profile.into(),
         ];
         let whole = run(&dir, &args, &format!("{profile}-whole"));
-        for n in [1, 2, 3, 7] {
-            let parts = shards(&dir, &args, n, &format!("{profile}-parts{n}"));
-            let merged = merge(&dir, &parts, &format!("{profile}-merged{n}"));
-            same_files(
-                &whole,
-                &merged,
-                &["results.json", "results.tsv", "items.csv", "summary.json"],
-            );
-        }
+        merges_equal_whole(
+            &dir,
+            &args,
+            &whole,
+            profile,
+            &["results.json", "results.tsv", "items.csv", "summary.json"],
+        );
     }
 }
 
@@ -289,14 +304,14 @@ fn judge_answers_shards_merge_to_the_unsharded_run() {
         "--agreement".into(),
     ];
     let whole = run(&dir, &args, "whole");
-    for n in [1, 2, 3, 7] {
-        let parts = shards(&dir, &args, n, &format!("parts{n}"));
-        let merged = merge(&dir, &parts, &format!("merged{n}"));
-        same_files(
-            &whole,
-            &merged,
-            &["scores.jsonl", "items.csv", "summary.json"],
-        );
+    let merged = merges_equal_whole(
+        &dir,
+        &args,
+        &whole,
+        "keyword",
+        &["scores.jsonl", "items.csv", "summary.json"],
+    );
+    for merged in merged {
         let m = read_json(&merged.join("manifest.json"));
         assert_eq!(m["command"], "judge-answers");
         assert!(m["config"].get("shard").is_none());

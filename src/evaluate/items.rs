@@ -215,16 +215,7 @@ pub fn evaluation(
             },
         });
     }
-    for p in &mut out {
-        let (found, total) = p
-            .answers
-            .iter()
-            .flat_map(|a| &a.quotes)
-            .fold((0usize, 0usize), |(f, t), q| {
-                (f + usize::from(q.found), t + 1)
-            });
-        p.existence_score = (total > 0).then(|| found as f64 / total as f64);
-    }
+    super::set_existence_scores(&mut out);
     Ok(Evaluation {
         pairs: out,
         config: config.clone(),

@@ -271,7 +271,19 @@ pub fn evaluate(
             attributed,
         });
     }
-    for p in &mut pairs {
+    set_existence_scores(&mut pairs);
+    crate::timings::phase("results");
+    Evaluation {
+        pairs,
+        config: config.clone(),
+        signature: signature(lexicon, config),
+    }
+}
+
+/// Each pair's existence score: the share of its quotes found (None
+/// without quotes).
+fn set_existence_scores(pairs: &mut [PairResult]) {
+    for p in pairs {
         let (found, total) = p
             .answers
             .iter()
@@ -280,12 +292,6 @@ pub fn evaluate(
                 (f + usize::from(q.found), t + 1)
             });
         p.existence_score = (total > 0).then(|| found as f64 / total as f64);
-    }
-    crate::timings::phase("results");
-    Evaluation {
-        pairs,
-        config: config.clone(),
-        signature: signature(lexicon, config),
     }
 }
 
