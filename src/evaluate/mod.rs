@@ -172,22 +172,12 @@ pub fn evaluate(
     crate::timings::phase("evaluate setup");
     // Each distinct (type, metric) compiled once (WordNet enrichment is
     // the costly part), then every pair scored in parallel.
-    let mut distinct: HashMap<(&str, String), usize> = HashMap::new();
-    let keys: Vec<usize> = questions
-        .pairs
-        .iter()
-        .map(|p| {
-            let next = distinct.len();
-            *distinct
-                .entry((p.qtype.as_str(), p.metric.to_string()))
-                .or_insert(next)
-        })
-        .collect();
-    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); distinct.len()];
-    for (pi, &k) in keys.iter().enumerate() {
-        groups[k].push(pi);
-    }
-    drop(distinct);
+    let groups = scoring::metric_groups(
+        questions
+            .pairs
+            .iter()
+            .map(|p| (p.qtype.as_str(), &p.metric)),
+    );
     crate::timings::phase("metric groups");
     // Group by group: compile, score its pairs (in parallel chunks: one
     // metric may serve thousands of pairs), drop the compiled metric (held

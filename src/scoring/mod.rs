@@ -476,24 +476,29 @@ pub struct ScoreItem<'a> {
     pub metric: &'a Value,
 }
 
-/// Scores many answers in parallel, each distinct (type, metric) compiled
-/// once (as `evaluate` does): each answer's score in [0, 1], or why its
-/// metric cannot be used.
-pub fn score_many(items: &[ScoreItem<'_>], lexicon: &Lexicon) -> Vec<Result<f64, ScoreError>> {
-    use rayon::prelude::*;
+/// The positions of `keys` grouped by distinct (type, metric), groups in
+/// order of first appearance: each group's metric is compiled once.
+pub fn metric_groups<'a>(keys: impl Iterator<Item = (&'a str, &'a Value)>) -> Vec<Vec<usize>> {
     let mut distinct: std::collections::HashMap<(&str, String), usize> =
         std::collections::HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (k, item) in items.iter().enumerate() {
+    for (k, (qtype, metric)) in keys.enumerate() {
         let next = distinct.len();
-        let g = *distinct
-            .entry((item.qtype, item.metric.to_string()))
-            .or_insert(next);
+        let g = *distinct.entry((qtype, metric.to_string())).or_insert(next);
         if g == groups.len() {
             groups.push(Vec::new());
         }
         groups[g].push(k);
     }
+    groups
+}
+
+/// Scores many answers in parallel, each distinct (type, metric) compiled
+/// once (as `evaluate` does): each answer's score in [0, 1], or why its
+/// metric cannot be used.
+pub fn score_many(items: &[ScoreItem<'_>], lexicon: &Lexicon) -> Vec<Result<f64, ScoreError>> {
+    use rayon::prelude::*;
+    let groups = metric_groups(items.iter().map(|i| (i.qtype, i.metric)));
     let scored: Vec<Vec<(usize, Result<f64, ScoreError>)>> = groups
         .par_iter()
         .map_init(EnrichCache::default, |cache, group| {
