@@ -21,9 +21,11 @@ pub fn phase(name: &str) {
     let now = Instant::now();
     if let Ok(mut last) = LAST.lock() {
         let since = last.map_or(0.0, |t| (now - t).as_secs_f64() * 1e3);
-        match peak_rss_mb() {
-            Some(mb) => errln!("timing {name}: {since:.1} ms (peak RSS {mb} MB)"),
-            None => errln!("timing {name}: {since:.1} ms"),
+        match (rss_mb("VmHWM:"), rss_mb("VmRSS:")) {
+            (Some(peak), Some(now)) => {
+                errln!("timing {name}: {since:.1} ms (peak RSS {peak} MB, now {now} MB)")
+            }
+            _ => errln!("timing {name}: {since:.1} ms"),
         }
         *last = Some(now);
     }
@@ -59,11 +61,11 @@ fn print_totals() {
     }
 }
 
-/// The process's peak resident set so far, in MB (Linux: `VmHWM` of
-/// /proc/self/status; None elsewhere).
-fn peak_rss_mb() -> Option<u64> {
+/// The process's resident set in MB (Linux: `VmHWM:` the peak so far,
+/// `VmRSS:` now, from /proc/self/status; None elsewhere).
+fn rss_mb(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024)
 }

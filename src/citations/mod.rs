@@ -18,6 +18,7 @@
 
 pub mod attribution;
 pub mod fuzzy;
+pub mod labels;
 pub mod turns;
 
 use crate::text::aligned::{Normalized, QUOTE_NORMALIZER_SIGNATURE};

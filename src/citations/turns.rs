@@ -37,7 +37,9 @@ pub const DEFAULT_INTERVIEWER_LABELS: [&str; 6] = [
 /// How speaker labels are found and which mark the interviewer.
 #[derive(Debug, Clone)]
 pub struct SpeakerConfig {
-    pattern: Regex,
+    /// The compiled pattern; None for the default one, matched by hand
+    /// ([`super::labels`]: its regex weighs ~14 MB).
+    pattern: Option<Regex>,
     source: String,
     interviewer: Vec<String>,
 }
@@ -55,10 +57,15 @@ impl SpeakerConfig {
     /// a capturing group, is an error saying why.
     pub fn new<S: AsRef<str>>(pattern: &str, interviewer: &[S]) -> Result<SpeakerConfig, String> {
         let source = pattern.to_string();
-        let pattern = compiled(pattern)?;
-        if pattern.captures_len() < 2 {
-            return Err("the pattern needs a capturing group: the speaker label".into());
-        }
+        let pattern = if pattern == DEFAULT_SPEAKER_PATTERN {
+            None
+        } else {
+            let re = compiled(pattern)?;
+            if re.captures_len() < 2 {
+                return Err("the pattern needs a capturing group: the speaker label".into());
+            }
+            Some(re)
+        };
         Ok(SpeakerConfig {
             pattern,
             source,
@@ -176,29 +183,27 @@ impl Turns {
         // Matches by the fast (DFA) search; the group found by searching
         // again from each match's start (the same leftmost-first match, in
         // the whole text's context).
-        let default = config.source == DEFAULT_SPEAKER_PATTERN;
-        for m in config.pattern.find_iter(text) {
-            if m.is_empty() {
-                continue;
+        match &config.pattern {
+            // The default pattern's label is the match up to its first `:`
+            // (the label's chars exclude it), trimmed.
+            None => {
+                for m in super::labels::find_labels(text) {
+                    if let Some((label, _)) = text[m.clone()].split_once(':') {
+                        labels.push((m, label.trim().to_string()));
+                    }
+                }
             }
-            // The default pattern's label is the match up to its first
-            // `:` (the label's chars exclude it), trimmed: no second search.
-            let label = if default {
-                match m.as_str().split_once(':') {
-                    Some((label, _)) => label,
-                    None => continue,
+            Some(pattern) => {
+                for m in pattern.find_iter(text) {
+                    if m.is_empty() {
+                        continue;
+                    }
+                    let group = pattern.captures_at(text, m.start()).and_then(|c| c.get(1));
+                    if let Some(g) = group {
+                        labels.push((m.range(), g.as_str().trim().to_string()));
+                    }
                 }
-            } else {
-                match config
-                    .pattern
-                    .captures_at(text, m.start())
-                    .and_then(|c| c.get(1))
-                {
-                    Some(g) => g.as_str(),
-                    None => continue,
-                }
-            };
-            labels.push((m.range(), label.trim().to_string()));
+            }
         }
         let mut turns = Vec::with_capacity(labels.len() + 1);
         let first = labels.first().map_or(text.len(), |(r, _)| r.start);

@@ -239,10 +239,18 @@ fn facts_error(
     record_err(path, record, &field, message)
 }
 
+/// Gold files past twice this size are parsed in parallel pieces.
+const GOLD_PIECE_BYTES: usize = 1 << 20;
+
 /// Parses an official gold file (the HotpotQA JSON) from its bytes.
 pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord>, CorpusError> {
-    let raw: Vec<RawGold> = serde_json::from_slice(super::strict_json::strip_bom_bytes(bytes))
-        .map_err(|e| json_error(path, &e))?;
+    let bytes = super::strict_json::strip_bom_bytes(bytes);
+    // Large files in parallel pieces; the whole-file parse when that
+    // declines (small input, or anything off: it then names the error).
+    let raw: Vec<RawGold> = match super::pieces::parse_array(bytes, GOLD_PIECE_BYTES) {
+        Some(raw) => raw,
+        None => serde_json::from_slice(bytes).map_err(|e| json_error(path, &e))?,
+    };
     let mut out = Vec::with_capacity(raw.len());
     for (index, r) in raw.into_iter().enumerate() {
         let id = match r.id {
@@ -343,4 +351,58 @@ pub fn official_predictions(path: &Path, doc: &Value) -> Result<OfficialPredicti
         preds.sp.insert(id.clone(), facts);
     }
     Ok(preds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` gold items from `first`, with a context of `paragraphs`
+    /// paragraphs holding strings that look like item boundaries.
+    fn gold_items(first: usize, n: usize, paragraphs: usize) -> Vec<String> {
+        (first..first + n)
+            .map(|i| {
+                let context: Vec<String> = (0..paragraphs)
+                    .map(|p| format!(r#"["Title {p}", ["A sentence }}, {{ of {i}.", "Another, {{\"x\": 1}}, one."]]"#))
+                    .collect();
+                format!(
+                    r#"{{"_id": "id{i}", "answer": "answer \"{i}\"", "question": "q{i}?", "supporting_facts": [["Title 1", {}], ["Title 2", 0]], "context": [{}], "type": "bridge"}}"#,
+                    i % 3,
+                    context.join(", ")
+                )
+            })
+            .collect()
+    }
+
+    fn summary(records: &[OfficialGoldRecord]) -> Vec<String> {
+        records.iter().map(|r| format!("{r:?}")).collect()
+    }
+
+    #[test]
+    fn a_large_gold_file_parsed_in_pieces_equals_its_halves_parsed_whole() {
+        // Each half stays under twice GOLD_PIECE_BYTES (parsed whole); the
+        // whole file is over it (parsed in pieces when threads allow).
+        let items = gold_items(0, 1200, 30);
+        let (a, b) = items.split_at(600);
+        let doc = |items: &[String]| format!("[\n{}\n]\n", items.join(",\n"));
+        let (whole, first, second) = (doc(&items), doc(a), doc(b));
+        assert!(first.len() < 2 * GOLD_PIECE_BYTES && whole.len() > 2 * GOLD_PIECE_BYTES);
+        let path = Path::new("gold.json");
+        let mut expected = official_gold(path, first.as_bytes()).unwrap();
+        expected.extend(official_gold(path, second.as_bytes()).unwrap());
+        let got = official_gold(path, whole.as_bytes()).unwrap();
+        assert_eq!(summary(&got), summary(&expected));
+        assert_eq!(got.len(), 1200);
+        // An error late in a large file names the same place as before.
+        let bad = whole.replacen("\"id1100\", \"answer\"", "\"id1100\", \"answer\":", 1);
+        let err = official_gold(path, bad.as_bytes()).unwrap_err().to_string();
+        let whole_err = match serde_json::from_slice::<Vec<RawGold>>(bad.as_bytes()) {
+            Ok(_) => panic!("the bad document parsed"),
+            Err(e) => e,
+        };
+        assert!(
+            err.contains(&format!("{}:{}", whole_err.line(), whole_err.column())),
+            "{err} vs {whole_err}"
+        );
+    }
 }

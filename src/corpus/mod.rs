@@ -7,6 +7,7 @@
 
 pub mod hotpot;
 pub mod judged;
+pub mod pieces;
 mod questions;
 pub mod records;
 pub mod strict_json;
@@ -19,8 +20,8 @@ pub use questions::{
     QuestionSet, Quote,
 };
 pub use transcripts::{
-    load_transcripts, parse_transcripts, parse_transcripts_owned, parse_transcripts_with,
-    Transcript, TranscriptSet,
+    load_transcripts, parse_transcripts, parse_transcripts_owned, parse_transcripts_released,
+    parse_transcripts_with, Transcript, TranscriptSet,
 };
 
 use std::path::PathBuf;
@@ -148,6 +149,24 @@ pub(crate) fn parse_tape_with<R: Send>(
     }
     let (text, t) = parse_tape_slow(path, text)?;
     Ok((text, t, extra))
+}
+
+/// [`parse_tape_with`] over borrowed text: the document (the text past its
+/// byte-order mark, or serde_json's compact copy should the tape scanner
+/// refuse a document serde_json accepts), its tape, and what `alongside`
+/// returned (run over the whole text, mark included, on another thread).
+pub(crate) fn parse_tape_borrowed<'a, R: Send>(
+    path: &std::path::Path,
+    text: &'a str,
+    alongside: impl FnOnce(&[u8]) -> R + Send,
+) -> Result<(std::borrow::Cow<'a, str>, tape::Tape, R), CorpusError> {
+    let doc = strict_json::strip_bom(text);
+    let (extra, tape) = rayon::join(|| alongside(text.as_bytes()), || tape::Tape::parse(doc));
+    if let Some(t) = tape {
+        return Ok((std::borrow::Cow::Borrowed(doc), t, extra));
+    }
+    let (compact, t) = parse_tape_slow(path, doc.to_string())?;
+    Ok((std::borrow::Cow::Owned(compact), t, extra))
 }
 
 /// The tape of a document the tape scanner refused: serde_json's error, or

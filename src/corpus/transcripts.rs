@@ -96,8 +96,47 @@ pub fn parse_transcripts_with<R: Send>(
     build_transcripts(path, &text, &tape).map(|set| (set, extra))
 }
 
+/// [`parse_transcripts_with`] over borrowed text (e.g. a mapped file):
+/// while the transcripts are built, `release(n)` is called now and then
+/// with the number of leading bytes of `text` that will not be read again,
+/// so that the caller can give their memory back (the file's pages need
+/// not stay resident beside the joined texts).
+pub fn parse_transcripts_released<R: Send>(
+    path: &Path,
+    text: &str,
+    release: impl FnMut(usize),
+    alongside: impl FnOnce(&[u8]) -> R + Send,
+) -> Result<(TranscriptSet, R), CorpusError> {
+    let (doc, tape, extra) = super::parse_tape_borrowed(path, text, alongside)?;
+    crate::timings::phase("transcripts: tape");
+    let set = match &doc {
+        // Offsets into `text`: past its byte-order mark.
+        std::borrow::Cow::Borrowed(d) => {
+            let bom = text.len() - d.len();
+            let mut release = release;
+            build_released(path, d, &tape, &mut |n| release(bom + n))?
+        }
+        std::borrow::Cow::Owned(d) => build_released(path, d, &tape, &mut |_| ())?,
+    };
+    Ok((set, extra))
+}
+
 /// The transcripts of a corpus document's tape.
 fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptSet, CorpusError> {
+    build_released(path, text, tape, &mut |_| ())
+}
+
+/// Bytes read between two calls of a build's `release`.
+const RELEASE_STEP: usize = 1 << 20;
+
+/// [`build_transcripts`], calling `release(n)` every [`RELEASE_STEP`]
+/// bytes once the first `n` bytes of `text` will not be read again.
+fn build_released(
+    path: &Path,
+    text: &str,
+    tape: &Tape,
+    release: &mut dyn FnMut(usize),
+) -> Result<TranscriptSet, CorpusError> {
     let record_err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
         record,
@@ -188,12 +227,20 @@ fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptS
         t.text.reserve_exact(size);
     }
     let mut started = vec![false; set.transcripts.len()];
+    let mut released = 0;
     for (t, content) in parts {
         let joined = &mut set.transcripts[t].text;
         if std::mem::replace(&mut started[t], true) {
             joined.push('\n');
         }
         push_content(tape, text, content, joined);
+        // Chunks come in document order: what lies before this one's
+        // end is done with.
+        let end = tape.node(content).end as usize;
+        if end >= released + RELEASE_STEP {
+            release(end);
+            released = end;
+        }
     }
     Ok(set)
 }
@@ -229,6 +276,46 @@ mod tests {
                 .len(),
             2
         );
+    }
+
+    #[test]
+    fn released_parse_equals_the_owned_one_and_releases_in_order() {
+        // Chunks of three FILEs, ~3 MB in all, a byte-order mark, escapes.
+        let mut json = String::from("\u{feff}[");
+        for i in 0..3000 {
+            if i > 0 {
+                json.push(',');
+            }
+            let line = format!("Q{i}: \\\"line\\\" {}", "word ".repeat(200));
+            json.push_str(&format!(
+                r#"{{"page_content": "{line}", "metadata": {{"FILE": "f{}"}}}}"#,
+                i / 1000
+            ));
+        }
+        json.push(']');
+        let owned = parse_transcripts(Path::new("t.json"), &json).unwrap();
+        let mut calls: Vec<usize> = Vec::new();
+        let (released, len) =
+            parse_transcripts_released(Path::new("t.json"), &json, |n| calls.push(n), |b| b.len())
+                .unwrap();
+        assert_eq!(len, json.len());
+        assert_eq!(released.transcripts.len(), 3);
+        for (a, b) in owned.transcripts.iter().zip(&released.transcripts) {
+            assert_eq!((&a.file, &a.text, a.chunks), (&b.file, &b.text, b.chunks));
+        }
+        // Every call releases more, by at least the step, within the text.
+        assert!(calls.len() >= 2, "{calls:?}");
+        assert!(calls.windows(2).all(|w| w[1] >= w[0] + RELEASE_STEP));
+        assert!(calls.iter().all(|&n| n <= json.len()));
+        // An invalid document is the same error either way.
+        let bad = "[\n{\"page_content\": }]";
+        let e1 = parse_transcripts(Path::new("t.json"), bad)
+            .unwrap_err()
+            .to_string();
+        let e2 = parse_transcripts_released(Path::new("t.json"), bad, |_| (), |_| ())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e1, e2);
     }
 
     #[test]

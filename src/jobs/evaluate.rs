@@ -22,7 +22,7 @@
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
-use crate::corpus::{parse_questions_with, parse_transcripts_with, QuestionSet, TranscriptSet};
+use crate::corpus::{parse_questions_with, parse_transcripts_released, QuestionSet, TranscriptSet};
 use crate::evaluate::{annotate, evaluate, summarize_evaluation, Annotated, EvalConfig, Summary};
 use crate::lexicon::Lexicon;
 use crate::report::manifest::{InputFile, Manifest};
@@ -190,19 +190,26 @@ pub fn execute(
         keep_shard(&mut questions, shard)?;
     }
     crate::timings::phase("questions");
-    let t_text = super::utf8(transcripts_path, super::read_input(transcripts_path)?)?;
+    // Transcripts mapped, not read: the joined texts are built while the
+    // file's pages are given back, so the two are not held at once.
+    let t_bytes = super::map_input(transcripts_path)?;
+    let t_text = t_bytes.text(transcripts_path)?;
     let (parsed, lexicon) = rayon::join(
         || {
-            parse_transcripts_with(transcripts_path, t_text, |b| {
-                InputFile::new(transcripts_path, b)
-            })
+            parse_transcripts_released(
+                transcripts_path,
+                t_text,
+                |n| t_bytes.release_before(n),
+                |b| InputFile::new(transcripts_path, b),
+            )
         },
         || super::load_lexicon(config.wordnet.as_deref()),
     );
     let (transcripts, t_info) = parsed?;
+    crate::timings::phase("transcripts and lexicon");
+    drop(t_bytes);
     let lexicon = lexicon?;
-    crate::timings::phase("transcripts");
-    crate::timings::phase("lexicon");
+    crate::timings::phase("transcripts unmapped");
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     let evaluation = evaluate(&questions, &transcripts, &lexicon, &config.eval_config());

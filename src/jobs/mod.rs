@@ -197,6 +197,39 @@ impl std::ops::Deref for InputBytes {
     }
 }
 
+impl InputBytes {
+    /// Gives back the memory of the first `n` bytes (whole pages only) of
+    /// a mapped file, which will not be read again: they leave the
+    /// process's resident set (a read would fetch them again from the
+    /// file). Bytes read into memory are kept.
+    pub fn release_before(&self, n: usize) {
+        const PAGE: usize = 4096;
+        if let InputBytes::Mapped(map) = self {
+            let end = n.min(map.len()) / PAGE * PAGE;
+            if end > 0 {
+                // SAFETY: the map is private and read-only, so dropping its
+                // pages loses nothing: a later read maps them from the file
+                // again (the caller does not read them again anyway).
+                let _ = unsafe {
+                    map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end)
+                };
+            }
+        }
+    }
+
+    /// The bytes as UTF-8 text; a failure names the file and the first
+    /// bad byte (as [`utf8`] does).
+    pub fn text(&self, path: &Path) -> Result<&str, JobError> {
+        std::str::from_utf8(self).map_err(|e| {
+            JobError::Input(format!(
+                "{}: not valid UTF-8 (byte {})",
+                path.display(),
+                e.valid_up_to()
+            ))
+        })
+    }
+}
+
 /// Maps a large input file into memory (no copy; the page cache serves it),
 /// or reads a small one. A failure names the file (exit 2).
 pub fn map_input(path: &Path) -> Result<InputBytes, JobError> {
