@@ -75,7 +75,7 @@ pub fn parse_array<T: DeserializeOwned + Send>(bytes: &[u8], min_piece: usize) -
     // start is where the parse stands is taken as it is; a gap (a guess
     // inside a value, or past it) is parsed in place, on this thread.
     let mut out = Vec::new();
-    let mut parsed: Vec<Option<Option<(Vec<T>, Stop)>>> = parsed.into_iter().map(Some).collect();
+    let mut parsed: Vec<Slot<T>> = parsed.into_iter().map(Some).collect();
     let mut pos = first;
     loop {
         let k = starts.partition_point(|&s| s < pos);
@@ -94,6 +94,9 @@ pub fn parse_array<T: DeserializeOwned + Send>(bytes: &[u8], min_piece: usize) -
         }
     }
 }
+
+/// A piece's parse (None: failed) until the stitching takes it.
+type Slot<T> = Option<Option<(Vec<T>, Stop)>>;
 
 /// Where a piece's parse stopped.
 enum Stop {
