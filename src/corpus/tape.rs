@@ -89,7 +89,11 @@ impl Tape {
         let mut s = Scanner {
             b: text.as_bytes(),
             i: 0,
-            nodes: Vec::with_capacity(text.len() / 24),
+            // Room for a node per 8 bytes: more than documents of real
+            // records need (a question file has one per ~16), so the tape
+            // is not copied as it grows; room never used is never touched,
+            // so it costs no memory.
+            nodes: Vec::with_capacity(text.len() / 8 + 16),
             stack: Vec::new(),
         };
         s.document()?;

@@ -471,16 +471,16 @@ pub fn write_run(
         .filter_map(|(alt, name)| std::fs::read(run.file(name)).ok().map(|b| (alt, b)))
         .collect();
         crate::timings::phase("write tables");
-        let data = audit::data_parts(inputs.0, evaluation, inputs.1);
-        crate::timings::phase("audit data");
         let view = run.manifest_mut().reproducible_view();
         let (head, tail) = audit::render_around(summary, &charts, &view);
         crate::timings::phase("audit render");
+        // The data is made and written in batches between the page's halves.
         run.write_streamed("report.html", |w| {
             w.write_all(head.as_bytes())?;
-            audit::write_data(&data, w)?;
+            audit::write_data_streamed(inputs.0, evaluation, inputs.1, w)?;
             w.write_all(tail.as_bytes())
         })?;
+        crate::timings::phase("audit data and report.html");
     }
     Ok(())
 }

@@ -191,34 +191,124 @@ pub fn data_parts(
     eval: &Evaluation,
     transcripts: &TranscriptSet,
 ) -> Vec<(String, String)> {
-    let text_of = |file: &Option<String>| {
-        file.as_deref()
-            .and_then(|f| transcripts.get(f))
-            .map(|t| t.text.as_str())
-    };
     let n = questions.pairs.len().min(eval.pairs.len());
     // Per pair: its record and its quotes' records, each followed by a comma.
     let parts: Vec<(String, String)> = (0..n)
         .into_par_iter()
         .map(|pi| {
-            let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
-            let pair = json!({
-                "id": r.id,
-                "question": p.text,
-                "type": p.qtype,
-                "answers": p.answers.iter().zip(&r.answers).map(|(a, ar)| json!([a.answer, ar.score])).collect::<Vec<_>>(),
-            });
-            let mut quotes = String::new();
-            for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
-                for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
-                    quotes.push_str(&quote_record(pi, (ai, k), (q, qr), &r.id, &text_of, transcripts).to_string());
-                    quotes.push(',');
-                }
-            }
-            (escape_script(pair.to_string() + ","), escape_script(quotes))
+            (
+                pair_part(questions, eval, pi),
+                quotes_part(questions, eval, transcripts, pi),
+            )
         })
         .collect();
     parts
+}
+
+/// Pair `pi`'s record followed by a comma.
+fn pair_part(questions: &QuestionSet, eval: &Evaluation, pi: usize) -> String {
+    let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+    let pair = json!({
+        "id": r.id,
+        "question": p.text,
+        "type": p.qtype,
+        "answers": p.answers.iter().zip(&r.answers).map(|(a, ar)| json!([a.answer, ar.score])).collect::<Vec<_>>(),
+    });
+    escape_script(pair.to_string() + ",")
+}
+
+/// Pair `pi`'s quotes' records, each followed by a comma (empty without
+/// quotes).
+fn quotes_part(
+    questions: &QuestionSet,
+    eval: &Evaluation,
+    transcripts: &TranscriptSet,
+    pi: usize,
+) -> String {
+    let text_of = |file: &Option<String>| {
+        file.as_deref()
+            .and_then(|f| transcripts.get(f))
+            .map(|t| t.text.as_str())
+    };
+    let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+    let mut quotes = String::new();
+    for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
+        for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
+            quotes.push_str(
+                &quote_record(pi, (ai, k), (q, qr), &r.id, &text_of, transcripts).to_string(),
+            );
+            quotes.push(',');
+        }
+    }
+    escape_script(quotes)
+}
+
+/// Pairs per batch of [`write_data_streamed`].
+const STREAM_BATCH: usize = 1024;
+
+/// Writes the report's data, the same text as [`data_json`], batch by
+/// batch: a batch's records are made in parallel while the one before is
+/// written, then dropped, so the whole data never stands in memory at once.
+pub fn write_data_streamed(
+    questions: &QuestionSet,
+    eval: &Evaluation,
+    transcripts: &TranscriptSet,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let n = questions.pairs.len().min(eval.pairs.len());
+    let make_pairs = |range: std::ops::Range<usize>| -> Vec<String> {
+        range
+            .into_par_iter()
+            .map(|pi| pair_part(questions, eval, pi))
+            .collect()
+    };
+    let make_quotes = |range: std::ops::Range<usize>| -> Vec<String> {
+        range
+            .into_par_iter()
+            .map(|pi| quotes_part(questions, eval, transcripts, pi))
+            .collect()
+    };
+    w.write_all(b"{\"pairs\":[")?;
+    write_batches(n, &make_pairs, w)?;
+    w.write_all(b"],\"quotes\":[")?;
+    write_batches(n, &make_quotes, w)?;
+    w.write_all(b"]}")
+}
+
+/// Writes the parts `make` makes for `0..n`, [`STREAM_BATCH`] at a time
+/// (the next batch made on the thread pool while this thread writes),
+/// joined as [`write_data`] joins them: empty parts left out, each part's
+/// trailing comma kept but the last one's.
+fn write_batches(
+    n: usize,
+    make: &(dyn Fn(std::ops::Range<usize>) -> Vec<String> + Sync),
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut first = true;
+    let mut write = |parts: Vec<String>| -> std::io::Result<()> {
+        for s in parts.iter().filter(|s| !s.is_empty()) {
+            if !first {
+                w.write_all(b",")?;
+            }
+            first = false;
+            w.write_all(s.strip_suffix(',').unwrap_or(s).as_bytes())?;
+        }
+        Ok(())
+    };
+    let mut ready = make(0..n.min(STREAM_BATCH));
+    let mut start = STREAM_BATCH;
+    while start < n {
+        let range = start..n.min(start + STREAM_BATCH);
+        let mut next = Vec::new();
+        let written = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| next = make(range));
+            write(std::mem::take(&mut ready))
+        });
+        written?;
+        ready = next;
+        start += STREAM_BATCH;
+    }
+    write(ready)
 }
 
 /// Writes the data (the JSON text of [`data_json`]) from its parts.
@@ -455,6 +545,49 @@ const DATA_MARK: &str = "\u{0}audit-data\u{0}";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streamed_data_equals_the_data_json() {
+        // More pairs than a batch, quotes in some pairs only, `</` in a
+        // quote, found and invented quotes.
+        let transcript = "Interviewer: Tell me.\nAnna: we grow potatoes here </b> and kale.\n";
+        let pairs: Vec<String> = (0..2 * STREAM_BATCH + 37)
+            .map(|i| {
+                let quotes = match i % 3 {
+                    0 => String::new(),
+                    1 => r#"{"quote": "we grow potatoes here </b>", "source": "a.csv", "speaker": "Anna"}"#.to_string(),
+                    _ => format!(r#"{{"quote": "invented words {i}", "source": "a.csv"}}, {{"quote": "and kale", "source": "a.csv"}}"#),
+                };
+                format!(
+                    r#"{{"id": "q{i}", "question": {{"text": "Crop {i}?", "type": "ListOne", "metric": {{"potato": 1}}}}, "answers": [{{"answer": "Potatoes", "source": "a.csv", "verbatims": [{quotes}]}}]}}"#
+                )
+            })
+            .collect();
+        let questions = crate::corpus::parse_questions(
+            std::path::Path::new("q.json"),
+            &format!(r#"{{"qa_pairs": [{}]}}"#, pairs.join(",")),
+        )
+        .unwrap();
+        let transcripts = crate::corpus::parse_transcripts(
+            std::path::Path::new("t.json"),
+            &serde_json::json!([{"page_content": transcript, "metadata": {"FILE": "a.csv"}}])
+                .to_string(),
+        )
+        .unwrap();
+        let lexicon = crate::lexicon::Lexicon::embedded().unwrap();
+        let eval =
+            crate::evaluate::evaluate(&questions, &transcripts, &lexicon, &Default::default());
+        let whole = data_json(&questions, &eval, &transcripts);
+        let mut streamed = Vec::new();
+        write_data_streamed(&questions, &eval, &transcripts, &mut streamed).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), whole);
+        assert!(whole.contains("<\\/b>") && !whole.contains("</b>"));
+        let parsed: Value = serde_json::from_str(&whole).unwrap();
+        assert_eq!(
+            parsed["pairs"].as_array().unwrap().len(),
+            2 * STREAM_BATCH + 37
+        );
+    }
 
     #[test]
     fn diff_marks_the_changed_words() {
