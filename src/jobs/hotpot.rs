@@ -131,8 +131,31 @@ fn score(
     gold: &[u8],
 ) -> Result<HotpotEvaluation, JobError> {
     config.validate()?;
-    let p_doc = crate::corpus::strict_json::parse_slice(predictions)
-        .map_err(|e| json_error(predictions_path, &e))?;
+    // Official predictions are an object: then the gold file is parsed as
+    // official gold at the same time as the predictions (errors are still
+    // reported in the order below: predictions first).
+    let speculate = match config.format {
+        InputFormat::Official => true,
+        InputFormat::Simple => false,
+        InputFormat::Auto => {
+            let p = crate::corpus::strict_json::strip_bom_bytes(predictions);
+            p.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+        }
+    };
+    let (p_doc, official_gold_parsed) = if speculate {
+        let (p, g) = rayon::join(
+            || {
+                crate::timings::measure("parse predictions", || {
+                    crate::corpus::strict_json::parse_slice(predictions)
+                })
+            },
+            || crate::timings::measure("parse gold", || official_gold(gold_path, gold)),
+        );
+        (p, Some(g))
+    } else {
+        (crate::corpus::strict_json::parse_slice(predictions), None)
+    };
+    let p_doc = p_doc.map_err(|e| json_error(predictions_path, &e))?;
     let official = match config.format {
         InputFormat::Auto => is_official_predictions(&p_doc),
         InputFormat::Simple => false,
@@ -147,10 +170,17 @@ fn score(
         }
     };
     if official {
-        let preds = official_predictions(predictions_path, &p_doc)?;
+        let preds = crate::timings::measure("read predictions", || {
+            official_predictions(predictions_path, &p_doc)
+        })?;
         drop(p_doc);
-        let gold = official_gold(gold_path, gold)?;
-        return Ok(evaluate_official(&preds, &gold));
+        let gold = match official_gold_parsed {
+            Some(parsed) => parsed?,
+            None => official_gold(gold_path, gold)?,
+        };
+        return Ok(crate::timings::measure("score", || {
+            evaluate_official(&preds, &gold)
+        }));
     }
     let preds = simple_records(predictions_path, &p_doc)?;
     drop(p_doc);
@@ -228,12 +258,18 @@ pub fn execute(
     // Hash the inputs on one core while the other parses and scores.
     let ((p_info, g_info), eval) = rayon::join(
         || {
-            (
-                InputFile::new(predictions, &p_bytes),
-                InputFile::new(gold, &g_bytes),
-            )
+            crate::timings::measure("hash inputs", || {
+                (
+                    InputFile::new(predictions, &p_bytes),
+                    InputFile::new(gold, &g_bytes),
+                )
+            })
         },
-        || run(config, predictions, &p_bytes, gold, &g_bytes),
+        || {
+            crate::timings::measure("parse and score", || {
+                run(config, predictions, &p_bytes, gold, &g_bytes)
+            })
+        },
     );
     let eval = eval?;
     crate::timings::phase("parse, score and hash");
@@ -458,4 +494,48 @@ fn render_report(
         &serde_json::to_string_pretty(&manifest.reproducible_view()).unwrap_or_default(),
     );
     page.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(config: &Config, pred: &str, gold: &str) -> String {
+        let (p, g) = (Path::new("p.json"), Path::new("g.json"));
+        match run(config, p, pred.as_bytes(), g, gold.as_bytes()) {
+            Ok(_) => panic!("{pred} / {gold} scored"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn errors_keep_their_order_when_both_files_are_parsed_at_once() {
+        let official = r#"{"answer": {"a": "x"}, "sp": {"a": [["T", 0]]}}"#;
+        let gold = r#"[{"_id": "a", "answer": "x", "supporting_facts": [["T", 0]]}]"#;
+        for format in [InputFormat::Auto, InputFormat::Official] {
+            let config = Config {
+                format,
+                ..Config::default()
+            };
+            // Both bad: the predictions are named first.
+            let e = error(&config, "{\"answer\": ", "[{");
+            assert!(e.starts_with("p.json:"), "{e}");
+            // Predictions right, gold bad: the gold file is named.
+            let e = error(&config, official, "[{\"_id\": }]");
+            assert!(e.starts_with("g.json:1:"), "{e}");
+        }
+        // An object that is not official predictions: the simple reading
+        // says why, whatever the gold file holds.
+        let e = error(&Config::default(), r#"{"x": 1}"#, "[{");
+        assert!(e.contains("p.json"), "{e}");
+        let ok = run(
+            &Config::default(),
+            Path::new("p.json"),
+            official.as_bytes(),
+            Path::new("g.json"),
+            gold.as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(ok.n(), 1);
+    }
 }
