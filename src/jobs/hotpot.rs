@@ -353,12 +353,18 @@ pub fn write_run(
             if config.no_plots {
                 return Ok(None);
             }
-            draw_panels(eval, system).map(Some)
+            crate::timings::measure("chart", || draw_panels(eval, system)).map(Some)
         },
         || -> Result<(), JobError> {
             run.write_json("metrics.json", &eval.metrics_json(system))?;
-            run.write("per_example.json", &eval.per_example_json())?;
-            run.write("items.csv", eval.per_example_csv().as_bytes())?;
+            let json = crate::timings::measure("per_example.json made", || eval.per_example_json());
+            crate::timings::measure("per_example.json written", || {
+                run.write("per_example.json", &json)
+            })?;
+            let csv = crate::timings::measure("items.csv made", || eval.per_example_csv());
+            crate::timings::measure("items.csv written", || {
+                run.write("items.csv", csv.as_bytes())
+            })?;
             Ok(())
         },
     );
