@@ -21,11 +21,11 @@ pub fn phase(name: &str) {
     let now = Instant::now();
     if let Ok(mut last) = LAST.lock() {
         let since = last.map_or(0.0, |t| (now - t).as_secs_f64() * 1e3);
-        match (rss_mb("VmHWM:"), rss_mb("VmRSS:")) {
-            (Some(peak), Some(now)) => {
+        match rss_mb() {
+            Some((peak, now)) => {
                 errln!("timing {name}: {since:.1} ms (peak RSS {peak} MB, now {now} MB)")
             }
-            _ => errln!("timing {name}: {since:.1} ms"),
+            None => errln!("timing {name}: {since:.1} ms"),
         }
         *last = Some(now);
     }
@@ -61,11 +61,14 @@ fn print_totals() {
     }
 }
 
-/// The process's resident set in MB (Linux: `VmHWM:` the peak so far,
-/// `VmRSS:` now, from /proc/self/status; None elsewhere).
-fn rss_mb(field: &str) -> Option<u64> {
+/// The process's peak resident set so far and its resident set now, in
+/// MB (Linux: `VmHWM` and `VmRSS` of /proc/self/status; None elsewhere).
+fn rss_mb() -> Option<(u64, u64)> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb / 1024)
+    };
+    Some((field("VmHWM:")?, field("VmRSS:")?))
 }

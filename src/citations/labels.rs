@@ -156,11 +156,9 @@ fn match_at(text: &str, start: usize) -> Result<usize, usize> {
         all_label &= is_label(c);
         if !is_space(c) {
             // The run reaches this character: all before it, and it, must
-            // be label characters (a tab or newline inside breaks it).
-            if !all_label {
-                return fail;
-            }
-            if seen > MAX_LABEL_CHARS {
+            // be label characters (a tab or newline inside breaks it), at
+            // most 40 of them.
+            if !all_label || seen > MAX_LABEL_CHARS {
                 return fail;
             }
         }

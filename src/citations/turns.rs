@@ -180,9 +180,6 @@ impl Turns {
     /// Splits `text` into turns.
     pub fn parse(text: &str, config: &SpeakerConfig) -> Turns {
         let mut labels: Vec<(Range<usize>, String)> = Vec::new();
-        // Matches by the fast (DFA) search; the group found by searching
-        // again from each match's start (the same leftmost-first match, in
-        // the whole text's context).
         match &config.pattern {
             // The default pattern's label is the match up to its first `:`
             // (the label's chars exclude it), trimmed.
@@ -193,6 +190,9 @@ impl Turns {
                     }
                 }
             }
+            // A custom pattern: matches by the fast (DFA) search; the group
+            // found by searching again from each match's start (the same
+            // leftmost-first match, in the whole text's context).
             Some(pattern) => {
                 for m in pattern.find_iter(text) {
                     if m.is_empty() {

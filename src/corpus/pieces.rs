@@ -67,21 +67,21 @@ pub fn parse_array<T: DeserializeOwned + Send>(bytes: &[u8], min_piece: usize) -
     if starts.len() < 2 {
         return None;
     }
-    let parsed: Vec<Option<(Vec<T>, Stop)>> = starts
+    let mut parsed: Vec<Option<(Vec<T>, Stop)>> = starts
         .par_iter()
         .enumerate()
         .map(|(k, &s)| parse_piece(bytes, s, starts.get(k + 1).copied()))
         .collect();
     // Stitch the pieces from the real first element: a piece whose guessed
     // start is where the parse stands is taken as it is; a gap (a guess
-    // inside a value, or past it) is parsed in place, on this thread.
+    // inside a value, or past it, or a piece that failed) is parsed in
+    // place, on this thread.
     let mut out = Vec::new();
-    let mut parsed: Vec<Slot<T>> = parsed.into_iter().map(Some).collect();
     let mut pos = first;
     loop {
         let k = starts.partition_point(|&s| s < pos);
         let piece = match (starts.get(k), parsed.get_mut(k)) {
-            (Some(&s), Some(slot)) if s == pos => slot.take().flatten(),
+            (Some(&s), Some(slot)) if s == pos => slot.take(),
             _ => None,
         };
         let (items, stop) = match piece {
@@ -95,9 +95,6 @@ pub fn parse_array<T: DeserializeOwned + Send>(bytes: &[u8], min_piece: usize) -
         }
     }
 }
-
-/// A piece's parse (None: failed) until the stitching takes it.
-type Slot<T> = Option<Option<(Vec<T>, Stop)>>;
 
 /// Where a piece's parse stopped.
 enum Stop {
@@ -209,7 +206,7 @@ mod tests {
     fn guesses_inside_strings_are_parsed_again_not_trusted() {
         // Every element's string holds a fake boundary "}, {" and the
         // elements are far longer than a piece: most guesses land inside a
-        // string; the result must still equal the whole parse or be None.
+        // string; the result must still equal the whole parse.
         let items: Vec<String> = (0..50)
             .map(|i| format!("{{\"k\": \"{}\"}}", "x}, {\\\"k\\\": 1}, {".repeat(40 + i)))
             .collect();

@@ -104,7 +104,7 @@ pub fn parse_transcripts_with<R: Send>(
 pub fn parse_transcripts_released<R: Send>(
     path: &Path,
     text: &str,
-    release: impl FnMut(usize),
+    mut release: impl FnMut(usize),
     alongside: impl FnOnce(&[u8]) -> R + Send,
 ) -> Result<(TranscriptSet, R), CorpusError> {
     let (doc, tape, extra) = super::parse_tape_borrowed(path, text, alongside)?;
@@ -113,7 +113,6 @@ pub fn parse_transcripts_released<R: Send>(
         // Offsets into `text`: past its byte-order mark.
         std::borrow::Cow::Borrowed(d) => {
             let bom = text.len() - d.len();
-            let mut release = release;
             build_released(path, d, &tape, &mut |n| release(bom + n))?
         }
         std::borrow::Cow::Owned(d) => build_released(path, d, &tape, &mut |_| ())?,

@@ -206,10 +206,9 @@ pub fn execute(
         || super::load_lexicon(config.wordnet.as_deref()),
     );
     let (transcripts, t_info) = parsed?;
-    crate::timings::phase("transcripts and lexicon");
     drop(t_bytes);
     let lexicon = lexicon?;
-    crate::timings::phase("transcripts unmapped");
+    crate::timings::phase("transcripts and lexicon");
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     let evaluation = evaluate(&questions, &transcripts, &lexicon, &config.eval_config());

@@ -142,18 +142,18 @@ fn score(
             p.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
         }
     };
+    let parse_predictions = || {
+        crate::timings::measure("parse predictions", || {
+            crate::corpus::strict_json::parse_slice(predictions)
+        })
+    };
     let (p_doc, official_gold_parsed) = if speculate {
-        let (p, g) = rayon::join(
-            || {
-                crate::timings::measure("parse predictions", || {
-                    crate::corpus::strict_json::parse_slice(predictions)
-                })
-            },
-            || crate::timings::measure("parse gold", || official_gold(gold_path, gold)),
-        );
+        let (p, g) = rayon::join(parse_predictions, || {
+            crate::timings::measure("parse gold", || official_gold(gold_path, gold))
+        });
         (p, Some(g))
     } else {
-        (crate::corpus::strict_json::parse_slice(predictions), None)
+        (parse_predictions(), None)
     };
     let p_doc = p_doc.map_err(|e| json_error(predictions_path, &e))?;
     let official = match config.format {

@@ -169,13 +169,17 @@ pub fn read_text(path: &Path) -> Result<String, JobError> {
 /// Bytes read from `path` as UTF-8 text; a failure names the file and the
 /// first bad byte.
 pub fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, JobError> {
-    String::from_utf8(bytes).map_err(|e| {
-        JobError::Input(format!(
-            "{}: not valid UTF-8 (byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    String::from_utf8(bytes).map_err(|e| not_utf8(path, e.utf8_error()))
+}
+
+/// The error of an input that is not UTF-8: the file and the first bad
+/// byte.
+fn not_utf8(path: &Path, e: std::str::Utf8Error) -> JobError {
+    JobError::Input(format!(
+        "{}: not valid UTF-8 (byte {})",
+        path.display(),
+        e.valid_up_to()
+    ))
 }
 
 /// An input file's bytes: memory-mapped when the file is large, read
@@ -220,13 +224,7 @@ impl InputBytes {
     /// The bytes as UTF-8 text; a failure names the file and the first
     /// bad byte (as [`utf8`] does).
     pub fn text(&self, path: &Path) -> Result<&str, JobError> {
-        std::str::from_utf8(self).map_err(|e| {
-            JobError::Input(format!(
-                "{}: not valid UTF-8 (byte {})",
-                path.display(),
-                e.valid_up_to()
-            ))
-        })
+        std::str::from_utf8(self).map_err(|e| not_utf8(path, e))
     }
 }
 

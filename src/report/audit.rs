@@ -171,8 +171,9 @@ fn ctx_json(c: &Context) -> Value {
 
 /// The report's data as JSON text: `{"pairs": [...], "quotes": [...]}`,
 /// the pairs (question, answers with their scores) and one record per
-/// quote, made pair by pair in parallel. `</` is written `<\/` so that the
-/// text can stand in a `<script>` block.
+/// quote, made pair by pair in parallel (what [`write_data_streamed`]
+/// writes). `</` is written `<\/` so that the text can stand in a
+/// `<script>` block.
 pub fn data_json(
     questions: &QuestionSet,
     eval: &Evaluation,
@@ -180,29 +181,8 @@ pub fn data_json(
 ) -> String {
     let mut out = Vec::new();
     // Writing into memory cannot fail.
-    let _ = write_data(&data_parts(questions, eval, transcripts), &mut out);
+    let _ = write_data_streamed(questions, eval, transcripts, &mut out);
     String::from_utf8(out).unwrap_or_default()
-}
-
-/// The report's data in parts (per pair: its record and its quotes'
-/// records, each followed by a comma), for [`write_data`].
-pub fn data_parts(
-    questions: &QuestionSet,
-    eval: &Evaluation,
-    transcripts: &TranscriptSet,
-) -> Vec<(String, String)> {
-    let n = questions.pairs.len().min(eval.pairs.len());
-    // Per pair: its record and its quotes' records, each followed by a comma.
-    let parts: Vec<(String, String)> = (0..n)
-        .into_par_iter()
-        .map(|pi| {
-            (
-                pair_part(questions, eval, pi),
-                quotes_part(questions, eval, transcripts, pi),
-            )
-        })
-        .collect();
-    parts
 }
 
 /// Pair `pi`'s record followed by a comma.
@@ -246,9 +226,9 @@ fn quotes_part(
 /// Pairs per batch of [`write_data_streamed`].
 const STREAM_BATCH: usize = 1024;
 
-/// Writes the report's data, the same text as [`data_json`], batch by
-/// batch: a batch's records are made in parallel while the one before is
-/// written, then dropped, so the whole data never stands in memory at once.
+/// Writes the report's data (see [`data_json`]) batch by batch: a batch's
+/// records are made in parallel while the one before is written, then
+/// dropped, so the whole data never stands in memory at once.
 pub fn write_data_streamed(
     questions: &QuestionSet,
     eval: &Evaluation,
@@ -277,7 +257,7 @@ pub fn write_data_streamed(
 
 /// Writes the parts `make` makes for `0..n`, [`STREAM_BATCH`] at a time
 /// (the next batch made on the thread pool while this thread writes),
-/// joined as [`write_data`] joins them: empty parts left out, each part's
+/// joined into one array's items: empty parts left out, each part's
 /// trailing comma kept but the last one's.
 fn write_batches(
     n: usize,
@@ -309,28 +289,6 @@ fn write_batches(
         start += STREAM_BATCH;
     }
     write(ready)
-}
-
-/// Writes the data (the JSON text of [`data_json`]) from its parts.
-pub fn write_data(parts: &[(String, String)], w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    // Each part ends in a comma; the last of each array's is left out.
-    let write_all = |w: &mut dyn std::io::Write, items: &mut dyn Iterator<Item = &String>| {
-        let items: Vec<&String> = items.filter(|s| !s.is_empty()).collect();
-        for (k, s) in items.iter().enumerate() {
-            let s = if k + 1 == items.len() {
-                s.strip_suffix(',').unwrap_or(s)
-            } else {
-                s.as_str()
-            };
-            w.write_all(s.as_bytes())?;
-        }
-        Ok::<(), std::io::Error>(())
-    };
-    w.write_all(b"{\"pairs\":[")?;
-    write_all(w, &mut parts.iter().map(|(p, _)| p))?;
-    w.write_all(b"],\"quotes\":[")?;
-    write_all(w, &mut parts.iter().map(|(_, q)| q))?;
-    w.write_all(b"]}")
 }
 
 /// `</` written `<\/` (JSON escapes it the same).
@@ -547,7 +505,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn streamed_data_equals_the_data_json() {
+    fn streamed_data_equals_its_parts_joined() {
         // More pairs than a batch, quotes in some pairs only, `</` in a
         // quote, found and invented quotes.
         let transcript = "Interviewer: Tell me.\nAnna: we grow potatoes here </b> and kale.\n";
@@ -577,10 +535,20 @@ mod tests {
         let lexicon = crate::lexicon::Lexicon::embedded().unwrap();
         let eval =
             crate::evaluate::evaluate(&questions, &transcripts, &lexicon, &Default::default());
+        // The reference: every part made at once and concatenated, the
+        // last trailing comma of each array dropped.
+        let n = questions.pairs.len();
+        let all = |part: &dyn Fn(usize) -> String| {
+            let joined: String = (0..n).map(part).collect();
+            joined.strip_suffix(',').unwrap_or(&joined).to_string()
+        };
+        let expected = format!(
+            "{{\"pairs\":[{}],\"quotes\":[{}]}}",
+            all(&|pi| pair_part(&questions, &eval, pi)),
+            all(&|pi| quotes_part(&questions, &eval, &transcripts, pi))
+        );
         let whole = data_json(&questions, &eval, &transcripts);
-        let mut streamed = Vec::new();
-        write_data_streamed(&questions, &eval, &transcripts, &mut streamed).unwrap();
-        assert_eq!(String::from_utf8(streamed).unwrap(), whole);
+        assert_eq!(whole, expected);
         assert!(whole.contains("<\\/b>") && !whole.contains("</b>"));
         let parsed: Value = serde_json::from_str(&whole).unwrap();
         assert_eq!(
