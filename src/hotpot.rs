@@ -8,7 +8,7 @@
 
 use crate::corpus::hotpot::{OfficialGoldRecord, OfficialPredictions, SimpleRecord};
 use crate::metrics::hotpot::{
-    official_averages, official_scores, official_signature, simple_averages, simple_scores,
+    official_scores, official_signature, simple_averages, simple_scores,
     simple_signature, OFFICIAL_METRICS, SIMPLE_METRICS,
 };
 use crate::report::csv::CsvBuffer;
@@ -101,6 +101,10 @@ pub struct HotpotEvaluation {
     /// whole gold file (items keep their `position` in per_example.json).
     pub shard: Option<(crate::shard::Shard, usize)>,
 }
+
+/// Items per chunk when per_example.json and items.csv are formatted in
+/// parallel (the chunks are joined in order: the same bytes as one pass).
+const TABLE_CHUNK: usize = 256;
 
 impl HotpotEvaluation {
     /// Only the items whose id falls in `shard`, the averages and the
@@ -210,19 +214,34 @@ impl HotpotEvaluation {
     /// (id, question when given, prediction, gold, every metric).
     pub fn per_example_json(&self) -> Vec<u8> {
         let names = self.format.metric_names();
-        let mut out = Vec::with_capacity(self.examples.len() * 400 + 4);
+        let position = self.shard.is_some();
+        let parts: Vec<Vec<u8>> = self
+            .examples
+            .par_chunks(TABLE_CHUNK)
+            .map(|chunk| {
+                let mut out = Vec::with_capacity(chunk.len() * 400);
+                for (i, e) in chunk.iter().enumerate() {
+                    if i > 0 {
+                        out.extend_from_slice(b",\n");
+                    }
+                    // Serializing a plain struct into a Vec cannot fail.
+                    let row = ExampleRow {
+                        example: e,
+                        names,
+                        position,
+                    };
+                    let _ = serde_json::to_writer(&mut out, &row);
+                }
+                out
+            })
+            .collect();
+        let mut out = Vec::with_capacity(parts.iter().map(|p| p.len() + 2).sum::<usize>() + 6);
         out.extend_from_slice(b"[\n");
-        for (i, e) in self.examples.iter().enumerate() {
+        for (i, part) in parts.iter().enumerate() {
             if i > 0 {
                 out.extend_from_slice(b",\n");
             }
-            // Serializing a plain struct into a Vec cannot fail.
-            let row = ExampleRow {
-                example: e,
-                names,
-                position: self.shard.is_some(),
-            };
-            let _ = serde_json::to_writer(&mut out, &row);
+            out.extend_from_slice(part);
         }
         out.extend_from_slice(b"\n]\n");
         out
@@ -233,28 +252,41 @@ impl HotpotEvaluation {
     pub fn per_example_csv(&self) -> String {
         use std::fmt::Write;
         let names = self.format.metric_names();
-        let mut out = CsvBuffer::new();
-        out.record(
+        let mut header = CsvBuffer::new();
+        header.record(
             ["id", "question", "prediction", "gold"]
                 .into_iter()
                 .chain(names.iter().copied()),
         );
-        let mut number = String::new();
-        for e in &self.examples {
-            out.field(&e.id);
-            out.field(e.question.as_deref().unwrap_or(""));
-            out.field(e.prediction.as_deref().unwrap_or(""));
-            out.field(&e.gold);
-            for v in &e.scores {
-                number.clear();
-                if let Some(x) = v {
-                    let _ = write!(number, "{x}");
+        let parts: Vec<String> = self
+            .examples
+            .par_chunks(TABLE_CHUNK)
+            .map(|chunk| {
+                let mut out = CsvBuffer::new();
+                let mut number = String::new();
+                for e in chunk {
+                    out.field(&e.id);
+                    out.field(e.question.as_deref().unwrap_or(""));
+                    out.field(e.prediction.as_deref().unwrap_or(""));
+                    out.field(&e.gold);
+                    for v in &e.scores {
+                        number.clear();
+                        if let Some(x) = v {
+                            let _ = write!(number, "{x}");
+                        }
+                        out.field(&number);
+                    }
+                    out.end_record();
                 }
-                out.field(&number);
-            }
-            out.end_record();
+                out.into_string()
+            })
+            .collect();
+        let mut out = header.into_string();
+        out.reserve(parts.iter().map(String::len).sum());
+        for part in &parts {
+            out.push_str(part);
         }
-        out.into_string()
+        out
     }
 
     /// The per-item values of one metric (None as 0, as in the averages of
@@ -364,56 +396,68 @@ pub fn evaluate_official(
     gold: &[OfficialGoldRecord],
 ) -> HotpotEvaluation {
     crate::progress::start("scoring items", gold.len() as u64);
-    let scores: Vec<_> = gold
-        .par_iter()
-        .map(|g| {
-            crate::progress::advance(1);
-            let id = &g.gold.id;
-            official_scores(
-                &g.gold,
-                predictions.answer.get(id).map(String::as_str),
-                predictions.sp.get(id).map(Vec::as_slice),
-            )
-        })
-        .collect();
+    // Items are scored and made into examples in parallel, while the
+    // predictions for ids outside the gold file are counted.
+    let (items, extra_predictions): (Vec<(Example, bool)>, usize) = rayon::join(
+        || {
+            gold.par_iter()
+                .enumerate()
+                .map(|(position, g)| {
+                    crate::progress::advance(1);
+                    let id = &g.gold.id;
+                    let answer = predictions.answer.get(id);
+                    let sp = predictions.sp.get(id);
+                    let scores = official_scores(
+                        &g.gold,
+                        answer.map(String::as_str),
+                        sp.map(Vec::as_slice),
+                    );
+                    let example = Example {
+                        position,
+                        id: id.clone(),
+                        question: g.question.clone(),
+                        prediction: answer.cloned(),
+                        gold: g.gold.answer.clone(),
+                        scores: scores.values().to_vec(),
+                    };
+                    (example, sp.is_some())
+                })
+                .collect()
+        },
+        || {
+            let gold_ids: std::collections::HashSet<&str> =
+                gold.iter().map(|g| g.gold.id.as_str()).collect();
+            predictions
+                .answer
+                .keys()
+                .chain(
+                    predictions
+                        .sp
+                        .keys()
+                        .filter(|k| !predictions.answer.contains_key(*k)),
+                )
+                .filter(|k| !gold_ids.contains(k.as_str()))
+                .count()
+        },
+    );
     crate::progress::finish();
-    let averages = official_averages(&scores).to_vec();
     let mut missing_answer = Vec::new();
     let mut missing_sp = Vec::new();
-    for g in gold {
-        if !predictions.answer.contains_key(&g.gold.id) {
-            missing_answer.push(g.gold.id.clone());
+    for (e, has_sp) in &items {
+        if e.prediction.is_none() {
+            missing_answer.push(e.id.clone());
         }
-        if !predictions.sp.contains_key(&g.gold.id) {
-            missing_sp.push(g.gold.id.clone());
+        if !has_sp {
+            missing_sp.push(e.id.clone());
         }
     }
-    let gold_ids: std::collections::HashSet<&str> =
-        gold.iter().map(|g| g.gold.id.as_str()).collect();
-    let extra_predictions = predictions
-        .answer
-        .keys()
-        .chain(
-            predictions
-                .sp
-                .keys()
-                .filter(|k| !predictions.answer.contains_key(*k)),
-        )
-        .filter(|k| !gold_ids.contains(k.as_str()))
-        .count();
-    let examples = gold
-        .iter()
-        .zip(&scores)
-        .enumerate()
-        .map(|(position, (g, s))| Example {
-            position,
-            id: g.gold.id.clone(),
-            question: g.question.clone(),
-            prediction: predictions.answer.get(&g.gold.id).cloned(),
-            gold: g.gold.answer.clone(),
-            scores: s.values().to_vec(),
-        })
-        .collect();
+    let examples: Vec<Example> = items.into_iter().map(|(e, _)| e).collect();
+    let averages = crate::metrics::hotpot::official_averages_of(
+        examples
+            .iter()
+            .map(|e| std::array::from_fn(|k| e.scores.get(k).copied().flatten())),
+    )
+    .to_vec();
     HotpotEvaluation {
         format: HotpotFormat::Official,
         examples,
@@ -453,5 +497,71 @@ impl Serialize for ExampleRow<'_> {
             m.serialize_entry(name, v)?;
         }
         m.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::hotpot::SimpleItem;
+
+    fn record(i: usize, answer: String, citations: Vec<i64>) -> SimpleRecord {
+        SimpleRecord {
+            id: Some(format!("q{i}")),
+            question: (i % 3 == 0).then(|| format!("Who, \"exactly\", is {i}?")),
+            item: SimpleItem { answer, citations },
+        }
+    }
+
+    /// Tables formatted in parallel chunks equal one pass over the items
+    /// (more items than several chunks, quotes and commas in fields).
+    #[test]
+    fn chunked_tables_equal_one_pass() {
+        let n = TABLE_CHUNK * 3 + 17;
+        let gold: Vec<_> = (0..n)
+            .map(|i| record(i, format!("answer {i}, \"x\""), vec![1, (i % 4) as i64]))
+            .collect();
+        let predictions: Vec<_> = (0..n)
+            .map(|i| record(i, format!("answer {}", i % 7), vec![(i % 3) as i64]))
+            .collect();
+        let eval = evaluate_simple(&predictions, &gold).unwrap();
+        let names = eval.format.metric_names();
+
+        let mut json = b"[\n".to_vec();
+        let mut csv = CsvBuffer::new();
+        csv.record(
+            ["id", "question", "prediction", "gold"]
+                .into_iter()
+                .chain(names.iter().copied()),
+        );
+        for (i, e) in eval.examples.iter().enumerate() {
+            if i > 0 {
+                json.extend_from_slice(b",\n");
+            }
+            let row = ExampleRow {
+                example: e,
+                names,
+                position: false,
+            };
+            json.extend_from_slice(&serde_json::to_vec(&row).unwrap());
+            let mut fields = vec![
+                e.id.clone(),
+                e.question.clone().unwrap_or_default(),
+                e.prediction.clone().unwrap_or_default(),
+                e.gold.clone(),
+            ];
+            fields.extend(e.scores.iter().map(|v| v.map(|x| x.to_string()).unwrap_or_default()));
+            csv.record(fields);
+        }
+        json.extend_from_slice(b"\n]\n");
+        assert_eq!(eval.examples.len(), n);
+        assert_eq!(
+            String::from_utf8(eval.per_example_json()).unwrap(),
+            String::from_utf8(json).unwrap()
+        );
+        assert_eq!(eval.per_example_csv(), csv.into_string());
+        let rows: Vec<Value> = serde_json::from_slice(&eval.per_example_json()).unwrap();
+        assert_eq!(rows.len(), n);
+        assert_eq!(rows[n - 1]["id"], format!("q{}", n - 1));
     }
 }

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
             };
         }
     };
-    corpus_eval::cli::run(cli)
+    corpus_eval::cli::exit(corpus_eval::cli::run_code(cli))
 }
 
 // Large short-lived buffers (the model's activations) are recycled instead

@@ -43,8 +43,8 @@ pub fn parse_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
-/// A JSON value that refuses duplicate keys.
-struct StrictValue;
+/// A JSON value that refuses duplicate keys (a seed for nested values).
+pub(crate) struct StrictValue;
 
 impl<'de> DeserializeSeed<'de> for StrictValue {
     type Value = Value;

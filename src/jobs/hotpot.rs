@@ -14,7 +14,8 @@
 
 use super::{ConfigError, JobConfig, JobError};
 use crate::corpus::hotpot::{
-    is_official_predictions, official_gold, official_predictions, simple_records,
+    is_official_predictions, official_gold, official_predictions, official_predictions_typed,
+    simple_records, OfficialPredictions,
 };
 use crate::corpus::json_error;
 use crate::hotpot::{evaluate_official, evaluate_simple, HotpotEvaluation, HotpotFormat};
@@ -122,6 +123,18 @@ pub fn run(
     })
 }
 
+/// Predictions as read by [`score`].
+enum Predictions {
+    /// Official predictions read without a tree.
+    Typed(OfficialPredictions),
+    /// The strict tree (or its error) and, when official, the predictions
+    /// read from it (or their error).
+    Tree(
+        Result<serde_json::Value, serde_json::Error>,
+        Option<Result<OfficialPredictions, crate::corpus::CorpusError>>,
+    ),
+}
+
 /// Every item of both files scored.
 fn score(
     config: &Config,
@@ -142,20 +155,53 @@ fn score(
             p.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
         }
     };
-    let parse_predictions = || {
-        crate::timings::measure("parse predictions", || {
+    // Official predictions are read straight into their maps; anything off
+    // (or another format) goes through the strict tree, which names the
+    // error. When speculating, official predictions from the tree are also
+    // read on this side of the join (errors are kept and reported in the
+    // order below).
+    let read_predictions = || {
+        if speculate {
+            if let Some(preds) = crate::timings::measure("read predictions (typed)", || {
+                official_predictions_typed(predictions)
+            }) {
+                return Predictions::Typed(preds);
+            }
+        }
+        let doc = crate::timings::measure("parse predictions", || {
             crate::corpus::strict_json::parse_slice(predictions)
-        })
+        });
+        let early = match &doc {
+            Ok(doc) if speculate && is_official_predictions(doc) => {
+                Some(crate::timings::measure("read predictions", || {
+                    official_predictions(predictions_path, doc)
+                }))
+            }
+            _ => None,
+        };
+        Predictions::Tree(doc, early)
     };
-    let (p_doc, official_gold_parsed) = if speculate {
-        let (p, g) = rayon::join(parse_predictions, || {
+    let (read, official_gold_parsed) = if speculate {
+        let (p, g) = rayon::join(read_predictions, || {
             crate::timings::measure("parse gold", || official_gold(gold_path, gold))
         });
         (p, Some(g))
     } else {
-        (parse_predictions(), None)
+        (read_predictions(), None)
     };
-    let p_doc = p_doc.map_err(|e| json_error(predictions_path, &e))?;
+    let score_official = |preds: OfficialPredictions| -> Result<HotpotEvaluation, JobError> {
+        let gold = match official_gold_parsed {
+            Some(parsed) => parsed?,
+            None => official_gold(gold_path, gold)?,
+        };
+        Ok(crate::timings::measure("score", || {
+            evaluate_official(&preds, &gold)
+        }))
+    };
+    let (p_doc, early_preds) = match read {
+        Predictions::Typed(preds) => return score_official(preds),
+        Predictions::Tree(doc, early) => (doc.map_err(|e| json_error(predictions_path, &e))?, early),
+    };
     let official = match config.format {
         InputFormat::Auto => is_official_predictions(&p_doc),
         InputFormat::Simple => false,
@@ -170,17 +216,12 @@ fn score(
         }
     };
     if official {
-        let preds = crate::timings::measure("read predictions", || {
-            official_predictions(predictions_path, &p_doc)
-        })?;
-        drop(p_doc);
-        let gold = match official_gold_parsed {
-            Some(parsed) => parsed?,
-            None => official_gold(gold_path, gold)?,
+        let preds = match early_preds {
+            Some(read) => read?,
+            None => official_predictions(predictions_path, &p_doc)?,
         };
-        return Ok(crate::timings::measure("score", || {
-            evaluate_official(&preds, &gold)
-        }));
+        drop(p_doc);
+        return score_official(preds);
     }
     let preds = simple_records(predictions_path, &p_doc)?;
     drop(p_doc);

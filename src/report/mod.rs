@@ -13,6 +13,7 @@ pub mod html;
 pub mod manifest;
 #[cfg(feature = "charts")]
 pub mod panels;
+pub mod pngenc;
 pub mod run;
 pub mod svg;
 #[cfg(feature = "cli")]

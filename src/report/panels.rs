@@ -107,21 +107,13 @@ pub fn render_metric_panels(data: &MetricPanels) -> Result<Vec<u8>, ReportError>
         message,
     };
     let mut rgb = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
-    draw(&mut rgb, data).map_err(fail)?;
-    encode_png(&rgb, SIZE).map_err(fail)
+    crate::timings::measure("chart drawn", || draw(&mut rgb, data)).map_err(fail)?;
+    crate::timings::measure("chart encoded", || encode_png(&rgb, SIZE)).map_err(fail)
 }
 
-/// Encodes 8-bit RGB pixels as a PNG.
+/// Encodes 8-bit RGB pixels as a PNG (see [`super::pngenc`]).
 pub fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, width, height);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Default);
-    let mut writer = encoder.write_header().map_err(err)?;
-    writer.write_image_data(rgb).map_err(err)?;
-    writer.finish().map_err(err)?;
-    Ok(out)
+    super::pngenc::encode_rgb(rgb, width, height)
 }
 
 fn draw(rgb: &mut [u8], d: &MetricPanels) -> Result<(), String> {
