@@ -314,7 +314,7 @@ pub fn execute(
     );
     let eval = eval?;
     crate::timings::phase("parse, score and hash");
-    drop((p_bytes, g_bytes));
+    crate::timings::measure("inputs unmapped", || drop((p_bytes, g_bytes)));
     let system = config.system(predictions);
     warn_missing(&eval);
 
@@ -323,7 +323,9 @@ pub fn execute(
         ("gold".to_string(), g_info),
     ]);
     let manifest = manifest(config, inputs, &eval, &system, started);
-    let mut writer = RunWriter::create(&config.out, started, manifest)?;
+    let mut writer = crate::timings::measure("run folder created", || {
+        RunWriter::create(&config.out, started, manifest)
+    })?;
     crate::timings::phase("run folder");
     write_run(&mut writer, &eval, &system, config)?;
     let done = writer.finish()?;

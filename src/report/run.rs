@@ -42,6 +42,43 @@ pub struct RunWriter {
     /// is its own journal and must survive a kill.
     live: Option<PathBuf>,
     manifest: Manifest,
+    /// Staging folders: a thread that fsyncs each file once written.
+    syncer: Option<Syncer>,
+}
+
+/// A thread that flushes each file sent to it to disk, while the run goes
+/// on computing: by [`RunWriter::finish`], whose fsync of every file is
+/// what makes the folder durable (and reports errors), most data is on
+/// disk already and the journal commits it needed are done. Best effort:
+/// its own errors are left for that fsync to meet.
+#[derive(Debug)]
+struct Syncer {
+    files: std::sync::mpsc::Sender<PathBuf>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Syncer {
+    /// The thread, or None when it cannot be started.
+    fn start() -> Option<Syncer> {
+        let (files, received) = std::sync::mpsc::channel::<PathBuf>();
+        let thread = std::thread::Builder::new()
+            .name("run-folder-sync".into())
+            .spawn(move || {
+                for path in received {
+                    if let Ok(file) = std::fs::File::open(&path) {
+                        let _ = file.sync_all();
+                    }
+                }
+            })
+            .ok()?;
+        Some(Syncer { files, thread })
+    }
+
+    /// Waits until every file sent so far is flushed.
+    fn wait(self) {
+        drop(self.files);
+        let _ = self.thread.join();
+    }
 }
 
 /// The manifest's own file name.
@@ -76,10 +113,16 @@ impl RunWriter {
         manifest.finished_at = None;
         manifest.outputs.clear();
         manifest.files.clear();
+        let syncer = if folder.is_some() {
+            Syncer::start()
+        } else {
+            None
+        };
         let writer = RunWriter {
             folder,
             live,
             manifest,
+            syncer,
         };
         write_json_file(&writer.file(MANIFEST), &writer.manifest, writer.sync_now())?;
         Ok(writer)
@@ -119,6 +162,7 @@ impl RunWriter {
     }
 
     fn note(&mut self, name: &str, bytes: &[u8]) {
+        self.sync_later(name);
         if !self.manifest.outputs.iter().any(|o| o == name) {
             self.manifest.outputs.push(name.to_string());
         }
@@ -157,6 +201,7 @@ impl RunWriter {
         value: &T,
     ) -> Result<(), ReportError> {
         let (sha256, bytes) = super::write_json_streamed(&self.file(name), value, self.sync_now())?;
+        self.sync_later(name);
         if !self.manifest.outputs.iter().any(|o| o == name) {
             self.manifest.outputs.push(name.to_string());
         }
@@ -174,6 +219,7 @@ impl RunWriter {
         write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
     ) -> Result<(), ReportError> {
         let (sha256, bytes) = super::write_streamed(&self.file(name), self.sync_now(), write)?;
+        self.sync_later(name);
         if !self.manifest.outputs.iter().any(|o| o == name) {
             self.manifest.outputs.push(name.to_string());
         }
@@ -211,6 +257,9 @@ impl RunWriter {
         self.manifest.status = "complete".into();
         self.manifest.finished_at = Some(super::rfc3339(SystemTime::now()));
         self.manifest.outputs.push(MANIFEST.into());
+        if let Some(syncer) = self.syncer.take() {
+            syncer.wait();
+        }
         if let Some(folder) = &self.folder {
             sync_files(folder.staging())?;
         }
@@ -234,6 +283,13 @@ impl RunWriter {
     /// [`RunWriter::finish`], before it becomes visible.
     fn sync_now(&self) -> bool {
         self.folder.is_none()
+    }
+
+    /// Hands a file just written to the syncer thread (staging folders).
+    fn sync_later(&self, name: &str) {
+        if let Some(syncer) = &self.syncer {
+            let _ = syncer.files.send(self.file(name));
+        }
     }
 }
 
