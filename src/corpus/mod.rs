@@ -10,6 +10,7 @@ pub mod judged;
 pub mod pieces;
 mod questions;
 pub mod records;
+pub mod skim;
 pub mod strict_json;
 pub mod tabular;
 pub mod tape;

@@ -29,6 +29,7 @@
 //! assert!(parse_array::<serde_json::Value>(b"[1, 2,]", 1).is_none()); // invalid: the caller's parse says why
 //! ```
 
+use super::skim::skip_ws;
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
@@ -37,6 +38,26 @@ use serde::de::DeserializeOwned;
 /// bytes, or `None` when the input is small, not an array of objects, or
 /// anything is off (then parse it whole: same values, or the error).
 pub fn parse_array<T: DeserializeOwned + Send>(bytes: &[u8], min_piece: usize) -> Option<Vec<T>> {
+    parse_array_with(bytes, min_piece, &serde_element::<T>)
+}
+
+/// One element deserialized by serde_json from the start of `bytes`
+/// (whitespace before it allowed), and the bytes it took.
+pub fn serde_element<T: DeserializeOwned>(bytes: &[u8]) -> Option<(T, usize)> {
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
+    let value = stream.next()?.ok()?;
+    Some((value, stream.byte_offset()))
+}
+
+/// [`parse_array`] with each element read by `element`: from the start of
+/// the bytes it is given (at an element, possibly after whitespace), the
+/// element and the bytes it took, or None when they are not one valid
+/// element. It must give what [`serde_element`] gives, or None.
+pub fn parse_array_with<T: Send>(
+    bytes: &[u8],
+    min_piece: usize,
+    element: &(dyn Fn(&[u8]) -> Option<(T, usize)> + Sync),
+) -> Option<Vec<T>> {
     let threads = rayon::current_num_threads();
     let min_piece = min_piece.max(1);
     if threads < 2 || bytes.len() < 2 * min_piece {
@@ -70,7 +91,7 @@ pub fn parse_array<T: DeserializeOwned + Send>(bytes: &[u8], min_piece: usize) -
     let mut parsed: Vec<Option<(Vec<T>, Stop)>> = starts
         .par_iter()
         .enumerate()
-        .map(|(k, &s)| parse_piece(bytes, s, starts.get(k + 1).copied()))
+        .map(|(k, &s)| parse_piece(bytes, s, starts.get(k + 1).copied(), element))
         .collect();
     // Stitch the pieces from the real first element: a piece whose guessed
     // start is where the parse stands is taken as it is; a gap (a guess
@@ -86,7 +107,7 @@ pub fn parse_array<T: DeserializeOwned + Send>(bytes: &[u8], min_piece: usize) -
         };
         let (items, stop) = match piece {
             Some(p) => p,
-            None => parse_piece(bytes, pos, starts.get(k).copied())?,
+            None => parse_piece(bytes, pos, starts.get(k).copied(), element)?,
         };
         out.extend(items);
         match stop {
@@ -108,17 +129,17 @@ enum Stop {
 /// first element start at or past `limit`, or (without a limit, or when
 /// the array ends first) to the closing `]` and the end of the input. None
 /// on any error.
-fn parse_piece<T: DeserializeOwned>(
+fn parse_piece<T>(
     bytes: &[u8],
     start: usize,
     limit: Option<usize>,
+    element: &(dyn Fn(&[u8]) -> Option<(T, usize)> + Sync),
 ) -> Option<(Vec<T>, Stop)> {
     let mut out = Vec::new();
     let mut pos = start;
     loop {
-        let mut stream = serde_json::Deserializer::from_slice(&bytes[pos..]).into_iter::<T>();
-        let value = stream.next()?.ok()?;
-        pos += stream.byte_offset();
+        let (value, took) = element(&bytes[pos..])?;
+        pos += took;
         out.push(value);
         pos = skip_ws(bytes, pos);
         match bytes.get(pos) {
@@ -157,14 +178,6 @@ fn next_boundary(bytes: &[u8], from: usize) -> Option<usize> {
 
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
-}
-
-/// The first non-whitespace position at or after `i`.
-fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
-    while i < bytes.len() && is_ws(bytes[i]) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]

@@ -570,11 +570,7 @@ impl Scanner<'_> {
         let mut escaped = false;
         loop {
             // Jump to the next quote, backslash or control byte.
-            let rest = &self.b[self.i..];
-            let rel = rest
-                .iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
-            self.i += rel;
+            self.i += super::skim::find_special(&self.b[self.i..])?;
             match self.b[self.i] {
                 b'"' => {
                     self.i += 1;
