@@ -116,7 +116,65 @@ pub fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, St
     super::pngenc::encode_rgb(rgb, width, height)
 }
 
+/// Draws the figure into `rgb`: panels 1 to 5 each on its own canvas, in
+/// parallel with the title and footnote, then copied into place; the radar
+/// last, on the figure itself (its axis labels reach into the next panel).
 fn draw(rgb: &mut [u8], d: &MetricPanels) -> Result<(), String> {
+    use rayon::prelude::*;
+    // The panels' rectangles, as plotters splits the figure's body.
+    let rects: Vec<(std::ops::Range<i32>, std::ops::Range<i32>)> = {
+        let root = BitMapBackend::with_buffer(rgb, SIZE).into_drawing_area();
+        body_panels(&root)
+            .iter()
+            .map(|panel| panel.get_pixel_range())
+            .collect()
+    };
+    let (drawn, whole) = rayon::join(
+        || -> Vec<Result<Vec<u8>, String>> {
+            rects[..5]
+                .par_iter()
+                .enumerate()
+                .map(|(k, (xs, ys))| {
+                    let size = ((xs.end - xs.start) as u32, (ys.end - ys.start) as u32);
+                    // White, as the figure's background.
+                    let mut canvas = vec![255u8; size.0 as usize * size.1 as usize * 3];
+                    {
+                        let area =
+                            BitMapBackend::with_buffer(&mut canvas, size).into_drawing_area();
+                        draw_panel(k, &area, d)?;
+                        area.present().map_err(err)?;
+                    }
+                    Ok(canvas)
+                })
+                .collect()
+        },
+        || draw_title_and_footnote(rgb, d),
+    );
+    whole?;
+    let stride = SIZE.0 as usize * 3;
+    for ((xs, ys), canvas) in rects.iter().zip(drawn) {
+        let canvas = canvas?;
+        let row = (xs.end - xs.start) as usize * 3;
+        for (y, line) in (ys.start..ys.end).zip(canvas.chunks_exact(row)) {
+            let at = y as usize * stride + xs.start as usize * 3;
+            rgb[at..at + row].copy_from_slice(line);
+        }
+    }
+    let root = BitMapBackend::with_buffer(rgb, SIZE).into_drawing_area();
+    draw_panel(5, &body_panels(&root)[5], d)?;
+    root.present().map_err(err)
+}
+
+/// The six panel areas of the figure's body (below the title, above the
+/// footnote), left to right and top to bottom.
+fn body_panels<'a>(root: &Area<'a>) -> Vec<Area<'a>> {
+    let (_, rest) = root.split_vertically(56);
+    let (body, _) = rest.split_vertically(SIZE.1 - 56 - 40);
+    body.split_evenly((2, 3))
+}
+
+/// The figure's white background, title and footnote.
+fn draw_title_and_footnote(rgb: &mut [u8], d: &MetricPanels) -> Result<(), String> {
     let root = BitMapBackend::with_buffer(rgb, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let (top, rest) = root.split_vertically(56);
@@ -130,7 +188,7 @@ fn draw(rgb: &mut [u8], d: &MetricPanels) -> Result<(), String> {
             .pos(Pos::new(HPos::Center, VPos::Top)),
     ))
     .map_err(err)?;
-    let (body, foot) = rest.split_vertically(SIZE.1 - 56 - 40);
+    let (_, foot) = rest.split_vertically(SIZE.1 - 56 - 40);
     let chars: Vec<char> = d.footnote.chars().collect();
     for (k, line) in chars.chunks(240).take(2).enumerate() {
         foot.draw(&Text::new(
@@ -140,61 +198,72 @@ fn draw(rgb: &mut [u8], d: &MetricPanels) -> Result<(), String> {
         ))
         .map_err(err)?;
     }
-    let panels = body.split_evenly((2, 3));
+    root.present().map_err(err)
+}
+
+/// Panel `k` (0 to 5, left to right, top to bottom) on `area`.
+fn draw_panel(k: usize, area: &Area, d: &MetricPanels) -> Result<(), String> {
     let n = d.answer_f1.len();
-    grouped_bars(
-        &panels[0],
-        "1. Answer F1 vs Answer EM",
-        n,
-        &[
-            ("Answer F1", d.answer_f1, TEAL),
-            ("Answer EM", d.answer_em, CORAL),
-        ],
-    )?;
-    let set_title = format!("2. {} metrics (Prec, Rec, F1)", d.set_label);
-    grouped_bars(
-        &panels[1],
-        &set_title,
-        n,
-        &[
-            ("Precision", d.precision, MINT),
-            ("Recall", d.recall, ROSE),
-            ("F1", d.set_f1, ORANGE),
-        ],
-    )?;
-    histogram(
-        &panels[2],
-        "3. Answer F1 distribution",
-        "Answer F1 score",
-        d.answer_f1,
-        TEAL,
-    )?;
-    let hist_title = format!("4. {} F1 distribution", d.set_label);
-    let hist_axis = format!("{} F1 score", d.set_label);
-    histogram(&panels[3], &hist_title, &hist_axis, d.set_f1, ORANGE)?;
-    let short = if d.set_label == "Citation" {
-        "Cit"
-    } else {
-        "SP"
-    };
-    let rows = [
-        ("Ans F1".to_string(), d.answer_f1),
-        ("Ans EM".to_string(), d.answer_em),
-        (format!("{short} Prec"), d.precision),
-        (format!("{short} Rec"), d.recall),
-        (format!("{short} F1"), d.set_f1),
-    ];
-    heatmap(&panels[4], &rows)?;
-    let averages: Vec<(String, f64)> = vec![
-        ("Answer F1".into(), mean(d.answer_f1)),
-        ("Answer EM".into(), mean(d.answer_em)),
-        (format!("{} Precision", d.set_label), mean(d.precision)),
-        (format!("{} Recall", d.set_label), mean(d.recall)),
-        (format!("{} F1", d.set_label), mean(d.set_f1)),
-    ];
-    radar(&panels[5], &averages)?;
-    root.present().map_err(err)?;
-    Ok(())
+    match k {
+        0 => grouped_bars(
+            area,
+            "1. Answer F1 vs Answer EM",
+            n,
+            &[
+                ("Answer F1", d.answer_f1, TEAL),
+                ("Answer EM", d.answer_em, CORAL),
+            ],
+        ),
+        1 => grouped_bars(
+            area,
+            &format!("2. {} metrics (Prec, Rec, F1)", d.set_label),
+            n,
+            &[
+                ("Precision", d.precision, MINT),
+                ("Recall", d.recall, ROSE),
+                ("F1", d.set_f1, ORANGE),
+            ],
+        ),
+        2 => histogram(
+            area,
+            "3. Answer F1 distribution",
+            "Answer F1 score",
+            d.answer_f1,
+            TEAL,
+        ),
+        3 => histogram(
+            area,
+            &format!("4. {} F1 distribution", d.set_label),
+            &format!("{} F1 score", d.set_label),
+            d.set_f1,
+            ORANGE,
+        ),
+        4 => {
+            let short = if d.set_label == "Citation" {
+                "Cit"
+            } else {
+                "SP"
+            };
+            let rows = [
+                ("Ans F1".to_string(), d.answer_f1),
+                ("Ans EM".to_string(), d.answer_em),
+                (format!("{short} Prec"), d.precision),
+                (format!("{short} Rec"), d.recall),
+                (format!("{short} F1"), d.set_f1),
+            ];
+            heatmap(area, &rows)
+        }
+        _ => {
+            let averages: Vec<(String, f64)> = vec![
+                ("Answer F1".into(), mean(d.answer_f1)),
+                ("Answer EM".into(), mean(d.answer_em)),
+                (format!("{} Precision", d.set_label), mean(d.precision)),
+                (format!("{} Recall", d.set_label), mean(d.recall)),
+                (format!("{} F1", d.set_label), mean(d.set_f1)),
+            ];
+            radar(area, &averages)
+        }
+    }
 }
 
 type ValueChart<'a, 'b> =
