@@ -410,18 +410,26 @@ pub fn write_run(
     inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
     let annotated = Annotated::new(inputs.0, evaluation);
-    run.write_streamed("results.json", |w| {
-        let mut buf = Vec::with_capacity(1 << 20);
-        annotated.write_pairs_to(&mut buf, |b| {
-            w.write_all(b)?;
-            b.clear();
-            Ok(())
-        })?;
-        w.write_all(b"\n")
-    })?;
+    // results.json is written on one core while the other formats the
+    // tables (files are still recorded in this order).
+    let ((items, quotes), results) = rayon::join(
+        || rayon::join(|| items_csv(evaluation), || quotes_csv(evaluation)),
+        || {
+            run.write_streamed("results.json", |w| {
+                let mut buf = Vec::with_capacity(1 << 20);
+                annotated.write_pairs_to(&mut buf, |b| {
+                    w.write_all(b)?;
+                    b.clear();
+                    Ok(())
+                })?;
+                w.write_all(b"\n")
+            })
+        },
+    );
+    results?;
     run.write_json("summary.json", summary)?;
-    run.write("items.csv", items_csv(evaluation).as_bytes())?;
-    run.write("quotes.csv", quotes_csv(evaluation).as_bytes())?;
+    run.write("items.csv", items.as_bytes())?;
+    run.write("quotes.csv", quotes.as_bytes())?;
     if config.shard.is_some() {
         run.write("pairs.jsonl", &pairs_jsonl(evaluation)?)?;
     }
