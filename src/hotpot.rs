@@ -8,8 +8,8 @@
 
 use crate::corpus::hotpot::{OfficialGoldRecord, OfficialPredictions, SimpleRecord};
 use crate::metrics::hotpot::{
-    official_scores, official_signature, simple_averages, simple_scores,
-    simple_signature, OFFICIAL_METRICS, SIMPLE_METRICS,
+    official_scores, official_signature, simple_averages, simple_scores, simple_signature,
+    OFFICIAL_METRICS, SIMPLE_METRICS,
 };
 use crate::report::csv::CsvBuffer;
 use rayon::prelude::*;
@@ -407,11 +407,8 @@ pub fn evaluate_official(
                     let id = &g.gold.id;
                     let answer = predictions.answer.get(id);
                     let sp = predictions.sp.get(id);
-                    let scores = official_scores(
-                        &g.gold,
-                        answer.map(String::as_str),
-                        sp.map(Vec::as_slice),
-                    );
+                    let scores =
+                        official_scores(&g.gold, answer.map(String::as_str), sp.map(Vec::as_slice));
                     let example = Example {
                         position,
                         id: id.clone(),
@@ -550,7 +547,11 @@ mod tests {
                 e.prediction.clone().unwrap_or_default(),
                 e.gold.clone(),
             ];
-            fields.extend(e.scores.iter().map(|v| v.map(|x| x.to_string()).unwrap_or_default()));
+            fields.extend(
+                e.scores
+                    .iter()
+                    .map(|v| v.map(|x| x.to_string()).unwrap_or_default()),
+            );
             csv.record(fields);
         }
         json.extend_from_slice(b"\n]\n");

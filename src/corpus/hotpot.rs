@@ -440,7 +440,9 @@ pub fn official_predictions_typed(bytes: &[u8]) -> Option<OfficialPredictions> {
 mod typed {
     use super::{OfficialPredictions, SupportingFact};
     use crate::corpus::strict_json::StrictValue;
-    use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde::de::{
+        DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor,
+    };
     use std::collections::{HashMap, HashSet};
     use std::fmt;
 

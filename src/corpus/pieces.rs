@@ -49,6 +49,10 @@ pub fn serde_element<T: DeserializeOwned>(bytes: &[u8]) -> Option<(T, usize)> {
     Some((value, stream.byte_offset()))
 }
 
+/// Reads one element from the start of the bytes it is given: the element
+/// and the bytes it took, or None (see [`parse_array_with`]).
+pub type ElementReader<'a, T> = dyn Fn(&[u8]) -> Option<(T, usize)> + Sync + 'a;
+
 /// [`parse_array`] with each element read by `element`: from the start of
 /// the bytes it is given (at an element, possibly after whitespace), the
 /// element and the bytes it took, or None when they are not one valid
@@ -56,7 +60,7 @@ pub fn serde_element<T: DeserializeOwned>(bytes: &[u8]) -> Option<(T, usize)> {
 pub fn parse_array_with<T: Send>(
     bytes: &[u8],
     min_piece: usize,
-    element: &(dyn Fn(&[u8]) -> Option<(T, usize)> + Sync),
+    element: &ElementReader<'_, T>,
 ) -> Option<Vec<T>> {
     let threads = rayon::current_num_threads();
     let min_piece = min_piece.max(1);
@@ -133,7 +137,7 @@ fn parse_piece<T>(
     bytes: &[u8],
     start: usize,
     limit: Option<usize>,
-    element: &(dyn Fn(&[u8]) -> Option<(T, usize)> + Sync),
+    element: &ElementReader<'_, T>,
 ) -> Option<(Vec<T>, Stop)> {
     let mut out = Vec::new();
     let mut pos = start;

@@ -200,7 +200,9 @@ fn score(
     };
     let (p_doc, early_preds) = match read {
         Predictions::Typed(preds) => return score_official(preds),
-        Predictions::Tree(doc, early) => (doc.map_err(|e| json_error(predictions_path, &e))?, early),
+        Predictions::Tree(doc, early) => {
+            (doc.map_err(|e| json_error(predictions_path, &e))?, early)
+        }
     };
     let official = match config.format {
         InputFormat::Auto => is_official_predictions(&p_doc),
