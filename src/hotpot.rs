@@ -127,22 +127,27 @@ impl HotpotEvaluation {
         examples.sort_by_key(|e| e.position);
         self.examples = examples;
         if self.format == HotpotFormat::Official {
-            self.missing_answer = self
-                .examples
-                .iter()
-                .filter(|e| e.prediction.is_none())
-                .map(|e| e.id.clone())
-                .collect();
-            self.missing_sp = self
-                .examples
-                .iter()
-                .filter(|e| e.scores.get(4).copied().flatten().is_none())
-                .map(|e| e.id.clone())
-                .collect();
+            self.refresh_missing();
         }
         self.refresh_averages();
         self.shard = None;
         self
+    }
+
+    /// Official format: the gold ids without a predicted answer, and
+    /// without predicted supporting facts (no `sp_em`), from the examples.
+    fn refresh_missing(&mut self) {
+        let missing = |has: &dyn Fn(&Example) -> bool| -> Vec<String> {
+            self.examples
+                .iter()
+                .filter(|e| !has(e))
+                .map(|e| e.id.clone())
+                .collect()
+        };
+        let answer = missing(&|e| e.prediction.is_some());
+        let sp = missing(&|e| e.scores.get(4).copied().flatten().is_some());
+        self.missing_answer = answer;
+        self.missing_sp = sp;
     }
 
     fn refresh_averages(&mut self) {
@@ -398,7 +403,7 @@ pub fn evaluate_official(
     crate::progress::start("scoring items", gold.len() as u64);
     // Items are scored and made into examples in parallel, while the
     // predictions for ids outside the gold file are counted.
-    let (items, extra_predictions): (Vec<(Example, bool)>, usize) = rayon::join(
+    let (examples, extra_predictions): (Vec<Example>, usize) = rayon::join(
         || {
             gold.par_iter()
                 .enumerate()
@@ -406,18 +411,19 @@ pub fn evaluate_official(
                     crate::progress::advance(1);
                     let id = &g.gold.id;
                     let answer = predictions.answer.get(id);
-                    let sp = predictions.sp.get(id);
-                    let scores =
-                        official_scores(&g.gold, answer.map(String::as_str), sp.map(Vec::as_slice));
-                    let example = Example {
+                    let scores = official_scores(
+                        &g.gold,
+                        answer.map(String::as_str),
+                        predictions.sp.get(id).map(Vec::as_slice),
+                    );
+                    Example {
                         position,
                         id: id.clone(),
                         question: g.question.clone(),
                         prediction: answer.cloned(),
                         gold: g.gold.answer.clone(),
                         scores: scores.values().to_vec(),
-                    };
-                    (example, sp.is_some())
+                    }
                 })
                 .collect()
         },
@@ -438,35 +444,22 @@ pub fn evaluate_official(
         },
     );
     crate::progress::finish();
-    let mut missing_answer = Vec::new();
-    let mut missing_sp = Vec::new();
-    for (e, has_sp) in &items {
-        if e.prediction.is_none() {
-            missing_answer.push(e.id.clone());
-        }
-        if !has_sp {
-            missing_sp.push(e.id.clone());
-        }
-    }
-    let examples: Vec<Example> = items.into_iter().map(|(e, _)| e).collect();
-    let averages = crate::metrics::hotpot::official_averages_of(
-        examples
-            .iter()
-            .map(|e| std::array::from_fn(|k| e.scores.get(k).copied().flatten())),
-    )
-    .to_vec();
-    HotpotEvaluation {
+    let mut eval = HotpotEvaluation {
         format: HotpotFormat::Official,
         examples,
-        averages,
-        missing_answer,
-        missing_sp,
+        averages: Vec::new(),
+        missing_answer: Vec::new(),
+        missing_sp: Vec::new(),
         extra_predictions,
         insufficient_context_n: None,
         signature: official_signature(),
         warnings: Vec::new(),
         shard: None,
-    }
+    };
+    // The lists and averages as a shard join computes them.
+    eval.refresh_missing();
+    eval.refresh_averages();
+    eval
 }
 
 /// One line of per_example.json.

@@ -72,6 +72,8 @@ pub mod semantic;
 pub mod shard;
 pub mod signature;
 pub mod stats;
+#[cfg(test)]
+mod test_rng;
 pub mod text;
 pub mod texteval;
 pub mod timings;

@@ -221,13 +221,7 @@ mod tests {
             .chars()
             .collect();
         let re = default_regex();
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_rng::xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..20_000 {
             let len = (next() % 80) as usize + round % 3 * 30;
             let mut text = String::new();

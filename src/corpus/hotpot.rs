@@ -204,7 +204,7 @@ struct RawGold {
 /// anything the skimmer refuses): the caller then deserializes the record
 /// with serde_json, which gives the same record or the error.
 fn gold_element(bytes: &[u8]) -> Option<(RawGold, usize)> {
-    use super::skim::{skip_string, skip_value, skip_ws};
+    use super::skim::{key, skip_value, skip_ws};
     let mut raw = RawGold {
         id: None,
         answer: None,
@@ -221,16 +221,11 @@ fn gold_element(bytes: &[u8]) -> Option<(RawGold, usize)> {
         return Some((raw, i + 1));
     }
     loop {
-        let key_end = skip_string(bytes, i)?;
-        let key = &bytes[i + 1..key_end - 1];
+        let (key, start) = key(bytes, i)?;
+        let key = &bytes[key];
         if key.contains(&b'\\') {
             return None;
         }
-        i = skip_ws(bytes, key_end);
-        if bytes.get(i) != Some(&b':') {
-            return None;
-        }
-        let start = skip_ws(bytes, i + 1);
         let end = skip_value(bytes, start)?;
         let field = match key {
             b"_id" => Some(0),
@@ -445,6 +440,7 @@ mod typed {
     };
     use std::collections::{HashMap, HashSet};
     use std::fmt;
+    use std::marker::PhantomData;
 
     /// The top-level object: "answer" and "sp" read, other keys checked
     /// for repeated keys and skipped.
@@ -470,8 +466,8 @@ mod typed {
                     return Err(A::Error::custom("repeated key"));
                 }
                 match key.as_str() {
-                    "answer" => answer = Some(map.next_value_seed(Answers)?),
-                    "sp" => sp = Some(map.next_value_seed(FactsById)?),
+                    "answer" => answer = Some(map.next_value_seed(ById(PhantomData::<String>))?),
+                    "sp" => sp = Some(map.next_value_seed(ById(Facts))?),
                     _ => {
                         map.next_value_seed(StrictValue)?;
                     }
@@ -484,53 +480,27 @@ mod typed {
         }
     }
 
-    /// `{id: answer}`.
-    struct Answers;
+    /// `{id: value}`, each value read by the seed `S`, a repeated id
+    /// refused.
+    struct ById<S>(S);
 
-    impl<'de> DeserializeSeed<'de> for Answers {
-        type Value = HashMap<String, String>;
+    impl<'de, S: DeserializeSeed<'de> + Copy> DeserializeSeed<'de> for ById<S> {
+        type Value = HashMap<String, S::Value>;
         fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
             d.deserialize_map(self)
         }
     }
 
-    impl<'de> Visitor<'de> for Answers {
-        type Value = HashMap<String, String>;
+    impl<'de, S: DeserializeSeed<'de> + Copy> Visitor<'de> for ById<S> {
+        type Value = HashMap<String, S::Value>;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("an object of answers")
+            f.write_str("an object keyed by _id")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut out = HashMap::new();
             while let Some(id) = map.next_key::<String>()? {
-                let answer: String = map.next_value()?;
-                if out.insert(id, answer).is_some() {
-                    return Err(A::Error::custom("repeated id"));
-                }
-            }
-            Ok(out)
-        }
-    }
-
-    /// `{id: [[title, sent_id], ...]}`.
-    struct FactsById;
-
-    impl<'de> DeserializeSeed<'de> for FactsById {
-        type Value = HashMap<String, Vec<SupportingFact>>;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-            d.deserialize_map(self)
-        }
-    }
-
-    impl<'de> Visitor<'de> for FactsById {
-        type Value = HashMap<String, Vec<SupportingFact>>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("an object of supporting facts")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut out = HashMap::new();
-            while let Some(id) = map.next_key::<String>()? {
-                let facts = map.next_value_seed(Facts)?;
-                if out.insert(id, facts).is_some() {
+                let value = map.next_value_seed(self.0)?;
+                if out.insert(id, value).is_some() {
                     return Err(A::Error::custom("repeated id"));
                 }
             }
@@ -539,6 +509,7 @@ mod typed {
     }
 
     /// `[[title, sent_id], ...]`.
+    #[derive(Clone, Copy)]
     struct Facts;
 
     impl<'de> DeserializeSeed<'de> for Facts {
@@ -729,13 +700,7 @@ mod tests {
         assert_eq!(by_hand, 6);
         let base = gold_items(0, 1, 3).remove(0);
         let alphabet = b"{}[]\",:\\ 0123456789.-etrufalsn_idquo";
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_rng::xorshift(0x2545_f491_4f6c_dd1d);
         let (mut same, mut left) = (0, 0);
         for _ in 0..20_000 {
             let mut doc = base.clone().into_bytes();

@@ -29,7 +29,7 @@
 //! assert!(parse_array::<serde_json::Value>(b"[1, 2,]", 1).is_none()); // invalid: the caller's parse says why
 //! ```
 
-use super::skim::skip_ws;
+use super::skim::{is_ws, skip_ws};
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
@@ -178,10 +178,6 @@ fn next_boundary(bytes: &[u8], from: usize) -> Option<usize> {
         at = comma + 1;
     }
     None
-}
-
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
 }
 
 #[cfg(test)]

@@ -19,9 +19,14 @@
 /// Deepest nesting skimmed (deeper values are left to serde_json).
 pub const MAX_DEPTH: u32 = 64;
 
+/// Whether `b` is JSON whitespace.
+pub fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
+}
+
 /// The first position at or after `i` that is not JSON whitespace.
 pub fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(i) {
+    while bytes.get(i).is_some_and(|&b| is_ws(b)) {
         i += 1;
     }
     i
@@ -131,12 +136,14 @@ fn skip_literal(bytes: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     (bytes.get(i..i + word.len())? == word).then_some(i + word.len())
 }
 
-/// After `{` or `,` in an object: the key, the colon, and the position of
-/// the value.
-fn skip_key(bytes: &[u8], i: usize) -> Option<usize> {
-    let i = skip_string(bytes, skip_ws(bytes, i))?;
-    let i = skip_ws(bytes, i);
-    (bytes.get(i) == Some(&b':')).then(|| skip_ws(bytes, i + 1))
+/// After `{` or `,` in an object (whitespace before the key allowed): the
+/// key's text between its quotes (escapes left as they are) and the
+/// position of its value, past the colon.
+pub fn key(bytes: &[u8], i: usize) -> Option<(std::ops::Range<usize>, usize)> {
+    let start = skip_ws(bytes, i);
+    let end = skip_string(bytes, start)?;
+    let colon = skip_ws(bytes, end);
+    (bytes.get(colon) == Some(&b':')).then(|| (start + 1..end - 1, skip_ws(bytes, colon + 1)))
 }
 
 /// The end (exclusive) of the JSON value at `i` (whitespace before it
@@ -169,7 +176,7 @@ pub fn skip_value(bytes: &[u8], i: usize) -> Option<usize> {
                     stack = (stack << 1) | u64::from(object);
                     depth += 1;
                     i = if object {
-                        skip_key(bytes, inside)?
+                        key(bytes, inside)?.1
                     } else {
                         inside
                     };
@@ -189,7 +196,7 @@ pub fn skip_value(bytes: &[u8], i: usize) -> Option<usize> {
             match bytes.get(i)? {
                 b',' => {
                     i = if object {
-                        skip_key(bytes, i + 1)?
+                        key(bytes, i + 1)?.1
                     } else {
                         skip_ws(bytes, i + 1)
                     };
@@ -333,13 +340,7 @@ mod tests {
     fn never_accepts_what_serde_json_refuses() {
         let base = br#"{"_id": "x1", "context": [["T\u00e9", ["A \"s\" 1.", "B\\n"]], ["U", []]], "n": [-1.5e3, 0, true, null, {}], "s": "\/"}"#;
         let alphabet = b"{}[]\",:\\ \t\n0123456789.-+eEtrufalsn\x01\x1fu";
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
         let (mut accepted, mut refused) = (0, 0);
         for _ in 0..20_000 {
             let mut doc = base.to_vec();

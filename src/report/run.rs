@@ -162,17 +162,20 @@ impl RunWriter {
     }
 
     fn note(&mut self, name: &str, bytes: &[u8]) {
+        let sha256 = crate::text::hash::sha256_hex(bytes);
+        self.recorded(name, sha256, bytes.len() as u64);
+    }
+
+    /// Records a file just written (once in `outputs`, its hash and size in
+    /// `files`) and hands it to the syncer.
+    fn recorded(&mut self, name: &str, sha256: String, bytes: u64) {
         self.sync_later(name);
         if !self.manifest.outputs.iter().any(|o| o == name) {
             self.manifest.outputs.push(name.to_string());
         }
-        self.manifest.files.insert(
-            name.to_string(),
-            OutputFile {
-                sha256: crate::text::hash::sha256_hex(bytes),
-                bytes: bytes.len() as u64,
-            },
-        );
+        self.manifest
+            .files
+            .insert(name.to_string(), OutputFile { sha256, bytes });
     }
 
     /// Writes `bytes` as `name` (atomically) and records it.
@@ -201,13 +204,7 @@ impl RunWriter {
         value: &T,
     ) -> Result<(), ReportError> {
         let (sha256, bytes) = super::write_json_streamed(&self.file(name), value, self.sync_now())?;
-        self.sync_later(name);
-        if !self.manifest.outputs.iter().any(|o| o == name) {
-            self.manifest.outputs.push(name.to_string());
-        }
-        self.manifest
-            .files
-            .insert(name.to_string(), OutputFile { sha256, bytes });
+        self.recorded(name, sha256, bytes);
         Ok(())
     }
 
@@ -219,13 +216,7 @@ impl RunWriter {
         write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
     ) -> Result<(), ReportError> {
         let (sha256, bytes) = super::write_streamed(&self.file(name), self.sync_now(), write)?;
-        self.sync_later(name);
-        if !self.manifest.outputs.iter().any(|o| o == name) {
-            self.manifest.outputs.push(name.to_string());
-        }
-        self.manifest
-            .files
-            .insert(name.to_string(), OutputFile { sha256, bytes });
+        self.recorded(name, sha256, bytes);
         Ok(())
     }
 
