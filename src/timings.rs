@@ -11,7 +11,30 @@ fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var_os("CORPUS_EVAL_TIMINGS").is_some_and(|v| !v.is_empty()))
 }
 
-static LAST: Mutex<Option<Instant>> = Mutex::new(None);
+static LAST: Mutex<Option<(Instant, f64)>> = Mutex::new(None);
+
+/// CPU time of the process so far (user and system, all threads), in ms
+/// (Linux; 0 elsewhere).
+fn cpu_ms() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage writes the struct it is given; RUSAGE_SELF is
+        // always valid.
+        let usage = unsafe {
+            if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
+                return 0.0;
+            }
+            usage.assume_init()
+        };
+        let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+        ms(usage.ru_utime) + ms(usage.ru_stime)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0.0
+    }
+}
 
 /// Ends the phase `name`: prints its time when timings are on.
 pub fn phase(name: &str) {
@@ -19,15 +42,18 @@ pub fn phase(name: &str) {
         return;
     }
     let now = Instant::now();
+    let cpu = cpu_ms();
     if let Ok(mut last) = LAST.lock() {
-        let since = last.map_or(0.0, |t| (now - t).as_secs_f64() * 1e3);
+        let (since, cpu_since) = last.map_or((0.0, 0.0), |(t, c)| {
+            ((now - t).as_secs_f64() * 1e3, cpu - c)
+        });
         match rss_mb() {
-            Some((peak, now)) => {
-                errln!("timing {name}: {since:.1} ms (peak RSS {peak} MB, now {now} MB)")
-            }
-            None => errln!("timing {name}: {since:.1} ms"),
+            Some((peak, now)) => errln!(
+                "timing {name}: {since:.1} ms, cpu {cpu_since:.1} ms (peak RSS {peak} MB, now {now} MB)"
+            ),
+            None => errln!("timing {name}: {since:.1} ms, cpu {cpu_since:.1} ms"),
         }
-        *last = Some(now);
+        *last = Some((now, cpu));
     }
     print_totals();
 }

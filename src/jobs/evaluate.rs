@@ -180,33 +180,45 @@ pub fn execute(
     let started = SystemTime::now();
     config.validate()?;
     crate::timings::phase("start");
-    // One input at a time: read, parsed while hashed, its bytes dropped
-    // (WordNet loads beside the transcripts).
-    let q_text = super::utf8(questions_path, super::read_input(questions_path)?)?;
-    let (mut questions, q_info) = parse_questions_with(questions_path, q_text, |b| {
-        InputFile::new(questions_path, b)
-    })?;
-    if let Some(shard) = config.shard {
-        keep_shard(&mut questions, shard)?;
-    }
-    crate::timings::phase("questions");
-    // Transcripts mapped, not read: the joined texts are built while the
-    // file's pages are given back, so the two are not held at once.
-    let t_bytes = super::map_input(transcripts_path)?;
-    let t_text = t_bytes.text(transcripts_path)?;
-    let (parsed, lexicon) = rayon::join(
-        || {
-            parse_transcripts_released(
-                transcripts_path,
-                t_text,
-                |n| t_bytes.release_before(n),
-                |b| InputFile::new(transcripts_path, b),
-            )
+    // The questions are read and parsed (while hashed, their bytes then
+    // dropped) beside the transcripts and WordNet: three independent
+    // loads. A questions error is reported first, as when they ran before
+    // the transcripts.
+    let (questions, transcripts_and_lexicon) = rayon::join(
+        || -> Result<_, JobError> {
+            let q_text = super::utf8(questions_path, super::read_input(questions_path)?)?;
+            let (mut questions, q_info) = parse_questions_with(questions_path, q_text, |b| {
+                InputFile::new(questions_path, b)
+            })?;
+            if let Some(shard) = config.shard {
+                keep_shard(&mut questions, shard)?;
+            }
+            crate::timings::phase("questions");
+            Ok((questions, q_info))
         },
-        || super::load_lexicon(config.wordnet.as_deref()),
+        || -> Result<_, JobError> {
+            // Transcripts mapped, not read: the joined texts are built
+            // while the file's pages are given back, so the two are not
+            // held at once.
+            let t_bytes = super::map_input(transcripts_path)?;
+            let t_text = t_bytes.text(transcripts_path)?;
+            let (parsed, lexicon) = rayon::join(
+                || {
+                    parse_transcripts_released(
+                        transcripts_path,
+                        t_text,
+                        |n| t_bytes.release_before(n),
+                        |b| InputFile::new(transcripts_path, b),
+                    )
+                },
+                || super::load_lexicon(config.wordnet.as_deref()),
+            );
+            Ok((parsed, lexicon))
+        },
     );
+    let (questions, q_info) = questions?;
+    let (parsed, lexicon) = transcripts_and_lexicon?;
     let (transcripts, t_info) = parsed?;
-    drop(t_bytes);
     let lexicon = lexicon?;
     crate::timings::phase("transcripts and lexicon");
     // The run folder's results are written straight from the document and

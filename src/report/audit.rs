@@ -25,7 +25,7 @@ use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::evaluate::{Evaluation, Summary};
 use rayon::prelude::*;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::ops::Range;
 
 /// Lines of context shown on each side of a match.
@@ -158,15 +158,61 @@ fn diff_words(source: &str, quote: &str) -> Vec<(String, bool)> {
     out
 }
 
-fn ctx_json(c: &Context) -> Value {
-    json!([
-        c.before,
-        c.matched
-            .iter()
-            .map(|(t, d)| json!([t, u8::from(*d)]))
-            .collect::<Vec<_>>(),
-        c.after
-    ])
+/// Writes `value` as compact JSON (what `serde_json::Value`'s text would
+/// be). Writing into memory fails only for values JSON cannot hold (maps
+/// with non-string keys), which the report never writes.
+fn put<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// Writes a JSON object's members one by one, in order.
+struct Obj<'w> {
+    out: &'w mut Vec<u8>,
+    first: bool,
+}
+
+impl<'w> Obj<'w> {
+    fn new(out: &'w mut Vec<u8>) -> Obj<'w> {
+        out.push(b'{');
+        Obj { out, first: true }
+    }
+
+    /// The member's key and its colon; the caller writes the value.
+    fn key(&mut self, key: &str) -> &mut Vec<u8> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        put(self.out, key);
+        self.out.push(b':');
+        self.out
+    }
+
+    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        put(self.key(key), value);
+    }
+
+    fn end(self) {
+        self.out.push(b'}');
+    }
+}
+
+/// `[before, [[text, differs], ...], after]`.
+fn put_ctx(out: &mut Vec<u8>, c: &Context) {
+    out.push(b'[');
+    put(out, &c.before);
+    out.extend_from_slice(b",[");
+    for (k, (t, d)) in c.matched.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        out.push(b'[');
+        put(out, t);
+        out.extend_from_slice(if *d { b",1]" } else { b",0]" });
+    }
+    out.extend_from_slice(b"],");
+    put(out, &c.after);
+    out.push(b']');
 }
 
 /// The report's data as JSON text: `{"pairs": [...], "quotes": [...]}`,
@@ -188,13 +234,28 @@ pub fn data_json(
 /// Pair `pi`'s record followed by a comma.
 fn pair_part(questions: &QuestionSet, eval: &Evaluation, pi: usize) -> String {
     let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
-    let pair = json!({
-        "id": r.id,
-        "question": p.text,
-        "type": p.qtype,
-        "answers": p.answers.iter().zip(&r.answers).map(|(a, ar)| json!([a.answer, ar.score])).collect::<Vec<_>>(),
-    });
-    escape_script(pair.to_string() + ",")
+    let mut out = Vec::new();
+    let mut o = Obj::new(&mut out);
+    o.field("id", &r.id);
+    o.field("question", &p.text);
+    o.field("type", &p.qtype);
+    let answers = o.key("answers");
+    answers.push(b'[');
+    for (k, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
+        if k > 0 {
+            answers.push(b',');
+        }
+        answers.push(b'[');
+        put(answers, &a.answer);
+        answers.push(b',');
+        put(answers, &ar.score);
+        answers.push(b']');
+    }
+    answers.push(b']');
+    o.end();
+    out.push(b',');
+    // JSON text made of UTF-8 strings.
+    escape_script(String::from_utf8(out).unwrap_or_default())
 }
 
 /// Pair `pi`'s quotes' records, each followed by a comma (empty without
@@ -211,16 +272,23 @@ fn quotes_part(
             .map(|t| t.text.as_str())
     };
     let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
-    let mut quotes = String::new();
+    let mut quotes = Vec::new();
     for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
         for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
-            quotes.push_str(
-                &quote_record(pi, (ai, k), (q, qr), &r.id, &text_of, transcripts).to_string(),
+            quote_record(
+                &mut quotes,
+                pi,
+                (ai, k),
+                (q, qr),
+                &r.id,
+                &text_of,
+                transcripts,
             );
-            quotes.push(',');
+            quotes.push(b',');
         }
     }
-    escape_script(quotes)
+    // Every part written is JSON text made of UTF-8 strings.
+    escape_script(String::from_utf8(quotes).unwrap_or_default())
 }
 
 /// Pairs per batch of [`write_data_streamed`].
@@ -300,54 +368,82 @@ fn escape_script(s: String) -> String {
     }
 }
 
-/// One quote's record.
+/// Writes one quote's record.
 fn quote_record<'t>(
+    out: &mut Vec<u8>,
     pi: usize,
     (ai, k): (usize, usize),
     (q, qr): (&crate::corpus::Quote, &crate::evaluate::QuoteResult),
     pair_id: &str,
     text_of: &dyn Fn(&Option<String>) -> Option<&'t str>,
     transcripts: &'t TranscriptSet,
-) -> Value {
+) {
     let differs = matches!(
         qr.check.verdict,
         crate::citations::Verdict::Normalized | crate::citations::Verdict::Fuzzy
     );
-    let ctx = match (&qr.check.byte_span, text_of(&q.source)) {
-        (Some(b), Some(t)) => ctx_json(&context(t, b.clone(), differs.then_some(q.quote.as_str()))),
-        _ => Value::Null,
-    };
+    let text = text_of(&q.source);
     let at = &qr.attributed;
-    let pieces: Vec<Value> = match text_of(&q.source) {
-        Some(t) => at
-            .pieces
-            .iter()
-            .map(|p| json!({"speaker": p.span_speaker, "span": p.span, "ctx": ctx_json(&context(t, p.byte_span.clone(), None))}))
-            .collect(),
-        None => Vec::new(),
-    };
-    let other = at.other_source.as_ref().map(|o| {
-        let t = transcripts.get(&o.source).map_or("", |t| t.text.as_str());
-        json!({"source": o.source, "verdict": o.verdict, "speaker": o.span_speaker,
-               "span": o.span, "ctx": ctx_json(&context(t, o.byte_span.clone(), None))})
-    });
-    json!({
-        "id": format!("{pair_id}/{ai}/{k}"),
-        "p": pi,
-        "a": ai,
-        "quote": q.quote,
-        "source": q.source,
-        "speaker": q.speaker,
-        "verdict": qr.check.verdict,
-        "found": qr.found,
-        "sim": (qr.check.similarity * 1000.0).round() / 1000.0,
-        "attribution": at.attribution,
-        "span_speaker": at.span_speaker,
-        "span": qr.check.span.as_ref().map(|s| json!({"start": s.start, "end": s.end})),
-        "ctx": ctx,
-        "pieces": pieces,
-        "other": other,
-    })
+    let mut o = Obj::new(out);
+    o.field("id", &format!("{pair_id}/{ai}/{k}"));
+    o.field("p", &pi);
+    o.field("a", &ai);
+    o.field("quote", &q.quote);
+    o.field("source", &q.source);
+    o.field("speaker", &q.speaker);
+    o.field("verdict", &qr.check.verdict);
+    o.field("found", &qr.found);
+    o.field("sim", &((qr.check.similarity * 1000.0).round() / 1000.0));
+    o.field("attribution", &at.attribution);
+    o.field("span_speaker", &at.span_speaker);
+    let span = o.key("span");
+    match &qr.check.span {
+        Some(s) => {
+            let mut so = Obj::new(span);
+            so.field("start", &s.start);
+            so.field("end", &s.end);
+            so.end();
+        }
+        None => span.extend_from_slice(b"null"),
+    }
+    let ctx = o.key("ctx");
+    match (&qr.check.byte_span, text) {
+        (Some(b), Some(t)) => put_ctx(
+            ctx,
+            &context(t, b.clone(), differs.then_some(q.quote.as_str())),
+        ),
+        _ => ctx.extend_from_slice(b"null"),
+    }
+    let pieces = o.key("pieces");
+    pieces.push(b'[');
+    if let Some(t) = text {
+        for (n, p) in at.pieces.iter().enumerate() {
+            if n > 0 {
+                pieces.push(b',');
+            }
+            let mut po = Obj::new(pieces);
+            po.field("speaker", &p.span_speaker);
+            po.field("span", &p.span);
+            put_ctx(po.key("ctx"), &context(t, p.byte_span.clone(), None));
+            po.end();
+        }
+    }
+    pieces.push(b']');
+    let other = o.key("other");
+    match &at.other_source {
+        Some(os) => {
+            let t = transcripts.get(&os.source).map_or("", |t| t.text.as_str());
+            let mut oo = Obj::new(other);
+            oo.field("source", &os.source);
+            oo.field("verdict", &os.verdict);
+            oo.field("speaker", &os.span_speaker);
+            oo.field("span", &os.span);
+            put_ctx(oo.key("ctx"), &context(t, os.byte_span.clone(), None));
+            oo.end();
+        }
+        None => other.extend_from_slice(b"null"),
+    }
+    o.end();
 }
 
 const STYLE: &str = ".bar{display:flex;gap:12px;flex-wrap:wrap;align-items:center;margin:16px 0}\

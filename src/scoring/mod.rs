@@ -476,15 +476,102 @@ pub struct ScoreItem<'a> {
     pub metric: &'a Value,
 }
 
+/// A (type, metric) pair as a grouping key: two keys are equal exactly
+/// when the types are and the metrics' JSON texts would be (objects keep
+/// their member order), hashed and compared without writing the text.
+struct MetricKey<'a>(&'a str, &'a Value);
+
+/// A number as its JSON text tells it apart: the kind (unsigned, negative,
+/// float) and the value's bits.
+fn number_key(n: &serde_json::Number) -> (u8, u64) {
+    if let Some(u) = n.as_u64() {
+        (0, u)
+    } else if let Some(i) = n.as_i64() {
+        (1, i as u64)
+    } else {
+        (2, n.as_f64().map_or(0, f64::to_bits))
+    }
+}
+
+fn hash_value<H: std::hash::Hasher>(v: &Value, h: &mut H) {
+    use std::hash::Hash;
+    match v {
+        Value::Null => h.write_u8(0),
+        Value::Bool(b) => h.write_u8(1 + u8::from(*b)),
+        Value::Number(n) => {
+            h.write_u8(3);
+            number_key(n).hash(h);
+        }
+        Value::String(s) => {
+            h.write_u8(4);
+            s.hash(h);
+        }
+        Value::Array(items) => {
+            h.write_u8(5);
+            h.write_usize(items.len());
+            for x in items {
+                hash_value(x, h);
+            }
+        }
+        Value::Object(map) => {
+            h.write_u8(6);
+            h.write_usize(map.len());
+            for (k, x) in map {
+                k.hash(h);
+                hash_value(x, h);
+            }
+        }
+    }
+}
+
+/// Equal as JSON texts: objects compared member by member in order.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => number_key(x) == number_key(y),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kp, p), (kq, q))| kp == kq && same_value(p, q))
+        }
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::String(x), Value::String(y)) => x == y,
+        _ => false,
+    }
+}
+
+impl std::hash::Hash for MetricKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h);
+        hash_value(self.1, h);
+    }
+}
+
+impl PartialEq for MetricKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0 && same_value(self.1, other.1)
+    }
+}
+
+impl Eq for MetricKey<'_> {}
+
 /// The positions of `keys` grouped by distinct (type, metric), groups in
-/// order of first appearance: each group's metric is compiled once.
+/// order of first appearance: each group's metric is compiled once. Two
+/// metrics are the same when their JSON texts are.
 pub fn metric_groups<'a>(keys: impl Iterator<Item = (&'a str, &'a Value)>) -> Vec<Vec<usize>> {
-    let mut distinct: std::collections::HashMap<(&str, String), usize> =
-        std::collections::HashMap::new();
+    let mut distinct: std::collections::HashMap<
+        MetricKey<'a>,
+        usize,
+        std::hash::BuildHasherDefault<crate::text::fxhash::FxHasher>,
+    > = Default::default();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (k, (qtype, metric)) in keys.enumerate() {
         let next = distinct.len();
-        let g = *distinct.entry((qtype, metric.to_string())).or_insert(next);
+        let g = *distinct.entry(MetricKey(qtype, metric)).or_insert(next);
         if g == groups.len() {
             groups.push(Vec::new());
         }
@@ -533,4 +620,83 @@ pub fn score_many(items: &[ScoreItem<'_>], lexicon: &Lexicon) -> Vec<Result<f64,
         out[k] = r;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The grouping by JSON text, as it was written first.
+    fn by_text<'a>(keys: &[(&'a str, &'a Value)]) -> Vec<Vec<usize>> {
+        let mut distinct: std::collections::HashMap<(&str, String), usize> = Default::default();
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (k, (qtype, metric)) in keys.iter().enumerate() {
+            let next = distinct.len();
+            let g = *distinct.entry((qtype, metric.to_string())).or_insert(next);
+            if g == groups.len() {
+                groups.push(Vec::new());
+            }
+            groups[g].push(k);
+        }
+        groups
+    }
+
+    #[test]
+    fn metric_groups_equal_grouping_by_json_text() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(1),
+            json!(1.0),
+            json!(-1),
+            json!(-1.0),
+            json!(0.0),
+            json!(-0.0),
+            json!(0),
+            json!(u64::MAX),
+            json!(-9_007_199_254_740_993i64),
+            json!(0.1),
+            json!(0.1 + 0.2),
+            json!(""),
+            json!("a"),
+            json!("1"),
+            json!("null"),
+            json!(["a", "b"]),
+            json!(["b", "a"]),
+            json!([["a"], "b"]),
+            json!(["a", ["b"]]),
+            json!([]),
+            json!({}),
+            json!({"values": ["a"], "weights": [1.0]}),
+            json!({"weights": [1.0], "values": ["a"]}),
+            json!({"values": ["a"], "weights": [1]}),
+            json!({"values": {"a": 1}}),
+            json!({"values": [{"a": 1}]}),
+            json!({"a": null}),
+            json!({"b": null}),
+        ];
+        let types = ["ListOne", "Yes/No", ""];
+        let mut keys: Vec<(&str, &Value)> = Vec::new();
+        let mut seed = crate::test_rng::xorshift(5);
+        for _ in 0..2000 {
+            let t = types[(seed() % types.len() as u64) as usize];
+            let v = &values[(seed() % values.len() as u64) as usize];
+            keys.push((t, v));
+        }
+        assert_eq!(metric_groups(keys.iter().copied()), by_text(&keys));
+        // Every pair of values: grouped together exactly when their texts
+        // are equal.
+        for a in &values {
+            for b in &values {
+                let pair = [("t", a), ("t", b)];
+                assert_eq!(
+                    metric_groups(pair.iter().copied()),
+                    by_text(&pair),
+                    "{a} {b}"
+                );
+            }
+        }
+    }
 }

@@ -356,9 +356,10 @@ thread_local! {
 /// of [`candidate_windows`] under the definition in the module
 /// documentation.
 pub fn best_match(quote: &str, text: &str, index: &BigramIndex) -> Option<FuzzyMatch> {
-    let windows = candidate_windows(quote, text, index)?;
+    let windows =
+        crate::timings::measure("fuzzy windows", || candidate_windows(quote, text, index))?;
     let qv: Vec<char> = quote.chars().collect();
-    verify(&qv, text, &windows)
+    crate::timings::measure("fuzzy verify", || verify(&qv, text, &windows))
 }
 
 /// The windows (byte ranges of `text`, sorted, disjoint) where
