@@ -625,6 +625,25 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
     // pruned by rounding (m / (m + d) can be one step below it).
     let bound = |d: u32| similarity(d, m, m + d as usize);
     let mut best: Option<Found> = None;
+    // A first candidate before any window is verified: the earliest end at
+    // the least distance of all, its start by one backward scan. It is an
+    // end of the definition, so the result beats or equals it; known
+    // beforehand, it spares the first window's ends that cannot reach it
+    // (a quote that matches well verifies a few ends, not the whole table).
+    if let Some(&(min, w)) = order.first() {
+        let t = &texts[w];
+        if let Some(j) = dists[w].iter().position(|&d| d == min) {
+            let j = j + 1;
+            let back = backward.get_or_insert_with(|| Pattern::new(quote, true));
+            if let Some(len) = back.longest_at(&t.chars, j, min, m + min as usize) {
+                best = Some(Found {
+                    similarity: similarity(min, m, len),
+                    end: (w, j),
+                    start: j - len,
+                });
+            }
+        }
+    }
     for (min, w) in order {
         if best.is_some_and(|b| bound(min) < b.similarity) {
             break;
