@@ -67,7 +67,7 @@ type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::text::fxha
 /// The word index of a normalized transcript: each word's position and id,
 /// where each word occurs, and where each pair of consecutive words occurs
 /// (hashed into buckets; a bucket's positions are checked against the
-/// words). About 20 bytes per word.
+/// words by their pair key). About 28 bytes per word.
 #[derive(Debug, Default)]
 pub struct BigramIndex {
     /// First byte of each word in the normalized text (its end is where
@@ -84,6 +84,10 @@ pub struct BigramIndex {
     /// Positions `p` of bigrams `(ids[p], ids[p + 1])` by bucket.
     bi_off: Vec<u32>,
     bi_pos: Vec<u32>,
+    /// The pair key ([`pair_key`], one per pair of ids) of each position
+    /// in `bi_pos`: a bucket's positions of one bigram are picked out by a
+    /// scan of its keys, without reading the words.
+    bi_key: Vec<u64>,
     /// Characters of the text.
     chars: usize,
 }
@@ -111,6 +115,8 @@ fn word_hash(w: &str) -> u64 {
     h ^ (h >> 29)
 }
 
+/// The key of a pair of word ids: one to one (a multiplication by an odd
+/// number is invertible modulo 2^64), so equal keys are equal pairs.
 fn pair_key(a: u32, b: u32) -> u64 {
     (u64::from(a) << 32 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
@@ -206,11 +212,12 @@ impl BigramIndex {
         });
         let n_buckets = (ids.len() / 2).max(1).next_power_of_two();
         let mask = n_buckets as u64 - 1;
+        let keys: Vec<u64> = ids.windows(2).map(|w| pair_key(w[0], w[1])).collect();
         let (bi_off, bi_pos) = buckets(
             n_buckets,
-            ids.windows(2)
-                .map(move |w| (pair_key(w[0], w[1]) >> 20 & mask) as usize),
+            keys.iter().map(move |&k| (k >> 20 & mask) as usize),
         );
+        let bi_key: Vec<u64> = bi_pos.iter().map(|&p| keys[p as usize]).collect();
         BigramIndex {
             starts,
             ids,
@@ -218,6 +225,7 @@ impl BigramIndex {
             unigrams: std::sync::OnceLock::new(),
             bi_off,
             bi_pos,
+            bi_key,
             chars: text.chars().count(),
         }
     }
@@ -258,11 +266,14 @@ impl BigramIndex {
     /// Positions `p` of the bigram `(a, b)`, in order.
     fn bigram(&self, a: u32, b: u32) -> impl Iterator<Item = u32> + '_ {
         let mask = (self.bi_off.len() - 2) as u64;
-        let k = (pair_key(a, b) >> 20 & mask) as usize;
-        self.bi_pos[self.bi_off[k] as usize..self.bi_off[k + 1] as usize]
+        let key = pair_key(a, b);
+        let k = (key >> 20 & mask) as usize;
+        let r = self.bi_off[k] as usize..self.bi_off[k + 1] as usize;
+        self.bi_pos[r.clone()]
             .iter()
-            .copied()
-            .filter(move |&p| self.ids[p as usize] == a && self.ids[p as usize + 1] == b)
+            .zip(&self.bi_key[r])
+            .filter(move |&(_, &kk)| kk == key)
+            .map(|(&p, _)| p)
     }
 }
 
@@ -415,7 +426,9 @@ pub fn candidate_windows(
             if k >= MIN_VOTERS && spent + bucket > VOTE_BUDGET {
                 break;
             }
-            if index.bigram(a, b).nth(MAX_POSTINGS).is_some() {
+            // A bucket holds at least the bigram's postings: counted only
+            // when the bucket is over the cap.
+            if bucket > MAX_POSTINGS && index.bigram(a, b).nth(MAX_POSTINGS).is_some() {
                 continue;
             }
             spent += bucket;
