@@ -61,17 +61,21 @@ impl<'l> Analyzer<'l> {
     }
 }
 
-/// One phrase: the canonical tokens of a value or of an enrichment.
-#[derive(Debug, Clone)]
+/// One phrase: the canonical tokens of a value or of an enrichment,
+/// `sources[source][k]` of its [`PhraseSet`].
+#[derive(Debug, Clone, Copy)]
 struct Phrase {
     /// Index of the value the phrase stands for.
     value: usize,
-    tokens: Vec<String>,
+    source: u32,
+    k: u32,
 }
 
 /// The phrases of a question's values, indexed by first token.
 #[derive(Debug, Clone, Default)]
 pub struct PhraseSet {
+    /// Each value's phrases (shared with the cache they came from).
+    sources: Vec<Arc<[Vec<String>]>>,
     phrases: Vec<Phrase>,
     by_first: HashMap<String, Vec<usize>>,
     values: usize,
@@ -80,7 +84,7 @@ pub struct PhraseSet {
 impl PhraseSet {
     /// Compiles `values` (each with the phrases that stand for it).
     pub fn new(values: &[Vec<String>]) -> PhraseSet {
-        let tokenized: Vec<Vec<Vec<String>>> = values
+        let tokenized: Vec<Arc<[Vec<String>]>> = values
             .iter()
             .map(|texts| texts.iter().map(|t| canonical_tokens(t)).collect())
             .collect();
@@ -88,31 +92,46 @@ impl PhraseSet {
     }
 
     /// Compiles values given as their phrases' canonical tokens (what
-    /// [`PhraseSet::new`] makes of their texts).
-    pub fn from_phrases<P: AsRef<[Vec<String>]>>(values: &[P]) -> PhraseSet {
+    /// [`PhraseSet::new`] makes of their texts), shared, not copied.
+    pub fn from_phrases(values: &[Arc<[Vec<String>]>]) -> PhraseSet {
         let mut set = PhraseSet {
+            sources: values.to_vec(),
             values: values.len(),
             ..PhraseSet::default()
         };
         for (vi, texts) in values.iter().enumerate() {
-            for tokens in texts.as_ref() {
-                let tokens = tokens.clone();
-                if tokens.is_empty()
-                    || set
-                        .phrases
-                        .iter()
-                        .any(|p| p.value == vi && p.tokens == tokens)
+            // A value's phrases stand together at the end: a repeat of one
+            // of them is looked for there only.
+            let own = set.phrases.len();
+            for (k, tokens) in texts.iter().enumerate() {
+                let Some(first) = tokens.first() else {
+                    continue;
+                };
+                if set.phrases[own..]
+                    .iter()
+                    .any(|p| texts[p.k as usize] == *tokens)
                 {
                     continue;
                 }
-                set.by_first
-                    .entry(tokens[0].clone())
-                    .or_default()
-                    .push(set.phrases.len());
-                set.phrases.push(Phrase { value: vi, tokens });
+                match set.by_first.get_mut(first) {
+                    Some(list) => list.push(set.phrases.len()),
+                    None => {
+                        set.by_first.insert(first.clone(), vec![set.phrases.len()]);
+                    }
+                }
+                set.phrases.push(Phrase {
+                    value: vi,
+                    source: vi as u32,
+                    k: k as u32,
+                });
             }
         }
         set
+    }
+
+    /// A phrase's tokens.
+    fn tokens(&self, p: &Phrase) -> &[String] {
+        &self.sources[p.source as usize][p.k as usize]
     }
 
     /// Number of values.
@@ -130,10 +149,11 @@ impl PhraseSet {
                 };
                 for &p in cands {
                     let phrase = &self.phrases[p];
-                    if hit[phrase.value] || i + phrase.tokens.len() > answer.len() {
+                    let tokens = self.tokens(phrase);
+                    if hit[phrase.value] || i + tokens.len() > answer.len() {
                         continue;
                     }
-                    let rest_ok = phrase.tokens[1..]
+                    let rest_ok = tokens[1..]
                         .iter()
                         .zip(&answer[i + 1..])
                         .all(|(t, forms)| forms.iter().any(|f| f == t));
@@ -150,9 +170,9 @@ impl PhraseSet {
     pub fn equals(&self, part: &[Forms]) -> Vec<bool> {
         let mut hit = vec![false; self.values];
         for phrase in &self.phrases {
-            if phrase.tokens.len() == part.len()
-                && phrase
-                    .tokens
+            let tokens = self.tokens(phrase);
+            if tokens.len() == part.len()
+                && tokens
                     .iter()
                     .zip(part)
                     .all(|(t, forms)| forms.iter().any(|f| f == t))
