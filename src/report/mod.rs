@@ -165,7 +165,11 @@ pub fn write_streamed(
     check_destination(path)?;
     let (dir, tmp) = temporary(path);
     let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
+        let file = EarlyWriteback {
+            file: std::fs::File::create(&tmp)?,
+            written: 0,
+            started: 0,
+        };
         let mut out = Hashing {
             inner: std::io::BufWriter::with_capacity(1 << 20, file),
             hasher: <sha2::Sha256 as sha2::Digest>::new(),
@@ -174,7 +178,7 @@ pub fn write_streamed(
         write(&mut out)?;
         out.flush()?;
         let digest = sha2::Digest::finalize(out.hasher);
-        let file = out.inner.into_inner().map_err(|e| e.into_error())?;
+        let file = out.inner.into_inner().map_err(|e| e.into_error())?.file;
         if sync_now {
             file.sync_all()?;
         } else {
@@ -259,15 +263,53 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
 /// place finds most of it done. Best effort: that fsync is what makes the
 /// file durable, and it reports any error.
 fn start_writeback(file: &std::fs::File) {
+    start_writeback_of(file, 0, 0);
+}
+
+/// [`start_writeback`] for `len` bytes from `offset` (0: to the end).
+fn start_writeback_of(file: &std::fs::File, offset: u64, len: u64) {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
+        let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+            return;
+        };
         // SAFETY: a valid open descriptor; the call only starts I/O.
-        let _ =
-            unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+        let _ = unsafe {
+            libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
+        };
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = file;
+    let _ = (file, offset, len);
+}
+
+/// Bytes a streamed file's writeback is started for at a time, while the
+/// rest is still being written.
+const WRITEBACK_STEP: u64 = 4 << 20;
+
+/// A file being written whose data starts going to disk every
+/// [`WRITEBACK_STEP`] bytes, so that the fsync at the end of a large file
+/// finds most of it on disk already.
+struct EarlyWriteback {
+    file: std::fs::File,
+    written: u64,
+    started: u64,
+}
+
+impl Write for EarlyWriteback {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        if self.written - self.started >= WRITEBACK_STEP {
+            start_writeback_of(&self.file, self.started, self.written - self.started);
+            self.started = self.written;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 /// Flushes a folder's entries (a rename into it) to disk; best effort (not
