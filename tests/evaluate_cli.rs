@@ -550,3 +550,52 @@ fn no_panic_on_odd_inputs() {
         );
     }
 }
+
+/// The questions load beside the transcripts only when both are regular
+/// files: a bad questions file with a pipe for transcripts (whose writer
+/// never comes) still fails at once, naming the questions, without opening
+/// the pipe (opening it would wait for a writer).
+#[cfg(unix)]
+#[test]
+fn bad_questions_fail_before_a_pipe_of_transcripts_is_opened() {
+    let d = Dir::new("eval-fifo");
+    let q = d.write("q.json", "{\"qa_pairs\": [");
+    let fifo = d.path().join("t.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let mut child = d
+        .command(
+            &[
+                "evaluate".as_ref(),
+                q.as_os_str(),
+                fifo.as_os_str(),
+                "--no-progress".as_ref(),
+            ],
+            &[],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // A guard against a hang, not a timing: the run either ends or, after
+    // ten minutes, the pipe gets a writer so that it can.
+    let mut waited = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        waited += 1;
+        if waited == 6000 {
+            let _ = std::fs::write(&fifo, "[]");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let out = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("q.json"), "{stderr}");
+    assert!(waited < 6000, "the run waited for the pipe: {stderr}");
+}

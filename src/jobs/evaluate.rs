@@ -184,38 +184,45 @@ pub fn execute(
     // dropped) beside the transcripts and WordNet: three independent
     // loads. A questions error is reported first, as when they ran before
     // the transcripts.
-    let (questions, transcripts_and_lexicon) = rayon::join(
-        || -> Result<_, JobError> {
-            let q_text = super::utf8(questions_path, super::read_input(questions_path)?)?;
-            let (mut questions, q_info) = parse_questions_with(questions_path, q_text, |b| {
-                InputFile::new(questions_path, b)
-            })?;
-            if let Some(shard) = config.shard {
-                keep_shard(&mut questions, shard)?;
-            }
-            crate::timings::phase("questions");
-            Ok((questions, q_info))
-        },
-        || -> Result<_, JobError> {
-            // Transcripts mapped, not read: the joined texts are built
-            // while the file's pages are given back, so the two are not
-            // held at once.
-            let t_bytes = super::map_input(transcripts_path)?;
-            let t_text = t_bytes.text(transcripts_path)?;
-            let (parsed, lexicon) = rayon::join(
-                || {
-                    parse_transcripts_released(
-                        transcripts_path,
-                        t_text,
-                        |n| t_bytes.release_before(n),
-                        |b| InputFile::new(transcripts_path, b),
-                    )
-                },
-                || super::load_lexicon(config.wordnet.as_deref()),
-            );
-            Ok((parsed, lexicon))
-        },
-    );
+    let load_questions = || -> Result<_, JobError> {
+        let q_text = super::utf8(questions_path, super::read_input(questions_path)?)?;
+        let (mut questions, q_info) = parse_questions_with(questions_path, q_text, |b| {
+            InputFile::new(questions_path, b)
+        })?;
+        if let Some(shard) = config.shard {
+            keep_shard(&mut questions, shard)?;
+        }
+        crate::timings::phase("questions");
+        Ok((questions, q_info))
+    };
+    let load_transcripts = || -> Result<_, JobError> {
+        // Transcripts mapped, not read: the joined texts are built while
+        // the file's pages are given back, so the two are not held at once.
+        let t_bytes = super::map_input(transcripts_path)?;
+        let t_text = t_bytes.text(transcripts_path)?;
+        Ok(rayon::join(
+            || {
+                parse_transcripts_released(
+                    transcripts_path,
+                    t_text,
+                    |n| t_bytes.release_before(n),
+                    |b| InputFile::new(transcripts_path, b),
+                )
+            },
+            || super::load_lexicon(config.wordnet.as_deref()),
+        ))
+    };
+    // A pipe or a device may block until its writer is done: such inputs
+    // are read one after the other, the transcripts only once the
+    // questions are good.
+    let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
+    let (questions, transcripts_and_lexicon) =
+        if regular(questions_path) && regular(transcripts_path) {
+            rayon::join(load_questions, load_transcripts)
+        } else {
+            let questions = load_questions()?;
+            (Ok(questions), load_transcripts())
+        };
     let (questions, q_info) = questions?;
     let (parsed, lexicon) = transcripts_and_lexicon?;
     let (transcripts, t_info) = parsed?;
