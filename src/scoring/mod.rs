@@ -174,7 +174,7 @@ impl EnrichCache {
     fn phrase_set(&mut self, values: &[String], lexicon: &Lexicon) -> PhraseSet {
         let phrases: Vec<std::sync::Arc<[Vec<String>]>> =
             values.iter().map(|v| self.phrases(v, lexicon)).collect();
-        PhraseSet::from_phrases(&phrases)
+        PhraseSet::from_shared(&phrases)
     }
 }
 

@@ -88,12 +88,20 @@ impl PhraseSet {
             .iter()
             .map(|texts| texts.iter().map(|t| canonical_tokens(t)).collect())
             .collect();
-        PhraseSet::from_phrases(&tokenized)
+        PhraseSet::from_shared(&tokenized)
     }
 
     /// Compiles values given as their phrases' canonical tokens (what
-    /// [`PhraseSet::new`] makes of their texts), shared, not copied.
-    pub fn from_phrases(values: &[Arc<[Vec<String>]>]) -> PhraseSet {
+    /// [`PhraseSet::new`] makes of their texts).
+    pub fn from_phrases<P: AsRef<[Vec<String>]>>(values: &[P]) -> PhraseSet {
+        let shared: Vec<Arc<[Vec<String>]>> =
+            values.iter().map(|v| Arc::from(v.as_ref())).collect();
+        PhraseSet::from_shared(&shared)
+    }
+
+    /// [`PhraseSet::from_phrases`] with the token lists shared (a cache's),
+    /// not copied.
+    pub fn from_shared(values: &[Arc<[Vec<String>]>]) -> PhraseSet {
         let mut set = PhraseSet {
             sources: values.to_vec(),
             values: values.len(),
