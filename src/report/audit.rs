@@ -197,20 +197,33 @@ impl<'w> Obj<'w> {
     }
 }
 
+/// Writes a JSON array, each item written by `each`.
+fn put_list<I: IntoIterator>(
+    out: &mut Vec<u8>,
+    items: I,
+    mut each: impl FnMut(&mut Vec<u8>, I::Item),
+) {
+    out.push(b'[');
+    for (k, item) in items.into_iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        each(out, item);
+    }
+    out.push(b']');
+}
+
 /// `[before, [[text, differs], ...], after]`.
 fn put_ctx(out: &mut Vec<u8>, c: &Context) {
     out.push(b'[');
     put(out, &c.before);
-    out.extend_from_slice(b",[");
-    for (k, (t, d)) in c.matched.iter().enumerate() {
-        if k > 0 {
-            out.push(b',');
-        }
+    out.push(b',');
+    put_list(out, &c.matched, |out, (t, d)| {
         out.push(b'[');
         put(out, t);
         out.extend_from_slice(if *d { b",1]" } else { b",0]" });
-    }
-    out.extend_from_slice(b"],");
+    });
+    out.push(b',');
     put(out, &c.after);
     out.push(b']');
 }
@@ -239,23 +252,20 @@ fn pair_part(questions: &QuestionSet, eval: &Evaluation, pi: usize) -> String {
     o.field("id", &r.id);
     o.field("question", &p.text);
     o.field("type", &p.qtype);
-    let answers = o.key("answers");
-    answers.push(b'[');
-    for (k, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
-        if k > 0 {
-            answers.push(b',');
-        }
-        answers.push(b'[');
-        put(answers, &a.answer);
-        answers.push(b',');
-        put(answers, &ar.score);
-        answers.push(b']');
-    }
-    answers.push(b']');
+    put_list(
+        o.key("answers"),
+        p.answers.iter().zip(&r.answers),
+        |out, (a, ar)| {
+            out.push(b'[');
+            put(out, &a.answer);
+            out.push(b',');
+            put(out, &ar.score);
+            out.push(b']');
+        },
+    );
     o.end();
     out.push(b',');
-    // JSON text made of UTF-8 strings.
-    escape_script(String::from_utf8(out).unwrap_or_default())
+    escape_script(out)
 }
 
 /// Pair `pi`'s quotes' records, each followed by a comma (empty without
@@ -287,8 +297,7 @@ fn quotes_part(
             quotes.push(b',');
         }
     }
-    // Every part written is JSON text made of UTF-8 strings.
-    escape_script(String::from_utf8(quotes).unwrap_or_default())
+    escape_script(quotes)
 }
 
 /// Pairs per batch of [`write_data_streamed`].
@@ -359,8 +368,10 @@ fn write_batches(
     write(ready)
 }
 
+/// JSON text written by this module (made of UTF-8 strings) as a string,
 /// `</` written `<\/` (JSON escapes it the same).
-fn escape_script(s: String) -> String {
+fn escape_script(json: Vec<u8>) -> String {
+    let s = String::from_utf8(json).unwrap_or_default();
     if s.contains("</") {
         s.replace("</", "<\\/")
     } else {
@@ -396,16 +407,8 @@ fn quote_record<'t>(
     o.field("sim", &((qr.check.similarity * 1000.0).round() / 1000.0));
     o.field("attribution", &at.attribution);
     o.field("span_speaker", &at.span_speaker);
-    let span = o.key("span");
-    match &qr.check.span {
-        Some(s) => {
-            let mut so = Obj::new(span);
-            so.field("start", &s.start);
-            so.field("end", &s.end);
-            so.end();
-        }
-        None => span.extend_from_slice(b"null"),
-    }
+    // A range serializes as {"start": .., "end": ..}.
+    o.field("span", &qr.check.span);
     let ctx = o.key("ctx");
     match (&qr.check.byte_span, text) {
         (Some(b), Some(t)) => put_ctx(
@@ -414,21 +417,17 @@ fn quote_record<'t>(
         ),
         _ => ctx.extend_from_slice(b"null"),
     }
-    let pieces = o.key("pieces");
-    pieces.push(b'[');
-    if let Some(t) = text {
-        for (n, p) in at.pieces.iter().enumerate() {
-            if n > 0 {
-                pieces.push(b',');
-            }
-            let mut po = Obj::new(pieces);
-            po.field("speaker", &p.span_speaker);
-            po.field("span", &p.span);
-            put_ctx(po.key("ctx"), &context(t, p.byte_span.clone(), None));
-            po.end();
-        }
-    }
-    pieces.push(b']');
+    // The pieces, each with its transcript's text (none without it).
+    let pieces = text
+        .into_iter()
+        .flat_map(|t| at.pieces.iter().map(move |p| (t, p)));
+    put_list(o.key("pieces"), pieces, |out, (t, p)| {
+        let mut po = Obj::new(out);
+        po.field("speaker", &p.span_speaker);
+        po.field("span", &p.span);
+        put_ctx(po.key("ctx"), &context(t, p.byte_span.clone(), None));
+        po.end();
+    });
     let other = o.key("other");
     match &at.other_source {
         Some(os) => {

@@ -62,12 +62,12 @@ impl<'l> Analyzer<'l> {
 }
 
 /// One phrase: the canonical tokens of a value or of an enrichment,
-/// `sources[source][k]` of its [`PhraseSet`].
+/// `sources[value][k]` of its [`PhraseSet`].
 #[derive(Debug, Clone, Copy)]
 struct Phrase {
     /// Index of the value the phrase stands for.
     value: usize,
-    source: u32,
+    /// Index of the phrase among its value's.
     k: u32,
 }
 
@@ -129,7 +129,6 @@ impl PhraseSet {
                 }
                 set.phrases.push(Phrase {
                     value: vi,
-                    source: vi as u32,
                     k: k as u32,
                 });
             }
@@ -139,7 +138,7 @@ impl PhraseSet {
 
     /// A phrase's tokens.
     fn tokens(&self, p: &Phrase) -> &[String] {
-        &self.sources[p.source as usize][p.k as usize]
+        &self.sources[p.value][p.k as usize]
     }
 
     /// Number of values.
