@@ -238,8 +238,7 @@ pub fn other_sources(
     names: &[String],
     quotes: &[(usize, &str)],
 ) -> Vec<Option<OtherSource>> {
-    let normalized: Vec<&str> = sources.iter().map(SourceText::normalized_text).collect();
-    other_sources_in(&normalized, names, quotes, |t, visit| visit(&sources[t]))
+    other_sources_in(sources.len(), names, quotes, |t, visit| visit(&sources[t]))
 }
 
 /// One transcript's first occurrence of a pattern: the pattern, where, and
@@ -250,12 +249,12 @@ struct Hit {
     found: OtherSource,
 }
 
-/// [`other_sources`] over transcripts given by their normalized spoken
-/// texts (`normalized[t]`), searched as they are; only a transcript that
-/// holds a quote is prepared again (`source(t, visit)` hands it to `visit`)
-/// to say where, in its original text, and who spoke.
+/// [`other_sources`] over `count` transcripts handed over one at a time:
+/// `source(t, visit)` hands transcript `t` to `visit` (it may prepare it
+/// for the occasion and drop it after: its normalized spoken text is
+/// searched, and the occurrences found are placed in its original text).
 pub fn other_sources_in<F>(
-    normalized: &[&str],
+    count: usize,
     names: &[String],
     quotes: &[(usize, &str)],
     source: F,
@@ -263,7 +262,6 @@ pub fn other_sources_in<F>(
 where
     F: Fn(usize, &mut dyn FnMut(&SourceText<'_>)) + Sync,
 {
-    let count = normalized.len();
     let mut patterns: Vec<String> = Vec::new();
     let mut pattern_of: HashMap<String, usize> = HashMap::new();
     let quote_pattern: Vec<Option<usize>> = quotes
@@ -285,27 +283,25 @@ where
     let pattern_refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
     let finder = crate::text::multifind::MultiFind::new(&pattern_refs);
     // Per transcript: the first occurrence of each pattern found in it,
-    // resolved in the transcript prepared again.
+    // placed in its original text.
     let hits: Vec<Vec<Hit>> = (0..count)
         .into_par_iter()
         .map(|t| {
-            let firsts: Vec<(usize, Range<usize>)> = finder
-                .find(normalized[t], true)
-                .into_iter()
-                .enumerate()
-                .filter_map(|(pattern, found)| Some((pattern, found.into_iter().next()?)))
-                .collect();
-            let mut hits = Vec::with_capacity(firsts.len());
-            if firsts.is_empty() {
-                return hits;
-            }
+            let mut hits = Vec::new();
             source(t, &mut |src| {
-                for (pattern, r) in &firsts {
-                    let Some(bytes) = src.normalized_to_text(r.clone()) else {
+                for (pattern, found) in finder
+                    .find(src.normalized_text(), true)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let Some(r) = found.into_iter().next() else {
+                        continue;
+                    };
+                    let Some(bytes) = src.normalized_to_text(r) else {
                         continue;
                     };
                     hits.push(Hit {
-                        pattern: *pattern,
+                        pattern,
                         text: src.text()[bytes.clone()].to_string(),
                         found: OtherSource {
                             source: names.get(t).cloned().unwrap_or_default(),

@@ -23,6 +23,7 @@ mod hotpot;
 mod judge_answers;
 mod lexical;
 mod merge;
+mod pages;
 pub mod progress;
 mod rag;
 mod rerun;

@@ -349,16 +349,6 @@ impl<'a> std::ops::Deref for Source<'a> {
     }
 }
 
-impl Source<'_> {
-    /// Its normalized spoken text (the rest dropped when fresh).
-    fn into_normalized_text(self) -> String {
-        match self {
-            Source::Fresh(s) => s.into_normalized_text(),
-            Source::Kept(s) => s.normalized_text().to_string(),
-        }
-    }
-}
-
 /// [`verify_quotes`], the transcripts' lookup structures taken from `kept`
 /// (prepared once, for many calls) when given and its speaker settings
 /// are the configuration's.
@@ -392,15 +382,17 @@ fn verify_quotes_in(
             SourceText::borrowed_with_speakers(&transcripts.transcripts[t].text, &config.speakers)
         }))),
     };
-    // Each transcript's normalized text is kept for the search of the
-    // other transcripts (the rest of its structures is dropped).
+    // Each transcript's lookup structures are dropped once its quotes
+    // are checked: the search of the other transcripts prepares each one
+    // again, a few at a time, so memory never holds the corpus's
+    // normalized texts at once.
     let done: Vec<TranscriptChecked> = order
         .par_iter()
         .map(|&i| {
             let src = prepare(i);
             let out = check_transcript(&src, &by_transcript[i], quote_refs, config);
             crate::progress::advance(by_transcript[i].len() as u64);
-            (i, out, src.into_normalized_text())
+            out
         })
         .collect();
     crate::timings::phase("check quotes");
@@ -408,9 +400,7 @@ fn verify_quotes_in(
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
     let mut stitched: Vec<Option<Vec<attribution::Piece>>> = vec![None; n];
     let mut missing: Vec<usize> = Vec::new();
-    let mut normalized: Vec<Option<String>> = vec![None; transcripts.transcripts.len()];
-    for (i, out, text) in done {
-        normalized[i] = Some(text);
+    for out in done {
         for (k, c) in out {
             checks[k] = c.check;
             match c.attributed {
@@ -436,23 +426,10 @@ fn verify_quotes_in(
     let elsewhere = if lookups.is_empty() {
         Vec::new()
     } else {
-        // Transcripts no quote cites were not prepared: their normalized
-        // text now.
-        let filled: Vec<Option<String>> = normalized
-            .par_iter()
-            .enumerate()
-            .map(|(t, n)| match n {
-                Some(_) => None,
-                None => Some(prepare(t).into_normalized_text()),
-            })
-            .collect();
-        let texts: Vec<&str> = normalized
-            .iter()
-            .zip(&filled)
-            .map(|(n, f)| n.as_deref().or(f.as_deref()).unwrap_or(""))
-            .collect();
         crate::timings::measure("other sources", || {
-            attribution::other_sources_in(&texts, &names, &lookups, |t, visit| visit(&prepare(t)))
+            attribution::other_sources_in(names.len(), &names, &lookups, |t, visit| {
+                visit(&prepare(t))
+            })
         })
     };
     for (&k, other) in missing.iter().zip(elsewhere) {
@@ -478,9 +455,8 @@ fn verify_quotes_in(
     (checks, attributed)
 }
 
-/// One transcript's checked quotes (by their index) and its normalized
-/// text.
-type TranscriptChecked = (usize, Vec<(usize, Checked)>, String);
+/// One transcript's checked quotes, by their index.
+type TranscriptChecked = Vec<(usize, Checked)>;
 
 /// A quote checked in its transcript: the check, its attribution when
 /// found (else None, and the stitched pieces it would have when no other
