@@ -80,6 +80,18 @@ impl SegmentWriter {
     }
 }
 
+/// ASCII bytes copied as they are (lower-cased): all but whitespace and
+/// the backtick (folded to an apostrophe).
+const PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = !(b as u8).is_ascii_whitespace() && b != b'`' as usize;
+        b += 1;
+    }
+    t
+};
+
 /// Folds one typographic character to its plain form.
 fn fold_typographic(c: char) -> char {
     match c {
@@ -127,13 +139,25 @@ impl Normalized {
                 } else {
                     b.to_ascii_lowercase()
                 });
-                // The rest of the run of plain ASCII maps one to one.
-                let run = bytes[i..]
-                    .iter()
-                    .position(|c| !c.is_ascii() || c.is_ascii_whitespace() || *c == b'`')
-                    .unwrap_or(bytes.len() - i);
-                text.extend(bytes[i..i + run].iter().map(u8::to_ascii_lowercase));
-                i += run;
+                // The rest of the run of plain ASCII maps one to one, single
+                // spaces between plain bytes included (they are kept as they
+                // are, so the run's map stays one segment).
+                let mut end = i;
+                while end < bytes.len() {
+                    if PLAIN[bytes[end] as usize] {
+                        end += 1;
+                    } else if bytes[end] == b' '
+                        && bytes.get(end + 1).is_some_and(|&c| PLAIN[c as usize])
+                    {
+                        end += 2;
+                    } else {
+                        break;
+                    }
+                }
+                let from = text.len();
+                text.extend_from_slice(&bytes[i..end]);
+                text[from..].make_ascii_lowercase();
+                i = end;
                 continue;
             }
             let Some(ch) = original[i..].chars().next() else {
@@ -283,6 +307,61 @@ mod tests {
         assert_eq!(n.to_original("abc", 2..2), None);
         assert_eq!(n.to_original("abc", 0..9), None);
         assert_eq!(n.to_original("other text", 0..1), None);
+    }
+
+    /// The definition, one char at a time: NFKD, marks dropped, typographic
+    /// forms folded, lower-cased, whitespace runs collapsed to one space
+    /// and trimmed; each output char with the original offset of the char
+    /// it came from (a collapsed space: the run's first whitespace char).
+    fn reference(original: &str) -> Vec<(char, usize)> {
+        let mut out: Vec<(char, usize)> = Vec::new();
+        let mut pending: Option<usize> = None;
+        for (at, ch) in original.char_indices() {
+            let mut produced = Vec::new();
+            decompose_compatible(ch, |d| {
+                if !is_combining_mark(d) {
+                    produced.push(fold_typographic(d));
+                }
+            });
+            for d in produced {
+                if d.is_whitespace() {
+                    if !out.is_empty() && pending.is_none() {
+                        pending = Some(at);
+                    }
+                    continue;
+                }
+                if let Some(sp) = pending.take() {
+                    out.push((' ', sp));
+                }
+                out.extend(d.to_lowercase().map(|l| (l, at)));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn generated_texts_match_the_definition_char_by_char() {
+        let pieces = [
+            "a", "B", "word", "Q", " ", "  ", "\t", "\n", " \r\n ", "`", "’", "“", "—",
+            "É", "é", "e\u{301}", "ﬁ", "ß", "İ", "\u{a0}", "\u{2003}", ".", ",", "0", "x y",
+        ];
+        let mut next = crate::test_rng::xorshift(0x5eed_1234);
+        for _ in 0..3000 {
+            let len = (next() % 24) as usize;
+            let original: String = (0..len)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let n = Normalized::new(&original);
+            let want = reference(&original);
+            let text: String = want.iter().map(|(c, _)| *c).collect();
+            assert_eq!(n.text(), text, "{original:?}");
+            // Every char of the normalized text maps back to its source char.
+            for ((k, c), (_, at)) in n.text().char_indices().zip(&want) {
+                let span = n.to_original(&original, k..k + c.len_utf8());
+                let end = at + original[*at..].chars().next().map_or(0, char::len_utf8);
+                assert_eq!(span, Some(*at..end), "{original:?} at {k}");
+            }
+        }
     }
 
     #[test]
