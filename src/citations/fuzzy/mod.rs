@@ -95,8 +95,13 @@ pub struct BigramIndex {
 /// A word's 64-bit hash: eight bytes at a time, each mixed by a multiply,
 /// the length folded in, then a final avalanche.
 fn word_hash(w: &str) -> u64 {
+    word_hash_bytes(w.as_bytes())
+}
+
+/// [`word_hash`] of a word's bytes.
+#[inline(always)]
+fn word_hash_bytes(b: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let b = w.as_bytes();
     let mut h = b.len() as u64;
     let mut chunks = b.chunks_exact(8);
     for c in &mut chunks {
@@ -136,25 +141,48 @@ fn alnum_at(text: &str, i: usize) -> (bool, usize) {
     }
 }
 
+/// ASCII alphanumeric bytes.
+const ASCII_ALNUM: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    t
+};
+
+/// Where the run of chars from byte `i` of `text` whose alphanumeric-ness
+/// is `alnum` ends (ASCII by table; other chars decoded).
+#[inline(always)]
+fn run_end(text: &str, mut i: usize, alnum: bool) -> usize {
+    let bytes = text.as_bytes();
+    while let Some(&c) = bytes.get(i) {
+        if c < 0x80 {
+            if ASCII_ALNUM[c as usize] != alnum {
+                break;
+            }
+            i += 1;
+        } else {
+            let (a, len) = alnum_at(text, i);
+            if a != alnum {
+                break;
+            }
+            i += len;
+        }
+    }
+    i
+}
+
 /// Calls `f(start, end)` for each word (run of alphanumeric chars) of
 /// `text`, in order.
 #[inline(always)]
 fn each_word(text: &str, mut f: impl FnMut(usize, usize)) {
-    let mut start: Option<usize> = None;
-    let mut i = 0;
+    let mut i = run_end(text, 0, false);
     while i < text.len() {
-        let (alnum, len) = alnum_at(text, i);
-        if alnum {
-            if start.is_none() {
-                start = Some(i);
-            }
-        } else if let Some(s) = start.take() {
-            f(s, i);
-        }
-        i += len;
-    }
-    if let Some(s) = start {
-        f(s, text.len());
+        let end = run_end(text, i, true);
+        f(i, end);
+        i = run_end(text, end, false);
     }
 }
 
@@ -167,15 +195,7 @@ fn word_ranges(text: &str) -> Vec<Range<u32>> {
 
 /// Where the word starting at byte `start` of `text` ends.
 fn word_end(text: &str, start: usize) -> usize {
-    let mut i = start;
-    while i < text.len() {
-        let (alnum, len) = alnum_at(text, i);
-        if !alnum {
-            break;
-        }
-        i += len;
-    }
-    i
+    run_end(text, start, true)
 }
 
 /// Counting sort of positions by key: (offsets, positions).
@@ -204,8 +224,9 @@ impl BigramIndex {
         let mut vocab: FxMap<u64, u32> = FxMap::default();
         let mut starts: Vec<u32> = Vec::with_capacity(text.len() / 6);
         let mut ids: Vec<u32> = Vec::with_capacity(text.len() / 6);
+        let bytes = text.as_bytes();
         each_word(text, |s, e| {
-            let h = word_hash(&text[s..e]);
+            let h = word_hash_bytes(&bytes[s..e]);
             let next = vocab.len() as u32;
             starts.push(s as u32);
             ids.push(*vocab.entry(h).or_insert(next));
@@ -829,6 +850,38 @@ pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_are_the_runs_of_alphanumeric_chars() {
+        let pieces = ["ab", "Z9", " ", "'", "-", "é", "ß", "٣", "。", "\u{301}", "x", "\n", "🙂"];
+        let mut next = crate::test_rng::xorshift(0xa11c_e5ed);
+        for _ in 0..3000 {
+            let len = (next() % 16) as usize;
+            let text: String = (0..len)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            // The definition, char by char.
+            let mut want: Vec<Range<u32>> = Vec::new();
+            let mut start: Option<usize> = None;
+            for (i, c) in text.char_indices() {
+                match (c.is_alphanumeric(), start) {
+                    (true, None) => start = Some(i),
+                    (false, Some(s)) => {
+                        want.push(s as u32..i as u32);
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(s) = start {
+                want.push(s as u32..text.len() as u32);
+            }
+            assert_eq!(word_ranges(&text), want, "{text:?}");
+            for w in &want {
+                assert_eq!(word_end(&text, w.start as usize), w.end as usize, "{text:?}");
+            }
+        }
+    }
 
     #[test]
     fn finds_a_reworded_quote() {
