@@ -23,6 +23,7 @@ use super::html::{escape, HtmlPage};
 use crate::citations::fuzzy::{ceil_boundary as ceil, floor_boundary as floor};
 use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::evaluate::{Evaluation, Summary};
+use crate::text::json_str;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -183,13 +184,23 @@ impl<'w> Obj<'w> {
             self.out.push(b',');
         }
         self.first = false;
-        put(self.out, key);
+        json_str::write(self.out, key);
         self.out.push(b':');
         self.out
     }
 
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
         put(self.key(key), value);
+    }
+
+    /// A string member.
+    fn str_field(&mut self, key: &str, value: &str) {
+        json_str::write(self.key(key), value);
+    }
+
+    /// A string-or-null member.
+    fn opt_str_field(&mut self, key: &str, value: Option<&str>) {
+        json_str::write_opt(self.key(key), value);
     }
 
     fn end(self) {
@@ -216,15 +227,15 @@ fn put_list<I: IntoIterator>(
 /// `[before, [[text, differs], ...], after]`.
 fn put_ctx(out: &mut Vec<u8>, c: &Context) {
     out.push(b'[');
-    put(out, &c.before);
+    json_str::write(out, &c.before);
     out.push(b',');
     put_list(out, &c.matched, |out, (t, d)| {
         out.push(b'[');
-        put(out, t);
+        json_str::write(out, t);
         out.extend_from_slice(if *d { b",1]" } else { b",0]" });
     });
     out.push(b',');
-    put(out, &c.after);
+    json_str::write(out, &c.after);
     out.push(b']');
 }
 
@@ -249,15 +260,15 @@ fn pair_part(questions: &QuestionSet, eval: &Evaluation, pi: usize) -> String {
     let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
     let mut out = Vec::new();
     let mut o = Obj::new(&mut out);
-    o.field("id", &r.id);
-    o.field("question", &p.text);
-    o.field("type", &p.qtype);
+    o.str_field("id", &r.id);
+    o.str_field("question", &p.text);
+    o.str_field("type", &p.qtype);
     put_list(
         o.key("answers"),
         p.answers.iter().zip(&r.answers),
         |out, (a, ar)| {
             out.push(b'[');
-            put(out, &a.answer);
+            json_str::write(out, &a.answer);
             out.push(b',');
             put(out, &ar.score);
             out.push(b']');
@@ -396,17 +407,17 @@ fn quote_record<'t>(
     let text = text_of(&q.source);
     let at = &qr.attributed;
     let mut o = Obj::new(out);
-    o.field("id", &format!("{pair_id}/{ai}/{k}"));
+    o.str_field("id", &format!("{pair_id}/{ai}/{k}"));
     o.field("p", &pi);
     o.field("a", &ai);
-    o.field("quote", &q.quote);
-    o.field("source", &q.source);
-    o.field("speaker", &q.speaker);
+    o.str_field("quote", &q.quote);
+    o.opt_str_field("source", q.source.as_deref());
+    o.opt_str_field("speaker", q.speaker.as_deref());
     o.field("verdict", &qr.check.verdict);
     o.field("found", &qr.found);
     o.field("sim", &((qr.check.similarity * 1000.0).round() / 1000.0));
     o.field("attribution", &at.attribution);
-    o.field("span_speaker", &at.span_speaker);
+    o.opt_str_field("span_speaker", at.span_speaker.as_deref());
     // A range serializes as {"start": .., "end": ..}.
     o.field("span", &qr.check.span);
     let ctx = o.key("ctx");
@@ -423,7 +434,7 @@ fn quote_record<'t>(
         .flat_map(|t| at.pieces.iter().map(move |p| (t, p)));
     put_list(o.key("pieces"), pieces, |out, (t, p)| {
         let mut po = Obj::new(out);
-        po.field("speaker", &p.span_speaker);
+        po.opt_str_field("speaker", p.span_speaker.as_deref());
         po.field("span", &p.span);
         put_ctx(po.key("ctx"), &context(t, p.byte_span.clone(), None));
         po.end();
@@ -433,9 +444,9 @@ fn quote_record<'t>(
         Some(os) => {
             let t = transcripts.get(&os.source).map_or("", |t| t.text.as_str());
             let mut oo = Obj::new(other);
-            oo.field("source", &os.source);
+            oo.str_field("source", &os.source);
             oo.field("verdict", &os.verdict);
-            oo.field("speaker", &os.span_speaker);
+            oo.opt_str_field("speaker", os.span_speaker.as_deref());
             oo.field("span", &os.span);
             put_ctx(oo.key("ctx"), &context(t, os.byte_span.clone(), None));
             oo.end();

@@ -342,8 +342,8 @@ mod tests {
     #[test]
     fn generated_texts_match_the_definition_char_by_char() {
         let pieces = [
-            "a", "B", "word", "Q", " ", "  ", "\t", "\n", " \r\n ", "`", "’", "“", "—",
-            "É", "é", "e\u{301}", "ﬁ", "ß", "İ", "\u{a0}", "\u{2003}", ".", ",", "0", "x y",
+            "a", "B", "word", "Q", " ", "  ", "\t", "\n", " \r\n ", "`", "’", "“", "—", "É", "é",
+            "e\u{301}", "ﬁ", "ß", "İ", "\u{a0}", "\u{2003}", ".", ",", "0", "x y",
         ];
         let mut next = crate::test_rng::xorshift(0x5eed_1234);
         for _ in 0..3000 {

@@ -16,6 +16,7 @@
 pub mod aligned;
 pub mod fxhash;
 pub mod hash;
+pub mod json_str;
 pub mod multifind;
 pub mod numbers;
 pub mod sklearn_stopwords;

@@ -853,7 +853,9 @@ mod tests {
 
     #[test]
     fn words_are_the_runs_of_alphanumeric_chars() {
-        let pieces = ["ab", "Z9", " ", "'", "-", "é", "ß", "٣", "。", "\u{301}", "x", "\n", "🙂"];
+        let pieces = [
+            "ab", "Z9", " ", "'", "-", "é", "ß", "٣", "。", "\u{301}", "x", "\n", "🙂",
+        ];
         let mut next = crate::test_rng::xorshift(0xa11c_e5ed);
         for _ in 0..3000 {
             let len = (next() % 16) as usize;
@@ -878,7 +880,11 @@ mod tests {
             }
             assert_eq!(word_ranges(&text), want, "{text:?}");
             for w in &want {
-                assert_eq!(word_end(&text, w.start as usize), w.end as usize, "{text:?}");
+                assert_eq!(
+                    word_end(&text, w.start as usize),
+                    w.end as usize,
+                    "{text:?}"
+                );
             }
         }
     }
