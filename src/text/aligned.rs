@@ -92,6 +92,21 @@ const PLAIN: [bool; 256] = {
     t
 };
 
+/// Whether eight bytes are all [`PLAIN`] or spaces, no two spaces side by
+/// side and the last not a space: each space then stands between plain
+/// bytes (given a plain byte before the eight). Control bytes other than
+/// whitespace are plain but fail this test (the caller then goes byte by
+/// byte).
+#[inline(always)]
+fn plain_or_single_spaces(w: u64) -> bool {
+    use super::swar::{bytes_equal, control_bytes, HIGHS};
+    let spaces = bytes_equal(w, b' ');
+    w & HIGHS == 0
+        && control_bytes(w) | bytes_equal(w, b'`') == 0
+        && spaces & (spaces << 8) == 0
+        && spaces >> 63 == 0
+}
+
 /// Folds one typographic character to its plain form.
 fn fold_typographic(c: char) -> char {
     match c {
@@ -143,15 +158,22 @@ impl Normalized {
                 // spaces between plain bytes included (they are kept as they
                 // are, so the run's map stays one segment).
                 let mut end = i;
-                while end < bytes.len() {
-                    if PLAIN[bytes[end] as usize] {
-                        end += 1;
-                    } else if bytes[end] == b' '
-                        && bytes.get(end + 1).is_some_and(|&c| PLAIN[c as usize])
-                    {
-                        end += 2;
-                    } else {
-                        break;
+                loop {
+                    // Eight bytes at a time while they are all plain or
+                    // single spaces, the eighth not a space (the byte
+                    // before `end` is plain).
+                    while let Some(w) = super::swar::word_at(bytes, end) {
+                        if !plain_or_single_spaces(w) {
+                            break;
+                        }
+                        end += 8;
+                    }
+                    match bytes.get(end) {
+                        Some(&c) if PLAIN[c as usize] => end += 1,
+                        Some(b' ') if bytes.get(end + 1).is_some_and(|&c| PLAIN[c as usize]) => {
+                            end += 2
+                        }
+                        _ => break,
                     }
                 }
                 let from = text.len();
@@ -342,11 +364,41 @@ mod tests {
     #[test]
     fn generated_texts_match_the_definition_char_by_char() {
         let pieces = [
-            "a", "B", "word", "Q", " ", "  ", "\t", "\n", " \r\n ", "`", "’", "“", "—", "É", "é",
-            "e\u{301}", "ﬁ", "ß", "İ", "\u{a0}", "\u{2003}", ".", ",", "0", "x y",
+            "a",
+            "B",
+            "word",
+            "Q",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            " \r\n ",
+            "`",
+            "’",
+            "“",
+            "—",
+            "É",
+            "é",
+            "e\u{301}",
+            "ﬁ",
+            "ß",
+            "İ",
+            "\u{a0}",
+            "\u{2003}",
+            ".",
+            ",",
+            "0",
+            "x y",
+            // Runs long enough for eight bytes at a time, with a space at
+            // each offset, and a control byte that is not whitespace.
+            "a plain run of words",
+            "UPPER lower Mixed",
+            "abcdefg ",
+            "seven7 ",
+            "\u{1}",
         ];
         let mut next = crate::test_rng::xorshift(0x5eed_1234);
-        for _ in 0..3000 {
+        for _ in 0..6000 {
             let len = (next() % 24) as usize;
             let original: String = (0..len)
                 .map(|_| pieces[(next() % pieces.len() as u64) as usize])

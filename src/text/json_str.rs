@@ -14,27 +14,12 @@
 //! assert_eq!(out, serde_json::to_vec("a \"b\"\n\u{1}").unwrap());
 //! ```
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
+use super::swar;
 
-/// Whether any byte of `w` is below 0x20, `"` or `\` (exact: each byte's
-/// test stays within its own byte).
+/// Whether any byte of `w` is below 0x20, `"` or `\`.
 #[inline(always)]
 fn needs_escape(w: u64) -> bool {
-    // A byte b < 0x80 is below 0x20 iff (b | 0x80) - 0x20 has its high bit
-    // clear; bytes >= 0x80 never are (their high bit stays set).
-    let below = !(w | HIGHS).wrapping_sub(0x20 * ONES) & HIGHS & !w;
-    let quote = has_zero(w ^ (u64::from(b'"') * ONES));
-    let backslash = has_zero(w ^ (u64::from(b'\\') * ONES));
-    below | quote | backslash != 0
-}
-
-/// Nonzero iff some byte of `x` is zero (the high bit of each zero byte
-/// set; exact, since no borrow crosses from a byte whose low 7 bits are
-/// set).
-#[inline(always)]
-fn has_zero(x: u64) -> u64 {
-    !(((x & !HIGHS) + !HIGHS) | x) & HIGHS
+    swar::control_bytes(w) | swar::bytes_equal(w, b'"') | swar::bytes_equal(w, b'\\') != 0
 }
 
 /// The escape of byte `b`, when it needs one.
@@ -68,10 +53,8 @@ pub fn write(out: &mut Vec<u8>, s: &str) {
     // `clean`: where the stretch not yet copied starts.
     let (mut clean, mut i) = (0, 0);
     while i < bytes.len() {
-        if let Some(chunk) = bytes.get(i..i + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(chunk);
-            if !needs_escape(u64::from_le_bytes(a)) {
+        if let Some(w) = swar::word_at(bytes, i) {
+            if !needs_escape(w) {
                 i += 8;
                 continue;
             }

@@ -21,6 +21,7 @@ pub mod multifind;
 pub mod numbers;
 pub mod sklearn_stopwords;
 pub mod stopwords;
+pub mod swar;
 pub mod tfidf;
 
 use unicode_normalization::char::is_combining_mark;
