@@ -11,3 +11,12 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         state
     }
 }
+
+/// A text of fewer than `max_pieces` pieces drawn from `pieces` by `next`
+/// (its count first, then each piece).
+pub(crate) fn text_of(next: &mut impl FnMut() -> u64, pieces: &[&str], max_pieces: u64) -> String {
+    let count = next() % max_pieces;
+    (0..count)
+        .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+        .collect()
+}

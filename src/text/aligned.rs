@@ -399,10 +399,7 @@ mod tests {
         ];
         let mut next = crate::test_rng::xorshift(0x5eed_1234);
         for _ in 0..6000 {
-            let len = (next() % 24) as usize;
-            let original: String = (0..len)
-                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
-                .collect();
+            let original = crate::test_rng::text_of(&mut next, &pieces, 24);
             let n = Normalized::new(&original);
             let want = reference(&original);
             let text: String = want.iter().map(|(c, _)| *c).collect();

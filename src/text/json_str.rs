@@ -116,10 +116,7 @@ mod tests {
         ];
         let mut next = crate::test_rng::xorshift(0x6a50_6e57);
         for _ in 0..5000 {
-            let len = (next() % 20) as usize;
-            let s: String = (0..len)
-                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
-                .collect();
+            let s = crate::test_rng::text_of(&mut next, &pieces, 20);
             let mut out = b"prefix".to_vec();
             write(&mut out, &s);
             let mut want = b"prefix".to_vec();

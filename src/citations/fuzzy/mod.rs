@@ -858,10 +858,7 @@ mod tests {
         ];
         let mut next = crate::test_rng::xorshift(0xa11c_e5ed);
         for _ in 0..3000 {
-            let len = (next() % 16) as usize;
-            let text: String = (0..len)
-                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
-                .collect();
+            let text = crate::test_rng::text_of(&mut next, &pieces, 16);
             // The definition, char by char.
             let mut want: Vec<Range<u32>> = Vec::new();
             let mut start: Option<usize> = None;
