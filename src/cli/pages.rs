@@ -16,9 +16,11 @@
 pub(crate) fn small_pages() -> bool {
     #[cfg(target_os = "linux")]
     {
+        // prctl reads its arguments as unsigned longs.
+        let (on, zero): (libc::c_ulong, libc::c_ulong) = (1, 0);
         // SAFETY: PR_SET_THP_DISABLE takes plain integer arguments and
         // changes only which page size later faults get.
-        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0 }
+        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, on, zero, zero, zero) == 0 }
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -32,8 +34,9 @@ mod tests {
     #[test]
     fn huge_pages_are_off_after_small_pages() {
         assert!(super::small_pages());
+        let zero: libc::c_ulong = 0;
         // SAFETY: PR_GET_THP_DISABLE only reads the process's flag.
-        let flag = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
+        let flag = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, zero, zero, zero, zero) };
         assert_eq!(flag, 1);
     }
 }
