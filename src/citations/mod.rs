@@ -282,15 +282,6 @@ impl<'a> SourceText<'a> {
         self.normalized().text()
     }
 
-    /// The normalized spoken text, kept when the rest is dropped.
-    pub fn into_normalized_text(self) -> String {
-        self.normalized();
-        self.normalized
-            .into_inner()
-            .map(Normalized::into_text)
-            .unwrap_or_default()
-    }
-
     /// Checks one quote: exact, then normalized, then fuzzy at `threshold`.
     pub fn check(&self, quote: &str, threshold: f64) -> QuoteCheck {
         self.check_avoiding(quote, threshold, &[])

@@ -184,8 +184,8 @@ pub fn execute(
     // dropped) beside the transcripts and WordNet: three independent
     // loads. A questions error is reported first, as when they ran before
     // the transcripts (though only once the transcripts' load has ended
-    // too). The two overlap in memory, but the run's peak comes later, in
-    // the quote checks.
+    // too). The two overlap in memory, but the run's peak comes later
+    // (the quote checks and the writing of the results).
     let load_questions = || -> Result<_, JobError> {
         let q_text = super::utf8(questions_path, super::read_input(questions_path)?)?;
         let (mut questions, q_info) = parse_questions_with(questions_path, q_text, |b| {

@@ -94,13 +94,8 @@ pub struct BigramIndex {
 
 /// A word's 64-bit hash: eight bytes at a time, each mixed by a multiply,
 /// the length folded in, then a final avalanche.
-fn word_hash(w: &str) -> u64 {
-    word_hash_bytes(w.as_bytes())
-}
-
-/// [`word_hash`] of a word's bytes.
 #[inline(always)]
-fn word_hash_bytes(b: &[u8]) -> u64 {
+fn word_hash(b: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = b.len() as u64;
     let mut chunks = b.chunks_exact(8);
@@ -141,35 +136,16 @@ fn alnum_at(text: &str, i: usize) -> (bool, usize) {
     }
 }
 
-/// ASCII alphanumeric bytes.
-const ASCII_ALNUM: [bool; 128] = {
-    let mut t = [false; 128];
-    let mut b = 0;
-    while b < 128 {
-        t[b] = (b as u8).is_ascii_alphanumeric();
-        b += 1;
-    }
-    t
-};
-
 /// Where the run of chars from byte `i` of `text` whose alphanumeric-ness
-/// is `alnum` ends (ASCII by table; other chars decoded).
+/// is `alnum` ends.
 #[inline(always)]
 fn run_end(text: &str, mut i: usize, alnum: bool) -> usize {
-    let bytes = text.as_bytes();
-    while let Some(&c) = bytes.get(i) {
-        if c < 0x80 {
-            if ASCII_ALNUM[c as usize] != alnum {
-                break;
-            }
-            i += 1;
-        } else {
-            let (a, len) = alnum_at(text, i);
-            if a != alnum {
-                break;
-            }
-            i += len;
+    while i < text.len() {
+        let (a, len) = alnum_at(text, i);
+        if a != alnum {
+            break;
         }
+        i += len;
     }
     i
 }
@@ -226,7 +202,7 @@ impl BigramIndex {
         let mut ids: Vec<u32> = Vec::with_capacity(text.len() / 6);
         let bytes = text.as_bytes();
         each_word(text, |s, e| {
-            let h = word_hash_bytes(&bytes[s..e]);
+            let h = word_hash(&bytes[s..e]);
             let next = vocab.len() as u32;
             starts.push(s as u32);
             ids.push(*vocab.entry(h).or_insert(next));
@@ -253,7 +229,7 @@ impl BigramIndex {
 
     /// The id of a word, when the transcript has it.
     fn id(&self, word: &str) -> Option<u32> {
-        self.vocab.get(&word_hash(word)).copied()
+        self.vocab.get(&word_hash(word.as_bytes())).copied()
     }
 
     /// Positions of a word id.
