@@ -599,3 +599,77 @@ fn bad_questions_fail_before_a_pipe_of_transcripts_is_opened() {
     assert!(stderr.contains("q.json"), "{stderr}");
     assert!(waited < 600, "the run waited for the pipe: {stderr}");
 }
+
+/// results.json reproduces the question document around the results: a
+/// wrapper's entries before and after `qa_pairs` in their order and as
+/// written (escapes decoded as serde_json writes them, numbers kept), the
+/// pairs' own fields in place, and the whole file exactly as serde_json's
+/// pretty printer writes the same value.
+#[test]
+fn results_keep_the_wrapper_entries_and_escapes_around_the_pairs() {
+    let d = Dir::new("wrapper-entries");
+    let pair = |id: &str| {
+        format!(
+            r#"{{{id}"question": {{"text": "Sandy\u0021", "type": "yes_no", "metric": "yes"}}, "note\u00e9": [1.50, -0, 1e3, "a\/b", {{}}, []],
+              "answers": [{{"answer": "Yes", "source": "b.csv", "extra": {{"k": null}},
+                "verbatims": [{{"quote": "the soil is sandy", "source": "b.csv", "verdict": "old"}}]}}]}}"#
+        )
+    };
+    let text = format!(
+        r#"{{"title\u0020x": "T\n", "n": 12.0, "nested": {{"a": [true, false]}},
+            "qa_pairs": [{}, {}],
+            "after": ["z", {{"deep": {{"x": 1}}}}], "empty": {{}}}}"#,
+        pair(r#""id": "p1", "#),
+        pair("")
+    );
+    d.write("q.json", &text);
+    d.write("t.json", &transcripts());
+    d.run(&[
+        "evaluate",
+        "q.json",
+        "t.json",
+        "--out",
+        "out",
+        "--no-plots",
+        "--no-html",
+    ])
+    .expect_code(0);
+    let path = d.run_folders("out")[0].join("results.json");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let res: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(
+        written,
+        serde_json::to_string_pretty(&res).unwrap() + "\n",
+        "not serde_json's pretty form"
+    );
+    let input: Value = serde_json::from_str(&text).unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        keys(&res),
+        ["title x", "n", "nested", "qa_pairs", "after", "empty"]
+    );
+    for k in ["title x", "n", "nested", "after", "empty"] {
+        assert_eq!(res[k], input[k], "{k}");
+    }
+    assert!(written.contains("\"n\": 12.0,"), "{written}");
+    let pairs = res["qa_pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 2);
+    for (i, p) in pairs.iter().enumerate() {
+        let orig = &input["qa_pairs"][i];
+        assert_eq!(p["question"], orig["question"]);
+        assert_eq!(p["noteé"], orig["noteé"]);
+        assert!(p["existence_score"].is_number(), "{p}");
+        let a = &p["answers"][0];
+        assert_eq!(a["extra"], orig["answers"][0]["extra"]);
+        assert!(a["score"].is_number(), "{a}");
+        // A field the results add replaces the one written in its place.
+        let q = &a["verbatims"][0];
+        assert_eq!(keys(q)[..3], ["quote", "source", "verdict"]);
+        assert_eq!(q["verdict"], "normalized", "{q}");
+    }
+    assert_eq!(pairs[0]["id"], "p1");
+    assert_eq!(keys(&pairs[0])[0], "id");
+    // A pair without an id gets its index, after its own fields.
+    assert_eq!(pairs[1]["id"], "1");
+    assert_eq!(keys(&pairs[1])[..3], ["question", "noteé", "answers"]);
+}

@@ -46,23 +46,45 @@ pub struct QaPair {
     pub answers: Vec<Answer>,
 }
 
-/// A loaded question file: the typed pairs and the original document
-/// (its text and [`Tape`]), which the results file reproduces with scores
-/// added.
+/// A loaded question file: the typed pairs and the original document's
+/// text, which the results file reproduces with scores added. The
+/// document's nodes are not kept: each pair's object (and each entry of a
+/// wrapping object) is known by its byte range, read again when written.
 #[derive(Debug, Clone)]
 pub struct QuestionSet {
     /// The document's text (a byte-order mark removed).
     text: String,
-    /// Its nodes.
-    tape: Tape,
-    /// The document's shape: a bare array of pairs, or an object whose
-    /// `qa_pairs` holds them (this object's node).
-    wrapper: Option<usize>,
-    /// The tape node of each pair in `pairs` (all of the file's, or those
-    /// kept by [`QuestionSet::retain_pairs`]).
-    pair_nodes: Vec<usize>,
+    /// The document's shape: None for a bare array of pairs, or the
+    /// entries of the object whose `qa_pairs` holds them.
+    wrapper: Option<Wrapper>,
+    /// The byte range of each pair of `pairs` in `text` (all of the
+    /// file's, or those kept by [`QuestionSet::retain_pairs`]).
+    pair_ranges: Vec<Range>,
     /// The validated pairs, in file order.
     pub pairs: Vec<QaPair>,
+}
+
+/// A byte range of the document's text (texts are under 4 GiB: the tape's
+/// limit).
+type Range = (u32, u32);
+
+/// The object that wraps the pairs: its entries' key and value ranges,
+/// in order, and which entry is `qa_pairs`.
+#[derive(Debug, Clone)]
+struct Wrapper {
+    entries: Vec<(Range, Range)>,
+    pairs_entry: usize,
+}
+
+/// The entries of the object that wraps the pairs (`{"qa_pairs": [...],
+/// ...}`) as written: each key's and value's JSON text, and the position of
+/// `qa_pairs` among them.
+#[derive(Debug, Clone)]
+pub struct WrapperEntries<'a> {
+    /// (key, value) JSON texts, in document order.
+    pub entries: Vec<(&'a str, &'a str)>,
+    /// The index in `entries` of `qa_pairs`.
+    pub pairs_entry: usize,
 }
 
 impl QuestionSet {
@@ -71,25 +93,33 @@ impl QuestionSet {
         &self.text
     }
 
-    /// The document's nodes.
-    pub fn tape(&self) -> &Tape {
-        &self.tape
+    fn slice(&self, (start, end): Range) -> &str {
+        self.text.get(start as usize..end as usize).unwrap_or("")
     }
 
-    /// The object node that wraps the pairs (`{"qa_pairs": [...]}`), or
-    /// None for a bare array.
-    pub fn wrapper(&self) -> Option<usize> {
-        self.wrapper
+    /// The entries of the object that wraps the pairs, or None when the
+    /// document is a bare array of pairs.
+    pub fn wrapper(&self) -> Option<WrapperEntries<'_>> {
+        self.wrapper.as_ref().map(|w| WrapperEntries {
+            entries: w
+                .entries
+                .iter()
+                .map(|&(k, v)| (self.slice(k), self.slice(v)))
+                .collect(),
+            pairs_entry: w.pairs_entry,
+        })
     }
 
-    /// The tape node of pair `k` of [`QuestionSet::pairs`].
-    pub fn pair_node(&self, k: usize) -> Option<usize> {
-        self.pair_nodes.get(k).copied()
+    /// Pair `k`'s object (of [`QuestionSet::pairs`]) as written: its JSON
+    /// text in the document.
+    pub fn pair_text(&self, k: usize) -> Option<&str> {
+        self.pair_ranges.get(k).map(|&r| self.slice(r))
     }
 
-    /// Pair `k`'s object as written in the document.
+    /// Pair `k`'s object as written in the document, as a value.
     pub fn pair_value(&self, k: usize) -> Option<Value> {
-        self.pair_node(k).map(|n| self.tape.value(&self.text, n))
+        let text = self.pair_text(k)?;
+        Tape::parse(text).map(|t| t.value(text, t.root()))
     }
 
     /// Keeps the pairs for which `keep` is true (and their objects in the
@@ -97,7 +127,7 @@ impl QuestionSet {
     pub fn retain_pairs(&mut self, mut keep: impl FnMut(&QaPair) -> bool) {
         let flags: Vec<bool> = self.pairs.iter().map(&mut keep).collect();
         let mut k = flags.iter();
-        self.pair_nodes
+        self.pair_ranges
             .retain(|_| k.next().copied().unwrap_or(false));
         let mut k = flags.iter();
         self.pairs.retain(|_| k.next().copied().unwrap_or(false));
@@ -327,11 +357,31 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
             answers,
         });
     }
+    // The document's nodes are dropped here: what the results file needs
+    // of them is the byte ranges of the pairs and of the wrapper's entries.
+    let range = |k: usize| {
+        let n = tape.node(k);
+        (n.start, n.end)
+    };
+    let wrapper = wrapper.map(|w| {
+        let entries: Vec<(Range, Range)> = tape
+            .entries(w)
+            .map(|(key, value)| (range(key), range(value)))
+            .collect();
+        let pairs_entry = tape
+            .entries(w)
+            .position(|(_, value)| value == items)
+            .unwrap_or(entries.len());
+        Wrapper {
+            entries,
+            pairs_entry,
+        }
+    });
+    let pair_ranges = pair_nodes.iter().map(|&k| range(k)).collect();
     Ok(QuestionSet {
         text,
-        tape,
         wrapper,
-        pair_nodes,
+        pair_ranges,
         pairs,
     })
 }

@@ -214,6 +214,19 @@ impl Tape {
         true
     }
 
+    /// Writes the JSON value `text` (one value, as [`Tape::parse`] accepts)
+    /// as [`Tape::write_pretty`] writes its root; false, with nothing
+    /// written, when `text` is not one.
+    pub fn write_pretty_text(text: &str, depth: usize, out: &mut Vec<u8>) -> bool {
+        match Tape::parse(text) {
+            Some(tape) => {
+                tape.write_pretty(text, tape.root(), depth, out);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Writes node `k` as `serde_json::to_writer_pretty` writes its value,
     /// nested `depth` levels deep (two spaces a level).
     pub fn write_pretty(&self, text: &str, k: usize, depth: usize, out: &mut Vec<u8>) {

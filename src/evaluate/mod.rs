@@ -9,7 +9,7 @@ pub mod items;
 use crate::citations::attribution::{self, Attributed, Attribution};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::{self, Located, MatchLevel, QuoteCheck, SourceText, Verdict};
-use crate::corpus::tape::{newline, write_json_string};
+use crate::corpus::tape::{newline, write_json_string, Kind, Tape};
 use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::lexicon::Lexicon;
 use crate::scoring::{self, phrases::Analyzer, CompiledQuestion, QuestionType};
@@ -726,6 +726,31 @@ pub struct Annotated<'a> {
 /// Pairs written per batch (each batch in parallel, in order).
 const WRITE_BATCH: usize = 2048;
 
+/// One pair's object: its text and nodes (read again when it is written).
+#[derive(Clone, Copy)]
+struct Doc<'d> {
+    tape: &'d Tape,
+    text: &'d str,
+}
+
+/// A piece of the question document that no longer reads as JSON (it did
+/// when the file was loaded).
+fn unreadable() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "a piece of the question document could not be read again",
+    )
+}
+
+/// Writes the JSON text of a piece of the document at `depth`.
+fn write_text(json: &str, depth: usize, out: &mut Vec<u8>) -> std::io::Result<()> {
+    if Tape::write_pretty_text(json, depth, out) {
+        Ok(())
+    } else {
+        Err(unreadable())
+    }
+}
+
 impl<'a> Annotated<'a> {
     /// The annotated view of `questions` with `eval`'s results.
     pub fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Self {
@@ -740,48 +765,27 @@ impl<'a> Annotated<'a> {
         out: &mut Vec<u8>,
         mut flush: impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let q = self.questions;
-        let (tape, text) = (q.tape(), q.text());
-        let depth = match q.wrapper() {
-            None => 0,
-            Some(w) => {
-                // Every entry of the wrapper as written, qa_pairs patched.
-                out.push(b'{');
-                let mut first = true;
-                let mut pairs_at = None;
-                for (key, value) in tape.entries(w) {
-                    if !first {
-                        out.push(b',');
-                    }
-                    first = false;
-                    newline(out, 1);
-                    tape.write_pretty(text, key, 1, out);
-                    out.extend_from_slice(b": ");
-                    if tape.str_value(text, key).as_deref() == Some("qa_pairs") {
-                        pairs_at = Some(value);
-                        break;
-                    }
-                    tape.write_pretty(text, value, 1, out);
-                }
-                self.write_pairs(out, 1, &mut flush)?;
-                // The entries after qa_pairs.
-                let mut after = false;
-                for (key, value) in tape.entries(w) {
-                    if after {
-                        out.push(b',');
-                        newline(out, 1);
-                        tape.write_pretty(text, key, 1, out);
-                        out.extend_from_slice(b": ");
-                        tape.write_pretty(text, value, 1, out);
-                    }
-                    after |= Some(value) == pairs_at;
-                }
-                newline(out, 0);
-                out.push(b'}');
-                return flush(out);
-            }
+        let Some(wrapper) = self.questions.wrapper() else {
+            self.write_pairs(out, 0, &mut flush)?;
+            return flush(out);
         };
-        self.write_pairs(out, depth, &mut flush)?;
+        // Every entry of the wrapper as written, qa_pairs patched.
+        out.push(b'{');
+        for (i, &(key, value)) in wrapper.entries.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            newline(out, 1);
+            write_text(key, 1, out)?;
+            out.extend_from_slice(b": ");
+            if i == wrapper.pairs_entry {
+                self.write_pairs(out, 1, &mut flush)?;
+            } else {
+                write_text(value, 1, out)?;
+            }
+        }
+        newline(out, 0);
+        out.push(b'}');
         flush(out)
     }
 
@@ -801,6 +805,8 @@ impl<'a> Annotated<'a> {
         out.push(b'[');
         let indices: Vec<usize> = (0..n).collect();
         for (b, batch) in indices.chunks(WRITE_BATCH).enumerate() {
+            // Each pair's object is read again from its text (the
+            // document's nodes are not kept).
             let parts: Vec<Vec<u8>> = batch
                 .par_iter()
                 .map(|&k| {
@@ -809,12 +815,20 @@ impl<'a> Annotated<'a> {
                         part.push(b',');
                     }
                     newline(&mut part, depth + 1);
-                    if let Some(node) = q.pair_node(k) {
-                        self.write_pair(node, &self.eval.pairs[k], depth + 1, &mut part);
+                    if let Some(text) = q.pair_text(k) {
+                        let tape = Tape::parse(text).ok_or_else(unreadable)?;
+                        let doc = Doc { tape: &tape, text };
+                        self.write_pair(
+                            doc,
+                            tape.root(),
+                            &self.eval.pairs[k],
+                            depth + 1,
+                            &mut part,
+                        );
                     }
-                    part
+                    Ok(part)
                 })
-                .collect();
+                .collect::<std::io::Result<_>>()?;
             for p in parts {
                 out.extend_from_slice(&p);
             }
@@ -827,11 +841,18 @@ impl<'a> Annotated<'a> {
         Ok(())
     }
 
-    fn write_pair(&self, node: usize, r: &PairResult, depth: usize, out: &mut Vec<u8>) {
-        let (tape, text) = (self.questions.tape(), self.questions.text());
+    fn write_pair(
+        &self,
+        doc: Doc<'_>,
+        node: usize,
+        r: &PairResult,
+        depth: usize,
+        out: &mut Vec<u8>,
+    ) {
+        let Doc { tape, text } = doc;
         let has_id = tape
             .field(text, node, "id")
-            .is_some_and(|v| tape.kind(v) != crate::corpus::tape::Kind::Null);
+            .is_some_and(|v| tape.kind(v) != Kind::Null);
         let mut fields: Vec<(&str, Patch<'_>)> = Vec::with_capacity(4);
         if !has_id {
             fields.push(("id", Patch::Value(Value::String(r.id.clone()))));
@@ -841,39 +862,54 @@ impl<'a> Annotated<'a> {
             fields.push(("warning", Patch::Value(Value::String(w.clone()))));
         }
         if let Some(a) = tape.field(text, node, "answers") {
-            if tape.kind(a) == crate::corpus::tape::Kind::Array {
+            if tape.kind(a) == Kind::Array {
                 fields.push(("answers", Patch::Answers(a, &r.answers)));
             }
         }
-        self.write_patched(node, &fields, depth, out);
+        self.write_patched(doc, node, &fields, depth, out);
     }
 
-    fn write_answer(&self, node: usize, r: &AnswerResult, depth: usize, out: &mut Vec<u8>) {
-        let (tape, text) = (self.questions.tape(), self.questions.text());
+    fn write_answer(
+        &self,
+        doc: Doc<'_>,
+        node: usize,
+        r: &AnswerResult,
+        depth: usize,
+        out: &mut Vec<u8>,
+    ) {
+        let Doc { tape, text } = doc;
         let mut fields: Vec<(&str, Patch<'_>)> = vec![("score", Patch::Number(r.score))];
         if let Some(v) = tape.field(text, node, "verbatims") {
-            if tape.kind(v) == crate::corpus::tape::Kind::Array {
+            if tape.kind(v) == Kind::Array {
                 fields.push(("verbatims", Patch::Quotes(v, &r.quotes)));
             }
         }
-        self.write_patched(node, &fields, depth, out);
+        self.write_patched(doc, node, &fields, depth, out);
     }
 
-    fn write_quote(&self, node: usize, qr: &QuoteResult, depth: usize, out: &mut Vec<u8>) {
-        self.write_patched(node, &quote_patches(qr), depth, out);
+    fn write_quote(
+        &self,
+        doc: Doc<'_>,
+        node: usize,
+        qr: &QuoteResult,
+        depth: usize,
+        out: &mut Vec<u8>,
+    ) {
+        self.write_patched(doc, node, &quote_patches(qr), depth, out);
     }
 
     /// An array node whose object items get their results (item k result
     /// k; other items as written).
     fn write_patched_array<R>(
         &self,
+        doc: Doc<'_>,
         node: usize,
         results: &[R],
         depth: usize,
         out: &mut Vec<u8>,
-        write: fn(&Self, usize, &R, usize, &mut Vec<u8>),
+        write: fn(&Self, Doc<'_>, usize, &R, usize, &mut Vec<u8>),
     ) {
-        let (tape, text) = (self.questions.tape(), self.questions.text());
+        let Doc { tape, text } = doc;
         let mut items = tape.children(node).peekable();
         if items.peek().is_none() {
             out.extend_from_slice(b"[]");
@@ -886,8 +922,8 @@ impl<'a> Annotated<'a> {
             }
             newline(out, depth + 1);
             match results.get(k) {
-                Some(r) if tape.kind(item) == crate::corpus::tape::Kind::Object => {
-                    write(self, item, r, depth + 1, out)
+                Some(r) if tape.kind(item) == Kind::Object => {
+                    write(self, doc, item, r, depth + 1, out)
                 }
                 _ => tape.write_pretty(text, item, depth + 1, out),
             }
@@ -900,12 +936,13 @@ impl<'a> Annotated<'a> {
     /// where they stand, the others appended in order.
     fn write_patched(
         &self,
+        doc: Doc<'_>,
         node: usize,
         fields: &[(&str, Patch<'_>)],
         depth: usize,
         out: &mut Vec<u8>,
     ) {
-        let (tape, text) = (self.questions.tape(), self.questions.text());
+        let Doc { tape, text } = doc;
         let mut written = vec![false; fields.len()];
         let mut first = true;
         out.push(b'{');
@@ -924,7 +961,7 @@ impl<'a> Annotated<'a> {
             match fields.iter().position(|(f, _)| Some(*f) == name.as_deref()) {
                 Some(i) => {
                     written[i] = true;
-                    self.write_patch(&fields[i].1, depth + 1, out);
+                    self.write_patch(doc, &fields[i].1, depth + 1, out);
                 }
                 None => tape.write_pretty(text, value, depth + 1, out),
             }
@@ -936,7 +973,7 @@ impl<'a> Annotated<'a> {
             entry(out, &mut first);
             write_json_string(name, out);
             out.extend_from_slice(b": ");
-            self.write_patch(patch, depth + 1, out);
+            self.write_patch(doc, patch, depth + 1, out);
         }
         if first {
             out.push(b'}');
@@ -946,7 +983,7 @@ impl<'a> Annotated<'a> {
         out.push(b'}');
     }
 
-    fn write_patch(&self, patch: &Patch<'_>, depth: usize, out: &mut Vec<u8>) {
+    fn write_patch(&self, doc: Doc<'_>, patch: &Patch<'_>, depth: usize, out: &mut Vec<u8>) {
         match patch {
             Patch::Number(None) | Patch::Str(None) | Patch::Span(None) => {
                 out.extend_from_slice(b"null")
@@ -970,10 +1007,10 @@ impl<'a> Annotated<'a> {
             }
             Patch::Value(v) => write_value(v, depth, out),
             Patch::Answers(node, results) => {
-                self.write_patched_array(*node, results, depth, out, Self::write_answer)
+                self.write_patched_array(doc, *node, results, depth, out, Self::write_answer)
             }
             Patch::Quotes(node, results) => {
-                self.write_patched_array(*node, results, depth, out, Self::write_quote)
+                self.write_patched_array(doc, *node, results, depth, out, Self::write_quote)
             }
         }
     }
