@@ -60,6 +60,7 @@ pub mod judge;
 pub mod judge_answers;
 pub mod lexical;
 pub mod lexicon;
+pub mod memory;
 pub mod metrics;
 pub mod progress;
 #[cfg(feature = "net")]

@@ -395,6 +395,8 @@ fn verify_quotes_in(
             out
         })
         .collect();
+    // The transcripts' lookup structures are freed.
+    crate::memory::give_back();
     crate::timings::phase("check quotes");
     let mut checks: Vec<QuoteCheck> = vec![QuoteCheck::unknown_source(); n];
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
@@ -426,11 +428,14 @@ fn verify_quotes_in(
     let elsewhere = if lookups.is_empty() {
         Vec::new()
     } else {
-        crate::timings::measure("other sources", || {
+        let found = crate::timings::measure("other sources", || {
             attribution::other_sources_in(names.len(), &names, &lookups, |t, visit| {
                 visit(&prepare(t))
             })
-        })
+        });
+        // Their lookup structures again.
+        crate::memory::give_back();
+        found
     };
     for (&k, other) in missing.iter().zip(elsewhere) {
         attributed[k] = match other {

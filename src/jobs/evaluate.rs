@@ -229,11 +229,15 @@ pub fn execute(
     let (parsed, lexicon) = transcripts_and_lexicon?;
     let (transcripts, t_info) = parsed?;
     let lexicon = lexicon?;
+    // The documents' tapes and the mapped transcripts file are freed.
+    crate::memory::give_back();
     crate::timings::phase("transcripts and lexicon");
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     let evaluation = evaluate(&questions, &transcripts, &lexicon, &config.eval_config());
     let summary = summarize_evaluation(&evaluation);
+    // The bootstrap's buffers are freed before the writing starts.
+    crate::memory::give_back();
     crate::timings::phase("summary");
     for w in &summary.warnings {
         errln!("warning: {w}");
