@@ -16,7 +16,11 @@ use std::sync::OnceLock;
 static GIVE_BACK: OnceLock<fn()> = OnceLock::new();
 
 /// Installs `f` as the way freed memory is given back (once per process;
-/// false, and nothing changed, when one is installed already).
+/// false, and nothing changed, when one is installed already). `f` may be
+/// called from any thread, a rayon worker included: one that waits on all
+/// of a thread pool's threads (as the command line's does) must be
+/// installed only by a program whose jobs never block a pool thread outside
+/// rayon.
 pub fn set_give_back(f: fn()) -> bool {
     GIVE_BACK.set(f).is_ok()
 }
@@ -31,21 +35,25 @@ pub fn give_back() {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::cell::Cell;
 
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        // Per thread: other tests of this binary may call `give_back`
+        // (through `evaluate`) on their own threads meanwhile.
+        static CALLS: Cell<usize> = const { Cell::new(0) };
+    }
 
     fn count() {
-        CALLS.fetch_add(1, Ordering::SeqCst);
+        CALLS.with(|c| c.set(c.get() + 1));
     }
 
     #[test]
     fn give_back_calls_what_was_installed_once() {
-        let before = CALLS.load(Ordering::SeqCst);
         assert!(super::set_give_back(count));
         assert!(!super::set_give_back(|| panic!("a second hook is refused")));
+        let before = CALLS.with(Cell::get);
         super::give_back();
         super::give_back();
-        assert_eq!(CALLS.load(Ordering::SeqCst), before + 2);
+        assert_eq!(CALLS.with(Cell::get), before + 2);
     }
 }

@@ -673,3 +673,66 @@ fn results_keep_the_wrapper_entries_and_escapes_around_the_pairs() {
     assert_eq!(pairs[1]["id"], "1");
     assert_eq!(keys(&pairs[1])[..3], ["question", "noteé", "answers"]);
 }
+
+/// The same with `qa_pairs` first and last among the wrapper's entries,
+/// more pairs than one write batch holds (2,048), and a shard's pairs.
+#[test]
+fn results_keep_the_wrapper_with_many_pairs_and_shards() {
+    let d = Dir::new("wrapper-batches");
+    let pairs: Vec<Value> = (0..2100)
+        .map(|i| {
+            json!({"id": format!("p{i}"), "k\u{e9}": [i, 1.5],
+                   "question": {"text": "Sandy?", "type": "yes_no", "metric": "yes"},
+                   "answers": [{"answer": if i % 3 == 0 { "no" } else { "yes" }}]})
+        })
+        .collect();
+    for (name, doc) in [
+        ("first", json!({"qa_pairs": pairs, "after": {"x": [1, {}]}})),
+        ("last", json!({"before": "b", "qa_pairs": pairs})),
+    ] {
+        let text = serde_json::to_string(&doc).unwrap();
+        d.write(&format!("{name}.json"), &text);
+        d.write("t.json", &transcripts());
+        for shard in [None, Some("2/3")] {
+            let out = format!("out-{name}-{}", shard.is_some());
+            let mut args = vec!["evaluate", &format!("{name}.json")]
+                .into_iter()
+                .map(String::from)
+                .collect::<Vec<_>>();
+            args.extend(["t.json", "--out", &out, "--no-plots", "--no-html"].map(String::from));
+            if let Some(s) = shard {
+                args.extend(["--shard".to_string(), s.to_string()]);
+            }
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            d.run(&refs).expect_code(0);
+            let path = d.run_folders(&out)[0].join("results.json");
+            let written = std::fs::read_to_string(&path).unwrap();
+            let res: Value = serde_json::from_str(&written).unwrap();
+            assert_eq!(written, serde_json::to_string_pretty(&res).unwrap() + "\n");
+            let got = res["qa_pairs"].as_array().unwrap();
+            let ids: Vec<&str> = got.iter().map(|p| p["id"].as_str().unwrap()).collect();
+            match shard {
+                None => assert_eq!(ids.len(), 2100, "{name}"),
+                Some(_) => assert!(ids.len() > 500 && ids.len() < 1000, "{}", ids.len()),
+            }
+            // Each pair written is its input pair with its scores added.
+            for p in got {
+                let i: usize = p["id"].as_str().unwrap()[1..].parse().unwrap();
+                assert_eq!(p["k\u{e9}"], doc["qa_pairs"][i]["k\u{e9}"]);
+                assert_eq!(
+                    p["answers"][0]["answer"],
+                    doc["qa_pairs"][i]["answers"][0]["answer"]
+                );
+                assert!(p["answers"][0]["score"].is_number());
+            }
+            for (k, v) in doc.as_object().unwrap() {
+                if k != "qa_pairs" {
+                    assert_eq!(&res[k], v, "{name} {k}");
+                }
+            }
+            let keys: Vec<&String> = res.as_object().unwrap().keys().collect();
+            let want: Vec<&String> = doc.as_object().unwrap().keys().collect();
+            assert_eq!(keys, want);
+        }
+    }
+}

@@ -92,7 +92,6 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     // Partly used huge pages cost this job ~20% of its peak RSS and it
     // gains no time from them (see `pages::small_pages`).
     super::pages::small_pages();
-    crate::memory::set_give_back(super::pages::give_back_freed);
     let (path, summary) = args
         .progress
         .run(|| execute(&config, questions, transcripts))?;

@@ -28,23 +28,6 @@ pub(crate) fn small_pages() -> bool {
     }
 }
 
-/// Gives the pages the allocator holds free back to the system: mimalloc
-/// (the binary's allocator) collects every thread's heap and purges its
-/// arenas now, instead of after its purge delay. Installed by `evaluate`
-/// as the library's [`crate::memory::give_back`], which the job calls at
-/// the end of its phases: measured on `scripts/bench-evaluate`'s input,
-/// peak RSS 166-180 MB -> 139-150 MB at scale 1 at the same time (mimalloc's
-/// own immediate purging, `MIMALLOC_PURGE_DELAY=0`, reaches ~137 MB but
-/// costs 0.3-0.5 s: it purges and faults in each transcript's structures
-/// again and again).
-pub(crate) fn give_back_freed() {
-    // SAFETY: mi_collect walks only mimalloc's own structures, on the
-    // thread that calls it; any thread may call it at any time.
-    let collect = || unsafe { libmimalloc_sys::mi_collect(true) };
-    rayon::broadcast(|_| collect());
-    collect();
-}
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_os = "linux")]

@@ -118,8 +118,7 @@ impl QuestionSet {
 
     /// Pair `k`'s object as written in the document, as a value.
     pub fn pair_value(&self, k: usize) -> Option<Value> {
-        let text = self.pair_text(k)?;
-        Tape::parse(text).map(|t| t.value(text, t.root()))
+        super::strict_json::parse_str(self.pair_text(k)?).ok()
     }
 
     /// Keeps the pairs for which `keep` is true (and their objects in the
@@ -372,6 +371,10 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
             .entries(w)
             .position(|(_, value)| value == items)
             .unwrap_or(entries.len());
+        debug_assert!(
+            pairs_entry < entries.len(),
+            "qa_pairs is an entry of its object"
+        );
         Wrapper {
             entries,
             pairs_entry,

@@ -395,8 +395,10 @@ fn verify_quotes_in(
             out
         })
         .collect();
-    // The transcripts' lookup structures are freed.
-    crate::memory::give_back();
+    // The transcripts' lookup structures are freed (unless prepared ahead).
+    if kept.is_none() {
+        crate::memory::give_back();
+    }
     crate::timings::phase("check quotes");
     let mut checks: Vec<QuoteCheck> = vec![QuoteCheck::unknown_source(); n];
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
@@ -434,7 +436,9 @@ fn verify_quotes_in(
             })
         });
         // Their lookup structures again.
-        crate::memory::give_back();
+        if kept.is_none() {
+            crate::memory::give_back();
+        }
         found
     };
     for (&k, other) in missing.iter().zip(elsewhere) {
