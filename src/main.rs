@@ -42,9 +42,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// heap collected and its arenas purged now, instead of after its purge
 /// delay. `evaluate` calls it (through `corpus_eval::memory::give_back`)
 /// at the end of its phases, 2-5 ms a call: measured on
-/// `scripts/bench-evaluate`'s input, 8 alternating runs at scale 1, peak
-/// RSS 169-191 MB -> 136-154 MB, median time 1.72 s before and 1.61 s
-/// after. mimalloc's own immediate purging (`MIMALLOC_PURGE_DELAY=0`)
+/// `scripts/bench-evaluate`'s input, 8 alternating runs each at scale 1,
+/// peak RSS 163-173 MB without it and 138-141 MB with it, median time 1.71
+/// and 1.80 s (within this VM's noise); at scale 4, 490-502 and 443-459 MB.
+/// mimalloc's own immediate purging (`MIMALLOC_PURGE_DELAY=0`)
 /// reaches ~137 MB but costs 0.3-0.5 s: it purges and faults in each
 /// transcript's structures again and again. The program's jobs run on the
 /// main thread and rayon's global pool, whose threads never block outside

@@ -686,25 +686,28 @@ fn results_keep_the_wrapper_with_many_pairs_and_shards() {
                    "answers": [{"answer": if i % 3 == 0 { "no" } else { "yes" }}]})
         })
         .collect();
+    d.write("t.json", &transcripts());
     for (name, doc) in [
         ("first", json!({"qa_pairs": pairs, "after": {"x": [1, {}]}})),
         ("last", json!({"before": "b", "qa_pairs": pairs})),
     ] {
-        let text = serde_json::to_string(&doc).unwrap();
-        d.write(&format!("{name}.json"), &text);
-        d.write("t.json", &transcripts());
+        let file = format!("{name}.json");
+        d.write(&file, &serde_json::to_string(&doc).unwrap());
         for shard in [None, Some("2/3")] {
             let out = format!("out-{name}-{}", shard.is_some());
-            let mut args = vec!["evaluate", &format!("{name}.json")]
-                .into_iter()
-                .map(String::from)
-                .collect::<Vec<_>>();
-            args.extend(["t.json", "--out", &out, "--no-plots", "--no-html"].map(String::from));
+            let mut args = vec![
+                "evaluate",
+                &file,
+                "t.json",
+                "--out",
+                &out,
+                "--no-plots",
+                "--no-html",
+            ];
             if let Some(s) = shard {
-                args.extend(["--shard".to_string(), s.to_string()]);
+                args.extend(["--shard", s]);
             }
-            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-            d.run(&refs).expect_code(0);
+            d.run(&args).expect_code(0);
             let path = d.run_folders(&out)[0].join("results.json");
             let written = std::fs::read_to_string(&path).unwrap();
             let res: Value = serde_json::from_str(&written).unwrap();

@@ -367,9 +367,9 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
             .entries(w)
             .map(|(key, value)| (range(key), range(value)))
             .collect();
-        let pairs_entry = tape
-            .entries(w)
-            .position(|(_, value)| value == items)
+        let pairs_entry = entries
+            .iter()
+            .position(|&(_, value)| value == range(items))
             .unwrap_or(entries.len());
         debug_assert!(
             pairs_entry < entries.len(),
