@@ -675,7 +675,7 @@ fn results_keep_the_wrapper_entries_and_escapes_around_the_pairs() {
 }
 
 /// The same with `qa_pairs` first and last among the wrapper's entries,
-/// more pairs than one write batch holds (2,048), and a shard's pairs.
+/// more pairs than one write batch holds (512), and a shard's pairs.
 #[test]
 fn results_keep_the_wrapper_with_many_pairs_and_shards() {
     let d = Dir::new("wrapper-batches");

@@ -7,6 +7,7 @@
 
 pub mod hotpot;
 pub mod judged;
+pub mod packed;
 pub mod pieces;
 mod questions;
 pub mod records;

@@ -1,6 +1,7 @@
 //! Socioscope question files: `{"qa_pairs": [...]}` or a bare array of
 //! `{"id"?, "question": {"text", "type", "metric"}, "answers": [...]}`.
 
+use super::packed::{PackedTexts, Unpacked};
 use super::tape::{Kind, Tape};
 use super::{read_text, CorpusError};
 use serde_json::Value;
@@ -46,20 +47,19 @@ pub struct QaPair {
     pub answers: Vec<Answer>,
 }
 
-/// A loaded question file: the typed pairs and the original document's
-/// text, which the results file reproduces with scores added. The
-/// document's nodes are not kept: each pair's object (and each entry of a
-/// wrapping object) is known by its byte range, read again when written.
+/// A loaded question file: the typed pairs and each pair's object as
+/// written, which the results file reproduces with scores added. The
+/// document's text and nodes are not kept: the pairs' objects are held
+/// compressed ([`PackedTexts`]) and read again when written, and the
+/// entries of a wrapping object as their text.
 #[derive(Debug, Clone)]
 pub struct QuestionSet {
-    /// The document's text (a byte-order mark removed).
-    text: String,
     /// The document's shape: None for a bare array of pairs, or the
     /// entries of the object whose `qa_pairs` holds them.
     wrapper: Option<Wrapper>,
-    /// The byte range of each pair of `pairs` in `text` (all of the
-    /// file's, or those kept by [`QuestionSet::retain_pairs`]).
-    pair_ranges: Vec<Range>,
+    /// The JSON text of each pair of `pairs` (all of the file's, or those
+    /// kept by [`QuestionSet::retain_pairs`]).
+    pair_texts: PackedTexts,
     /// The validated pairs, in file order.
     pub pairs: Vec<QaPair>,
 }
@@ -68,11 +68,11 @@ pub struct QuestionSet {
 /// limit).
 type Range = (u32, u32);
 
-/// The object that wraps the pairs: its entries' key and value ranges,
-/// in order, and which entry is `qa_pairs`.
+/// The object that wraps the pairs: its entries' key and value texts, in
+/// order (the `qa_pairs` value left empty), and which entry is `qa_pairs`.
 #[derive(Debug, Clone)]
 struct Wrapper {
-    entries: Vec<(Range, Range)>,
+    entries: Vec<(String, String)>,
     pairs_entry: usize,
 }
 
@@ -88,15 +88,6 @@ pub struct WrapperEntries<'a> {
 }
 
 impl QuestionSet {
-    /// The document's text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    fn slice(&self, (start, end): Range) -> &str {
-        self.text.get(start as usize..end as usize).unwrap_or("")
-    }
-
     /// The entries of the object that wraps the pairs, or None when the
     /// document is a bare array of pairs.
     pub fn wrapper(&self) -> Option<WrapperEntries<'_>> {
@@ -104,30 +95,34 @@ impl QuestionSet {
             entries: w
                 .entries
                 .iter()
-                .map(|&(k, v)| (self.slice(k), self.slice(v)))
+                .map(|(k, v)| (k.as_str(), v.as_str()))
                 .collect(),
             pairs_entry: w.pairs_entry,
         })
     }
 
     /// Pair `k`'s object (of [`QuestionSet::pairs`]) as written: its JSON
-    /// text in the document.
-    pub fn pair_text(&self, k: usize) -> Option<&str> {
-        self.pair_ranges.get(k).map(|&r| self.slice(r))
+    /// text in the document. (For many pairs, [`QuestionSet::pair_texts`]
+    /// reads them back together.)
+    pub fn pair_text(&self, k: usize) -> Option<String> {
+        self.pair_texts(k..k + 1).get(k).map(str::to_string)
+    }
+
+    /// The objects of pairs `ks` as written, read back together.
+    pub fn pair_texts(&self, ks: std::ops::Range<usize>) -> Unpacked<'_> {
+        self.pair_texts.unpack(ks)
     }
 
     /// Pair `k`'s object as written in the document, as a value.
     pub fn pair_value(&self, k: usize) -> Option<Value> {
-        super::strict_json::parse_str(self.pair_text(k)?).ok()
+        super::strict_json::parse_str(&self.pair_text(k)?).ok()
     }
 
     /// Keeps the pairs for which `keep` is true (and their objects in the
     /// document the results reproduce), in file order.
     pub fn retain_pairs(&mut self, mut keep: impl FnMut(&QaPair) -> bool) {
         let flags: Vec<bool> = self.pairs.iter().map(&mut keep).collect();
-        let mut k = flags.iter();
-        self.pair_ranges
-            .retain(|_| k.next().copied().unwrap_or(false));
+        self.pair_texts.retain(&flags);
         let mut k = flags.iter();
         self.pairs.retain(|_| k.next().copied().unwrap_or(false));
     }
@@ -260,7 +255,10 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
             Some(_) => return Err(err(record, "answers", "expected an array")),
             None => None,
         };
-        let mut answers = Vec::new();
+        // At their final sizes: a vector grown by pushes holds room for
+        // four (24 bytes each per unused answer or quote, ~10 MB per
+        // 20,000 pairs).
+        let mut answers = Vec::with_capacity(answers_node.map_or(0, |a| t.children(a).count()));
         for (ai, a) in answers_node
             .into_iter()
             .flat_map(|a| t.children(a))
@@ -292,7 +290,7 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
                 }
                 None => None,
             };
-            let mut quotes = Vec::new();
+            let mut quotes = Vec::with_capacity(quotes_node.map_or(0, |v| t.children(v).count()));
             for (qi, q) in quotes_node
                 .into_iter()
                 .flat_map(|v| t.children(v))
@@ -362,29 +360,38 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
         let n = tape.node(k);
         (n.start, n.end)
     };
+    let slice = |(start, end): Range| text.get(start as usize..end as usize).unwrap_or("");
     let wrapper = wrapper.map(|w| {
-        let entries: Vec<(Range, Range)> = tape
+        let ranges: Vec<(Range, Range)> = tape
             .entries(w)
             .map(|(key, value)| (range(key), range(value)))
             .collect();
-        let pairs_entry = entries
+        let pairs_entry = ranges
             .iter()
             .position(|&(_, value)| value == range(items))
-            .unwrap_or(entries.len());
+            .unwrap_or(ranges.len());
         debug_assert!(
-            pairs_entry < entries.len(),
+            pairs_entry < ranges.len(),
             "qa_pairs is an entry of its object"
         );
+        let entries = ranges
+            .iter()
+            .enumerate()
+            .map(|(i, &(key, value))| {
+                let value = if i == pairs_entry { "" } else { slice(value) };
+                (slice(key).to_string(), value.to_string())
+            })
+            .collect();
         Wrapper {
             entries,
             pairs_entry,
         }
     });
-    let pair_ranges = pair_nodes.iter().map(|&k| range(k)).collect();
+    let texts: Vec<&str> = pair_nodes.iter().map(|&k| slice(range(k))).collect();
+    let pair_texts = PackedTexts::pack(&texts);
     Ok(QuestionSet {
-        text,
         wrapper,
-        pair_ranges,
+        pair_texts,
         pairs,
     })
 }

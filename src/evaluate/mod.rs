@@ -732,8 +732,10 @@ pub struct Annotated<'a> {
     eval: &'a Evaluation,
 }
 
-/// Pairs written per batch (each batch in parallel, in order).
-const WRITE_BATCH: usize = 2048;
+/// Pairs written per batch (each batch in parallel, in order): enough to
+/// keep the threads busy, few enough that a batch's text (~1.5 KB a pair)
+/// stays under a megabyte.
+const WRITE_BATCH: usize = 512;
 
 /// One pair's object: its text and nodes (read again when it is written).
 #[derive(Clone, Copy)]
@@ -812,29 +814,23 @@ impl<'a> Annotated<'a> {
             return Ok(());
         }
         out.push(b'[');
-        let indices: Vec<usize> = (0..n).collect();
-        for (b, batch) in indices.chunks(WRITE_BATCH).enumerate() {
+        for (b, from) in (0..n).step_by(WRITE_BATCH).enumerate() {
+            let batch = from..(from + WRITE_BATCH).min(n);
             // Each pair's object is read again from its text (the
             // document's nodes are not kept).
+            let texts = q.pair_texts(batch.clone());
             let parts: Vec<Vec<u8>> = batch
-                .par_iter()
-                .map(|&k| {
+                .into_par_iter()
+                .map(|k| {
                     let mut part = Vec::with_capacity(1024);
                     if k > 0 {
                         part.push(b',');
                     }
                     newline(&mut part, depth + 1);
-                    if let Some(text) = q.pair_text(k) {
-                        let tape = Tape::parse(text).ok_or_else(unreadable)?;
-                        let doc = Doc { tape: &tape, text };
-                        self.write_pair(
-                            doc,
-                            tape.root(),
-                            &self.eval.pairs[k],
-                            depth + 1,
-                            &mut part,
-                        );
-                    }
+                    let text = texts.get(k).ok_or_else(unreadable)?;
+                    let tape = Tape::parse(text).ok_or_else(unreadable)?;
+                    let doc = Doc { tape: &tape, text };
+                    self.write_pair(doc, tape.root(), &self.eval.pairs[k], depth + 1, &mut part);
                     Ok(part)
                 })
                 .collect::<std::io::Result<_>>()?;

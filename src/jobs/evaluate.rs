@@ -338,8 +338,20 @@ pub const QUOTE_COLUMNS: [&str; 11] = [
 /// `PAIR/ANSWER/QUOTE` (0-based indices) that `corpus-eval agreement` joins
 /// with a coder's sheet; spans in characters of the transcript.
 pub fn quotes_csv(evaluation: &crate::evaluate::Evaluation) -> String {
-    let mut out = crate::report::csv::CsvBuffer::new();
-    out.record(QUOTE_COLUMNS);
+    let mut out = Vec::new();
+    // Into memory: nothing to fail.
+    let written = write_quotes_csv(evaluation, &mut out);
+    debug_assert!(written.is_ok(), "{written:?}");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`quotes_csv`] written to `out` as it is made.
+pub fn write_quotes_csv(
+    evaluation: &crate::evaluate::Evaluation,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut out = crate::report::csv::CsvStream::new(out);
+    out.record(QUOTE_COLUMNS)?;
     for pair in &evaluation.pairs {
         for (a, answer) in pair.answers.iter().enumerate() {
             for (q, quote) in answer.quotes.iter().enumerate() {
@@ -363,11 +375,11 @@ pub fn quotes_csv(evaluation: &crate::evaluate::Evaluation) -> String {
                     if quote.found { "true" } else { "false" },
                     &start,
                     &end,
-                ]);
+                ])?;
             }
         }
     }
-    out.into_string()
+    out.finish()
 }
 
 /// The columns of `items.csv`.
@@ -390,9 +402,21 @@ pub const ITEM_COLUMNS: [&str; 11] = [
 /// attribution `ok`), and the pair's `existence` and `strict_existence`
 /// (pair-level: the same on every answer of a pair; empty without quotes).
 pub fn items_csv(evaluation: &crate::evaluate::Evaluation) -> String {
+    let mut out = Vec::new();
+    // Into memory: nothing to fail.
+    let written = write_items_csv(evaluation, &mut out);
+    debug_assert!(written.is_ok(), "{written:?}");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`items_csv`] written to `out` as it is made.
+pub fn write_items_csv(
+    evaluation: &crate::evaluate::Evaluation,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     use crate::report::csv::number;
-    let mut out = crate::report::csv::CsvBuffer::new();
-    out.record(ITEM_COLUMNS);
+    let mut out = crate::report::csv::CsvStream::new(out);
+    out.record(ITEM_COLUMNS)?;
     for pair in &evaluation.pairs {
         let existence = number(pair.existence_score);
         let strict = number(pair.strict_existence());
@@ -420,10 +444,10 @@ pub fn items_csv(evaluation: &crate::evaluate::Evaluation) -> String {
                 &ok.to_string(),
                 &existence,
                 &strict,
-            ]);
+            ])?;
         }
     }
-    out.into_string()
+    out.finish()
 }
 
 /// Writes the outputs of an evaluation into a run folder (`execute` and
@@ -435,26 +459,28 @@ pub fn write_run(
     inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
     let annotated = Annotated::new(inputs.0, evaluation);
-    // results.json is written on one core while the other formats the
-    // tables (files are still recorded in this order).
-    let ((items, quotes), results) = rayon::join(
-        || rayon::join(|| items_csv(evaluation), || quotes_csv(evaluation)),
-        || {
-            run.write_streamed("results.json", |w| {
-                let mut buf = Vec::with_capacity(1 << 20);
-                annotated.write_pairs_to(&mut buf, |b| {
-                    w.write_all(b)?;
-                    b.clear();
-                    Ok(())
-                })?;
-                w.write_all(b"\n")
-            })
-        },
-    );
-    results?;
-    run.write_json("summary.json", summary)?;
-    run.write("items.csv", items.as_bytes())?;
-    run.write("quotes.csv", quotes.as_bytes())?;
+    // results.json, the summary and the tables are written at once, each
+    // streamed to its file (none is held whole in memory), and recorded in
+    // this order.
+    let results = |w: &mut dyn std::io::Write| {
+        let mut buf = Vec::with_capacity(1 << 18);
+        annotated.write_pairs_to(&mut buf, |b| {
+            w.write_all(b)?;
+            b.clear();
+            Ok(())
+        })?;
+        w.write_all(b"\n")
+    };
+    let summary_json = |w: &mut dyn std::io::Write| {
+        serde_json::to_writer_pretty(&mut *w, summary).map_err(std::io::Error::other)?;
+        w.write_all(b"\n")
+    };
+    run.write_streamed_all(vec![
+        ("results.json", Box::new(results)),
+        ("summary.json", Box::new(summary_json)),
+        ("items.csv", Box::new(|w| write_items_csv(evaluation, w))),
+        ("quotes.csv", Box::new(|w| write_quotes_csv(evaluation, w))),
+    ])?;
     if config.shard.is_some() {
         run.write("pairs.jsonl", &pairs_jsonl(evaluation)?)?;
     }

@@ -30,14 +30,18 @@ impl std::fmt::Debug for CsvBuffer {
     }
 }
 
+/// The settings of every table: records of any length, `\n` line ends.
+fn settings() -> csv::WriterBuilder {
+    let mut b = csv::WriterBuilder::new();
+    b.flexible(true).terminator(csv::Terminator::Any(b'\n'));
+    b
+}
+
 impl CsvBuffer {
     /// An empty table.
     pub fn new() -> Self {
         CsvBuffer {
-            writer: csv::WriterBuilder::new()
-                .flexible(true)
-                .terminator(csv::Terminator::Any(b'\n'))
-                .from_writer(Vec::new()),
+            writer: settings().from_writer(Vec::new()),
         }
     }
 
@@ -81,6 +85,53 @@ impl CsvBuffer {
     pub fn into_string(self) -> String {
         String::from_utf8(self.into_bytes())
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+}
+
+/// A table written as it is made (to a file, say): the bytes a
+/// [`CsvBuffer`] of the same records holds, without holding them.
+///
+/// ```
+/// use corpus_eval::report::csv::CsvStream;
+/// let mut out = Vec::new();
+/// let mut t = CsvStream::new(&mut out);
+/// t.record(["id", "text"]).unwrap();
+/// t.record(["x", "a,b"]).unwrap();
+/// t.finish().unwrap();
+/// assert_eq!(out, b"id,text\nx,\"a,b\"\n");
+/// ```
+pub struct CsvStream<W: std::io::Write> {
+    writer: csv::Writer<W>,
+}
+
+impl<W: std::io::Write> std::fmt::Debug for CsvStream<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CsvStream").finish_non_exhaustive()
+    }
+}
+
+impl<W: std::io::Write> CsvStream<W> {
+    /// A table written to `out`.
+    pub fn new(out: W) -> Self {
+        CsvStream {
+            writer: settings().from_writer(out),
+        }
+    }
+
+    /// Writes one record (buffered: see [`CsvStream::finish`]).
+    pub fn record<I, S>(&mut self, fields: I) -> std::io::Result<()>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<[u8]>,
+    {
+        self.writer
+            .write_record(fields)
+            .map_err(std::io::Error::from)
+    }
+
+    /// Passes what is buffered on to the writer.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.writer.flush()
     }
 }
 

@@ -84,6 +84,11 @@ impl Syncer {
 /// The manifest's own file name.
 pub const MANIFEST: &str = "manifest.json";
 
+/// How [`RunWriter::write_streamed_all`] writes one file: given the file's
+/// (buffered, hashing) writer, possibly on another thread.
+pub type StreamWrite<'a> =
+    Box<dyn FnOnce(&mut dyn std::io::Write) -> std::io::Result<()> + Send + 'a>;
+
 impl RunWriter {
     /// Creates the staging folder under `parent` and writes the manifest
     /// with status `running`.
@@ -217,6 +222,33 @@ impl RunWriter {
     ) -> Result<(), ReportError> {
         let (sha256, bytes) = super::write_streamed(&self.file(name), self.sync_now(), write)?;
         self.recorded(name, sha256, bytes);
+        Ok(())
+    }
+
+    /// Writes several files at once on the thread pool, each streamed
+    /// through its `write` as [`RunWriter::write_streamed`] does, and records
+    /// them in the order given (on error, the first failed file's).
+    pub fn write_streamed_all(
+        &mut self,
+        files: Vec<(&str, StreamWrite<'_>)>,
+    ) -> Result<(), ReportError> {
+        use rayon::prelude::*;
+        let sync_now = self.sync_now();
+        let jobs: Vec<(&str, PathBuf, StreamWrite<'_>)> = files
+            .into_iter()
+            .map(|(name, write)| (name, self.file(name), write))
+            .collect();
+        let written: Vec<(&str, Result<(String, u64), ReportError>)> = jobs
+            .into_par_iter()
+            .map(|(name, path, write)| (name, super::write_streamed(&path, sync_now, write)))
+            .collect();
+        let mut recorded = Vec::with_capacity(written.len());
+        for (name, result) in written {
+            recorded.push((name, result?));
+        }
+        for (name, (sha256, bytes)) in recorded {
+            self.recorded(name, sha256, bytes);
+        }
         Ok(())
     }
 

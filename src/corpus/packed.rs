@@ -1,0 +1,203 @@
+//! Texts kept compressed in memory and read back a range at a time.
+//!
+//! A question file's pairs are needed as written only when the results are
+//! written, long after they are parsed; meanwhile they are held as LZ4
+//! blocks of [`BLOCK`] consecutive texts (a question file's JSON packs ~4x),
+//! each block compressed (and read back) whole.
+//!
+//! ```
+//! use corpus_eval::corpus::packed::PackedTexts;
+//! let texts = ["{\"id\": 1}", "", "{\"id\": \"é\"}"];
+//! let packed = PackedTexts::pack(&texts);
+//! assert_eq!(packed.len(), 3);
+//! let some = packed.unpack(1..3);
+//! assert_eq!((some.get(1), some.get(2)), (Some(""), Some("{\"id\": \"é\"}")));
+//! assert_eq!(some.get(0), None); // not among those read back
+//! ```
+
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Texts per compressed block.
+pub const BLOCK: usize = 256;
+
+/// Texts held as compressed blocks.
+#[derive(Debug, Clone, Default)]
+pub struct PackedTexts {
+    /// Each block: the concatenation of up to [`BLOCK`] consecutive texts,
+    /// compressed (its size prepended).
+    blocks: Vec<Vec<u8>>,
+    /// Each text's byte range in its block's concatenation.
+    ranges: Vec<(u32, u32)>,
+}
+
+impl PackedTexts {
+    /// Packs `texts` (in parallel, a block per task). Each block's
+    /// concatenation must be under 4 GiB (true of any document the tape
+    /// reads).
+    pub fn pack<S: AsRef<str> + Sync>(texts: &[S]) -> PackedTexts {
+        let mut ranges = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(BLOCK) {
+            let mut at = 0u32;
+            for t in chunk {
+                let end = at.saturating_add(t.as_ref().len() as u32);
+                ranges.push((at, end));
+                at = end;
+            }
+        }
+        let blocks = texts
+            .par_chunks(BLOCK)
+            .map(|chunk| {
+                let mut joined: Vec<u8> =
+                    Vec::with_capacity(chunk.iter().map(|t| t.as_ref().len()).sum());
+                for t in chunk {
+                    joined.extend_from_slice(t.as_ref().as_bytes());
+                }
+                lz4_flex::block::compress_prepend_size(&joined)
+            })
+            .collect();
+        PackedTexts { blocks, ranges }
+    }
+
+    /// Number of texts.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Bytes held (the compressed blocks).
+    pub fn packed_bytes(&self) -> usize {
+        self.blocks.iter().map(Vec::len).sum()
+    }
+
+    /// Texts `ks` read back (the blocks that hold them decompressed once);
+    /// a range past the end is cut to it.
+    pub fn unpack(&self, ks: Range<usize>) -> Unpacked<'_> {
+        let end = ks.end.min(self.len());
+        if ks.start >= end {
+            return Unpacked {
+                ranges: &self.ranges,
+                first_block: 0,
+                blocks: Vec::new(),
+                ks: 0..0,
+            };
+        }
+        let first_block = ks.start / BLOCK;
+        let blocks = self.blocks[first_block..=(end - 1) / BLOCK]
+            .par_iter()
+            .map(|b| {
+                // Blocks are this module's own output: a failure here is
+                // memory corruption, and leaves the texts unreadable
+                // (`get` gives None) rather than wrong.
+                lz4_flex::block::decompress_size_prepended(b)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+            })
+            .collect();
+        Unpacked {
+            ranges: &self.ranges,
+            first_block,
+            blocks,
+            ks: ks.start..end,
+        }
+    }
+
+    /// Keeps the texts whose flag is true (packed again).
+    pub fn retain(&mut self, keep: &[bool]) {
+        let all = self.unpack(0..self.len());
+        let kept: Vec<&str> = (0..self.len())
+            .filter(|&k| keep.get(k).copied().unwrap_or(false))
+            .map(|k| all.get(k).unwrap_or(""))
+            .collect();
+        let packed = PackedTexts::pack(&kept);
+        drop(all);
+        *self = packed;
+    }
+}
+
+/// Some texts of a [`PackedTexts`], read back.
+#[derive(Debug)]
+pub struct Unpacked<'a> {
+    ranges: &'a [(u32, u32)],
+    first_block: usize,
+    blocks: Vec<Option<String>>,
+    ks: Range<usize>,
+}
+
+impl Unpacked<'_> {
+    /// Text `k`, when it is among those read back.
+    pub fn get(&self, k: usize) -> Option<&str> {
+        if !self.ks.contains(&k) {
+            return None;
+        }
+        let block = self.blocks.get(k / BLOCK - self.first_block)?.as_deref()?;
+        let &(start, end) = self.ranges.get(k)?;
+        block.get(start as usize..end as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_text_reads_back_from_any_range() {
+        // Texts of many sizes (empty, multi-byte, larger than a block's
+        // share), more than three blocks.
+        let texts: Vec<String> = (0..BLOCK * 3 + 17)
+            .map(|i| match i % 5 {
+                0 => String::new(),
+                1 => format!("{{\"id\": {i}, \"q\": \"¿qué? ✓\"}}"),
+                2 => "x".repeat(i * 7),
+                _ => format!("pair {i} ").repeat(i % 13),
+            })
+            .collect();
+        let packed = PackedTexts::pack(&texts);
+        assert_eq!(packed.len(), texts.len());
+        let all = packed.unpack(0..texts.len());
+        for (k, t) in texts.iter().enumerate() {
+            assert_eq!(all.get(k), Some(t.as_str()), "text {k}");
+        }
+        assert_eq!(all.get(texts.len()), None);
+        for ks in [
+            0..1,
+            BLOCK - 1..BLOCK + 1,
+            BLOCK..BLOCK * 2,
+            500..texts.len() + 10,
+            7..7,
+        ] {
+            let some = packed.unpack(ks.clone());
+            for k in 0..texts.len() {
+                let want = ks.contains(&k).then_some(texts[k].as_str());
+                assert_eq!(some.get(k), want, "text {k} of {ks:?}");
+            }
+        }
+        // Compressed: repetitive texts take less room than written.
+        let total: usize = texts.iter().map(String::len).sum();
+        assert!(
+            packed.packed_bytes() < total / 2,
+            "{} of {total}",
+            packed.packed_bytes()
+        );
+    }
+
+    #[test]
+    fn retain_keeps_the_flagged_texts_in_order() {
+        let texts: Vec<String> = (0..BLOCK + 40).map(|i| format!("t{i}")).collect();
+        let mut packed = PackedTexts::pack(&texts);
+        let keep: Vec<bool> = (0..texts.len()).map(|i| i % 3 == 1).collect();
+        packed.retain(&keep);
+        let want: Vec<&String> = texts.iter().skip(1).step_by(3).collect();
+        assert_eq!(packed.len(), want.len());
+        let all = packed.unpack(0..packed.len());
+        for (k, t) in want.iter().enumerate() {
+            assert_eq!(all.get(k), Some(t.as_str()));
+        }
+        let empty = PackedTexts::pack::<&str>(&[]);
+        assert!(empty.is_empty() && empty.unpack(0..5).get(0).is_none());
+    }
+}
