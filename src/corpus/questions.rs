@@ -256,7 +256,7 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
             None => None,
         };
         // At their final sizes: a vector grown by pushes holds room for
-        // four (24 bytes each per unused answer or quote, ~10 MB per
+        // four (72 bytes per unused answer or quote slot: ~8 MB per
         // 20,000 pairs).
         let mut answers = Vec::with_capacity(answers_node.map_or(0, |a| t.children(a).count()));
         for (ai, a) in answers_node

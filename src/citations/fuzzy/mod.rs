@@ -67,7 +67,7 @@ type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::text::fxha
 /// The word index of a normalized transcript: each word's position and id,
 /// where each word occurs, and where each pair of consecutive words occurs
 /// (hashed into buckets; a bucket's positions are checked against the
-/// words by their pair key). About 28 bytes per word.
+/// words by their pair key). About 24 bytes per word.
 #[derive(Debug, Default)]
 pub struct BigramIndex {
     /// First byte of each word in the normalized text (its end is where
@@ -174,23 +174,30 @@ fn word_end(text: &str, start: usize) -> usize {
     run_end(text, start, true)
 }
 
-/// Counting sort of positions by key: (offsets, positions).
-fn buckets(n_keys: usize, keys: impl Iterator<Item = usize> + Clone) -> (Vec<u32>, Vec<u32>) {
+/// Counting sort of positions by key: (offsets, positions), each key's
+/// positions in order. (Filled from the end, each key's end offset moved
+/// down to its start as it goes: no second array of offsets.)
+fn buckets<I>(n_keys: usize, keys: I) -> (Vec<u32>, Vec<u32>)
+where
+    I: DoubleEndedIterator<Item = usize> + ExactSizeIterator + Clone,
+{
+    let n = keys.len();
     let mut off = vec![0u32; n_keys + 1];
-    let mut n = 0;
     for k in keys.clone() {
         off[k + 1] += 1;
-        n += 1;
     }
     for i in 0..n_keys {
         off[i + 1] += off[i];
     }
+    // off[k + 1] is the end of key k's positions, then (moved down by one
+    // per position) their start.
     let mut pos = vec![0u32; n];
-    let mut fill = off.clone();
-    for (p, k) in keys.enumerate() {
-        pos[fill[k] as usize] = p as u32;
-        fill[k] += 1;
+    for (p, k) in keys.enumerate().rev() {
+        off[k + 1] -= 1;
+        pos[off[k + 1] as usize] = p as u32;
     }
+    off.rotate_left(1);
+    off[n_keys] = n as u32;
     (off, pos)
 }
 
@@ -209,12 +216,17 @@ impl BigramIndex {
         });
         let n_buckets = (ids.len() / 2).max(1).next_power_of_two();
         let mask = n_buckets as u64 - 1;
-        let keys: Vec<u64> = ids.windows(2).map(|w| pair_key(w[0], w[1])).collect();
         let (bi_off, bi_pos) = buckets(
             n_buckets,
-            keys.iter().map(move |&k| (k >> 20 & mask) as usize),
+            ids.windows(2)
+                .map(move |w| (pair_key(w[0], w[1]) >> 20 & mask) as usize),
         );
-        let bi_key: Vec<u64> = bi_pos.iter().map(|&p| keys[p as usize]).collect();
+        // Keys computed again from the ids (no array of them beside the
+        // buckets while they are sorted).
+        let bi_key: Vec<u64> = bi_pos
+            .iter()
+            .map(|&p| pair_key(ids[p as usize], ids[p as usize + 1]))
+            .collect();
         BigramIndex {
             starts,
             ids,
