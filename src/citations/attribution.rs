@@ -139,8 +139,9 @@ pub struct Attributed {
     pub attribution: Option<Attribution>,
     /// The speaker of the turn where the matched span starts.
     pub span_speaker: Option<String>,
-    /// For `other_source`: where.
-    pub other_source: Option<OtherSource>,
+    /// For `other_source`: where (boxed: few quotes have one, and every
+    /// quote's result holds the field).
+    pub other_source: Option<Box<OtherSource>>,
     /// For `stitched`: the pieces.
     pub pieces: Vec<Piece>,
 }

@@ -445,7 +445,7 @@ fn verify_quotes_in(
         attributed[k] = match other {
             Some(o) => Attributed {
                 attribution: Some(Attribution::OtherSource),
-                other_source: Some(o),
+                other_source: Some(Box::new(o)),
                 ..Attributed::default()
             },
             None => match stitched[k].take() {

@@ -117,7 +117,7 @@ pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationChec
             if !is_found {
                 if let Some(o) = other {
                     a.attribution = Some(Attribution::OtherSource);
-                    a.other_source = Some(o);
+                    a.other_source = Some(Box::new(o));
                 } else if let Some(p) = attribution::stitched(src, &c.quote) {
                     a.attribution = Some(Attribution::Stitched);
                     a.pieces = p;
@@ -134,7 +134,7 @@ pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationChec
                 span: check.span.map(Into::into),
                 span_speaker: a.span_speaker,
                 attribution: a.attribution,
-                other_source: a.other_source,
+                other_source: a.other_source.map(|o| *o),
                 pieces: a.pieces,
             }
         })
