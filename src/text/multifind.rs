@@ -16,6 +16,8 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<super::fxhash::FxHasher>>;
+
 /// The pass reads the text every `STRIDE` bytes.
 const STRIDE: usize = 8;
 /// Bytes of a key.
@@ -24,14 +26,15 @@ const KEY: usize = 16;
 /// at each offset below the stride).
 pub const ANCHOR: usize = KEY + STRIDE - 1;
 
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<super::fxhash::FxHasher>>;
-
 /// A set of patterns prepared for [`MultiFind::find`].
 #[derive(Debug)]
 pub struct MultiFind<'p> {
     patterns: Vec<&'p [u8]>,
-    /// (pattern id, offset of the key in it) by key.
-    keys: FxMap<u128, Vec<(u32, u8)>>,
+    /// Each key's run of `sites`: (start, length).
+    keys: FxMap<u128, (u32, u32)>,
+    /// Where each key stands: (pattern id, offset of the key in it), the
+    /// sites of one key together.
+    sites: Vec<(u32, u8)>,
     /// Bit filter over the keys' hashes (64 bits or more per key).
     filter: Vec<u64>,
     /// Its size, log2 of bits.
@@ -58,7 +61,10 @@ fn filter_slot(key: u128, bits: u32) -> usize {
 impl<'p> MultiFind<'p> {
     /// Prepares `patterns` (ids are their indices; empty ones never match).
     pub fn new(patterns: &[&'p str]) -> MultiFind<'p> {
-        let mut keys: FxMap<u128, Vec<(u32, u8)>> = FxMap::default();
+        // One flat array of sites and a map to their runs, not a vector
+        // per key: ~45 bytes per key instead of ~100 (13 MB for 24,000
+        // patterns), in two allocations instead of one per key.
+        let mut keyed: Vec<(u128, u32, u8)> = Vec::new();
         let long = patterns.iter().filter(|p| p.len() >= ANCHOR).count();
         let bits = (long * STRIDE * 64)
             .next_power_of_two()
@@ -73,15 +79,22 @@ impl<'p> MultiFind<'p> {
                     let k = key_at(b, offset);
                     let slot = filter_slot(k, bits);
                     filter[slot / 64] |= 1 << (slot % 64);
-                    keys.entry(k).or_default().push((id as u32, offset as u8));
+                    keyed.push((k, id as u32, offset as u8));
                 }
             } else if !b.is_empty() {
                 short.push(id as u32);
             }
         }
+        keyed.sort_unstable();
+        let sites = keyed.iter().map(|&(_, id, offset)| (id, offset)).collect();
+        let mut keys: FxMap<u128, (u32, u32)> = FxMap::default();
+        for (i, &(k, _, _)) in keyed.iter().enumerate() {
+            keys.entry(k).or_insert((i as u32, 0)).1 += 1;
+        }
         MultiFind {
             patterns: patterns.iter().map(|p| p.as_bytes()).collect(),
             keys,
+            sites,
             filter,
             bits,
             short,
@@ -118,7 +131,8 @@ impl<'p> MultiFind<'p> {
             let k = key_at(text, at);
             let slot = filter_slot(k, bits);
             if filter[slot / 64] & (1 << (slot % 64)) != 0 {
-                if let Some(hits) = self.keys.get(&k) {
+                if let Some(&(first, n)) = self.keys.get(&k) {
+                    let hits = &self.sites[first as usize..(first + n) as usize];
                     starts.clear();
                     for &(id, offset) in hits {
                         let Some(start) = at.checked_sub(usize::from(offset)) else {
