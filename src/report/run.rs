@@ -234,19 +234,16 @@ impl RunWriter {
     ) -> Result<(), ReportError> {
         use rayon::prelude::*;
         let sync_now = self.sync_now();
-        let jobs: Vec<(&str, PathBuf, StreamWrite<'_>)> = files
-            .into_iter()
-            .map(|(name, write)| (name, self.file(name), write))
-            .collect();
-        let written: Vec<(&str, Result<(String, u64), ReportError>)> = jobs
+        let names: Vec<&str> = files.iter().map(|&(name, _)| name).collect();
+        let paths: Vec<PathBuf> = names.iter().map(|name| self.file(name)).collect();
+        // Each file's (SHA-256, size), in the order given.
+        let written: Vec<Result<(String, u64), ReportError>> = files
             .into_par_iter()
-            .map(|(name, path, write)| (name, super::write_streamed(&path, sync_now, write)))
+            .zip(paths.par_iter())
+            .map(|((_, write), path)| super::write_streamed(path, sync_now, write))
             .collect();
-        let mut recorded = Vec::with_capacity(written.len());
-        for (name, result) in written {
-            recorded.push((name, result?));
-        }
-        for (name, (sha256, bytes)) in recorded {
+        let written = written.into_iter().collect::<Result<Vec<_>, _>>()?;
+        for (name, (sha256, bytes)) in names.into_iter().zip(written) {
             self.recorded(name, sha256, bytes);
         }
         Ok(())
@@ -377,6 +374,42 @@ mod tests {
             m["files"]["s.json"]["sha256"],
             crate::text::hash::sha256_hex(&bytes)
         );
+    }
+
+    #[test]
+    fn files_written_together_are_recorded_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = RunWriter::create(dir.path(), SystemTime::now(), manifest()).unwrap();
+        let big = "row,1\n".repeat(200_000);
+        w.write_streamed_all(vec![
+            ("b.csv", Box::new(|o| o.write_all(big.as_bytes()))),
+            ("a.json", Box::new(|o| o.write_all(b"{}\n"))),
+            ("c.txt", Box::new(|_| Ok(()))),
+        ])
+        .unwrap();
+        assert_eq!(std::fs::read(w.file("b.csv")).unwrap(), big.as_bytes());
+        // A failing writer fails the call (the others' files may stay).
+        let failed = w.write_streamed_all(vec![
+            ("d.txt", Box::new(|o| o.write_all(b"d"))),
+            ("e.txt", Box::new(|_| Err(std::io::Error::other("no room")))),
+        ]);
+        assert!(failed.is_err());
+        let path = w.finish().unwrap();
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path.join(MANIFEST)).unwrap()).unwrap();
+        let outputs: Vec<&str> = m["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|o| o.as_str())
+            .filter(|o| *o != MANIFEST)
+            .collect();
+        assert_eq!(outputs, ["b.csv", "a.json", "c.txt"]);
+        assert_eq!(
+            m["files"]["b.csv"]["sha256"],
+            crate::text::hash::sha256_hex(big.as_bytes())
+        );
+        assert_eq!(m["files"]["c.txt"]["bytes"], 0);
     }
 
     #[test]
