@@ -171,8 +171,8 @@ mod tests {
             7..7,
         ] {
             let some = packed.unpack(ks.clone());
-            for k in 0..texts.len() {
-                let want = ks.contains(&k).then_some(texts[k].as_str());
+            for (k, text) in texts.iter().enumerate() {
+                let want = ks.contains(&k).then_some(text.as_str());
                 assert_eq!(some.get(k), want, "text {k} of {ks:?}");
             }
         }
