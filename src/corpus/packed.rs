@@ -28,19 +28,17 @@ pub struct PackedTexts {
     /// compressed (its size prepended).
     blocks: Vec<Vec<u8>>,
     /// Each text's byte range in its block's concatenation.
-    ranges: Vec<(u32, u32)>,
+    ranges: Vec<(usize, usize)>,
 }
 
 impl PackedTexts {
-    /// Packs `texts` (in parallel, a block per task). Each block's
-    /// concatenation must be under 4 GiB (true of any document the tape
-    /// reads).
+    /// Packs `texts` (in parallel, a block per task).
     pub fn pack<S: AsRef<str> + Sync>(texts: &[S]) -> PackedTexts {
         let mut ranges = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BLOCK) {
-            let mut at = 0u32;
+            let mut at = 0;
             for t in chunk {
-                let end = at.saturating_add(t.as_ref().len() as u32);
+                let end = at + t.as_ref().len();
                 ranges.push((at, end));
                 at = end;
             }
@@ -122,7 +120,7 @@ impl PackedTexts {
 /// Some texts of a [`PackedTexts`], read back.
 #[derive(Debug)]
 pub struct Unpacked<'a> {
-    ranges: &'a [(u32, u32)],
+    ranges: &'a [(usize, usize)],
     first_block: usize,
     blocks: Vec<Option<String>>,
     ks: Range<usize>,
@@ -136,7 +134,7 @@ impl Unpacked<'_> {
         }
         let block = self.blocks.get(k / BLOCK - self.first_block)?.as_deref()?;
         let &(start, end) = self.ranges.get(k)?;
-        block.get(start as usize..end as usize)
+        block.get(start..end)
     }
 }
 

@@ -338,9 +338,14 @@ pub const QUOTE_COLUMNS: [&str; 11] = [
 /// `PAIR/ANSWER/QUOTE` (0-based indices) that `corpus-eval agreement` joins
 /// with a coder's sheet; spans in characters of the transcript.
 pub fn quotes_csv(evaluation: &crate::evaluate::Evaluation) -> String {
+    in_memory(|out| write_quotes_csv(evaluation, out))
+}
+
+/// What `write` writes, as text (into memory: nothing to fail; the tables
+/// are made of `&str` fields, so it is UTF-8).
+fn in_memory(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> String {
     let mut out = Vec::new();
-    // Into memory: nothing to fail.
-    let written = write_quotes_csv(evaluation, &mut out);
+    let written = write(&mut out);
     debug_assert!(written.is_ok(), "{written:?}");
     String::from_utf8_lossy(&out).into_owned()
 }
@@ -402,11 +407,7 @@ pub const ITEM_COLUMNS: [&str; 11] = [
 /// attribution `ok`), and the pair's `existence` and `strict_existence`
 /// (pair-level: the same on every answer of a pair; empty without quotes).
 pub fn items_csv(evaluation: &crate::evaluate::Evaluation) -> String {
-    let mut out = Vec::new();
-    // Into memory: nothing to fail.
-    let written = write_items_csv(evaluation, &mut out);
-    debug_assert!(written.is_ok(), "{written:?}");
-    String::from_utf8_lossy(&out).into_owned()
+    in_memory(|out| write_items_csv(evaluation, out))
 }
 
 /// [`items_csv`] written to `out` as it is made.
