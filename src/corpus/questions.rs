@@ -77,8 +77,9 @@ struct Wrapper {
 }
 
 /// The entries of the object that wraps the pairs (`{"qa_pairs": [...],
-/// ...}`) as written: each key's and value's JSON text, and the position of
-/// `qa_pairs` among them.
+/// ...}`) as written: each key's and value's JSON text (the `qa_pairs`
+/// value left empty: the pairs are [`QuestionSet::pair_texts`]), and the
+/// position of `qa_pairs` among them.
 #[derive(Debug, Clone)]
 pub struct WrapperEntries<'a> {
     /// (key, value) JSON texts, in document order.
@@ -105,7 +106,9 @@ impl QuestionSet {
     /// text in the document. (For many pairs, [`QuestionSet::pair_texts`]
     /// reads them back together.)
     pub fn pair_text(&self, k: usize) -> Option<String> {
-        self.pair_texts(k..k + 1).get(k).map(str::to_string)
+        self.pair_texts(k..k.saturating_add(1))
+            .get(k)
+            .map(str::to_string)
     }
 
     /// The objects of pairs `ks` as written, read back together.
@@ -354,8 +357,9 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
             answers,
         });
     }
-    // The document's nodes are dropped here: what the results file needs
-    // of them is the byte ranges of the pairs and of the wrapper's entries.
+    // The document's text and nodes are dropped here: what the results
+    // file needs of them is the text of each pair and of the wrapper's
+    // other entries.
     let range = |k: usize| {
         let n = tape.node(k);
         (n.start, n.end)

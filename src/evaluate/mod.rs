@@ -722,7 +722,7 @@ pub fn annotate(questions: &QuestionSet, eval: &Evaluation) -> Value {
 }
 
 /// The input document with results added, written straight from the
-/// document's text and the results (no value tree of either), exactly as
+/// pairs' texts as written and the results (no value tree of either), exactly as
 /// `serde_json::to_writer_pretty` writes the annotated document. Fields the
 /// results add replace fields of the same name where they stand and
 /// otherwise follow the document's own.

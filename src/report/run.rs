@@ -227,7 +227,8 @@ impl RunWriter {
 
     /// Writes several files at once on the thread pool, each streamed
     /// through its `write` as [`RunWriter::write_streamed`] does, and records
-    /// them in the order given (on error, the first failed file's).
+    /// them in the order given. On error (the first failed file's, in that
+    /// order) none of them is left in the folder. Names must differ.
     pub fn write_streamed_all(
         &mut self,
         files: Vec<(&str, StreamWrite<'_>)>,
@@ -235,6 +236,13 @@ impl RunWriter {
         use rayon::prelude::*;
         let sync_now = self.sync_now();
         let names: Vec<&str> = files.iter().map(|&(name, _)| name).collect();
+        debug_assert!(
+            names
+                .iter()
+                .enumerate()
+                .all(|(i, n)| !names[..i].contains(n)),
+            "one file per name: {names:?}"
+        );
         let paths: Vec<PathBuf> = names.iter().map(|name| self.file(name)).collect();
         // Each file's (SHA-256, size), in the order given.
         let written: Vec<Result<(String, u64), ReportError>> = files
@@ -242,6 +250,14 @@ impl RunWriter {
             .zip(paths.par_iter())
             .map(|((_, write), path)| super::write_streamed(path, sync_now, write))
             .collect();
+        if written.iter().any(Result::is_err) {
+            // Whole or absent: the files written are not left unrecorded.
+            for (path, w) in paths.iter().zip(&written) {
+                if w.is_ok() {
+                    let _ = std::fs::remove_file(path);
+                }
+            }
+        }
         let written = written.into_iter().collect::<Result<Vec<_>, _>>()?;
         for (name, (sha256, bytes)) in names.into_iter().zip(written) {
             self.recorded(name, sha256, bytes);
@@ -388,12 +404,13 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(std::fs::read(w.file("b.csv")).unwrap(), big.as_bytes());
-        // A failing writer fails the call (the others' files may stay).
+        // A failing writer fails the call, and leaves none of its files.
         let failed = w.write_streamed_all(vec![
             ("d.txt", Box::new(|o| o.write_all(b"d"))),
             ("e.txt", Box::new(|_| Err(std::io::Error::other("no room")))),
         ]);
         assert!(failed.is_err());
+        assert!(!w.file("d.txt").exists() && !w.file("e.txt").exists());
         let path = w.finish().unwrap();
         let m: serde_json::Value =
             serde_json::from_slice(&std::fs::read(path.join(MANIFEST)).unwrap()).unwrap();
