@@ -121,6 +121,15 @@ impl QuestionSet {
         super::strict_json::parse_str(&self.pair_text(k)?).ok()
     }
 
+    /// Every pair's object as a value ([`QuestionSet::pair_value`] of each,
+    /// read back in one pass rather than a block per pair).
+    pub fn pair_values(&self) -> Vec<Option<Value>> {
+        let texts = self.pair_texts(0..self.pairs.len());
+        (0..self.pairs.len())
+            .map(|k| super::strict_json::parse_str(texts.get(k)?).ok())
+            .collect()
+    }
+
     /// Keeps the pairs for which `keep` is true (and their objects in the
     /// document the results reproduce), in file order.
     pub fn retain_pairs(&mut self, mut keep: impl FnMut(&QaPair) -> bool) {
@@ -416,6 +425,13 @@ mod tests {
         assert_eq!(set.pairs[0].answers[0].quotes[0].quote, "x");
         let set = parse(&format!(r#"{{"qa_pairs":[{pair},{pair}]}}"#)).unwrap();
         assert_eq!(set.pairs[1].id, "1");
+        // Each pair's object as written, one at a time or all at once.
+        let values = set.pair_values();
+        assert_eq!(values.len(), 2);
+        for (k, v) in values.iter().enumerate() {
+            assert_eq!(v.as_ref(), set.pair_value(k).as_ref());
+            assert_eq!(v.as_ref().unwrap()["answers"][0]["answer"], "Yes");
+        }
     }
 
     #[test]

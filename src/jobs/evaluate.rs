@@ -472,13 +472,12 @@ pub fn write_run(
         })?;
         w.write_all(b"\n")
     };
-    let summary_json = |w: &mut dyn std::io::Write| {
-        serde_json::to_writer_pretty(&mut *w, summary).map_err(std::io::Error::other)?;
-        w.write_all(b"\n")
-    };
     run.write_streamed_all(vec![
         ("results.json", Box::new(results)),
-        ("summary.json", Box::new(summary_json)),
+        (
+            "summary.json",
+            Box::new(|w| crate::report::write_pretty_json(w, summary)),
+        ),
         ("items.csv", Box::new(|w| write_items_csv(evaluation, w))),
         ("quotes.csv", Box::new(|w| write_quotes_csv(evaluation, w))),
     ])?;

@@ -127,16 +127,10 @@ pub fn parse_rag_questions(path: &Path, text: &str) -> Result<Vec<RagQuestion>, 
     let out = match doc {
         Some(doc) if is_main_job_file(&doc) => {
             let set = parse_questions(path, text)?;
-            // Every pair's object, read back together (not block by block
-            // per pair).
-            let texts = set.pair_texts(0..set.pairs.len());
-            let raw: Vec<Value> = (0..set.pairs.len())
-                .map(|k| {
-                    texts
-                        .get(k)
-                        .and_then(|t| crate::corpus::strict_json::parse_str(t).ok())
-                        .unwrap_or(Value::Null)
-                })
+            let raw: Vec<Value> = set
+                .pair_values()
+                .into_iter()
+                .map(|v| v.unwrap_or(Value::Null))
                 .collect();
             set.pairs
                 .iter()

@@ -148,10 +148,17 @@ pub fn write_json_streamed<T: serde::Serialize>(
     value: &T,
     sync_now: bool,
 ) -> Result<(String, u64), ReportError> {
-    write_streamed(path, sync_now, |out| {
-        serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
-        out.write_all(b"\n")
-    })
+    write_streamed(path, sync_now, |out| write_pretty_json(out, value))
+}
+
+/// Writes `value` to `out` as pretty JSON and a newline: the bytes
+/// [`write_json_file`] writes (for a file streamed with others).
+pub fn write_pretty_json<T: serde::Serialize + ?Sized>(
+    out: &mut dyn std::io::Write,
+    value: &T,
+) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
+    out.write_all(b"\n")
 }
 
 /// Writes a file from `write`, which gets a buffered writer that hashes
