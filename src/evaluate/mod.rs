@@ -169,6 +169,34 @@ pub fn evaluate(
     lexicon: &Lexicon,
     config: &EvalConfig,
 ) -> Evaluation {
+    let scored = score_answers(questions, lexicon);
+    verify_and_assemble(
+        questions,
+        transcripts,
+        scored,
+        signature(lexicon, config),
+        config,
+    )
+}
+
+/// [`evaluate`] taking the lexicon, which is dropped once the answers are
+/// scored: the quote checks (the run's memory peak) run without it.
+/// Its manifest record ([`Lexicon::info`]) is taken beforehand.
+pub fn evaluate_owned(
+    questions: &QuestionSet,
+    transcripts: &TranscriptSet,
+    lexicon: Lexicon,
+    config: &EvalConfig,
+) -> Evaluation {
+    let scored = score_answers(questions, &lexicon);
+    let signature = signature(&lexicon, config);
+    drop(lexicon);
+    crate::memory::give_back();
+    verify_and_assemble(questions, transcripts, scored, signature, config)
+}
+
+/// Every pair's type, answer scores and warning, in pair order.
+fn score_answers(questions: &QuestionSet, lexicon: &Lexicon) -> Vec<ScoredPair> {
     crate::timings::phase("evaluate setup");
     // Each distinct (type, metric) compiled once (WordNet enrichment is
     // the costly part), then every pair scored in parallel.
@@ -209,11 +237,22 @@ pub fn evaluate(
     for (pi, sp) in by_group.into_iter().flatten() {
         scored[pi] = Some(sp);
     }
+    crate::progress::finish();
     crate::timings::phase("scoring");
-    let scored: Vec<ScoredPair> = scored
+    scored
         .into_iter()
         .map(|s| s.unwrap_or((None, Vec::new(), None)))
-        .collect();
+        .collect()
+}
+
+/// Verifies every quote and assembles the results of the scored pairs.
+fn verify_and_assemble(
+    questions: &QuestionSet,
+    transcripts: &TranscriptSet,
+    scored: Vec<ScoredPair>,
+    signature: String,
+    config: &EvalConfig,
+) -> Evaluation {
     // Every quote with its answer, in file order.
     let quote_refs: Vec<(usize, usize, &crate::corpus::Quote)> = questions
         .pairs
@@ -226,7 +265,6 @@ pub fn evaluate(
                 .flat_map(move |(ai, a)| a.quotes.iter().map(move |q| (pi, ai, q)))
         })
         .collect();
-    crate::progress::finish();
     crate::progress::start("verifying quotes", quote_refs.len() as u64);
     let (checks, attributed) = verify_quotes(&quote_refs, transcripts, config);
     crate::progress::finish();
@@ -266,7 +304,7 @@ pub fn evaluate(
     Evaluation {
         pairs,
         config: config.clone(),
-        signature: signature(lexicon, config),
+        signature,
     }
 }
 

@@ -23,7 +23,9 @@ use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
 use crate::corpus::{parse_questions_with, parse_transcripts_released, QuestionSet, TranscriptSet};
-use crate::evaluate::{annotate, evaluate, summarize_evaluation, Annotated, EvalConfig, Summary};
+use crate::evaluate::{
+    annotate, evaluate, evaluate_owned, summarize_evaluation, Annotated, EvalConfig, Summary,
+};
 use crate::lexicon::Lexicon;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
@@ -211,7 +213,13 @@ pub fn execute(
                     |b| InputFile::new(transcripts_path, b),
                 )
             },
-            || super::load_lexicon(config.wordnet.as_deref()),
+            || {
+                super::load_lexicon(config.wordnet.as_deref()).map(|l| {
+                    // Its manifest record (and digest) beside the load.
+                    let info = l.info();
+                    (l, info)
+                })
+            },
         ))
     };
     // A pipe or a device may block until its writer is done: such inputs
@@ -228,13 +236,14 @@ pub fn execute(
     let (questions, q_info) = questions?;
     let (parsed, lexicon) = transcripts_and_lexicon?;
     let (transcripts, t_info) = parsed?;
-    let lexicon = lexicon?;
+    let (lexicon, lexicon_info) = lexicon?;
     // The documents' tapes and the mapped transcripts file are freed.
     crate::memory::give_back();
     crate::timings::phase("transcripts and lexicon");
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
-    let evaluation = evaluate(&questions, &transcripts, &lexicon, &config.eval_config());
+    // WordNet is dropped once the answers are scored.
+    let evaluation = evaluate_owned(&questions, &transcripts, lexicon, &config.eval_config());
     let summary = summarize_evaluation(&evaluation);
     // The bootstrap's buffers are freed before the writing starts.
     crate::memory::give_back();
@@ -242,7 +251,7 @@ pub fn execute(
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
-    let manifest = manifest(config, (q_info, t_info), &summary, &lexicon, started);
+    let manifest = manifest(config, (q_info, t_info), &summary, &lexicon_info, started);
     let mut writer = RunWriter::create(&config.out, started, manifest)?;
     write_run(
         &mut writer,
@@ -261,7 +270,7 @@ pub fn manifest(
     config: &Config,
     inputs: (InputFile, InputFile),
     summary: &Summary,
-    lexicon: &crate::lexicon::Lexicon,
+    lexicon: &crate::lexicon::LexiconInfo,
     started: SystemTime,
 ) -> Manifest {
     let eval_config = config.eval_config();
@@ -293,10 +302,10 @@ pub fn manifest(
         m.insert("shard".into(), json!(shard));
     }
     manifest.wordnet = Some(json!({
-        "source": lexicon.source(),
-        "sha256": lexicon.digest(),
-        "lemmas": lexicon.lemma_count(),
-        "synsets": lexicon.synset_count(),
+        "source": lexicon.source,
+        "sha256": lexicon.sha256,
+        "lemmas": lexicon.lemmas,
+        "synsets": lexicon.synsets,
     }));
     manifest
 }

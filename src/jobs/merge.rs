@@ -339,7 +339,7 @@ fn merge_evaluate(
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
-    let mut m = manifest(&config, (q_info, t_info), &summary, &lexicon, started);
+    let mut m = manifest(&config, (q_info, t_info), &summary, &lexicon.info(), started);
     if let Value::Object(settings) = &mut m.settings {
         settings.insert("merged_from".into(), merged_from(shards));
     }

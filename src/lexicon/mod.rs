@@ -57,6 +57,19 @@ struct LemmaEntry {
     synsets: Range<u32>,
 }
 
+/// A lexicon's identity as a run's manifest records it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LexiconInfo {
+    /// Where it came from ([`Lexicon::source`]).
+    pub source: String,
+    /// SHA-256 of its compact text ([`Lexicon::digest`]).
+    pub sha256: String,
+    /// Number of lemmas.
+    pub lemmas: usize,
+    /// Number of synsets.
+    pub synsets: usize,
+}
+
 /// A WordNet lexicon: synsets, lemmas with their parts of speech, and the
 /// morphological exception lists.
 #[derive(Debug, Clone)]
@@ -250,6 +263,17 @@ impl Lexicon {
             DigestInput::Text => crate::text::hash::sha256_hex(self.text.as_bytes()),
             DigestInput::Given(d) => d.clone(),
         })
+    }
+
+    /// What a run's manifest records of the lexicon (kept once the
+    /// lexicon itself is dropped).
+    pub fn info(&self) -> LexiconInfo {
+        LexiconInfo {
+            source: self.source.clone(),
+            sha256: self.digest().to_string(),
+            lemmas: self.lemma_count(),
+            synsets: self.synset_count(),
+        }
     }
 
     /// Short signature for metric outputs: "wordnet:<source>#<digest prefix>".
