@@ -168,6 +168,15 @@ impl<'a> SourceText<'a> {
         SourceText::split(std::borrow::Cow::Borrowed(text), speakers)
     }
 
+    /// [`SourceText::with_speakers`] over a text borrowed or owned (e.g.
+    /// a [`crate::corpus::Transcript::text`]).
+    pub fn from_cow_with_speakers(
+        text: std::borrow::Cow<'a, str>,
+        speakers: &turns::SpeakerConfig,
+    ) -> SourceText<'a> {
+        SourceText::split(text, speakers)
+    }
+
     fn of(text: std::borrow::Cow<'a, str>) -> SourceText<'a> {
         SourceText {
             text,

@@ -117,6 +117,71 @@ impl PackedTexts {
     }
 }
 
+/// One text held compressed (a transcript between the phases that read
+/// it): one LZ4 block, read back whole.
+///
+/// ```
+/// use corpus_eval::corpus::packed::PackedText;
+/// let p = PackedText::pack("Ana: we sold the farm.\nAna: we sold the farm.");
+/// assert_eq!(p.len(), 45);
+/// assert_eq!(p.unpack().as_deref(), Some("Ana: we sold the farm.\nAna: we sold the farm."));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct PackedText {
+    /// The compressed bytes.
+    block: Box<[u8]>,
+    /// The text's length in bytes.
+    len: usize,
+}
+
+impl PackedText {
+    /// Compresses `text`.
+    pub fn pack(text: &str) -> PackedText {
+        PackedText::pack_with(text, &mut Vec::new())
+    }
+
+    /// [`PackedText::pack`] compressing into `scratch` first (kept for the
+    /// next text: one allocation per text, of its packed size).
+    pub fn pack_with(text: &str, scratch: &mut Vec<u8>) -> PackedText {
+        let bytes = text.as_bytes();
+        scratch.clear();
+        scratch.resize(lz4_flex::block::get_maximum_output_size(bytes.len()), 0);
+        let block = match lz4_flex::block::compress_into(bytes, scratch) {
+            Ok(n) => scratch[..n].into(),
+            // The scratch is sized for the worst case: not reached.
+            Err(_) => lz4_flex::block::compress(bytes).into_boxed_slice(),
+        };
+        PackedText {
+            block,
+            len: bytes.len(),
+        }
+    }
+
+    /// The text's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes held.
+    pub fn packed_bytes(&self) -> usize {
+        self.block.len()
+    }
+
+    /// The text back; None only when the block was damaged in memory (it is
+    /// this type's own output).
+    pub fn unpack(&self) -> Option<String> {
+        lz4_flex::block::decompress(&self.block, self.len)
+            .ok()
+            .filter(|b| b.len() == self.len)
+            .and_then(|b| String::from_utf8(b).ok())
+    }
+}
+
 /// Some texts of a [`PackedTexts`], read back.
 #[derive(Debug)]
 pub struct Unpacked<'a> {
@@ -141,6 +206,23 @@ impl Unpacked<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_text_packs_and_reads_back_with_a_reused_scratch() {
+        let mut scratch = Vec::new();
+        let long = "Ana: we sold the farm, é\u{1F600}\n".repeat(40_000);
+        for text in ["", "x", long.as_str(), "short after long", &long[..1001]] {
+            let p = PackedText::pack_with(text, &mut scratch);
+            assert_eq!((p.len(), p.is_empty()), (text.len(), text.is_empty()));
+            assert_eq!(p.unpack().as_deref(), Some(text));
+            assert_eq!(PackedText::pack(text).unpack().as_deref(), Some(text));
+        }
+        assert!(PackedText::pack(&long).packed_bytes() < long.len() / 10);
+        // A damaged block reads back as None, not as a wrong text.
+        let mut p = PackedText::pack(&long);
+        p.len += 1;
+        assert_eq!(p.unpack(), None);
+    }
 
     #[test]
     fn every_text_reads_back_from_any_range() {

@@ -1,21 +1,106 @@
 //! Transcript corpora: chunks `{"page_content", "metadata": {"FILE"}}` grouped
 //! by FILE into whole transcripts.
 
+use super::packed::PackedText;
 use super::tape::{Kind, Tape};
 use super::{read_text, CorpusError};
+use rayon::prelude::*;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::Path;
 
 /// One transcript: the chunks of one FILE joined in order with "\n".
+///
+/// Its text is held as is or, between the phases of a large run that read
+/// it, compressed ([`Transcript::pack`]): [`Transcript::text`] reads it
+/// either way.
+///
+/// ```
+/// use corpus_eval::corpus::Transcript;
+/// let mut t = Transcript::new("T1".into(), "Ana: hello.\nBo: hi.".into(), 2);
+/// t.pack();
+/// assert!(t.is_packed());
+/// assert_eq!((t.text().as_ref(), t.len()), ("Ana: hello.\nBo: hi.", 19));
+/// ```
 #[derive(Debug, Clone)]
 pub struct Transcript {
     /// The FILE metadata value.
     pub file: String,
-    /// The joined text.
-    pub text: String,
+    text: Stored,
     /// Number of chunks joined.
     pub chunks: usize,
+}
+
+/// A transcript's text as held.
+#[derive(Debug, Clone)]
+enum Stored {
+    Plain(String),
+    Packed(PackedText),
+}
+
+impl Transcript {
+    /// A transcript of `chunks` chunks joined into `text`.
+    pub fn new(file: String, text: String, chunks: usize) -> Transcript {
+        Transcript {
+            file,
+            text: Stored::Plain(text),
+            chunks,
+        }
+    }
+
+    /// The joined text (read back when packed; empty if a packed text was
+    /// damaged in memory).
+    pub fn text(&self) -> Cow<'_, str> {
+        match &self.text {
+            Stored::Plain(s) => Cow::Borrowed(s),
+            Stored::Packed(p) => Cow::Owned(p.unpack().unwrap_or_default()),
+        }
+    }
+
+    /// The text's length in bytes.
+    pub fn len(&self) -> usize {
+        match &self.text {
+            Stored::Plain(s) => s.len(),
+            Stored::Packed(p) => p.len(),
+        }
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the text is held compressed.
+    pub fn is_packed(&self) -> bool {
+        matches!(self.text, Stored::Packed(_))
+    }
+
+    /// Holds the text compressed (LZ4, ~2x for prose): each
+    /// [`Transcript::text`] then decompresses it.
+    pub fn pack(&mut self) {
+        if let Stored::Plain(s) = &self.text {
+            self.text = Stored::Packed(PackedText::pack(s));
+        }
+    }
+
+    /// Holds the text as is again.
+    pub fn unpack(&mut self) {
+        if let Stored::Packed(_) = &self.text {
+            self.text = Stored::Plain(self.text().into_owned());
+        }
+    }
+
+    /// The plain text, to append to (a packed one is unpacked first).
+    fn plain_mut(&mut self) -> &mut String {
+        self.unpack();
+        match &mut self.text {
+            Stored::Plain(s) => s,
+            // `unpack` leaves the text plain.
+            Stored::Packed(_) => unreachable!("unpacked above"),
+        }
+    }
 }
 
 /// All transcripts of a corpus, by FILE, in first-seen order.
@@ -44,17 +129,14 @@ impl TranscriptSet {
             match set.index.get(&file) {
                 Some(&i) => {
                     let t = &mut set.transcripts[i];
-                    t.text.push('\n');
-                    t.text.push_str(&text);
+                    let joined = t.plain_mut();
+                    joined.push('\n');
+                    joined.push_str(&text);
                     t.chunks += 1;
                 }
                 None => {
                     set.index.insert(file.clone(), set.transcripts.len());
-                    set.transcripts.push(Transcript {
-                        file,
-                        text,
-                        chunks: 1,
-                    });
+                    set.transcripts.push(Transcript::new(file, text, 1));
                 }
             }
         }
@@ -63,7 +145,23 @@ impl TranscriptSet {
 
     /// Total bytes of transcript text.
     pub fn total_bytes(&self) -> usize {
-        self.transcripts.iter().map(|t| t.text.len()).sum()
+        self.transcripts.iter().map(Transcript::len).sum()
+    }
+
+    /// Holds every transcript's text compressed (in parallel).
+    pub fn pack(&mut self) {
+        self.transcripts.par_iter_mut().for_each(Transcript::pack);
+    }
+
+    /// Holds every transcript's text as is (in parallel).
+    pub fn unpack(&mut self) {
+        self.transcripts.par_iter_mut().for_each(Transcript::unpack);
+    }
+
+    /// Every transcript's text, read back once (in parallel): for a reader
+    /// that visits them in no particular order.
+    pub fn texts(&self) -> Vec<Cow<'_, str>> {
+        self.transcripts.par_iter().map(Transcript::text).collect()
     }
 }
 
@@ -96,45 +194,57 @@ pub fn parse_transcripts_with<R: Send>(
     build_transcripts(path, &text, &tape).map(|set| (set, extra))
 }
 
-/// [`parse_transcripts_with`] over borrowed text (e.g. a mapped file):
-/// while the transcripts are built, `release(n)` is called now and then
-/// with the number of leading bytes of `text` that will not be read again,
-/// so that the caller can give their memory back (the file's pages need
-/// not stay resident beside the joined texts).
+/// [`parse_transcripts_with`] over borrowed text (e.g. a mapped file),
+/// calling `release(range)` where the memory of a byte range of `text`
+/// can be given back (for a mapped file: its pages dropped, read again
+/// from the file if touched again), so that the file's pages need not
+/// stay resident beside the joined texts: the whole text once its tape is
+/// built, then each transcript's bytes once it is joined. Transcripts are
+/// joined in parallel, each held compressed ([`Transcript::pack`]) as
+/// soon as it is joined, so that the corpus's joined texts are never all
+/// held as is.
 pub fn parse_transcripts_released<R: Send>(
     path: &Path,
     text: &str,
-    mut release: impl FnMut(usize),
+    release: impl Fn(Range<usize>) + Sync,
     alongside: impl FnOnce(&[u8]) -> R + Send,
 ) -> Result<(TranscriptSet, R), CorpusError> {
     let (doc, tape, extra) = super::parse_tape_borrowed(path, text, alongside)?;
+    // The whole text was read for the tape: given back now, read again
+    // (from the page cache) as the texts are joined.
+    release(0..text.len());
     crate::timings::phase("transcripts: tape");
     let set = match &doc {
         // Offsets into `text`: past its byte-order mark.
         std::borrow::Cow::Borrowed(d) => {
             let bom = text.len() - d.len();
-            build_released(path, d, &tape, &mut |n| release(bom + n))?
+            build_released(
+                path,
+                d,
+                &tape,
+                &|r: Range<usize>| release(bom + r.start..bom + r.end),
+                true,
+            )?
         }
-        std::borrow::Cow::Owned(d) => build_released(path, d, &tape, &mut |_| ())?,
+        std::borrow::Cow::Owned(d) => build_released(path, d, &tape, &|_| (), true)?,
     };
     Ok((set, extra))
 }
 
 /// The transcripts of a corpus document's tape.
 fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptSet, CorpusError> {
-    build_released(path, text, tape, &mut |_| ())
+    build_released(path, text, tape, &|_| (), false)
 }
 
-/// Bytes read between two calls of a build's `release`.
-const RELEASE_STEP: usize = 1 << 20;
-
-/// [`build_transcripts`], calling `release(n)` every [`RELEASE_STEP`]
-/// bytes once the first `n` bytes of `text` will not be read again.
+/// [`build_transcripts`], calling `release(range)` with each transcript's
+/// bytes of `text` once it is joined, each transcript packed once joined
+/// when `pack` is set.
 fn build_released(
     path: &Path,
     text: &str,
     tape: &Tape,
-    release: &mut dyn FnMut(usize),
+    release: &(dyn Fn(Range<usize>) + Sync),
+    pack: bool,
 ) -> Result<TranscriptSet, CorpusError> {
     let record_err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
@@ -207,11 +317,8 @@ fn build_released(
             Some(&t) => t,
             None => {
                 set.index.insert(file.to_string(), set.transcripts.len());
-                set.transcripts.push(Transcript {
-                    file: file.into_owned(),
-                    text: String::new(),
-                    chunks: 0,
-                });
+                set.transcripts
+                    .push(Transcript::new(file.into_owned(), String::new(), 0));
                 sizes.push(0);
                 set.transcripts.len() - 1
             }
@@ -222,24 +329,44 @@ fn build_released(
         set.transcripts[t].chunks += 1;
         parts.push((t, content));
     }
-    for (t, size) in set.transcripts.iter_mut().zip(sizes) {
-        t.text.reserve_exact(size);
+    // Each transcript's chunks, in order, and the bytes they span.
+    let mut chunks_of: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
+    let mut spans: Vec<Option<Range<usize>>> = vec![None; sizes.len()];
+    for &(t, content) in &parts {
+        chunks_of[t].push(content);
+        let n = tape.node(content);
+        let (start, end) = (n.start as usize, n.end as usize);
+        // Chunks in document order: the first one starts the span.
+        let span = spans[t].get_or_insert(start..end);
+        span.end = end;
     }
-    let mut started = vec![false; set.transcripts.len()];
-    let mut released = 0;
-    for (t, content) in parts {
-        let joined = &mut set.transcripts[t].text;
-        if std::mem::replace(&mut started[t], true) {
-            joined.push('\n');
-        }
-        push_content(tape, text, content, joined);
-        // Chunks come in document order: what lies before this one's
-        // end is done with.
-        let end = tape.node(content).end as usize;
-        if end >= released + RELEASE_STEP {
-            release(end);
-            released = end;
-        }
+    drop(parts);
+    // Transcripts joined in parallel, each at its final size, packed and
+    // its bytes given back once done.
+    let stored: Vec<Stored> = chunks_of
+        .par_iter()
+        .zip(sizes)
+        .zip(&spans)
+        .map_init(Vec::new, |scratch, ((contents, size), span)| {
+            let mut joined = String::with_capacity(size);
+            for (i, &content) in contents.iter().enumerate() {
+                if i > 0 {
+                    joined.push('\n');
+                }
+                push_content(tape, text, content, &mut joined);
+            }
+            if let Some(span) = span {
+                release(span.clone());
+            }
+            if pack {
+                Stored::Packed(PackedText::pack_with(&joined, scratch))
+            } else {
+                Stored::Plain(joined)
+            }
+        })
+        .collect();
+    for (tr, s) in set.transcripts.iter_mut().zip(stored) {
+        tr.text = s;
     }
     Ok(set)
 }
@@ -264,8 +391,8 @@ mod tests {
             {"page_content":"b","metadata":{"FILE":"y"}},
             {"page_content":"c","metadata":{"FILE":"x"}}]"#;
         let set = parse_transcripts(Path::new("t.json"), json).unwrap();
-        assert_eq!(set.get("x").unwrap().text, "a\nc");
-        assert_eq!(set.get("y").unwrap().text, "b");
+        assert_eq!(set.get("x").unwrap().text(), "a\nc");
+        assert_eq!(set.get("y").unwrap().text(), "b");
         assert_eq!(set.transcripts[0].file, "x");
         let wrapped = format!(r#"{{"documents": {json}}}"#);
         assert_eq!(
@@ -278,34 +405,86 @@ mod tests {
     }
 
     #[test]
-    fn released_parse_equals_the_owned_one_and_releases_in_order() {
-        // Chunks of three FILEs, ~3 MB in all, a byte-order mark, escapes.
+    fn packing_keeps_every_text_and_appending_unpacks() {
+        let mut set = TranscriptSet::from_chunks([
+            ("a".to_string(), "Ana: é\u{1F600} and more".to_string()),
+            ("b".to_string(), String::new()),
+            ("a".to_string(), "Bo: second chunk".to_string()),
+        ]);
+        let before: Vec<String> = set.texts().into_iter().map(Cow::into_owned).collect();
+        set.pack();
+        assert!(set.transcripts.iter().all(Transcript::is_packed));
+        let after: Vec<String> = set.texts().into_iter().map(Cow::into_owned).collect();
+        assert_eq!(before, after);
+        assert_eq!(
+            set.total_bytes(),
+            before.iter().map(String::len).sum::<usize>()
+        );
+        assert!(set.get("b").is_some_and(Transcript::is_empty));
+        set.unpack();
+        assert!(set.transcripts.iter().all(|t| !t.is_packed()));
+        assert_eq!(
+            set.get("a").map(|t| t.text().into_owned()),
+            Some(before[0].clone())
+        );
+        // A chunk appended to a packed transcript lands after its text.
+        set.pack();
+        let t = &mut set.transcripts[0];
+        t.plain_mut().push_str("\nx");
+        assert_eq!(t.text(), format!("{}\nx", before[0]));
+    }
+
+    #[test]
+    fn released_parse_equals_the_owned_one_and_releases_each_transcripts_bytes() {
+        // Chunks of four FILEs, ~3 MB in all, one of them interleaved with
+        // the others, a byte-order mark, escapes.
         let mut json = String::from("\u{feff}[");
+        // Each FILE's span: its first content string's opening quote to its
+        // last one's closing quote.
+        let mut spans: std::collections::BTreeMap<usize, Range<usize>> = Default::default();
         for i in 0..3000 {
             if i > 0 {
                 json.push(',');
             }
+            let file = if i % 7 == 3 { 9 } else { i / 1000 };
             let line = format!("Q{i}: \\\"line\\\" {}", "word ".repeat(200));
-            json.push_str(&format!(
-                r#"{{"page_content": "{line}", "metadata": {{"FILE": "f{}"}}}}"#,
-                i / 1000
-            ));
+            json.push_str("{\"page_content\": ");
+            let start = json.len();
+            json.push_str(&format!("\"{line}\""));
+            let span = spans.entry(file).or_insert(start..0);
+            span.end = json.len();
+            json.push_str(&format!(r#", "metadata": {{"FILE": "f{file}"}}}}"#));
         }
         json.push(']');
         let owned = parse_transcripts(Path::new("t.json"), &json).unwrap();
-        let mut calls: Vec<usize> = Vec::new();
-        let (released, len) =
-            parse_transcripts_released(Path::new("t.json"), &json, |n| calls.push(n), |b| b.len())
-                .unwrap();
+        let calls: std::sync::Mutex<Vec<Range<usize>>> = Default::default();
+        let (released, len) = parse_transcripts_released(
+            Path::new("t.json"),
+            &json,
+            |r| calls.lock().unwrap().push(r),
+            |b| b.len(),
+        )
+        .unwrap();
+        let calls = calls.into_inner().unwrap();
         assert_eq!(len, json.len());
-        assert_eq!(released.transcripts.len(), 3);
+        assert_eq!(released.transcripts.len(), 4);
         for (a, b) in owned.transcripts.iter().zip(&released.transcripts) {
-            assert_eq!((&a.file, &a.text, a.chunks), (&b.file, &b.text, b.chunks));
+            // Held compressed once read, as is by the plain parse.
+            assert!(b.is_packed() && !a.is_packed());
+            assert_eq!(a.len(), b.len());
+            assert_eq!((&a.file, a.text(), a.chunks), (&b.file, b.text(), b.chunks));
         }
-        // Every call releases more, by at least the step, within the text.
-        assert!(calls.len() >= 2, "{calls:?}");
-        assert!(calls.windows(2).all(|w| w[1] >= w[0] + RELEASE_STEP));
-        assert!(calls.iter().all(|&n| n <= json.len()));
+        assert_eq!(owned.total_bytes(), released.total_bytes());
+        assert_eq!(owned.get("f9").map(|t| t.chunks), Some(429));
+        // The whole text once its tape is built, then each transcript's
+        // bytes (offsets past the byte-order mark too), f9's across the
+        // others'.
+        assert_eq!(calls[0], 0..json.len());
+        let mut got: Vec<Range<usize>> = calls[1..].to_vec();
+        got.sort_by_key(|r| r.start);
+        let mut expected: Vec<Range<usize>> = spans.into_values().collect();
+        expected.sort_by_key(|r| r.start);
+        assert_eq!(got, expected);
         // An invalid document is the same error either way.
         let bad = "[\n{\"page_content\": }]";
         let e1 = parse_transcripts(Path::new("t.json"), bad)

@@ -413,11 +413,11 @@ fn verify_quotes_in(
     let mut order: Vec<usize> = (0..by_transcript.len())
         .filter(|&i| !by_transcript[i].is_empty())
         .collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].text.len()));
+    order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].len()));
     let prepare = |t: usize| match kept {
         Some(k) => Source::Kept(k.source(t)),
         None => Source::Fresh(Box::new(crate::timings::measure("turns", || {
-            SourceText::borrowed_with_speakers(&transcripts.transcripts[t].text, &config.speakers)
+            SourceText::from_cow_with_speakers(transcripts.transcripts[t].text(), &config.speakers)
         }))),
     };
     // Each transcript's lookup structures are dropped once its quotes
@@ -1191,7 +1191,10 @@ impl PreparedTranscripts {
 
     fn source(&self, t: usize) -> &SourceText<'static> {
         self.sources[t].get_or_init(|| {
-            SourceText::with_speakers(self.set.transcripts[t].text.clone(), &self.speaker_config)
+            SourceText::with_speakers(
+                self.set.transcripts[t].text().into_owned(),
+                &self.speaker_config,
+            )
         })
     }
 }
@@ -1255,4 +1258,43 @@ fn write_value(v: &Value, depth: usize, out: &mut Vec<u8>) {
 
 fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6 + 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn owned_lexicon_and_packed_transcripts_give_the_same_evaluation() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let questions =
+            crate::corpus::load_questions(&root.join("evaluation/data_fixture.json")).unwrap();
+        let mut transcripts =
+            crate::corpus::load_transcripts(&root.join("datasets/corpus.json")).unwrap();
+        let lexicon = Lexicon::embedded().unwrap();
+        let info = lexicon.info();
+        assert_eq!(
+            (info.source.as_str(), info.sha256.as_str()),
+            (lexicon.source(), lexicon.digest())
+        );
+        assert_eq!(
+            (info.lemmas, info.synsets),
+            (lexicon.lemma_count(), lexicon.synset_count())
+        );
+        let config = EvalConfig::default();
+        let borrowed = evaluate(&questions, &transcripts, &lexicon, &config);
+        assert!(borrowed
+            .pairs
+            .iter()
+            .any(|p| p.answers.iter().any(|a| !a.quotes.is_empty())));
+        transcripts.pack();
+        let owned = evaluate_owned(&questions, &transcripts, lexicon, &config);
+        assert_eq!(borrowed.signature, owned.signature);
+        // Byte spans included (they are not serialized).
+        assert_eq!(
+            format!("{:?}", borrowed.pairs),
+            format!("{:?}", owned.pairs)
+        );
+    }
 }

@@ -183,11 +183,9 @@ pub fn execute(
     config.validate()?;
     crate::timings::phase("start");
     // The questions are read and parsed (while hashed, their bytes then
-    // dropped) beside the transcripts and WordNet: three independent
-    // loads. A questions error is reported first, as when they ran before
-    // the transcripts (though only once the transcripts' load has ended
-    // too). The two overlap in memory, but the run's peak comes later
-    // (the quote checks and the writing of the results).
+    // dropped) beside WordNet; then the transcripts, on their own: each
+    // load's peak (a document, its tape, what is built from it) comes
+    // alone. A questions error is reported first, then a transcripts one.
     let load_questions = || -> Result<_, JobError> {
         let q_text = super::utf8(questions_path, super::read_input(questions_path)?)?;
         let (mut questions, q_info) = parse_questions_with(questions_path, q_text, |b| {
@@ -199,43 +197,32 @@ pub fn execute(
         crate::timings::phase("questions");
         Ok((questions, q_info))
     };
+    let load_lexicon = || {
+        super::load_lexicon(config.wordnet.as_deref()).map(|l| {
+            // Its manifest record (and digest) beside the load.
+            let info = l.info();
+            (l, info)
+        })
+    };
     let load_transcripts = || -> Result<_, JobError> {
-        // Transcripts mapped, not read: the joined texts are built while
-        // the file's pages are given back, so the two are not held at once.
+        // Transcripts mapped, not read: the file's pages are given back
+        // once its tape is built and again as the joined texts are built
+        // (each packed once joined), so the two are not held at once.
         let t_bytes = super::map_input(transcripts_path)?;
         let t_text = t_bytes.text(transcripts_path)?;
-        Ok(rayon::join(
-            || {
-                parse_transcripts_released(
-                    transcripts_path,
-                    t_text,
-                    |n| t_bytes.release_before(n),
-                    |b| InputFile::new(transcripts_path, b),
-                )
-            },
-            || {
-                super::load_lexicon(config.wordnet.as_deref()).map(|l| {
-                    // Its manifest record (and digest) beside the load.
-                    let info = l.info();
-                    (l, info)
-                })
-            },
-        ))
+        Ok(parse_transcripts_released(
+            transcripts_path,
+            t_text,
+            |r| t_bytes.release(r),
+            |b| InputFile::new(transcripts_path, b),
+        )?)
     };
-    // A pipe or a device may block until its writer is done: such inputs
-    // are read one after the other, the transcripts only once the
-    // questions are good.
-    let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
-    let (questions, transcripts_and_lexicon) =
-        if regular(questions_path) && regular(transcripts_path) {
-            rayon::join(load_questions, load_transcripts)
-        } else {
-            let questions = load_questions()?;
-            (Ok(questions), load_transcripts())
-        };
+    let (questions, lexicon) = rayon::join(load_questions, load_lexicon);
     let (questions, q_info) = questions?;
-    let (parsed, lexicon) = transcripts_and_lexicon?;
-    let (transcripts, t_info) = parsed?;
+    // The questions file's text and tape are freed.
+    crate::memory::give_back();
+    let transcripts = load_transcripts();
+    let (transcripts, t_info) = transcripts?;
     let (lexicon, lexicon_info) = lexicon?;
     // The documents' tapes and the mapped transcripts file are freed.
     crate::memory::give_back();
@@ -541,10 +528,12 @@ pub fn write_run(
         let view = run.manifest_mut().reproducible_view();
         let (head, tail) = audit::render_around(summary, &charts, &view);
         crate::timings::phase("audit render");
-        // The data is made and written in batches between the page's halves.
+        // The data is written between the page's halves, its quotes'
+        // records made transcript by transcript through a scratch file.
+        let scratch = run.file(".report-data.scratch");
         run.write_streamed("report.html", |w| {
             w.write_all(head.as_bytes())?;
-            audit::write_data_streamed(inputs.0, evaluation, inputs.1, w)?;
+            audit::write_data_spilled(inputs.0, evaluation, inputs.1, w, &scratch)?;
             w.write_all(tail.as_bytes())
         })?;
         crate::timings::phase("audit data and report.html");

@@ -339,7 +339,13 @@ fn merge_evaluate(
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
-    let mut m = manifest(&config, (q_info, t_info), &summary, &lexicon.info(), started);
+    let mut m = manifest(
+        &config,
+        (q_info, t_info),
+        &summary,
+        &lexicon.info(),
+        started,
+    );
     if let Value::Object(settings) = &mut m.settings {
         settings.insert("merged_from".into(), merged_from(shards));
     }
@@ -416,7 +422,7 @@ fn restore_byte_spans(pairs: &mut [PairResult], transcripts: &crate::corpus::Tra
         .transcripts
         .iter()
         .zip(&wanted)
-        .map(|(t, w)| byte_offsets(&t.text, w))
+        .map(|(t, w)| byte_offsets(&t.text(), w))
         .collect();
     visit(pairs, &mut |i, r, s| {
         let b = |c: usize| maps[i].get(&c).copied().unwrap_or(0);

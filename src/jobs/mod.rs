@@ -203,19 +203,29 @@ impl std::ops::Deref for InputBytes {
 
 impl InputBytes {
     /// Gives back the memory of the first `n` bytes (whole pages only) of
-    /// a mapped file, which will not be read again: they leave the
-    /// process's resident set (a read would fetch them again from the
-    /// file). Bytes read into memory are kept.
+    /// a mapped file: they leave the process's resident set (a read maps
+    /// them again from the file). Bytes read into memory are kept.
     pub fn release_before(&self, n: usize) {
+        self.release(0..n);
+    }
+
+    /// [`InputBytes::release_before`] for the whole pages within a byte
+    /// range.
+    pub fn release(&self, range: std::ops::Range<usize>) {
         const PAGE: usize = 4096;
         if let InputBytes::Mapped(map) = self {
-            let end = n.min(map.len()) / PAGE * PAGE;
-            if end > 0 {
+            let start = range.start.min(map.len()).div_ceil(PAGE) * PAGE;
+            let end = range.end.min(map.len()) / PAGE * PAGE;
+            if start < end {
                 // SAFETY: the map is private and read-only, so dropping its
                 // pages loses nothing: a later read maps them from the file
-                // again (the caller does not read them again anyway).
+                // again.
                 let _ = unsafe {
-                    map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end)
+                    map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        start,
+                        end - start,
+                    )
                 };
             }
         }

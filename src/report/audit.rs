@@ -20,6 +20,7 @@
 //! ```
 
 use super::html::{escape, HtmlPage};
+use crate::citations::attribution::OtherSource;
 use crate::citations::fuzzy::{ceil_boundary as ceil, floor_boundary as floor};
 use crate::corpus::{QuestionSet, TranscriptSet};
 use crate::evaluate::{Evaluation, Summary};
@@ -279,36 +280,192 @@ fn pair_part(questions: &QuestionSet, eval: &Evaluation, pi: usize) -> String {
     escape_script(out)
 }
 
+/// The transcripts' texts, read back once (packed ones decompressed), by
+/// FILE: quote records visit them in no particular order.
+struct Texts<'t> {
+    set: &'t TranscriptSet,
+    texts: Vec<std::borrow::Cow<'t, str>>,
+}
+
+impl<'t> Texts<'t> {
+    fn new(set: &'t TranscriptSet) -> Texts<'t> {
+        Texts {
+            set,
+            texts: set.texts(),
+        }
+    }
+
+    /// The text of a FILE.
+    fn get(&self, file: &str) -> Option<&str> {
+        let i = self.set.position(file)?;
+        self.texts.get(i).map(|t| t.as_ref())
+    }
+}
+
 /// Pair `pi`'s quotes' records, each followed by a comma (empty without
 /// quotes).
-fn quotes_part(
-    questions: &QuestionSet,
-    eval: &Evaluation,
-    transcripts: &TranscriptSet,
-    pi: usize,
-) -> String {
-    let text_of = |file: &Option<String>| {
-        file.as_deref()
-            .and_then(|f| transcripts.get(f))
-            .map(|t| t.text.as_str())
-    };
+fn quotes_part(questions: &QuestionSet, eval: &Evaluation, texts: &Texts<'_>, pi: usize) -> String {
     let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
     let mut quotes = Vec::new();
+    let other = |out: &mut Vec<u8>, os: &OtherSource| {
+        let t = texts.get(&os.source).unwrap_or("");
+        put_ctx(out, &context(t, os.byte_span.clone(), None));
+    };
     for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
         for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
-            quote_record(
-                &mut quotes,
-                pi,
-                (ai, k),
-                (q, qr),
-                &r.id,
-                &text_of,
-                transcripts,
-            );
+            let own = q.source.as_deref().and_then(|f| texts.get(f));
+            quote_record(&mut quotes, pi, (ai, k), (q, qr), &r.id, own, &other);
             quotes.push(b',');
         }
     }
     escape_script(quotes)
+}
+
+/// One quote of the report's data: its pair, answer and quote indices.
+type QuoteAt = (usize, usize, usize);
+
+/// [`write_data_streamed`] for a run over a large corpus: the same bytes,
+/// but the quotes' records are made transcript by transcript (each
+/// transcript's text read back once, a packed one decompressed only
+/// then, transcripts in parallel) into a scratch file at `scratch` (see
+/// [`super::spill`]), then copied in pair order. Memory holds a few
+/// transcripts' texts at a time, not the corpus's; the scratch file is
+/// removed when done, or on error.
+pub fn write_data_spilled(
+    questions: &QuestionSet,
+    eval: &Evaluation,
+    transcripts: &TranscriptSet,
+    w: &mut dyn std::io::Write,
+    scratch: &std::path::Path,
+) -> std::io::Result<()> {
+    let n = questions.pairs.len().min(eval.pairs.len());
+    let count = transcripts.transcripts.len();
+    // The group of a quote: the transcript it cites, else `count`.
+    let group = |q: &crate::corpus::Quote| {
+        q.source
+            .as_deref()
+            .and_then(|f| transcripts.position(f))
+            .unwrap_or(count)
+    };
+    // Each group's quotes in pair order, and the quotes found in another
+    // transcript, by that one.
+    let mut by_group: Vec<Vec<QuoteAt>> = vec![Vec::new(); count + 1];
+    let mut by_other: Vec<Vec<QuoteAt>> = vec![Vec::new(); count];
+    for pi in 0..n {
+        let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+        for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
+            for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
+                by_group[group(q)].push((pi, ai, k));
+                let other = qr.attributed.other_source.as_ref();
+                if let Some(o) = other.and_then(|os| transcripts.position(&os.source)) {
+                    by_other[o].push((pi, ai, k));
+                }
+            }
+        }
+    }
+    let parts = |(pi, ai, k): QuoteAt| {
+        let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+        let (a, ar) = (p.answers.get(ai)?, r.answers.get(ai)?);
+        Some((r.id.as_str(), a.quotes.get(k)?, ar.quotes.get(k)?))
+    };
+    // The contexts in other transcripts (few: quotes not found in their
+    // own), made first, by quote.
+    let mut other_ctx: Vec<(QuoteAt, Vec<u8>)> = by_other
+        .par_iter()
+        .enumerate()
+        .filter(|(_, quotes)| !quotes.is_empty())
+        .flat_map_iter(|(o, quotes)| {
+            let text = transcripts.transcripts[o].text();
+            quotes
+                .iter()
+                .filter_map(|&at| {
+                    let os = parts(at)?.2.attributed.other_source.as_ref()?;
+                    let mut out = Vec::new();
+                    put_ctx(&mut out, &context(&text, os.byte_span.clone(), None));
+                    Some((at, out))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    other_ctx.sort_unstable_by_key(|&(at, _)| at);
+    drop(by_other);
+    // Each group's records, in pair order, into its section; the largest
+    // transcripts first.
+    let spill = super::spill::Spill::create(scratch)?;
+    let mut order: Vec<usize> = (0..=count).filter(|&t| !by_group[t].is_empty()).collect();
+    order
+        .sort_by_key(|&t| std::cmp::Reverse(transcripts.transcripts.get(t).map_or(0, |t| t.len())));
+    let made: Vec<std::io::Result<(usize, super::spill::Section)>> = order
+        .par_iter()
+        .map(|&t| {
+            let text = transcripts.transcripts.get(t).map(|t| t.text());
+            let mut section = spill.section();
+            for &at in &by_group[t] {
+                let Some((id, q, qr)) = parts(at) else {
+                    continue;
+                };
+                let other = |out: &mut Vec<u8>, os: &OtherSource| {
+                    match other_ctx.binary_search_by_key(&at, |&(a, _)| a) {
+                        Ok(i) => out.extend_from_slice(&other_ctx[i].1),
+                        // Its transcript is not in the corpus.
+                        Err(_) => put_ctx(out, &context("", os.byte_span.clone(), None)),
+                    }
+                };
+                let mut record = Vec::new();
+                let (pi, ai, k) = at;
+                quote_record(
+                    &mut record,
+                    pi,
+                    (ai, k),
+                    (q, qr),
+                    id,
+                    text.as_deref(),
+                    &other,
+                );
+                section.push(escape_script(record).as_bytes())?;
+            }
+            Ok((t, section.finish()?))
+        })
+        .collect();
+    let mut sections: Vec<super::spill::Section> = vec![Default::default(); count + 1];
+    for m in made {
+        let (t, section) = m?;
+        sections[t] = section;
+    }
+    drop(other_ctx);
+    // The pairs, then the quotes in pair order, each read from its
+    // group's section.
+    let make_pairs = |range: std::ops::Range<usize>| -> Vec<String> {
+        range
+            .into_par_iter()
+            .map(|pi| pair_part(questions, eval, pi))
+            .collect()
+    };
+    w.write_all(b"{\"pairs\":[")?;
+    write_batches(n, &make_pairs, w)?;
+    w.write_all(b"],\"quotes\":[")?;
+    let mut readers: Vec<super::spill::SectionReader<'_>> =
+        sections.iter().map(|s| spill.reader(s)).collect();
+    let mut first = true;
+    for pi in 0..n {
+        let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+        for (a, ar) in p.answers.iter().zip(&r.answers) {
+            for q in a.quotes.iter().take(ar.quotes.len()) {
+                let record = readers[group(q)].next_record()?.ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "audit report: a quote's record is missing",
+                    )
+                })?;
+                if !first {
+                    w.write_all(b",")?;
+                }
+                first = false;
+                w.write_all(record)?;
+            }
+        }
+    }
+    w.write_all(b"]}")
 }
 
 /// Pairs per batch of [`write_data_streamed`].
@@ -324,6 +481,7 @@ pub fn write_data_streamed(
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let n = questions.pairs.len().min(eval.pairs.len());
+    let texts = Texts::new(transcripts);
     let make_pairs = |range: std::ops::Range<usize>| -> Vec<String> {
         range
             .into_par_iter()
@@ -333,7 +491,7 @@ pub fn write_data_streamed(
     let make_quotes = |range: std::ops::Range<usize>| -> Vec<String> {
         range
             .into_par_iter()
-            .map(|pi| quotes_part(questions, eval, transcripts, pi))
+            .map(|pi| quotes_part(questions, eval, &texts, pi))
             .collect()
     };
     w.write_all(b"{\"pairs\":[")?;
@@ -391,20 +549,19 @@ fn escape_script(json: Vec<u8>) -> String {
 }
 
 /// Writes one quote's record.
-fn quote_record<'t>(
+fn quote_record(
     out: &mut Vec<u8>,
     pi: usize,
     (ai, k): (usize, usize),
     (q, qr): (&crate::corpus::Quote, &crate::evaluate::QuoteResult),
     pair_id: &str,
-    text_of: &dyn Fn(&Option<String>) -> Option<&'t str>,
-    transcripts: &'t TranscriptSet,
+    text: Option<&str>,
+    other_ctx: &dyn Fn(&mut Vec<u8>, &OtherSource),
 ) {
     let differs = matches!(
         qr.check.verdict,
         crate::citations::Verdict::Normalized | crate::citations::Verdict::Fuzzy
     );
-    let text = text_of(&q.source);
     let at = &qr.attributed;
     let mut o = Obj::new(out);
     o.str_field("id", &format!("{pair_id}/{ai}/{k}"));
@@ -442,13 +599,12 @@ fn quote_record<'t>(
     let other = o.key("other");
     match &at.other_source {
         Some(os) => {
-            let t = transcripts.get(&os.source).map_or("", |t| t.text.as_str());
             let mut oo = Obj::new(other);
             oo.str_field("source", &os.source);
             oo.field("verdict", &os.verdict);
             oo.opt_str_field("speaker", os.span_speaker.as_deref());
             oo.field("span", &os.span);
-            put_ctx(oo.key("ctx"), &context(t, os.byte_span.clone(), None));
+            other_ctx(oo.key("ctx"), os);
             oo.end();
         }
         None => other.extend_from_slice(b"null"),
@@ -611,6 +767,90 @@ mod tests {
     use super::*;
 
     #[test]
+    fn spilled_data_equals_the_streamed_data() {
+        // Three transcripts; quotes found in their own, in another one
+        // (whose context comes from that one), stitched, invented, with no
+        // source, with a source not in the corpus; `</` in a quote; more
+        // pairs than a batch; transcripts packed and plain.
+        let texts = [
+            (
+                "a.csv",
+                "Interviewer: Tell me.\nAnna: we grow potatoes here </b> and kale.\nAnna: the rain came late that year and the river flooded the lower fields.\n",
+            ),
+            (
+                "b.csv",
+                "Interviewer: And you?\nBo: we sold the farm in the spring of that year.\nBo: nobody wanted to buy the old tractor.\n",
+            ),
+            ("c.csv", "Cy: short one.\n"),
+        ];
+        let pairs: Vec<String> = (0..STREAM_BATCH + 211)
+            .map(|i| {
+                let quotes = match i % 6 {
+                    0 => String::new(),
+                    1 => r#"{"quote": "we grow potatoes here </b>", "source": "a.csv", "speaker": "Anna"}"#.to_string(),
+                    2 => r#"{"quote": "we sold the farm in the spring", "source": "a.csv"}, {"quote": "nobody wanted to buy", "source": "b.csv", "speaker": "Bo"}"#.to_string(),
+                    3 => format!(r#"{{"quote": "the rain came late ... the river flooded the lower fields {i}", "source": "a.csv"}}, {{"quote": "short one", "source": "nowhere.csv"}}"#),
+                    4 => format!(r#"{{"quote": "invented words {i}", "source": "b.csv"}}, {{"quote": "no source at all {i}"}}, {{"quote": "Cy: short one.", "source": "c.csv"}}"#),
+                    _ => r#"{"quote": "the old tractor", "source": "c.csv"}"#.to_string(),
+                };
+                format!(
+                    r#"{{"id": "q{i}", "question": {{"text": "Crop {i}?", "type": "ListOne", "metric": {{"potato": 1}}}}, "answers": [{{"answer": "Potatoes", "source": "a.csv", "verbatims": [{quotes}]}}, {{"answer": "none", "verbatims": []}}]}}"#
+                )
+            })
+            .collect();
+        let questions = crate::corpus::parse_questions(
+            std::path::Path::new("q.json"),
+            &format!(r#"{{"qa_pairs": [{}]}}"#, pairs.join(",")),
+        )
+        .unwrap();
+        let chunks: Vec<Value> = texts
+            .iter()
+            .map(|(f, t)| serde_json::json!({"page_content": t, "metadata": {"FILE": f}}))
+            .collect();
+        let mut transcripts = crate::corpus::parse_transcripts(
+            std::path::Path::new("t.json"),
+            &Value::Array(chunks).to_string(),
+        )
+        .unwrap();
+        let lexicon = crate::lexicon::Lexicon::embedded().unwrap();
+        let eval =
+            crate::evaluate::evaluate(&questions, &transcripts, &lexicon, &Default::default());
+        // Every kind of record is there.
+        let attributions: std::collections::BTreeSet<String> = eval
+            .pairs
+            .iter()
+            .flat_map(|p| &p.answers)
+            .flat_map(|a| &a.quotes)
+            .filter_map(|q| q.attributed.attribution.map(|a| format!("{a:?}")))
+            .collect();
+        for kind in ["OtherSource", "Stitched", "Fabricated", "Ok"] {
+            assert!(attributions.contains(kind), "{kind}: {attributions:?}");
+        }
+        let expected = data_json(&questions, &eval, &transcripts);
+        let dir = std::env::temp_dir().join(format!("ce-audit-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = dir.join("data.scratch");
+        for packed in [false, true] {
+            if packed {
+                transcripts.pack();
+            }
+            let mut out = Vec::new();
+            write_data_spilled(&questions, &eval, &transcripts, &mut out, &scratch).unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                expected,
+                "packed: {packed}"
+            );
+            assert!(!scratch.exists());
+        }
+        // An unwritable scratch file is an error, not a panic.
+        let mut out = Vec::new();
+        let bad = dir.join("missing-folder").join("data.scratch");
+        assert!(write_data_spilled(&questions, &eval, &transcripts, &mut out, &bad).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn streamed_data_equals_its_parts_joined() {
         // More pairs than a batch, quotes in some pairs only, `</` in a
         // quote, found and invented quotes.
@@ -651,7 +891,7 @@ mod tests {
         let expected = format!(
             "{{\"pairs\":[{}],\"quotes\":[{}]}}",
             all(&|pi| pair_part(&questions, &eval, pi)),
-            all(&|pi| quotes_part(&questions, &eval, &transcripts, pi))
+            all(&|pi| quotes_part(&questions, &eval, &Texts::new(&transcripts), pi))
         );
         let whole = data_json(&questions, &eval, &transcripts);
         assert_eq!(whole, expected);

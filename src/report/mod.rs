@@ -15,6 +15,7 @@ pub mod manifest;
 pub mod panels;
 pub mod pngenc;
 pub mod run;
+pub mod spill;
 pub mod svg;
 #[cfg(feature = "cli")]
 pub mod table;

@@ -1,0 +1,296 @@
+//! Records made out of order, read back in order, through a scratch file.
+//!
+//! A writer that must emit records in one order (an audit report's quotes,
+//! pair by pair) while the data they need comes in another (transcript by
+//! transcript, each transcript's text read back once) makes each group's
+//! records into a *section* of one scratch file, groups in parallel, then
+//! reads every section back front to back, interleaving them in the
+//! order it needs: each section's records must be made in that order. The
+//! records wait on disk (in the page cache), not in memory; reading them
+//! back costs a buffer per section.
+//!
+//! ```
+//! use corpus_eval::report::spill::Spill;
+//! let dir = std::env::temp_dir().join(format!("spill-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let spill = Spill::create(&dir.join("records.spill")).unwrap();
+//! // Two groups, each section written whole (in parallel, in practice).
+//! let mut odd = spill.section();
+//! odd.push(b"one").unwrap();
+//! odd.push(b"three").unwrap();
+//! let odd = odd.finish().unwrap();
+//! let mut even = spill.section();
+//! even.push(b"two").unwrap();
+//! let even = even.finish().unwrap();
+//! // Read back in the order wanted.
+//! let (mut a, mut b) = (spill.reader(&odd), spill.reader(&even));
+//! let mut out = Vec::new();
+//! out.extend_from_slice(a.next_record().unwrap().unwrap());
+//! out.extend_from_slice(b.next_record().unwrap().unwrap());
+//! out.extend_from_slice(a.next_record().unwrap().unwrap());
+//! assert_eq!(out, b"onetwothree");
+//! assert!(a.next_record().unwrap().is_none());
+//! drop(spill); // the scratch file is removed
+//! assert!(!dir.join("records.spill").exists());
+//! std::fs::remove_dir(&dir).unwrap();
+//! ```
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Bytes a section's writer gathers before writing them out, and a
+/// reader's refill size.
+const CHUNK: usize = 1 << 20;
+/// A reader's refill size.
+const READ_CHUNK: usize = 64 << 10;
+
+/// A scratch file of sections, removed when dropped.
+#[derive(Debug)]
+pub struct Spill {
+    path: PathBuf,
+    /// The file and its length so far (writers append under the lock).
+    file: Mutex<(File, u64)>,
+}
+
+/// One section's place in the scratch file: its extents (offset, length)
+/// in order, and each record's length.
+#[derive(Debug, Clone, Default)]
+pub struct Section {
+    extents: Vec<(u64, usize)>,
+    lens: Vec<usize>,
+}
+
+impl Section {
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// Whether it has no records.
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+}
+
+impl Spill {
+    /// Creates (or truncates) the scratch file at `path`.
+    pub fn create(path: &Path) -> std::io::Result<Spill> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        Ok(Spill {
+            path: path.to_path_buf(),
+            file: Mutex::new((file, 0)),
+        })
+    }
+
+    /// A writer of a new section (any number at once, from any threads).
+    pub fn section(&self) -> SectionWriter<'_> {
+        SectionWriter {
+            spill: self,
+            buf: Vec::new(),
+            section: Section::default(),
+        }
+    }
+
+    /// A reader of `section`'s records, front to back.
+    pub fn reader<'a>(&'a self, section: &'a Section) -> SectionReader<'a> {
+        SectionReader {
+            spill: self,
+            section,
+            record: 0,
+            extent: 0,
+            read_in_extent: 0,
+            buf: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// Appends `bytes` to the file; returns where they start.
+    fn append(&self, bytes: &[u8]) -> std::io::Result<u64> {
+        let mut guard = self
+            .file
+            .lock()
+            .map_err(|_| std::io::Error::other("scratch file lock poisoned"))?;
+        let (file, end) = &mut *guard;
+        let at = *end;
+        file.seek(SeekFrom::Start(at))?;
+        file.write_all(bytes)?;
+        *end += bytes.len() as u64;
+        Ok(at)
+    }
+
+    /// Reads `buf.len()` bytes at `offset`.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let mut guard = self
+            .file
+            .lock()
+            .map_err(|_| std::io::Error::other("scratch file lock poisoned"))?;
+        let (file, _) = &mut *guard;
+        file.seek(SeekFrom::Start(offset))?;
+        file.read_exact(buf)
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Makes one section: records pushed in the order they will be read.
+#[derive(Debug)]
+pub struct SectionWriter<'a> {
+    spill: &'a Spill,
+    buf: Vec<u8>,
+    section: Section,
+}
+
+impl SectionWriter<'_> {
+    /// Adds a record.
+    pub fn push(&mut self, record: &[u8]) -> std::io::Result<()> {
+        self.buf.extend_from_slice(record);
+        self.section.lens.push(record.len());
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes out what was gathered (whole records: none straddles two
+    /// extents).
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            let at = self.spill.append(&self.buf)?;
+            self.section.extents.push((at, self.buf.len()));
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes out the rest; the section, to read back.
+    pub fn finish(mut self) -> std::io::Result<Section> {
+        self.flush()?;
+        Ok(std::mem::take(&mut self.section))
+    }
+}
+
+/// Reads one section's records back, front to back.
+#[derive(Debug)]
+pub struct SectionReader<'a> {
+    spill: &'a Spill,
+    section: &'a Section,
+    record: usize,
+    extent: usize,
+    read_in_extent: usize,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl SectionReader<'_> {
+    /// The next record, or None after the last.
+    pub fn next_record(&mut self) -> std::io::Result<Option<&[u8]>> {
+        let Some(&len) = self.section.lens.get(self.record) else {
+            return Ok(None);
+        };
+        self.record += 1;
+        if self.buf.len() - self.at < len {
+            self.buf.drain(..self.at);
+            self.at = 0;
+            while self.buf.len() < len {
+                let &(offset, size) = self.section.extents.get(self.extent).ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "scratch file section ends early",
+                    )
+                })?;
+                let left = size - self.read_in_extent;
+                if left == 0 {
+                    self.extent += 1;
+                    self.read_in_extent = 0;
+                    continue;
+                }
+                let want = READ_CHUNK.max(len - self.buf.len()).min(left);
+                let old = self.buf.len();
+                self.buf.resize(old + want, 0);
+                self.spill
+                    .read_at(offset + self.read_in_extent as u64, &mut self.buf[old..])?;
+                self.read_in_extent += want;
+            }
+        }
+        let record = &self.buf[self.at..self.at + len];
+        self.at += len;
+        Ok(Some(record))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("ce-spill-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("s.spill")
+    }
+
+    #[test]
+    fn sections_written_in_parallel_read_back_interleaved() {
+        let path = scratch("interleaved");
+        let spill = Spill::create(&path).unwrap();
+        // Record g of group g % 7: sizes from empty to past two chunks.
+        let record = |g: usize| -> Vec<u8> {
+            let size = match g % 11 {
+                0 => 0,
+                1 => CHUNK + 17,
+                2 => 2 * CHUNK + 3,
+                _ => (g * 37) % 5000,
+            };
+            (0..size).map(|i| ((g * 31 + i) % 251) as u8).collect()
+        };
+        let n = 3000;
+        let sections: Vec<Section> = (0..7)
+            .into_par_iter()
+            .map(|group| {
+                let mut w = spill.section();
+                for g in (group..n).step_by(7) {
+                    w.push(&record(g)).unwrap();
+                }
+                w.finish().unwrap()
+            })
+            .collect();
+        assert_eq!(sections.iter().map(Section::len).sum::<usize>(), n);
+        let mut readers: Vec<SectionReader> = sections.iter().map(|s| spill.reader(s)).collect();
+        for g in 0..n {
+            let got = readers[g % 7].next_record().unwrap().unwrap().to_vec();
+            assert_eq!(got, record(g), "record {g}");
+        }
+        for r in &mut readers {
+            assert!(r.next_record().unwrap().is_none());
+        }
+        drop(readers);
+        drop(spill);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_damaged_section_is_an_error_not_a_panic() {
+        let path = scratch("damaged");
+        let spill = Spill::create(&path).unwrap();
+        let mut w = spill.section();
+        w.push(b"abc").unwrap();
+        let mut s = w.finish().unwrap();
+        s.lens.push(10);
+        let mut r = spill.reader(&s);
+        assert_eq!(r.next_record().unwrap(), Some(&b"abc"[..]));
+        assert!(r.next_record().is_err());
+        drop(spill);
+        assert!(!path.exists());
+    }
+}
