@@ -551,10 +551,10 @@ fn no_panic_on_odd_inputs() {
     }
 }
 
-/// The questions load beside the transcripts only when both are regular
-/// files: a bad questions file with a pipe for transcripts (whose writer
-/// never comes) still fails at once, naming the questions, without opening
-/// the pipe (opening it would wait for a writer).
+/// The questions load before the transcripts: a bad questions file with a
+/// pipe for transcripts (whose writer never comes) fails at once, naming
+/// the questions, without opening the pipe (opening it would wait for a
+/// writer).
 #[cfg(unix)]
 #[test]
 fn bad_questions_fail_before_a_pipe_of_transcripts_is_opened() {

@@ -199,8 +199,9 @@ pub fn parse_transcripts_with<R: Send>(
 /// can be given back (for a mapped file: its pages dropped, read again
 /// from the file if touched again), so that the file's pages need not
 /// stay resident beside the joined texts: the whole text once its tape is
-/// built, then each transcript's bytes once it is joined. Transcripts are
-/// joined in parallel, each held compressed ([`Transcript::pack`]) as
+/// built and its chunks found, then, once a transcript is joined, each run
+/// of its chunks that no other transcript's chunk interrupts. Transcripts
+/// are joined in parallel, each held compressed ([`Transcript::pack`]) as
 /// soon as it is joined, so that the corpus's joined texts are never all
 /// held as is.
 pub fn parse_transcripts_released<R: Send>(
@@ -210,9 +211,6 @@ pub fn parse_transcripts_released<R: Send>(
     alongside: impl FnOnce(&[u8]) -> R + Send,
 ) -> Result<(TranscriptSet, R), CorpusError> {
     let (doc, tape, extra) = super::parse_tape_borrowed(path, text, alongside)?;
-    // The whole text was read for the tape: given back now, read again
-    // (from the page cache) as the texts are joined.
-    release(0..text.len());
     crate::timings::phase("transcripts: tape");
     let set = match &doc {
         // Offsets into `text`: past its byte-order mark.
@@ -236,9 +234,10 @@ fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptS
     build_released(path, text, tape, &|_| (), false)
 }
 
-/// [`build_transcripts`], calling `release(range)` with each transcript's
-/// bytes of `text` once it is joined, each transcript packed once joined
-/// when `pack` is set.
+/// [`build_transcripts`], calling `release(range)` with the whole of
+/// `text` once the chunks are found and with each transcript's runs of
+/// chunks once it is joined, each transcript packed once joined when
+/// `pack` is set.
 fn build_released(
     path: &Path,
     text: &str,
@@ -329,25 +328,32 @@ fn build_released(
         set.transcripts[t].chunks += 1;
         parts.push((t, content));
     }
-    // Each transcript's chunks, in order, and the bytes they span.
+    // Each transcript's chunks, in order, and the bytes of each run of its
+    // chunks that no other transcript's chunk interrupts.
     let mut chunks_of: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
-    let mut spans: Vec<Option<Range<usize>>> = vec![None; sizes.len()];
+    let mut runs: Vec<Vec<Range<usize>>> = vec![Vec::new(); sizes.len()];
+    let mut previous = None;
     for &(t, content) in &parts {
         chunks_of[t].push(content);
         let n = tape.node(content);
         let (start, end) = (n.start as usize, n.end as usize);
-        // Chunks in document order: the first one starts the span.
-        let span = spans[t].get_or_insert(start..end);
-        span.end = end;
+        match runs[t].last_mut() {
+            Some(run) if previous == Some(t) => run.end = end,
+            _ => runs[t].push(start..end),
+        }
+        previous = Some(t);
     }
     drop(parts);
+    // The whole text was read for the tape and the chunks' fields: given
+    // back now, read again (from the page cache) as the texts are joined.
+    release(0..text.len());
     // Transcripts joined in parallel, each at its final size, packed and
     // its bytes given back once done.
     let stored: Vec<Stored> = chunks_of
         .par_iter()
         .zip(sizes)
-        .zip(&spans)
-        .map_init(Vec::new, |scratch, ((contents, size), span)| {
+        .zip(&runs)
+        .map_init(Vec::new, |scratch, ((contents, size), runs)| {
             let mut joined = String::with_capacity(size);
             for (i, &content) in contents.iter().enumerate() {
                 if i > 0 {
@@ -355,8 +361,8 @@ fn build_released(
                 }
                 push_content(tape, text, content, &mut joined);
             }
-            if let Some(span) = span {
-                release(span.clone());
+            for run in runs {
+                release(run.clone());
             }
             if pack {
                 Stored::Packed(PackedText::pack_with(&joined, scratch))
@@ -442,11 +448,17 @@ mod tests {
         // Each FILE's span: its first content string's opening quote to its
         // last one's closing quote.
         let mut spans: std::collections::BTreeMap<usize, Range<usize>> = Default::default();
+        // Runs of consecutive chunks of one FILE.
+        let (mut runs, mut previous) = (0, None);
         for i in 0..3000 {
             if i > 0 {
                 json.push(',');
             }
             let file = if i % 7 == 3 { 9 } else { i / 1000 };
+            if previous != Some(file) {
+                runs += 1;
+                previous = Some(file);
+            }
             let line = format!("Q{i}: \\\"line\\\" {}", "word ".repeat(200));
             json.push_str("{\"page_content\": ");
             let start = json.len();
@@ -476,15 +488,21 @@ mod tests {
         }
         assert_eq!(owned.total_bytes(), released.total_bytes());
         assert_eq!(owned.get("f9").map(|t| t.chunks), Some(429));
-        // The whole text once its tape is built, then each transcript's
-        // bytes (offsets past the byte-order mark too), f9's across the
-        // others'.
-        assert_eq!(calls[0], 0..json.len());
+        // The whole text once its chunks are found (offsets past the
+        // byte-order mark), then each run of a transcript's consecutive
+        // chunks: together, every chunk's bytes once, no two runs touching
+        // (f9's chunks interrupt the others').
+        assert_eq!(calls[0], "\u{feff}".len()..json.len());
         let mut got: Vec<Range<usize>> = calls[1..].to_vec();
         got.sort_by_key(|r| r.start);
-        let mut expected: Vec<Range<usize>> = spans.into_values().collect();
-        expected.sort_by_key(|r| r.start);
-        assert_eq!(got, expected);
+        assert_eq!(got.len(), runs);
+        assert!(got.windows(2).all(|w| w[0].end < w[1].start));
+        assert_eq!(got[0].start, spans[&0].start);
+        let last = spans.values().map(|r| r.end).max();
+        assert_eq!(got.last().map(|r| r.end), last);
+        for r in &got {
+            assert!(json[r.clone()].starts_with("\"Q") && json[r.clone()].ends_with('"'));
+        }
         // An invalid document is the same error either way.
         let bad = "[\n{\"page_content\": }]";
         let e1 = parse_transcripts(Path::new("t.json"), bad)

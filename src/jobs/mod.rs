@@ -202,24 +202,20 @@ impl std::ops::Deref for InputBytes {
 }
 
 impl InputBytes {
-    /// Gives back the memory of the first `n` bytes (whole pages only) of
-    /// a mapped file: they leave the process's resident set (a read maps
-    /// them again from the file). Bytes read into memory are kept.
-    pub fn release_before(&self, n: usize) {
-        self.release(0..n);
-    }
-
-    /// [`InputBytes::release_before`] for the whole pages within a byte
-    /// range.
+    /// Gives back the memory of a mapped file's bytes within `range` (whole
+    /// 64 KiB blocks only, a multiple of any page size, so that no page
+    /// outside it is dropped): they leave the process's resident set, and a
+    /// later read maps them again from the file. Bytes read into memory are
+    /// kept.
     pub fn release(&self, range: std::ops::Range<usize>) {
-        const PAGE: usize = 4096;
+        const BLOCK: usize = 64 << 10;
         if let InputBytes::Mapped(map) = self {
-            let start = range.start.min(map.len()).div_ceil(PAGE) * PAGE;
-            let end = range.end.min(map.len()) / PAGE * PAGE;
+            let start = range.start.min(map.len()).div_ceil(BLOCK) * BLOCK;
+            let end = range.end.min(map.len()) / BLOCK * BLOCK;
             if start < end {
-                // SAFETY: the map is private and read-only, so dropping its
-                // pages loses nothing: a later read maps them from the file
-                // again.
+                // SAFETY: the map is read-only and its pages are the file's
+                // clean page-cache pages: dropping them loses nothing, a
+                // later read maps them from the file again.
                 let _ = unsafe {
                     map.unchecked_advise_range(
                         memmap2::UncheckedAdvice::DontNeed,
@@ -250,9 +246,10 @@ pub fn map_input(path: &Path) -> Result<InputBytes, JobError> {
     if meta.len() < 1 << 20 || !meta.is_file() {
         return read_input(path).map(InputBytes::Read);
     }
-    // SAFETY: the map is read-only and private to this process; the input
-    // is expected not to change while the command runs (as with any tool
-    // that maps its inputs, a concurrent truncation could fault).
+    // SAFETY: the map is read-only (shared with the page cache, never
+    // written); the input is expected not to change while the command runs
+    // (as with any tool that maps its inputs, a concurrent truncation
+    // could fault).
     let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_err)?;
     Ok(InputBytes::Mapped(map))
 }

@@ -325,12 +325,13 @@ fn quotes_part(questions: &QuestionSet, eval: &Evaluation, texts: &Texts<'_>, pi
 type QuoteAt = (usize, usize, usize);
 
 /// [`write_data_streamed`] for a run over a large corpus: the same bytes,
-/// but the quotes' records are made transcript by transcript (each
-/// transcript's text read back once, a packed one decompressed only
-/// then, transcripts in parallel) into a scratch file at `scratch` (see
-/// [`super::spill`]), then copied in pair order. Memory holds a few
-/// transcripts' texts at a time, not the corpus's; the scratch file is
-/// removed when done, or on error.
+/// but the quotes' records are made transcript by transcript (a packed
+/// transcript decompressed only then, transcripts in parallel; the few
+/// contexts in another transcript first, transcript by transcript too)
+/// into a scratch file at `scratch` (see [`super::spill`]), then copied in
+/// pair order. Memory holds a transcript's text per thread, not the
+/// corpus's; the scratch file is removed when done, or on error, whose
+/// message names it.
 pub fn write_data_spilled(
     questions: &QuestionSet,
     eval: &Evaluation,
@@ -391,19 +392,23 @@ pub fn write_data_spilled(
     drop(by_other);
     // Each group's records, in pair order, into its section; the largest
     // transcripts first.
-    let spill = super::spill::Spill::create(scratch)?;
+    // Errors of the scratch file name it.
+    let scratch_error =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", scratch.display()));
+    let spill = super::spill::Spill::create(scratch).map_err(scratch_error)?;
     let mut order: Vec<usize> = (0..=count).filter(|&t| !by_group[t].is_empty()).collect();
     order
         .sort_by_key(|&t| std::cmp::Reverse(transcripts.transcripts.get(t).map_or(0, |t| t.len())));
-    let made: Vec<std::io::Result<(usize, super::spill::Section)>> = order
+    let made: Vec<(usize, super::spill::Section)> = order
         .par_iter()
-        .map(|&t| {
+        .map(|&t| -> std::io::Result<_> {
             let text = transcripts.transcripts.get(t).map(|t| t.text());
             let mut section = spill.section();
             for &at in &by_group[t] {
-                let Some((id, q, qr)) = parts(at) else {
-                    continue;
-                };
+                // Grouped from these very lists: always there.
+                let (id, q, qr) = parts(at).ok_or_else(|| {
+                    std::io::Error::other("audit report: a quote without its result")
+                })?;
                 let other = |out: &mut Vec<u8>, os: &OtherSource| {
                     match other_ctx.binary_search_by_key(&at, |&(a, _)| a) {
                         Ok(i) => out.extend_from_slice(&other_ctx[i].1),
@@ -426,10 +431,10 @@ pub fn write_data_spilled(
             }
             Ok((t, section.finish()?))
         })
-        .collect();
+        .collect::<std::io::Result<_>>()
+        .map_err(scratch_error)?;
     let mut sections: Vec<super::spill::Section> = vec![Default::default(); count + 1];
-    for m in made {
-        let (t, section) = m?;
+    for (t, section) in made {
         sections[t] = section;
     }
     drop(other_ctx);
@@ -444,19 +449,23 @@ pub fn write_data_spilled(
     w.write_all(b"{\"pairs\":[")?;
     write_batches(n, &make_pairs, w)?;
     w.write_all(b"],\"quotes\":[")?;
+    let open = sections.iter().filter(|s| !s.is_empty()).count();
     let mut readers: Vec<super::spill::SectionReader<'_>> =
-        sections.iter().map(|s| spill.reader(s)).collect();
+        sections.iter().map(|s| spill.reader(s, open)).collect();
     let mut first = true;
     for pi in 0..n {
         let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
         for (a, ar) in p.answers.iter().zip(&r.answers) {
             for q in a.quotes.iter().take(ar.quotes.len()) {
-                let record = readers[group(q)].next_record()?.ok_or_else(|| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        "audit report: a quote's record is missing",
-                    )
-                })?;
+                let record = readers[group(q)]
+                    .next_record()
+                    .map_err(scratch_error)?
+                    .ok_or_else(|| {
+                        scratch_error(std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "a quote's record is missing",
+                        ))
+                    })?;
                 if !first {
                     w.write_all(b",")?;
                 }
@@ -473,7 +482,9 @@ const STREAM_BATCH: usize = 1024;
 
 /// Writes the report's data (see [`data_json`]) batch by batch: a batch's
 /// records are made in parallel while the one before is written, then
-/// dropped, so the whole data never stands in memory at once.
+/// dropped, so the whole data never stands in memory at once. Every
+/// transcript's text is read back first and held meanwhile (packed ones
+/// decompressed): [`write_data_spilled`] holds one per thread instead.
 pub fn write_data_streamed(
     questions: &QuestionSet,
     eval: &Evaluation,

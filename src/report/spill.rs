@@ -7,7 +7,7 @@
 //! reads every section back front to back, interleaving them in the
 //! order it needs: each section's records must be made in that order. The
 //! records wait on disk (in the page cache), not in memory; reading them
-//! back costs a buffer per section.
+//! back costs a few MB of read-ahead shared by the sections' readers.
 //!
 //! ```
 //! use corpus_eval::report::spill::Spill;
@@ -23,7 +23,7 @@
 //! even.push(b"two").unwrap();
 //! let even = even.finish().unwrap();
 //! // Read back in the order wanted.
-//! let (mut a, mut b) = (spill.reader(&odd), spill.reader(&even));
+//! let (mut a, mut b) = (spill.reader(&odd, 2), spill.reader(&even, 2));
 //! let mut out = Vec::new();
 //! out.extend_from_slice(a.next_record().unwrap().unwrap());
 //! out.extend_from_slice(b.next_record().unwrap().unwrap());
@@ -40,11 +40,13 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Bytes a section's writer gathers before writing them out, and a
-/// reader's refill size.
+/// Bytes a section's writer gathers before writing them out.
 const CHUNK: usize = 1 << 20;
-/// A reader's refill size.
-const READ_CHUNK: usize = 64 << 10;
+/// Most bytes all of a spill's readers read ahead together.
+const READ_BUDGET: usize = 4 << 20;
+/// A reader's refill size: its share of [`READ_BUDGET`], within these.
+const READ_MIN: usize = 4 << 10;
+const READ_MAX: usize = 64 << 10;
 
 /// A scratch file of sections, removed when dropped.
 #[derive(Debug)]
@@ -98,8 +100,10 @@ impl Spill {
         }
     }
 
-    /// A reader of `section`'s records, front to back.
-    pub fn reader<'a>(&'a self, section: &'a Section) -> SectionReader<'a> {
+    /// A reader of `section`'s records, front to back, one of `readers`
+    /// open at once (they share a read-ahead budget of a few MB: a record
+    /// longer than a reader's share is read whole).
+    pub fn reader<'a>(&'a self, section: &'a Section, readers: usize) -> SectionReader<'a> {
         SectionReader {
             spill: self,
             section,
@@ -108,6 +112,7 @@ impl Spill {
             read_in_extent: 0,
             buf: Vec::new(),
             at: 0,
+            refill: (READ_BUDGET / readers.max(1)).clamp(READ_MIN, READ_MAX),
         }
     }
 
@@ -190,18 +195,24 @@ pub struct SectionReader<'a> {
     read_in_extent: usize,
     buf: Vec<u8>,
     at: usize,
+    refill: usize,
 }
 
 impl SectionReader<'_> {
     /// The next record, or None after the last.
     pub fn next_record(&mut self) -> std::io::Result<Option<&[u8]>> {
         let Some(&len) = self.section.lens.get(self.record) else {
+            // Done: the buffer is not kept.
+            self.buf = Vec::new();
+            self.at = 0;
             return Ok(None);
         };
         self.record += 1;
         if self.buf.len() - self.at < len {
             self.buf.drain(..self.at);
             self.at = 0;
+            // Room grown for a long record is not kept for short ones.
+            self.buf.shrink_to(self.refill.max(len));
             while self.buf.len() < len {
                 let &(offset, size) = self.section.extents.get(self.extent).ok_or_else(|| {
                     std::io::Error::new(
@@ -215,7 +226,7 @@ impl SectionReader<'_> {
                     self.read_in_extent = 0;
                     continue;
                 }
-                let want = READ_CHUNK.max(len - self.buf.len()).min(left);
+                let want = self.refill.max(len - self.buf.len()).min(left);
                 let old = self.buf.len();
                 self.buf.resize(old + want, 0);
                 self.spill
@@ -266,7 +277,7 @@ mod tests {
             })
             .collect();
         assert_eq!(sections.iter().map(Section::len).sum::<usize>(), n);
-        let mut readers: Vec<SectionReader> = sections.iter().map(|s| spill.reader(s)).collect();
+        let mut readers: Vec<SectionReader> = sections.iter().map(|s| spill.reader(s, 7)).collect();
         for g in 0..n {
             let got = readers[g % 7].next_record().unwrap().unwrap().to_vec();
             assert_eq!(got, record(g), "record {g}");
@@ -287,7 +298,7 @@ mod tests {
         w.push(b"abc").unwrap();
         let mut s = w.finish().unwrap();
         s.lens.push(10);
-        let mut r = spill.reader(&s);
+        let mut r = spill.reader(&s, 1);
         assert_eq!(r.next_record().unwrap(), Some(&b"abc"[..]));
         assert!(r.next_record().is_err());
         drop(spill);
