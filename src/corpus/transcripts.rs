@@ -263,8 +263,12 @@ fn build_released(
     };
     // Each chunk's FILE and content node, checked; FILEs by first sight.
     let mut set = TranscriptSet::default();
-    let mut parts: Vec<(usize, usize)> = Vec::new();
     let mut sizes: Vec<usize> = Vec::new();
+    // Each transcript's chunks, in order, and the bytes of each run of its
+    // chunks that no other transcript's chunk interrupts.
+    let mut chunks_of: Vec<Vec<usize>> = Vec::new();
+    let mut runs: Vec<Vec<Range<usize>>> = Vec::new();
+    let mut previous = None;
     for (i, chunk) in tape.children(chunks).enumerate() {
         if tape.kind(chunk) != Kind::Object {
             return Err(record_err(
@@ -319,6 +323,8 @@ fn build_released(
                 set.transcripts
                     .push(Transcript::new(file.into_owned(), String::new(), 0));
                 sizes.push(0);
+                chunks_of.push(Vec::new());
+                runs.push(Vec::new());
                 set.transcripts.len() - 1
             }
         };
@@ -326,16 +332,7 @@ fn build_released(
         let n = tape.node(content);
         sizes[t] += (n.end - n.start) as usize - 2 + usize::from(set.transcripts[t].chunks > 0);
         set.transcripts[t].chunks += 1;
-        parts.push((t, content));
-    }
-    // Each transcript's chunks, in order, and the bytes of each run of its
-    // chunks that no other transcript's chunk interrupts.
-    let mut chunks_of: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
-    let mut runs: Vec<Vec<Range<usize>>> = vec![Vec::new(); sizes.len()];
-    let mut previous = None;
-    for &(t, content) in &parts {
         chunks_of[t].push(content);
-        let n = tape.node(content);
         let (start, end) = (n.start as usize, n.end as usize);
         match runs[t].last_mut() {
             Some(run) if previous == Some(t) => run.end = end,
@@ -343,7 +340,6 @@ fn build_released(
         }
         previous = Some(t);
     }
-    drop(parts);
     // The whole text was read for the tape and the chunks' fields: given
     // back now, read again (from the page cache) as the texts are joined.
     release(0..text.len());

@@ -206,8 +206,8 @@ pub fn execute(
     };
     let load_transcripts = || -> Result<_, JobError> {
         // Transcripts mapped, not read: the file's pages are given back
-        // once its tape is built and again as the joined texts are built
-        // (each packed once joined), so the two are not held at once.
+        // once its chunks are found and again as the joined texts are
+        // built (each packed once joined), so the two are not held at once.
         let t_bytes = super::map_input(transcripts_path)?;
         let t_text = t_bytes.text(transcripts_path)?;
         Ok(parse_transcripts_released(
@@ -221,8 +221,7 @@ pub fn execute(
     let (questions, q_info) = questions?;
     // The questions file's text and tape are freed.
     crate::memory::give_back();
-    let transcripts = load_transcripts();
-    let (transcripts, t_info) = transcripts?;
+    let (transcripts, t_info) = load_transcripts()?;
     let (lexicon, lexicon_info) = lexicon?;
     // The documents' tapes and the mapped transcripts file are freed.
     crate::memory::give_back();
@@ -288,12 +287,8 @@ pub fn manifest(
     if let (Some(shard), serde_json::Value::Object(m)) = (config.shard, &mut manifest.settings) {
         m.insert("shard".into(), json!(shard));
     }
-    manifest.wordnet = Some(json!({
-        "source": lexicon.source,
-        "sha256": lexicon.sha256,
-        "lemmas": lexicon.lemmas,
-        "synsets": lexicon.synsets,
-    }));
+    // {"source", "sha256", "lemmas", "synsets"}.
+    manifest.wordnet = Some(json!(lexicon));
     manifest
 }
 

@@ -308,8 +308,7 @@ fn quotes_part(questions: &QuestionSet, eval: &Evaluation, texts: &Texts<'_>, pi
     let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
     let mut quotes = Vec::new();
     let other = |out: &mut Vec<u8>, os: &OtherSource| {
-        let t = texts.get(&os.source).unwrap_or("");
-        put_ctx(out, &context(t, os.byte_span.clone(), None));
+        put_other_ctx(out, texts.get(&os.source), os);
     };
     for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
         for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
@@ -321,8 +320,70 @@ fn quotes_part(questions: &QuestionSet, eval: &Evaluation, texts: &Texts<'_>, pi
     escape_script(quotes)
 }
 
-/// One quote of the report's data: its pair, answer and quote indices.
-type QuoteAt = (usize, usize, usize);
+/// An other-source quote's context in that transcript's `text` (none
+/// when it is not in the corpus).
+fn put_other_ctx(out: &mut Vec<u8>, text: Option<&str>, os: &OtherSource) {
+    put_ctx(
+        out,
+        &context(text.unwrap_or(""), os.byte_span.clone(), None),
+    );
+}
+
+/// One quote of the report's data with its result: its pair, answer and
+/// quote indices and its pair's id.
+#[derive(Clone, Copy)]
+struct QuoteAt<'a> {
+    at: (usize, usize, usize),
+    pair_id: &'a str,
+    quote: &'a crate::corpus::Quote,
+    result: &'a crate::evaluate::QuoteResult,
+}
+
+/// Every quote of the first `n` pairs with its result, in pair order.
+fn quotes_in_order<'a>(
+    questions: &'a QuestionSet,
+    eval: &'a Evaluation,
+    n: usize,
+) -> impl Iterator<Item = QuoteAt<'a>> {
+    (0..n).flat_map(move |pi| {
+        let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+        p.answers
+            .iter()
+            .zip(&r.answers)
+            .enumerate()
+            .flat_map(move |(ai, (a, ar))| {
+                a.quotes
+                    .iter()
+                    .zip(&ar.quotes)
+                    .enumerate()
+                    .map(move |(k, (quote, result))| QuoteAt {
+                        at: (pi, ai, k),
+                        pair_id: &r.id,
+                        quote,
+                        result,
+                    })
+            })
+    })
+}
+
+/// Writes `{"pairs":[...],"quotes":[`: the pairs' records, made in
+/// batches on the pool while this thread writes.
+fn write_pairs_part(
+    questions: &QuestionSet,
+    eval: &Evaluation,
+    n: usize,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let make_pairs = |range: std::ops::Range<usize>| -> Vec<String> {
+        range
+            .into_par_iter()
+            .map(|pi| pair_part(questions, eval, pi))
+            .collect()
+    };
+    w.write_all(b"{\"pairs\":[")?;
+    write_batches(n, &make_pairs, w)?;
+    w.write_all(b"],\"quotes\":[")
+}
 
 /// [`write_data_streamed`] for a run over a large corpus: the same bytes,
 /// but the quotes' records are made transcript by transcript (a packed
@@ -350,28 +411,18 @@ pub fn write_data_spilled(
     };
     // Each group's quotes in pair order, and the quotes found in another
     // transcript, by that one.
-    let mut by_group: Vec<Vec<QuoteAt>> = vec![Vec::new(); count + 1];
-    let mut by_other: Vec<Vec<QuoteAt>> = vec![Vec::new(); count];
-    for pi in 0..n {
-        let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
-        for (ai, (a, ar)) in p.answers.iter().zip(&r.answers).enumerate() {
-            for (k, (q, qr)) in a.quotes.iter().zip(&ar.quotes).enumerate() {
-                by_group[group(q)].push((pi, ai, k));
-                let other = qr.attributed.other_source.as_ref();
-                if let Some(o) = other.and_then(|os| transcripts.position(&os.source)) {
-                    by_other[o].push((pi, ai, k));
-                }
-            }
+    let mut by_group: Vec<Vec<QuoteAt<'_>>> = vec![Vec::new(); count + 1];
+    let mut by_other: Vec<Vec<QuoteAt<'_>>> = vec![Vec::new(); count];
+    for q in quotes_in_order(questions, eval, n) {
+        by_group[group(q.quote)].push(q);
+        let other = q.result.attributed.other_source.as_ref();
+        if let Some(o) = other.and_then(|os| transcripts.position(&os.source)) {
+            by_other[o].push(q);
         }
     }
-    let parts = |(pi, ai, k): QuoteAt| {
-        let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
-        let (a, ar) = (p.answers.get(ai)?, r.answers.get(ai)?);
-        Some((r.id.as_str(), a.quotes.get(k)?, ar.quotes.get(k)?))
-    };
     // The contexts in other transcripts (few: quotes not found in their
     // own), made first, by quote.
-    let mut other_ctx: Vec<(QuoteAt, Vec<u8>)> = by_other
+    let mut other_ctx: Vec<((usize, usize, usize), Vec<u8>)> = by_other
         .par_iter()
         .enumerate()
         .filter(|(_, quotes)| !quotes.is_empty())
@@ -379,11 +430,11 @@ pub fn write_data_spilled(
             let text = transcripts.transcripts[o].text();
             quotes
                 .iter()
-                .filter_map(|&at| {
-                    let os = parts(at)?.2.attributed.other_source.as_ref()?;
+                .filter_map(|q| {
+                    let os = q.result.attributed.other_source.as_ref()?;
                     let mut out = Vec::new();
-                    put_ctx(&mut out, &context(&text, os.byte_span.clone(), None));
-                    Some((at, out))
+                    put_other_ctx(&mut out, Some(&text), os);
+                    Some((q.at, out))
                 })
                 .collect::<Vec<_>>()
         })
@@ -391,8 +442,7 @@ pub fn write_data_spilled(
     other_ctx.sort_unstable_by_key(|&(at, _)| at);
     drop(by_other);
     // Each group's records, in pair order, into its section; the largest
-    // transcripts first.
-    // Errors of the scratch file name it.
+    // transcripts first. Errors of the scratch file name it.
     let scratch_error =
         |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", scratch.display()));
     let spill = super::spill::Spill::create(scratch).map_err(scratch_error)?;
@@ -404,26 +454,22 @@ pub fn write_data_spilled(
         .map(|&t| -> std::io::Result<_> {
             let text = transcripts.transcripts.get(t).map(|t| t.text());
             let mut section = spill.section();
-            for &at in &by_group[t] {
-                // Grouped from these very lists: always there.
-                let (id, q, qr) = parts(at).ok_or_else(|| {
-                    std::io::Error::other("audit report: a quote without its result")
-                })?;
+            for q in &by_group[t] {
                 let other = |out: &mut Vec<u8>, os: &OtherSource| {
-                    match other_ctx.binary_search_by_key(&at, |&(a, _)| a) {
+                    match other_ctx.binary_search_by_key(&q.at, |&(a, _)| a) {
                         Ok(i) => out.extend_from_slice(&other_ctx[i].1),
                         // Its transcript is not in the corpus.
-                        Err(_) => put_ctx(out, &context("", os.byte_span.clone(), None)),
+                        Err(_) => put_other_ctx(out, None, os),
                     }
                 };
                 let mut record = Vec::new();
-                let (pi, ai, k) = at;
+                let (pi, ai, k) = q.at;
                 quote_record(
                     &mut record,
                     pi,
                     (ai, k),
-                    (q, qr),
-                    id,
+                    (q.quote, q.result),
+                    q.pair_id,
                     text.as_deref(),
                     &other,
                 );
@@ -440,39 +486,24 @@ pub fn write_data_spilled(
     drop(other_ctx);
     // The pairs, then the quotes in pair order, each read from its
     // group's section.
-    let make_pairs = |range: std::ops::Range<usize>| -> Vec<String> {
-        range
-            .into_par_iter()
-            .map(|pi| pair_part(questions, eval, pi))
-            .collect()
-    };
-    w.write_all(b"{\"pairs\":[")?;
-    write_batches(n, &make_pairs, w)?;
-    w.write_all(b"],\"quotes\":[")?;
+    write_pairs_part(questions, eval, n, w)?;
     let open = sections.iter().filter(|s| !s.is_empty()).count();
     let mut readers: Vec<super::spill::SectionReader<'_>> =
         sections.iter().map(|s| spill.reader(s, open)).collect();
-    let mut first = true;
-    for pi in 0..n {
-        let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
-        for (a, ar) in p.answers.iter().zip(&r.answers) {
-            for q in a.quotes.iter().take(ar.quotes.len()) {
-                let record = readers[group(q)]
-                    .next_record()
-                    .map_err(scratch_error)?
-                    .ok_or_else(|| {
-                        scratch_error(std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "a quote's record is missing",
-                        ))
-                    })?;
-                if !first {
-                    w.write_all(b",")?;
-                }
-                first = false;
-                w.write_all(record)?;
-            }
+    for (i, q) in quotes_in_order(questions, eval, n).enumerate() {
+        let record = readers[group(q.quote)]
+            .next_record()
+            .map_err(scratch_error)?
+            .ok_or_else(|| {
+                scratch_error(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "a quote's record is missing",
+                ))
+            })?;
+        if i > 0 {
+            w.write_all(b",")?;
         }
+        w.write_all(record)?;
     }
     w.write_all(b"]}")
 }
@@ -493,21 +524,13 @@ pub fn write_data_streamed(
 ) -> std::io::Result<()> {
     let n = questions.pairs.len().min(eval.pairs.len());
     let texts = Texts::new(transcripts);
-    let make_pairs = |range: std::ops::Range<usize>| -> Vec<String> {
-        range
-            .into_par_iter()
-            .map(|pi| pair_part(questions, eval, pi))
-            .collect()
-    };
     let make_quotes = |range: std::ops::Range<usize>| -> Vec<String> {
         range
             .into_par_iter()
             .map(|pi| quotes_part(questions, eval, &texts, pi))
             .collect()
     };
-    w.write_all(b"{\"pairs\":[")?;
-    write_batches(n, &make_pairs, w)?;
-    w.write_all(b"],\"quotes\":[")?;
+    write_pairs_part(questions, eval, n, w)?;
     write_batches(n, &make_quotes, w)?;
     w.write_all(b"]}")
 }
