@@ -256,12 +256,15 @@ mod tests {
         let path = scratch("interleaved");
         let spill = Spill::create(&path).unwrap();
         // Record g of group g % 7: sizes from empty to past two chunks.
+        // Only a few records are chunk-sized (the file stays a few MB): they
+        // make their sections flush early, so the small records after them
+        // start new extents, and the readers refill across extents.
         let record = |g: usize| -> Vec<u8> {
-            let size = match g % 11 {
-                0 => 0,
-                1 => CHUNK + 17,
-                2 => 2 * CHUNK + 3,
-                _ => (g * 37) % 5000,
+            let size = match g {
+                8 | 1501 => CHUNK + 17,
+                22 => 2 * CHUNK + 3,
+                _ if g % 11 == 0 => 0,
+                _ => (g * 37) % 1500,
             };
             (0..size).map(|i| ((g * 31 + i) % 251) as u8).collect()
         };
@@ -277,6 +280,8 @@ mod tests {
             })
             .collect();
         assert_eq!(sections.iter().map(Section::len).sum::<usize>(), n);
+        // Groups 1 (records 8, 22) and 3 (record 1501) span several extents.
+        assert!(sections[1].extents.len() >= 3 && sections[3].extents.len() >= 2);
         let mut readers: Vec<SectionReader> = sections.iter().map(|s| spill.reader(s, 7)).collect();
         for g in 0..n {
             let got = readers[g % 7].next_record().unwrap().unwrap().to_vec();
@@ -288,6 +293,7 @@ mod tests {
         drop(readers);
         drop(spill);
         assert!(!path.exists());
+        let _ = std::fs::remove_dir(path.parent().unwrap());
     }
 
     #[test]
@@ -303,5 +309,6 @@ mod tests {
         assert!(r.next_record().is_err());
         drop(spill);
         assert!(!path.exists());
+        let _ = std::fs::remove_dir(path.parent().unwrap());
     }
 }
