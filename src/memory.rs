@@ -33,6 +33,100 @@ pub fn give_back() {
     }
 }
 
+/// Gives back the resident pages of `bytes`, data of the program's own
+/// file (an embedded table such as [`crate::lexicon::EMBEDDED_LEXICON`])
+/// once it is no longer read often: whole pages inside it leave the
+/// resident set, and a later read maps them from the file again, the same
+/// bytes. Nothing happens unless the pages lie in a read-only mapping of a
+/// file with no private (anonymous) pages: a copy-on-write page written at
+/// load time (relocations) or a program unpacked into anonymous memory
+/// would lose its contents. Linux only; elsewhere it does nothing.
+/// Returns the bytes given back.
+pub fn release_static(bytes: &'static [u8]) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        release_file_backed(bytes)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = bytes;
+        0
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn release_file_backed(bytes: &'static [u8]) -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let page = match usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }) {
+        Ok(p) if p.is_power_of_two() => p,
+        _ => return 0,
+    };
+    let at = bytes.as_ptr() as usize;
+    let start = at.div_ceil(page) * page;
+    let end = (at + bytes.len()) / page * page;
+    if start >= end {
+        return 0;
+    }
+    let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else {
+        return 0;
+    };
+    if !file_backed_clean(&smaps, start, end) {
+        return 0;
+    }
+    // SAFETY: [start, end) is whole pages inside `bytes`, in a read-only
+    // private mapping of a file none of whose pages was ever written
+    // (checked just above: no anonymous pages): dropping them loses
+    // nothing, the next read maps the file's same bytes again. No
+    // reference is invalidated (the memory stays mapped).
+    let rc = unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+    if rc == 0 {
+        end - start
+    } else {
+        0
+    }
+}
+
+/// Whether `[start, end)` lies within one mapping of `smaps` (the text of
+/// `/proc/self/smaps`) that maps a file read-only and holds no anonymous
+/// (copy-on-write) pages.
+fn file_backed_clean(smaps: &str, start: usize, end: usize) -> bool {
+    let mut lines = smaps.lines().peekable();
+    while let Some(line) = lines.next() {
+        // A mapping's header: "lo-hi perms offset dev inode [path]".
+        let mut fields = line.split_ascii_whitespace();
+        let Some((lo, hi)) = fields.next().and_then(|r| r.split_once('-')) else {
+            continue;
+        };
+        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16)) else {
+            continue;
+        };
+        if !(lo <= start && end <= hi) {
+            continue;
+        }
+        let perms = fields.next().unwrap_or("");
+        let inode = fields.nth(2).unwrap_or("0");
+        let path = fields.next().unwrap_or("");
+        if !perms.starts_with("r-") || inode == "0" || !path.starts_with('/') {
+            return false;
+        }
+        // Its fields, up to the next header: "Anonymous:   0 kB".
+        while let Some(field) = lines.peek() {
+            let Some((key, value)) = field.split_once(':') else {
+                break;
+            };
+            if key.contains('-') || key.contains(' ') {
+                break;
+            }
+            if key == "Anonymous" {
+                return value.trim() == "0 kB";
+            }
+            lines.next();
+        }
+        return false;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use std::cell::Cell;
@@ -55,5 +149,54 @@ mod tests {
         super::give_back();
         super::give_back();
         assert_eq!(CALLS.with(Cell::get), before + 2);
+    }
+
+    const SMAPS: &str = "\
+5591f609d000-5591f6d07000 r--p 00000000 fd:01 1234 /usr/bin/prog
+Size:              12712 kB
+Rss:                7420 kB
+Anonymous:             0 kB
+VmFlags: rd mr mw me dw sd
+5591f6d07000-5591f7b45000 r-xp 00c6a000 fd:01 1234 /usr/bin/prog
+Size:              14584 kB
+Anonymous:             0 kB
+5591f7c00000-5591f7c10000 r--p 01000000 fd:01 1234 /usr/bin/prog
+Size:                 64 kB
+Anonymous:             8 kB
+7fb9de000000-7fb9de100000 rw-p 00000000 00:00 0
+Anonymous:             0 kB
+7fb9df000000-7fb9df100000 r--p 00000000 00:00 0 [anon:x]
+Anonymous:             0 kB
+";
+
+    #[test]
+    fn only_clean_read_only_file_mappings_are_released() {
+        let at = |s: &str| usize::from_str_radix(s, 16).unwrap();
+        // Inside the first mapping: file-backed, read-only, no private pages.
+        assert!(super::file_backed_clean(SMAPS, at("5591f609e000"), at("5591f6100000")));
+        // Straddling two mappings.
+        assert!(!super::file_backed_clean(SMAPS, at("5591f6d00000"), at("5591f6d10000")));
+        // A mapping with copy-on-write pages (relocated at load).
+        assert!(!super::file_backed_clean(SMAPS, at("5591f7c01000"), at("5591f7c02000")));
+        // Anonymous memory, writable or not.
+        assert!(!super::file_backed_clean(SMAPS, at("7fb9de001000"), at("7fb9de002000")));
+        assert!(!super::file_backed_clean(SMAPS, at("7fb9df001000"), at("7fb9df002000")));
+        // Nowhere.
+        assert!(!super::file_backed_clean(SMAPS, 0x1000, 0x2000));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn released_embedded_text_reads_back_the_same() {
+        let text = crate::lexicon::EMBEDDED_LEXICON;
+        let digest = crate::text::hash::sha256_hex(text.as_bytes());
+        let released = super::release_static(text.as_bytes());
+        // A test binary's embedded text is in its file's read-only data.
+        assert!(released > 0 && released <= text.len());
+        assert_eq!(crate::text::hash::sha256_hex(text.as_bytes()), digest);
+        // Heap memory is never released.
+        let heap: &'static [u8] = Box::leak(vec![7u8; 1 << 20].into_boxed_slice());
+        assert_eq!(super::release_static(heap), 0);
+        assert!(heap.iter().all(|&b| b == 7));
     }
 }

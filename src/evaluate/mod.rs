@@ -190,7 +190,8 @@ pub fn evaluate_owned(
 ) -> Evaluation {
     let scored = score_answers(questions, &lexicon);
     let signature = signature(&lexicon, config);
-    drop(lexicon);
+    // Its tables freed, and the embedded text's pages given back.
+    lexicon.release();
     crate::memory::give_back();
     verify_and_assemble(questions, transcripts, scored, signature, config)
 }

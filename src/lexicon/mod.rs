@@ -265,6 +265,21 @@ impl Lexicon {
         })
     }
 
+    /// Drops the lexicon and, when its text is the embedded one, gives
+    /// back that text's resident pages ([`crate::memory::release_static`]):
+    /// a job done with WordNet then holds neither its tables nor its text
+    /// (another lexicon still reading the embedded text reads the same
+    /// bytes, mapped again). Returns the bytes given back.
+    pub fn release(self) -> usize {
+        let embedded = matches!(&self.text, Cow::Borrowed(t) if std::ptr::eq(*t, EMBEDDED_LEXICON));
+        drop(self);
+        if embedded {
+            crate::memory::release_static(EMBEDDED_LEXICON.as_bytes())
+        } else {
+            0
+        }
+    }
+
     /// What a run's manifest records of the lexicon (kept once the
     /// lexicon itself is dropped).
     pub fn info(&self) -> LexiconInfo {
