@@ -97,7 +97,8 @@ fn file_backed_clean(smaps: &str, start: usize, end: usize) -> bool {
         let Some((lo, hi)) = fields.next().and_then(|r| r.split_once('-')) else {
             continue;
         };
-        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16)) else {
+        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        else {
             continue;
         };
         if !(lo <= start && end <= hi) {
@@ -173,14 +174,34 @@ Anonymous:             0 kB
     fn only_clean_read_only_file_mappings_are_released() {
         let at = |s: &str| usize::from_str_radix(s, 16).unwrap();
         // Inside the first mapping: file-backed, read-only, no private pages.
-        assert!(super::file_backed_clean(SMAPS, at("5591f609e000"), at("5591f6100000")));
+        assert!(super::file_backed_clean(
+            SMAPS,
+            at("5591f609e000"),
+            at("5591f6100000")
+        ));
         // Straddling two mappings.
-        assert!(!super::file_backed_clean(SMAPS, at("5591f6d00000"), at("5591f6d10000")));
+        assert!(!super::file_backed_clean(
+            SMAPS,
+            at("5591f6d00000"),
+            at("5591f6d10000")
+        ));
         // A mapping with copy-on-write pages (relocated at load).
-        assert!(!super::file_backed_clean(SMAPS, at("5591f7c01000"), at("5591f7c02000")));
+        assert!(!super::file_backed_clean(
+            SMAPS,
+            at("5591f7c01000"),
+            at("5591f7c02000")
+        ));
         // Anonymous memory, writable or not.
-        assert!(!super::file_backed_clean(SMAPS, at("7fb9de001000"), at("7fb9de002000")));
-        assert!(!super::file_backed_clean(SMAPS, at("7fb9df001000"), at("7fb9df002000")));
+        assert!(!super::file_backed_clean(
+            SMAPS,
+            at("7fb9de001000"),
+            at("7fb9de002000")
+        ));
+        assert!(!super::file_backed_clean(
+            SMAPS,
+            at("7fb9df001000"),
+            at("7fb9df002000")
+        ));
         // Nowhere.
         assert!(!super::file_backed_clean(SMAPS, 0x1000, 0x2000));
     }

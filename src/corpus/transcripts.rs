@@ -198,9 +198,11 @@ pub fn parse_transcripts_with<R: Send>(
 /// calling `release(range)` where the memory of a byte range of `text`
 /// can be given back (for a mapped file: its pages dropped, read again
 /// from the file if touched again), so that the file's pages need not
-/// stay resident beside the joined texts: the whole text once its tape is
-/// built and its chunks found, then, once a transcript is joined, each run
-/// of its chunks that no other transcript's chunk interrupts. Transcripts
+/// stay resident: behind each pass over the text (the tape's scan beside
+/// `alongside`, which is told the offset it has read so far; the check of
+/// repeated keys; the reading of the chunks' fields), then, once a
+/// transcript is joined, each run of its chunks that no other
+/// transcript's chunk interrupts. Transcripts
 /// are joined in parallel, each held compressed ([`Transcript::pack`]) as
 /// soon as it is joined, so that the corpus's joined texts are never all
 /// held as is.
@@ -208,9 +210,9 @@ pub fn parse_transcripts_released<R: Send>(
     path: &Path,
     text: &str,
     release: impl Fn(Range<usize>) + Sync,
-    alongside: impl FnOnce(&[u8]) -> R + Send,
+    alongside: impl FnOnce(&[u8], &dyn Fn(usize)) -> R + Send,
 ) -> Result<(TranscriptSet, R), CorpusError> {
-    let (doc, tape, extra) = super::parse_tape_borrowed(path, text, alongside)?;
+    let (doc, tape, extra) = super::parse_tape_released(path, text, &release, alongside)?;
     crate::timings::phase("transcripts: tape");
     let set = match &doc {
         // Offsets into `text`: past its byte-order mark.
@@ -269,7 +271,12 @@ fn build_released(
     let mut chunks_of: Vec<Vec<usize>> = Vec::new();
     let mut runs: Vec<Vec<Range<usize>>> = Vec::new();
     let mut previous = None;
+    // The chunks are read front to back: given back behind.
+    let behind = super::Behind::new(release, 1);
     for (i, chunk) in tape.children(chunks).enumerate() {
+        if i % 256 == 0 {
+            behind.reached(0, tape.node(chunk).start as usize);
+        }
         if tape.kind(chunk) != Kind::Object {
             return Err(record_err(
                 format!("chunk {i}"),
@@ -470,10 +477,29 @@ mod tests {
             Path::new("t.json"),
             &json,
             |r| calls.lock().unwrap().push(r),
-            |b| b.len(),
+            |b, progress| {
+                for at in (0..=b.len()).step_by(100_000) {
+                    progress(at);
+                }
+                progress(b.len());
+                b.len()
+            },
         )
         .unwrap();
         let calls = calls.into_inner().unwrap();
+        // Behind each pass (the scan beside `alongside`, the keys' check, the
+        // chunks' fields), whole 64 KiB blocks: the first two passes give
+        // back every whole block, each once.
+        let bom = "\u{feff}".len();
+        let whole = calls.iter().position(|r| *r == (bom..json.len())).unwrap();
+        let behind = &calls[..whole];
+        for r in behind {
+            assert!(r.start < r.end && r.end <= json.len(), "{r:?}");
+            assert_eq!(r.len() % (64 << 10), 0, "{r:?}");
+        }
+        let blocks = json.len() / (64 << 10) * (64 << 10);
+        assert!(behind.iter().map(|r| r.len()).sum::<usize>() >= 2 * blocks);
+        let calls = &calls[whole..];
         assert_eq!(len, json.len());
         assert_eq!(released.transcripts.len(), 4);
         for (a, b) in owned.transcripts.iter().zip(&released.transcripts) {
@@ -504,7 +530,7 @@ mod tests {
         let e1 = parse_transcripts(Path::new("t.json"), bad)
             .unwrap_err()
             .to_string();
-        let e2 = parse_transcripts_released(Path::new("t.json"), bad, |_| (), |_| ())
+        let e2 = parse_transcripts_released(Path::new("t.json"), bad, |_| (), |_, _| ())
             .unwrap_err()
             .to_string();
         assert_eq!(e1, e2);

@@ -206,15 +206,16 @@ pub fn execute(
     };
     let load_transcripts = || -> Result<_, JobError> {
         // Transcripts mapped, not read: the file's pages are given back
-        // once its chunks are found and again as the joined texts are
-        // built (each packed once joined), so the two are not held at once.
+        // behind each pass over it (UTF-8 check, tape beside digest, keys,
+        // chunks) and again as the joined texts are built (each packed
+        // once joined), so the file is never held whole beside them.
         let t_bytes = super::map_input(transcripts_path)?;
-        let t_text = t_bytes.text(transcripts_path)?;
+        let t_text = t_bytes.text_released(transcripts_path)?;
         Ok(parse_transcripts_released(
             transcripts_path,
             t_text,
             |r| t_bytes.release(r),
-            |b| InputFile::new(transcripts_path, b),
+            |b, progress| InputFile::new_reporting(transcripts_path, b, progress),
         )?)
     };
     let (questions, lexicon) = rayon::join(load_questions, load_lexicon);

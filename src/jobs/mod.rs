@@ -182,6 +182,10 @@ fn not_utf8(path: &Path, e: std::str::Utf8Error) -> JobError {
     ))
 }
 
+/// The unit [`InputBytes::release`] gives back: 64 KiB, a multiple of any
+/// page size.
+pub const RELEASE_BLOCK: usize = 64 << 10;
+
 /// An input file's bytes: memory-mapped when the file is large, read
 /// otherwise.
 pub enum InputBytes {
@@ -208,10 +212,9 @@ impl InputBytes {
     /// later read maps them again from the file. Bytes read into memory are
     /// kept.
     pub fn release(&self, range: std::ops::Range<usize>) {
-        const BLOCK: usize = 64 << 10;
         if let InputBytes::Mapped(map) = self {
-            let start = range.start.min(map.len()).div_ceil(BLOCK) * BLOCK;
-            let end = range.end.min(map.len()) / BLOCK * BLOCK;
+            let start = range.start.min(map.len()).div_ceil(RELEASE_BLOCK) * RELEASE_BLOCK;
+            let end = range.end.min(map.len()) / RELEASE_BLOCK * RELEASE_BLOCK;
             if start < end {
                 // SAFETY: the map is read-only and its pages are the file's
                 // clean page-cache pages: dropping them loses nothing, a
@@ -231,6 +234,32 @@ impl InputBytes {
     /// bad byte (as [`utf8`] does).
     pub fn text(&self, path: &Path) -> Result<&str, JobError> {
         std::str::from_utf8(self).map_err(|e| not_utf8(path, e))
+    }
+
+    /// [`InputBytes::text`], checked a block at a time, each block's pages
+    /// given back once checked ([`InputBytes::release`]): the check never
+    /// holds the whole file resident. The same text, or the same error.
+    pub fn text_released(&self, path: &Path) -> Result<&str, JobError> {
+        const BLOCK: usize = 1 << 20;
+        let bytes: &[u8] = self;
+        let (mut at, mut released) = (0, 0);
+        while at < bytes.len() {
+            let end = (at + BLOCK).min(bytes.len());
+            match std::str::from_utf8(&bytes[at..end]) {
+                Ok(_) => at = end,
+                // A char cut by the block's end: checked with the next.
+                Err(e) if e.error_len().is_none() && end < bytes.len() && e.valid_up_to() > 0 => {
+                    at += e.valid_up_to();
+                }
+                // The whole text's check names the first bad byte.
+                Err(_) => return self.text(path),
+            }
+            self.release(released..at);
+            released = at / RELEASE_BLOCK * RELEASE_BLOCK;
+        }
+        // SAFETY: the blocks, end to end, cover `bytes`, each ends on a char
+        // boundary and each is valid UTF-8 (checked above), so the whole is.
+        Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
     }
 }
 
@@ -401,4 +430,43 @@ pub(crate) fn engine_of(
 /// Checks a fraction setting (finite, in [0, 1]).
 pub(crate) fn check_unit(field: &str, v: f64) -> Result<(), ConfigError> {
     check_in(field, v, 0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_checked_by_blocks_is_the_whole_check() {
+        let dir = std::env::temp_dir().join(format!("ce-text-released-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Multi-byte chars across every block boundary (1 MiB), 3 MB in all.
+        let unit = "abc é€😀 ";
+        let good: String = unit.repeat(3_000_000 / unit.len());
+        let path = dir.join("good.json");
+        std::fs::write(&path, &good).unwrap();
+        let mapped = map_input(&path).unwrap();
+        assert!(matches!(mapped, InputBytes::Mapped(_)));
+        assert_eq!(mapped.text_released(&path).unwrap(), good);
+        // Read back whole after its pages were given back.
+        assert_eq!(mapped.text(&path).unwrap(), good);
+        let read = InputBytes::Read(good.clone().into_bytes());
+        assert_eq!(read.text_released(&path).unwrap(), good);
+        // A bad byte past the first blocks, a char cut at the very end, a
+        // bad byte at the start: the same error as the whole check.
+        for bad_at in [2_500_001, good.len() - 1, 0] {
+            let mut bytes = good.clone().into_bytes();
+            bytes[bad_at] = 0xFF;
+            let bad = InputBytes::Read(bytes);
+            let whole = bad.text(&path).unwrap_err().to_string();
+            assert_eq!(bad.text_released(&path).unwrap_err().to_string(), whole);
+        }
+        let mut cut = good.into_bytes();
+        cut.extend_from_slice(&"😀".as_bytes()[..2]);
+        let cut = InputBytes::Read(cut);
+        let whole = cut.text(&path).unwrap_err().to_string();
+        assert_eq!(cut.text_released(&path).unwrap_err().to_string(), whole);
+        drop(mapped);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

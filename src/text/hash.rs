@@ -17,6 +17,24 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// [`sha256_hex`], hashed a MB at a time, telling `progress` the offset
+/// hashed so far after each MB (and the length at the end): the bytes
+/// before it are not read again.
+pub fn sha256_hex_reporting(bytes: &[u8], progress: &dyn Fn(usize)) -> String {
+    let mut hasher = Sha256::new();
+    let mut done = 0;
+    for block in bytes.chunks(1 << 20) {
+        hasher.update(block);
+        done += block.len();
+        progress(done);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// FNV-1a 64-bit hash (for seeds and short ids).
 ///
 /// ```
