@@ -44,7 +44,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Makes mimalloc give freed pages back 5 ms after they are freed instead
-/// of its default second (unless `MIMALLOC_PURGE_DELAY` says otherwise):
+/// of its default second (unless `MIMALLOC_PURGE_DELAY` or its older name
+/// `MIMALLOC_RESET_DELAY` says otherwise, in any case):
 /// `evaluate` builds and frees each transcript's lookup structures in turn,
 /// and pages freed by one transcript and not yet reused otherwise stay
 /// resident. Measured on `scripts/bench-evaluate`'s scale-1 input, 12
@@ -52,7 +53,13 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// 5 ms, median time 2.11 and 2.21 s (min 1.97 and 1.94; this VM's runs
 /// vary by ±10%); 1 ms gave 78-79 MB at 2.28 s, 0 ms 77 MB at 2.46 s.
 fn purge_soon() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+    let given = std::env::vars_os().any(|(k, _)| {
+        k.to_str().is_some_and(|k| {
+            k.eq_ignore_ascii_case("MIMALLOC_PURGE_DELAY")
+                || k.eq_ignore_ascii_case("MIMALLOC_RESET_DELAY")
+        })
+    });
+    if !given {
         // SAFETY: mi_option_set only stores an option's value (read by
         // mimalloc at each purge); 15 is v3's purge delay (see above).
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 5) };

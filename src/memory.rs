@@ -38,9 +38,9 @@ pub fn give_back() {
 /// once it is no longer read often: whole pages inside it leave the
 /// resident set, and a later read maps them from the file again, the same
 /// bytes. Nothing happens unless the pages lie in a read-only mapping of a
-/// file with no private (anonymous) pages: a copy-on-write page written at
-/// load time (relocations) or a program unpacked into anonymous memory
-/// would lose its contents. Linux only; elsewhere it does nothing.
+/// file with no private page, in memory or swapped out: a copy-on-write
+/// page written at load time (relocations) or a program unpacked into
+/// anonymous memory would lose its contents. Linux only; elsewhere it does nothing.
 /// Returns the bytes given back.
 pub fn release_static(bytes: &'static [u8]) -> usize {
     #[cfg(target_os = "linux")]
@@ -87,8 +87,8 @@ fn release_file_backed(bytes: &'static [u8]) -> usize {
 }
 
 /// Whether `[start, end)` lies within one mapping of `smaps` (the text of
-/// `/proc/self/smaps`) that maps a file read-only and holds no anonymous
-/// (copy-on-write) pages.
+/// `/proc/self/smaps`) that maps a file read-only and holds no private
+/// (copy-on-write) page, resident or swapped out.
 fn file_backed_clean(smaps: &str, start: usize, end: usize) -> bool {
     let mut lines = smaps.lines().peekable();
     while let Some(line) = lines.next() {
@@ -110,7 +110,11 @@ fn file_backed_clean(smaps: &str, start: usize, end: usize) -> bool {
         if !perms.starts_with("r-") || inode == "0" || !path.starts_with('/') {
             return false;
         }
-        // Its fields, up to the next header: "Anonymous:   0 kB".
+        // Its fields, up to the next header: no private (copy-on-write)
+        // page, resident ("Anonymous") or swapped out ("Swap"), both fields
+        // present. ("Private_Dirty" is no sign: it also counts the file's
+        // own pages while the page cache has not yet written them.)
+        let mut clean = [false; 2];
         while let Some(field) = lines.peek() {
             let Some((key, value)) = field.split_once(':') else {
                 break;
@@ -118,12 +122,16 @@ fn file_backed_clean(smaps: &str, start: usize, end: usize) -> bool {
             if key.contains('-') || key.contains(' ') {
                 break;
             }
-            if key == "Anonymous" {
-                return value.trim() == "0 kB";
+            let known = ["Anonymous", "Swap"].iter().position(|k| *k == key);
+            if let Some(i) = known {
+                if value.trim() != "0 kB" {
+                    return false;
+                }
+                clean[i] = true;
             }
             lines.next();
         }
-        return false;
+        return clean.iter().all(|&c| c);
     }
     false
 }
@@ -156,18 +164,34 @@ mod tests {
 5591f609d000-5591f6d07000 r--p 00000000 fd:01 1234 /usr/bin/prog
 Size:              12712 kB
 Rss:                7420 kB
+Private_Dirty:         0 kB
 Anonymous:             0 kB
+Swap:                  0 kB
 VmFlags: rd mr mw me dw sd
 5591f6d07000-5591f7b45000 r-xp 00c6a000 fd:01 1234 /usr/bin/prog
 Size:              14584 kB
+Private_Dirty:         0 kB
 Anonymous:             0 kB
+Swap:                  0 kB
 5591f7c00000-5591f7c10000 r--p 01000000 fd:01 1234 /usr/bin/prog
 Size:                 64 kB
+Private_Dirty:         8 kB
 Anonymous:             8 kB
+Swap:                  0 kB
+5591f7d00000-5591f7d10000 r--p 01100000 fd:01 1234 /usr/bin/prog
+Private_Dirty:         0 kB
+Anonymous:             0 kB
+Swap:                  8 kB
+5591f7e00000-5591f7e10000 r--p 01200000 fd:01 1234 /usr/bin/prog
+Anonymous:             0 kB
 7fb9de000000-7fb9de100000 rw-p 00000000 00:00 0
+Private_Dirty:         0 kB
 Anonymous:             0 kB
+Swap:                  0 kB
 7fb9df000000-7fb9df100000 r--p 00000000 00:00 0 [anon:x]
+Private_Dirty:         0 kB
 Anonymous:             0 kB
+Swap:                  0 kB
 ";
 
     #[test]
@@ -185,7 +209,14 @@ Anonymous:             0 kB
             at("5591f6d00000"),
             at("5591f6d10000")
         ));
-        // A mapping with copy-on-write pages (relocated at load).
+        // A mapping with copy-on-write pages (relocated at load), in memory
+        // or swapped out, or whose private pages are not listed.
+        for (lo, hi) in [
+            ("5591f7d01000", "5591f7d02000"),
+            ("5591f7e01000", "5591f7e02000"),
+        ] {
+            assert!(!super::file_backed_clean(SMAPS, at(lo), at(hi)));
+        }
         assert!(!super::file_backed_clean(
             SMAPS,
             at("5591f7c01000"),
@@ -213,7 +244,22 @@ Anonymous:             0 kB
         let digest = crate::text::hash::sha256_hex(text.as_bytes());
         let released = super::release_static(text.as_bytes());
         // A test binary's embedded text is in its file's read-only data.
-        assert!(released > 0 && released <= text.len());
+        let at = text.as_ptr() as usize;
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mapping: String = smaps
+            .lines()
+            .skip_while(|l| {
+                let range = l.split(' ').next().and_then(|r| r.split_once('-'));
+                !range.is_some_and(|(lo, hi)| {
+                    let lo = usize::from_str_radix(lo, 16).unwrap_or(usize::MAX);
+                    let hi = usize::from_str_radix(hi, 16).unwrap_or(0);
+                    lo <= at && at < hi
+                })
+            })
+            .take(24)
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(released > 0 && released <= text.len(), "{mapping}");
         assert_eq!(crate::text::hash::sha256_hex(text.as_bytes()), digest);
         // Heap memory is never released.
         let heap: &'static [u8] = Box::leak(vec![7u8; 1 << 20].into_boxed_slice());

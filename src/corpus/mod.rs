@@ -171,14 +171,20 @@ pub(crate) fn parse_tape_released<'a, R: Send>(
 ) -> Result<(std::borrow::Cow<'a, str>, tape::Tape, R), CorpusError> {
     let doc = strict_json::strip_bom(text);
     let bom = text.len() - doc.len();
+    // The scan and the digest read at once; then the keys' check reads
+    // again from the front, maybe while the digest still reads.
     let both = Behind::new(release, 2);
+    let keys = Behind::new(release, 2);
     let (extra, scanned) = rayon::join(
-        || alongside(text.as_bytes(), &|at| both.reached(0, at)),
         || {
-            // The keys' check starts again from the front: its own readers.
-            let keys = Behind::new(release, 1);
+            alongside(text.as_bytes(), &|at| {
+                both.reached(0, at);
+                keys.reached(0, at);
+            })
+        },
+        || {
             tape::Tape::parse_reporting(doc, &|at| both.reached(1, bom + at), &|at| {
-                keys.reached(0, bom + at)
+                keys.reached(1, bom + at)
             })
         },
     );
@@ -190,7 +196,8 @@ pub(crate) fn parse_tape_released<'a, R: Send>(
 }
 
 /// Gives back a document's bytes once each of its readers, reading front to
-/// back at once, has passed them (in 64 KiB blocks).
+/// back at once, has passed them: ranges of whole 64 KiB blocks (offsets
+/// are the file's), each once.
 pub(crate) struct Behind<'r> {
     release: &'r (dyn Fn(std::ops::Range<usize>) + Sync),
     /// The offset each reader has reached.
@@ -216,19 +223,14 @@ impl<'r> Behind<'r> {
 
     /// Reader `reader` has read everything before `offset`.
     pub(crate) fn reached(&self, reader: usize, offset: usize) {
-        use std::sync::atomic::Ordering;
+        use std::sync::atomic::Ordering::SeqCst;
         if let Some(a) = self.at.get(reader) {
-            a.fetch_max(offset, Ordering::AcqRel);
+            a.fetch_max(offset, SeqCst);
         }
-        let low = self
-            .at
-            .iter()
-            .map(|a| a.load(Ordering::Acquire))
-            .min()
-            .unwrap_or(0);
+        let low = self.at.iter().map(|a| a.load(SeqCst)).min().unwrap_or(0);
         let low = low / Self::BLOCK * Self::BLOCK;
         // Each range is given back once: by the reader that moved `done`.
-        let before = self.done.fetch_max(low, Ordering::AcqRel);
+        let before = self.done.fetch_max(low, SeqCst);
         if low > before {
             (self.release)(before..low);
         }

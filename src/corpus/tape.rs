@@ -95,7 +95,7 @@ impl Tape {
     /// [`Tape::parse`], telling `scanned` the offset the scan has reached
     /// and then `checked` the offset the check of repeated keys has reached
     /// (each about every MB, in increasing order, then the text's length
-    /// when its pass is done): the text before it is not read again by
+    /// when its pass succeeds): the text before it is not read again by
     /// that pass (a mapped file's pages may be given back behind it).
     pub fn parse_reporting(
         text: &str,

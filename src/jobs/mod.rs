@@ -440,9 +440,19 @@ mod tests {
     fn text_checked_by_blocks_is_the_whole_check() {
         let dir = std::env::temp_dir().join(format!("ce-text-released-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        // Multi-byte chars across every block boundary (1 MiB), 3 MB in all.
+        // Multi-byte chars, 3 MB in all, cut by the block boundaries
+        // (1 MiB): a 4-byte one across the first, a 3-byte one across the
+        // second, a 2-byte one ending right at the third.
         let unit = "abc é€😀 ";
-        let good: String = unit.repeat(3_000_000 / unit.len());
+        let mut good = "a".repeat((1 << 20) - 2);
+        good.push('😀');
+        good.push_str(&"b".repeat((2 << 20) - good.len() - 1));
+        good.push('€');
+        good.push_str(&"c".repeat((3 << 20) - good.len() - 2));
+        good.push('é');
+        good.push_str(&unit.repeat(1000));
+        assert!(!good.is_char_boundary(1 << 20) && !good.is_char_boundary(2 << 20));
+        assert!(good.is_char_boundary(3 << 20) && !good.is_char_boundary((3 << 20) - 1));
         let path = dir.join("good.json");
         std::fs::write(&path, &good).unwrap();
         let mapped = map_input(&path).unwrap();
@@ -454,7 +464,7 @@ mod tests {
         assert_eq!(read.text_released(&path).unwrap(), good);
         // A bad byte past the first blocks, a char cut at the very end, a
         // bad byte at the start: the same error as the whole check.
-        for bad_at in [2_500_001, good.len() - 1, 0] {
+        for bad_at in [2_500_001, (1 << 20) - 1, good.len() - 1, 0] {
             let mut bytes = good.clone().into_bytes();
             bytes[bad_at] = 0xFF;
             let bad = InputBytes::Read(bytes);
