@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     corpus_eval::memory::set_give_back(give_back_freed);
-    purge_soon();
     let cli = match corpus_eval::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -31,6 +30,9 @@ fn main() -> ExitCode {
             };
         }
     };
+    if matches!(cli.command, corpus_eval::cli::Command::Evaluate(_)) {
+        purge_soon();
+    }
     corpus_eval::cli::exit(corpus_eval::cli::run_code(cli))
 }
 
@@ -43,15 +45,18 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// enum's sixteenth entry), which libmimalloc-sys does not name.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Makes mimalloc give freed pages back 5 ms after they are freed instead
-/// of its default second (unless `MIMALLOC_PURGE_DELAY` or its older name
-/// `MIMALLOC_RESET_DELAY` says otherwise, in any case):
+/// For `evaluate`: makes mimalloc give freed pages back 5 ms after they
+/// are freed instead of its default second (unless `MIMALLOC_PURGE_DELAY`
+/// or its older name `MIMALLOC_RESET_DELAY` says otherwise, in any case):
 /// `evaluate` builds and frees each transcript's lookup structures in turn,
 /// and pages freed by one transcript and not yet reused otherwise stay
 /// resident. Measured on `scripts/bench-evaluate`'s scale-1 input, 12
 /// alternating runs each: peak RSS 84-93 MB with the default, 80-83 MB with
 /// 5 ms, median time 2.11 and 2.21 s (min 1.97 and 1.94; this VM's runs
-/// vary by ±10%); 1 ms gave 78-79 MB at 2.28 s, 0 ms 77 MB at 2.46 s.
+/// vary by ±10%); 1 ms gave 78-79 MB at 2.28 s, 0 ms 77 MB at 2.46 s. At
+/// scale 4 it costs time (quote checks 5.1 s before, 6.1 s after: larger
+/// structures purged and faulted in again). Other commands keep the
+/// default, so that the embedding model's large buffers are reused.
 fn purge_soon() {
     let given = std::env::vars_os().any(|(k, _)| {
         k.to_str().is_some_and(|k| {
