@@ -53,10 +53,14 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// resident. Measured on `scripts/bench-evaluate`'s scale-1 input, 12
 /// alternating runs each: peak RSS 84-93 MB with the default, 80-83 MB with
 /// 5 ms, median time 2.11 and 2.21 s (min 1.97 and 1.94; this VM's runs
-/// vary by ±10%); 1 ms gave 78-79 MB at 2.28 s, 0 ms 77 MB at 2.46 s. At
-/// scale 4 it costs time (quote checks 5.1 s before, 6.1 s after: larger
-/// structures purged and faulted in again). Other commands keep the
-/// default, so that the embedding model's large buffers are reused.
+/// vary by ±10%); 1 ms gave 78-79 MB at 2.28 s, 0 ms 77 MB at 2.46 s. The
+/// cost is the pages of each transcript's structures faulted in again
+/// (about 190 MB of allocations of 256 KiB or more during the quote checks
+/// at scale 1): phase by phase, 4 runs each, +43 ms in the checks, +41 ms
+/// in the other-transcript search, +29 ms in report.html; at scale 4, 3
+/// alternating runs each, 11.69 and 11.67 s (5 ms and 1 s). Other commands
+/// keep the default, so that the embedding model's large buffers are
+/// reused.
 fn purge_soon() {
     let given = std::env::vars_os().any(|(k, _)| {
         k.to_str().is_some_and(|k| {
