@@ -40,8 +40,8 @@ pub fn give_back() {
 /// bytes. Nothing happens unless the pages lie in a read-only mapping of a
 /// file with no private page, in memory or swapped out: a copy-on-write
 /// page written at load time (relocations) or a program unpacked into
-/// anonymous memory would lose its contents. Linux only; elsewhere it does nothing.
-/// Returns the bytes given back.
+/// anonymous memory would lose its contents. Linux only; elsewhere it does
+/// nothing. Returns the bytes given back.
 pub fn release_static(bytes: &'static [u8]) -> usize {
     #[cfg(target_os = "linux")]
     {
@@ -86,24 +86,30 @@ fn release_file_backed(bytes: &'static [u8]) -> usize {
     }
 }
 
+/// The address range `lo..hi` of an smaps mapping's header line
+/// ("lo-hi perms offset dev inode [path]"); None for its other lines.
+fn mapping_range(line: &str) -> Option<(usize, usize)> {
+    let (lo, hi) = line.split_ascii_whitespace().next()?.split_once('-')?;
+    Some((
+        usize::from_str_radix(lo, 16).ok()?,
+        usize::from_str_radix(hi, 16).ok()?,
+    ))
+}
+
 /// Whether `[start, end)` lies within one mapping of `smaps` (the text of
 /// `/proc/self/smaps`) that maps a file read-only and holds no private
 /// (copy-on-write) page, resident or swapped out.
 fn file_backed_clean(smaps: &str, start: usize, end: usize) -> bool {
     let mut lines = smaps.lines().peekable();
     while let Some(line) = lines.next() {
-        // A mapping's header: "lo-hi perms offset dev inode [path]".
-        let mut fields = line.split_ascii_whitespace();
-        let Some((lo, hi)) = fields.next().and_then(|r| r.split_once('-')) else {
-            continue;
-        };
-        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-        else {
+        let Some((lo, hi)) = mapping_range(line) else {
             continue;
         };
         if !(lo <= start && end <= hi) {
             continue;
         }
+        // Past the range: "perms offset dev inode [path]".
+        let mut fields = line.split_ascii_whitespace().skip(1);
         let perms = fields.next().unwrap_or("");
         let inode = fields.nth(2).unwrap_or("0");
         let path = fields.next().unwrap_or("");
@@ -212,16 +218,12 @@ Swap:                  0 kB
         // A mapping with copy-on-write pages (relocated at load), in memory
         // or swapped out, or whose private pages are not listed.
         for (lo, hi) in [
+            ("5591f7c01000", "5591f7c02000"),
             ("5591f7d01000", "5591f7d02000"),
             ("5591f7e01000", "5591f7e02000"),
         ] {
             assert!(!super::file_backed_clean(SMAPS, at(lo), at(hi)));
         }
-        assert!(!super::file_backed_clean(
-            SMAPS,
-            at("5591f7c01000"),
-            at("5591f7c02000")
-        ));
         // Anonymous memory, writable or not.
         assert!(!super::file_backed_clean(
             SMAPS,
@@ -248,14 +250,7 @@ Swap:                  0 kB
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
         let mapping: String = smaps
             .lines()
-            .skip_while(|l| {
-                let range = l.split(' ').next().and_then(|r| r.split_once('-'));
-                !range.is_some_and(|(lo, hi)| {
-                    let lo = usize::from_str_radix(lo, 16).unwrap_or(usize::MAX);
-                    let hi = usize::from_str_radix(hi, 16).unwrap_or(0);
-                    lo <= at && at < hi
-                })
-            })
+            .skip_while(|l| !super::mapping_range(l).is_some_and(|(lo, hi)| lo <= at && at < hi))
             .take(24)
             .collect::<Vec<_>>()
             .join("\n");

@@ -160,7 +160,7 @@ fn forms_of(secret: &str) -> Vec<String> {
         forms.extend(escapes(&b64));
         forms.push(b64);
     }
-    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::text::hash::hex(secret.as_bytes());
     if hex.len() >= 8 {
         forms.push(hex.to_uppercase());
         forms.push(hex);

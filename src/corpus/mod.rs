@@ -158,11 +158,12 @@ pub(crate) fn parse_tape_with<R: Send>(
 /// it: the document (the text past its byte-order mark, or serde_json's
 /// compact copy should the tape scanner refuse a document serde_json
 /// accepts), its tape, and what `alongside` returned (run over the whole
-/// text, mark included, on another thread). The
-/// tape's scan and `alongside` (told the offset it has read so far, e.g. a
-/// digest's progress) run at once, and bytes are given back once both have
-/// passed them; then the check of repeated keys. So no pass holds the
-/// whole document resident, only the blocks between its readers.
+/// text, mark included, on another thread). The tape's scan and
+/// `alongside` (told the offset it has read so far, e.g. a digest's
+/// progress) run at once, and bytes are given back once both have passed
+/// them; then the check of repeated keys, behind it and `alongside`. So no
+/// pass holds the whole document resident, only the blocks between its
+/// readers.
 pub(crate) fn parse_tape_released<'a, R: Send>(
     path: &std::path::Path,
     text: &'a str,
@@ -195,9 +196,14 @@ pub(crate) fn parse_tape_released<'a, R: Send>(
     Ok((std::borrow::Cow::Owned(compact), t, extra))
 }
 
+/// The unit in which a mapped input's memory is given back: 64 KiB, a
+/// multiple of any page size (`jobs::InputBytes::release` drops whole
+/// blocks only, so that no page outside a range is dropped).
+pub const RELEASE_BLOCK: usize = 64 << 10;
+
 /// Gives back a document's bytes once each of its readers, reading front to
-/// back at once, has passed them: ranges of whole 64 KiB blocks (offsets
-/// are the file's), each once.
+/// back at once, has passed them: ranges of whole [`RELEASE_BLOCK`]s
+/// (offsets are the file's), each once.
 pub(crate) struct Behind<'r> {
     release: &'r (dyn Fn(std::ops::Range<usize>) + Sync),
     /// The offset each reader has reached.
@@ -207,9 +213,7 @@ pub(crate) struct Behind<'r> {
 }
 
 impl<'r> Behind<'r> {
-    /// Block of what is given back at once.
-    const BLOCK: usize = 64 << 10;
-
+    /// Nothing given back yet; `readers` readers at offset 0.
     pub(crate) fn new(
         release: &'r (dyn Fn(std::ops::Range<usize>) + Sync),
         readers: usize,
@@ -228,7 +232,7 @@ impl<'r> Behind<'r> {
             a.fetch_max(offset, SeqCst);
         }
         let low = self.at.iter().map(|a| a.load(SeqCst)).min().unwrap_or(0);
-        let low = low / Self::BLOCK * Self::BLOCK;
+        let low = low / RELEASE_BLOCK * RELEASE_BLOCK;
         // Each range is given back once: by the reader that moved `done`.
         let before = self.done.fetch_max(low, SeqCst);
         if low > before {

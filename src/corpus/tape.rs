@@ -77,13 +77,45 @@ struct Scanner<'a> {
     nodes: Vec<Node>,
     /// Open containers: their node index.
     stack: Vec<usize>,
-    /// Told the offset reached, about every [`REPORT_STEP`] bytes.
-    progress: Option<&'a dyn Fn(usize)>,
-    next_report: usize,
+    /// Told the offset reached.
+    progress: Reporter<'a>,
 }
 
 /// Bytes between two reports of [`Tape::parse_reporting`].
 const REPORT_STEP: usize = 1 << 20;
+
+/// Tells a pass's callback, if any, the offset it has reached, about every
+/// [`REPORT_STEP`] bytes, then the text's length at its end.
+struct Reporter<'a> {
+    f: Option<&'a dyn Fn(usize)>,
+    /// The offset that makes the next report.
+    next: usize,
+}
+
+impl<'a> Reporter<'a> {
+    fn new(f: Option<&'a dyn Fn(usize)>) -> Self {
+        let next = if f.is_some() { REPORT_STEP } else { usize::MAX };
+        Reporter { f, next }
+    }
+
+    /// The pass has reached `offset`.
+    #[inline]
+    fn at(&mut self, offset: usize) {
+        if offset >= self.next {
+            if let Some(f) = self.f {
+                f(offset);
+            }
+            self.next = offset + REPORT_STEP;
+        }
+    }
+
+    /// The pass is done with a text of `len` bytes.
+    fn end(&self, len: usize) {
+        if let Some(f) = self.f {
+            f(len);
+        }
+    }
+}
 
 impl Tape {
     /// The tape of `text`, or None when `text` is not one valid JSON value
@@ -122,17 +154,10 @@ impl Tape {
             // so it costs no memory.
             nodes: Vec::with_capacity(text.len() / 8 + 16),
             stack: Vec::new(),
-            progress: scanned,
-            next_report: if scanned.is_some() {
-                REPORT_STEP
-            } else {
-                usize::MAX
-            },
+            progress: Reporter::new(scanned),
         };
         s.document()?;
-        if let Some(f) = scanned {
-            f(text.len());
-        }
+        s.progress.end(text.len());
         let tape = Tape { nodes: s.nodes };
         tape.no_repeated_keys(text, checked).then_some(tape)
     }
@@ -224,21 +249,12 @@ impl Tape {
     /// text's length.
     fn no_repeated_keys(&self, text: &str, checked: Option<&dyn Fn(usize)>) -> bool {
         let mut keys: Vec<usize> = Vec::new();
-        let mut next_report = if checked.is_some() {
-            REPORT_STEP
-        } else {
-            usize::MAX
-        };
+        let mut report = Reporter::new(checked);
         for (k, n) in self.nodes.iter().enumerate() {
             if n.kind != Kind::Object {
                 continue;
             }
-            if n.start as usize >= next_report {
-                if let Some(f) = checked {
-                    f(n.start as usize);
-                }
-                next_report = n.start as usize + REPORT_STEP;
-            }
+            report.at(n.start as usize);
             keys.clear();
             keys.extend(self.entries(k).map(|(key, _)| key));
             if keys.len() < 2 {
@@ -261,9 +277,7 @@ impl Tape {
                 }
             }
         }
-        if let Some(f) = checked {
-            f(text.len());
-        }
+        report.end(text.len());
         true
     }
 
@@ -487,12 +501,7 @@ impl Scanner<'_> {
                 return (self.i == self.b.len()).then_some(());
             }
             self.after_value()?;
-            if self.i >= self.next_report {
-                if let Some(f) = self.progress {
-                    f(self.i);
-                }
-                self.next_report = self.i + REPORT_STEP;
-            }
+            self.progress.at(self.i);
         }
     }
 

@@ -201,11 +201,10 @@ pub fn parse_transcripts_with<R: Send>(
 /// stay resident: behind each pass over the text (the tape's scan beside
 /// `alongside`, which is told the offset it has read so far; the check of
 /// repeated keys; the reading of the chunks' fields), then, once a
-/// transcript is joined, each run of its chunks that no other
-/// transcript's chunk interrupts. Transcripts
-/// are joined in parallel, each held compressed ([`Transcript::pack`]) as
-/// soon as it is joined, so that the corpus's joined texts are never all
-/// held as is.
+/// transcript is joined, each run of its chunks that no other transcript's
+/// chunk interrupts. Transcripts are joined in parallel, each held
+/// compressed ([`Transcript::pack`]) as soon as it is joined, so that the
+/// corpus's joined texts are never all held as is.
 pub fn parse_transcripts_released<R: Send>(
     path: &Path,
     text: &str,
@@ -230,10 +229,10 @@ fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptS
     build_released(path, (text, 0), tape, &|_| (), false)
 }
 
-/// [`build_transcripts`], calling `release(range)` with the whole of
-/// `text` once the chunks are found and with each transcript's runs of
-/// chunks once it is joined, each transcript packed once joined when
-/// `pack` is set. `text` starts `base` bytes into its file (past a
+/// [`build_transcripts`], calling `release(range)` behind the reading of
+/// the chunks' fields, with the whole of `text` once the chunks are found,
+/// and with each transcript's runs of chunks once it is joined, each
+/// transcript packed once joined when `pack` is set. `text` starts `base` bytes into its file (past a
 /// byte-order mark): `release` is given ranges of the file.
 fn build_released(
     path: &Path,

@@ -182,10 +182,6 @@ fn not_utf8(path: &Path, e: std::str::Utf8Error) -> JobError {
     ))
 }
 
-/// The unit [`InputBytes::release`] gives back: 64 KiB, a multiple of any
-/// page size.
-pub const RELEASE_BLOCK: usize = 64 << 10;
-
 /// An input file's bytes: memory-mapped when the file is large, read
 /// otherwise.
 pub enum InputBytes {
@@ -207,11 +203,11 @@ impl std::ops::Deref for InputBytes {
 
 impl InputBytes {
     /// Gives back the memory of a mapped file's bytes within `range` (whole
-    /// 64 KiB blocks only, a multiple of any page size, so that no page
-    /// outside it is dropped): they leave the process's resident set, and a
-    /// later read maps them again from the file. Bytes read into memory are
-    /// kept.
+    /// [`crate::corpus::RELEASE_BLOCK`]s only, so that no page outside it is
+    /// dropped): they leave the process's resident set, and a later read
+    /// maps them again from the file. Bytes read into memory are kept.
     pub fn release(&self, range: std::ops::Range<usize>) {
+        use crate::corpus::RELEASE_BLOCK;
         if let InputBytes::Mapped(map) = self {
             let start = range.start.min(map.len()).div_ceil(RELEASE_BLOCK) * RELEASE_BLOCK;
             let end = range.end.min(map.len()) / RELEASE_BLOCK * RELEASE_BLOCK;
@@ -242,7 +238,9 @@ impl InputBytes {
     pub fn text_released(&self, path: &Path) -> Result<&str, JobError> {
         const BLOCK: usize = 1 << 20;
         let bytes: &[u8] = self;
-        let (mut at, mut released) = (0, 0);
+        let release = |r| self.release(r);
+        let behind = crate::corpus::Behind::new(&release, 1);
+        let mut at = 0;
         while at < bytes.len() {
             let end = (at + BLOCK).min(bytes.len());
             match std::str::from_utf8(&bytes[at..end]) {
@@ -254,8 +252,7 @@ impl InputBytes {
                 // The whole text's check names the first bad byte.
                 Err(_) => return self.text(path),
             }
-            self.release(released..at);
-            released = at / RELEASE_BLOCK * RELEASE_BLOCK;
+            behind.reached(0, at);
         }
         // SAFETY: the blocks, end to end, cover `bytes`, each ends on a char
         // boundary and each is valid UTF-8 (checked above), so the whole is.

@@ -196,8 +196,7 @@ pub fn write_streamed(
         if sync_now {
             sync_dir(dir);
         }
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        Ok((hex, out.bytes))
+        Ok((crate::text::hash::hex(&digest), out.bytes))
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

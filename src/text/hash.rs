@@ -13,8 +13,16 @@ use sha2::{Digest, Sha256};
 /// );
 /// ```
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(bytes))
+}
+
+/// Bytes as lower-case hex, two digits each.
+///
+/// ```
+/// assert_eq!(corpus_eval::text::hash::hex(&[0x00, 0xab, 0x7f]), "00ab7f");
+/// ```
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// [`sha256_hex`] (the same digest), hashed a MiB at a time, telling
@@ -38,11 +46,7 @@ pub fn sha256_hex_reporting(bytes: &[u8], progress: &dyn Fn(usize)) -> String {
         done += block.len();
         progress(done);
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&hasher.finalize())
 }
 
 /// FNV-1a 64-bit hash (for seeds and short ids).
