@@ -263,25 +263,30 @@ pub fn other_sources_in<F>(
 where
     F: Fn(usize, &mut dyn FnMut(&SourceText<'_>)) + Sync,
 {
-    let mut patterns: Vec<String> = Vec::new();
-    let mut pattern_of: HashMap<String, usize> = HashMap::new();
-    let quote_pattern: Vec<Option<usize>> = quotes
+    // Each quote normalized; equal ones share a pattern (held once: the
+    // patterns borrow the quotes' normalized texts).
+    let normalized: Vec<String> = quotes
         .iter()
-        .map(|(_, q)| {
-            let n = Normalized::new(q.trim()).text().to_string();
+        .map(|(_, q)| Normalized::new(q.trim()).into_text())
+        .collect();
+    let mut pattern_refs: Vec<&str> = Vec::new();
+    let mut pattern_of: HashMap<&str, usize> = HashMap::new();
+    let quote_pattern: Vec<Option<usize>> = normalized
+        .iter()
+        .map(|n| {
             if n.is_empty() {
                 return None;
             }
-            Some(*pattern_of.entry(n.clone()).or_insert_with(|| {
-                patterns.push(n);
-                patterns.len() - 1
+            Some(*pattern_of.entry(n).or_insert_with(|| {
+                pattern_refs.push(n);
+                pattern_refs.len() - 1
             }))
         })
         .collect();
-    if patterns.is_empty() || count < 2 {
+    drop(pattern_of);
+    if pattern_refs.is_empty() || count < 2 {
         return vec![None; quotes.len()];
     }
-    let pattern_refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
     let finder = crate::text::multifind::MultiFind::new(&pattern_refs);
     // Per transcript: the first occurrence of each pattern found in it,
     // placed in its original text.
@@ -318,7 +323,7 @@ where
         })
         .collect();
     // Per pattern: the transcripts holding it, in corpus order.
-    let mut holders: Vec<Vec<(usize, &Hit)>> = vec![Vec::new(); patterns.len()];
+    let mut holders: Vec<Vec<(usize, &Hit)>> = vec![Vec::new(); pattern_refs.len()];
     for (t, hs) in hits.iter().enumerate() {
         for h in hs {
             holders[h.pattern].push((t, h));

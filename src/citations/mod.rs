@@ -140,6 +140,32 @@ pub struct SourceText<'a> {
     label_marks: OnceLock<Vec<String>>,
     char_checkpoints: OnceLock<Vec<usize>>,
     index: OnceLock<fuzzy::BigramIndex>,
+    /// Buffers of an earlier transcript that the structures built on
+    /// first use are built into.
+    spare: std::sync::Mutex<Spare>,
+}
+
+/// The large buffers of a dropped [`SourceText`]: its text (when owned),
+/// its spoken text, its normalized text and its word index
+/// ([`SourceText::into_spare`]). The next transcript prepared with them
+/// ([`SourceText::from_cow_with_speakers_in`]) is built into them, so that
+/// transcripts prepared one after another allocate their large buffers,
+/// and fault their pages in, once rather than once per transcript.
+#[derive(Debug, Default)]
+pub struct Spare {
+    text: String,
+    spoken: String,
+    normalized: crate::text::aligned::NormalizedSpare,
+    index: fuzzy::IndexSpare,
+}
+
+impl Spare {
+    /// The text's buffer, for a text read back into it (e.g.
+    /// [`crate::corpus::Transcript::text_in`]) and handed to
+    /// [`SourceText::from_cow_with_speakers_in`] as an owned text.
+    pub fn text_buffer(&mut self) -> &mut String {
+        &mut self.text
+    }
 }
 
 impl SourceText<'static> {
@@ -177,6 +203,47 @@ impl<'a> SourceText<'a> {
         SourceText::split(text, speakers)
     }
 
+    /// [`SourceText::from_cow_with_speakers`] built into the buffers of
+    /// `spare` (see [`Spare`]).
+    pub fn from_cow_with_speakers_in(
+        text: std::borrow::Cow<'a, str>,
+        speakers: &turns::SpeakerConfig,
+        mut spare: Spare,
+    ) -> SourceText<'a> {
+        let t = turns::Turns::parse_in(&text, speakers, std::mem::take(&mut spare.spoken));
+        SourceText {
+            turns: Some(t),
+            spare: std::sync::Mutex::new(spare),
+            ..SourceText::of(text)
+        }
+    }
+
+    /// Its large buffers, for the next transcript (see [`Spare`]).
+    pub fn into_spare(self) -> Spare {
+        let mut spare = self.spare.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let std::borrow::Cow::Owned(text) = self.text {
+            spare.text = text;
+        }
+        if let Some(t) = self.turns {
+            spare.spoken = t.into_spoken_buffer();
+        }
+        if let Some(n) = self.normalized.into_inner() {
+            spare.normalized = n.into_spare();
+        }
+        if let Some(i) = self.index.into_inner() {
+            spare.index = i.into_spare();
+        }
+        spare
+    }
+
+    /// A buffer taken from the spare ones (empty when none is left).
+    fn take_spare<T: Default>(&self, part: impl FnOnce(&mut Spare) -> &mut T) -> T {
+        match self.spare.lock() {
+            Ok(mut s) => std::mem::take(part(&mut s)),
+            Err(_) => T::default(),
+        }
+    }
+
     fn of(text: std::borrow::Cow<'a, str>) -> SourceText<'a> {
         SourceText {
             text,
@@ -186,6 +253,7 @@ impl<'a> SourceText<'a> {
             label_marks: OnceLock::new(),
             char_checkpoints: OnceLock::new(),
             index: OnceLock::new(),
+            spare: std::sync::Mutex::new(Spare::default()),
         }
     }
 
@@ -221,8 +289,10 @@ impl<'a> SourceText<'a> {
     }
 
     fn normalized(&self) -> &Normalized {
-        self.normalized
-            .get_or_init(|| crate::timings::measure("normalize", || Normalized::new(self.spoken())))
+        self.normalized.get_or_init(|| {
+            let spare = self.take_spare(|s| &mut s.normalized);
+            crate::timings::measure("normalize", || Normalized::new_in(self.spoken(), spare))
+        })
     }
 
     /// Builds the fuzzy index now (it is otherwise built on first use).
@@ -233,7 +303,8 @@ impl<'a> SourceText<'a> {
     fn index(&self) -> &fuzzy::BigramIndex {
         self.index.get_or_init(|| {
             let text = self.normalized().text();
-            crate::timings::measure("word index", || fuzzy::BigramIndex::new(text))
+            let spare = self.take_spare(|s| &mut s.index);
+            crate::timings::measure("word index", || fuzzy::BigramIndex::new_in(text, spare))
         })
     }
 
@@ -608,6 +679,76 @@ mod tests {
         assert!(MatchLevel::Fuzzy.accepts(Verdict::Fuzzy));
         assert!(!MatchLevel::Exact.accepts(Verdict::Normalized));
         assert!(!MatchLevel::Fuzzy.accepts(Verdict::UnknownSource));
+    }
+
+    /// A labelled transcript of `turns` turns drawn from `seed`, with
+    /// non-ASCII words and typographic punctuation.
+    fn generated(seed: u64, turns: usize) -> String {
+        const WORDS: [&str; 12] = [
+            "leeks",
+            "Gràcia",
+            "we’ve",
+            "tractor",
+            "rent",
+            "the",
+            "co-op",
+            "—",
+            "soil",
+            "“sandy”",
+            "1987",
+            "neighbours",
+        ];
+        let mut x = seed;
+        let mut next = move |n: usize| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize % n
+        };
+        let mut out = String::new();
+        for t in 0..turns {
+            out.push_str(["Interviewer: ", "Núria: ", "Anna:  "][t % 3]);
+            for _ in 0..5 + next(20) {
+                out.push_str(WORDS[next(WORDS.len())]);
+                out.push(if next(9) == 0 { '\n' } else { ' ' });
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn built_into_spare_buffers_checks_the_same() {
+        let speakers = turns::SpeakerConfig::default();
+        let mut spare = Spare::default();
+        // Long, short, then long again: buffers shrink and grow in turn.
+        for (seed, turns) in [(1, 400), (2, 30), (3, 700), (4, 1)] {
+            let text = generated(seed, turns);
+            let fresh = SourceText::with_speakers(text.clone(), &speakers);
+            let reused = SourceText::from_cow_with_speakers_in(
+                std::borrow::Cow::Owned(text.clone()),
+                &speakers,
+                spare,
+            );
+            let spoken = fresh.spoken().to_string();
+            let words: Vec<&str> = spoken.split_whitespace().collect();
+            let mut quotes: Vec<String> = Vec::new();
+            for k in (0..words.len().saturating_sub(12)).step_by(17) {
+                let piece = words[k..k + 12].join(" ");
+                quotes.push(piece.clone());
+                quotes.push(piece.to_uppercase());
+                quotes.push(piece.replacen("the", "a", 1));
+            }
+            quotes.push("nothing like this was ever said here at all".into());
+            for q in &quotes {
+                assert_eq!(reused.check(q, 0.8), fresh.check(q, 0.8), "{q}");
+            }
+            assert_eq!(reused.normalized_text(), fresh.normalized_text());
+            spare = reused.into_spare();
+            // The buffers come back with their room.
+            assert!(spare.text.capacity() >= text.len());
+            assert!(spare.spoken.capacity() >= spoken.len());
+        }
     }
 
     #[test]

@@ -179,6 +179,12 @@ pub struct Turns {
 impl Turns {
     /// Splits `text` into turns.
     pub fn parse(text: &str, config: &SpeakerConfig) -> Turns {
+        Turns::parse_in(text, config, String::new())
+    }
+
+    /// [`Turns::parse`], the spoken text built into `spoken` (a buffer
+    /// kept from an earlier transcript: [`Turns::into_spoken_buffer`]).
+    pub fn parse_in(text: &str, config: &SpeakerConfig, mut spoken: String) -> Turns {
         let mut labels: Vec<(Range<usize>, String)> = Vec::new();
         match &config.pattern {
             // The default pattern's label is the match up to its first `:`
@@ -224,7 +230,8 @@ impl Turns {
                 text: range.end..end,
             });
         }
-        let mut spoken = String::with_capacity(text.len());
+        spoken.clear();
+        spoken.reserve(text.len());
         let mut pieces = Vec::with_capacity(turns.len());
         for t in &turns {
             if !t.text.is_empty() {
@@ -239,6 +246,11 @@ impl Turns {
                 pieces,
             },
         }
+    }
+
+    /// The spoken text's buffer, for [`Turns::parse_in`].
+    pub fn into_spoken_buffer(self) -> String {
+        self.spoken.text
     }
 
     /// True when the transcript has at least one label.
@@ -298,6 +310,21 @@ impl Turns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parsed_into_a_used_buffer_is_the_same() {
+        let pieces = ["Anna: ", "Q: ", "\n", "we sold ", "é", "Interviewer:", " "];
+        let mut next = crate::test_rng::xorshift(0x7a1c);
+        let mut buffer = String::new();
+        let config = SpeakerConfig::default();
+        for _ in 0..300 {
+            let text = crate::test_rng::text_of(&mut next, &pieces, 60);
+            let fresh = Turns::parse(&text, &config);
+            let reused = Turns::parse_in(&text, &config, buffer);
+            assert_eq!(format!("{reused:?}"), format!("{fresh:?}"), "{text:?}");
+            buffer = reused.into_spoken_buffer();
+        }
+    }
 
     #[test]
     fn labels_split_turns_and_leave_the_spoken_text() {

@@ -180,6 +180,20 @@ impl PackedText {
             .filter(|b| b.len() == self.len)
             .and_then(|b| String::from_utf8(b).ok())
     }
+
+    /// [`PackedText::unpack`] into the buffer of `buf` (its contents
+    /// dropped): a buffer kept from an earlier text of about this size is
+    /// reused, not allocated again.
+    pub fn unpack_into(&self, buf: String) -> Option<String> {
+        let mut bytes = buf.into_bytes();
+        bytes.clear();
+        bytes.resize(self.len, 0);
+        let n = lz4_flex::block::decompress_into(&self.block, &mut bytes).ok()?;
+        if n != self.len {
+            return None;
+        }
+        String::from_utf8(bytes).ok()
+    }
 }
 
 /// Some texts of a [`PackedTexts`], read back.
@@ -206,6 +220,20 @@ impl Unpacked<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unpacked_into_a_used_buffer_is_the_text() {
+        let long = "Ana: we sold the farm, “all” of it.\n".repeat(500);
+        let short = "Q: ¿y después?";
+        let mut buf = String::new();
+        for text in [long.as_str(), short, "", long.as_str()] {
+            let p = PackedText::pack(text);
+            buf = p.unpack_into(buf).unwrap();
+            assert_eq!(buf, text);
+            assert_eq!(p.unpack().as_deref(), Some(text));
+        }
+        assert!(buf.capacity() >= long.len());
+    }
 
     #[test]
     fn one_text_packs_and_reads_back_with_a_reused_scratch() {

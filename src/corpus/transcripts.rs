@@ -59,6 +59,18 @@ impl Transcript {
         }
     }
 
+    /// [`Transcript::text`], a packed text read back into the buffer of
+    /// `spare` (taken; left empty for a plain text), which
+    /// [`crate::citations::SourceText::into_spare`] gives back.
+    pub fn text_in(&self, spare: &mut String) -> Cow<'_, str> {
+        match &self.text {
+            Stored::Plain(s) => Cow::Borrowed(s),
+            Stored::Packed(p) => {
+                Cow::Owned(p.unpack_into(std::mem::take(spare)).unwrap_or_default())
+            }
+        }
+    }
+
     /// The text's length in bytes.
     pub fn len(&self) -> usize {
         match &self.text {

@@ -415,11 +415,23 @@ fn verify_quotes_in(
         .filter(|&i| !by_transcript[i].is_empty())
         .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].len()));
+    // Each transcript is built into the buffers of one done with before
+    // (a few sets of them, one per transcript prepared at once).
+    let spares: crate::memory::Pool<citations::Spare> = crate::memory::Pool::default();
     let prepare = |t: usize| match kept {
         Some(k) => Source::Kept(k.source(t)),
-        None => Source::Fresh(Box::new(crate::timings::measure("turns", || {
-            SourceText::from_cow_with_speakers(transcripts.transcripts[t].text(), &config.speakers)
-        }))),
+        None => {
+            let mut spare = spares.take();
+            let text = transcripts.transcripts[t].text_in(spare.text_buffer());
+            Source::Fresh(Box::new(crate::timings::measure("turns", || {
+                SourceText::from_cow_with_speakers_in(text, &config.speakers, spare)
+            })))
+        }
+    };
+    let done_with = |src: Source<'_>| {
+        if let Source::Fresh(s) = src {
+            spares.put(s.into_spare());
+        }
     };
     // Each transcript's lookup structures are dropped once its quotes
     // are checked: the search of the other transcripts prepares each one
@@ -430,11 +442,13 @@ fn verify_quotes_in(
         .map(|&i| {
             let src = prepare(i);
             let out = check_transcript(&src, &by_transcript[i], quote_refs, config);
+            done_with(src);
             crate::progress::advance(by_transcript[i].len() as u64);
             out
         })
         .collect();
     // The transcripts' lookup structures are freed (unless prepared ahead).
+    spares.clear();
     if kept.is_none() {
         crate::memory::give_back();
     }
@@ -471,10 +485,13 @@ fn verify_quotes_in(
     } else {
         let found = crate::timings::measure("other sources", || {
             attribution::other_sources_in(names.len(), &names, &lookups, |t, visit| {
-                visit(&prepare(t))
+                let src = prepare(t);
+                visit(&src);
+                done_with(src);
             })
         });
         // Their lookup structures again.
+        spares.clear();
         if kept.is_none() {
             crate::memory::give_back();
         }

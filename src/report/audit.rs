@@ -449,11 +449,18 @@ pub fn write_data_spilled(
     let mut order: Vec<usize> = (0..=count).filter(|&t| !by_group[t].is_empty()).collect();
     order
         .sort_by_key(|&t| std::cmp::Reverse(transcripts.transcripts.get(t).map_or(0, |t| t.len())));
+    // Each transcript's text read back, and its section gathered, into
+    // the buffers of one done with before.
+    let buffers: crate::memory::Pool<(String, Vec<u8>)> = crate::memory::Pool::default();
     let made: Vec<(usize, super::spill::Section)> = order
         .par_iter()
         .map(|&t| -> std::io::Result<_> {
-            let text = transcripts.transcripts.get(t).map(|t| t.text());
-            let mut section = spill.section();
+            let (mut text_buf, section_buf) = buffers.take();
+            let text = transcripts
+                .transcripts
+                .get(t)
+                .map(|t| t.text_in(&mut text_buf));
+            let mut section = spill.section_in(section_buf);
             for q in &by_group[t] {
                 let other = |out: &mut Vec<u8>, os: &OtherSource| {
                     match other_ctx.binary_search_by_key(&q.at, |&(a, _)| a) {
@@ -475,10 +482,16 @@ pub fn write_data_spilled(
                 );
                 section.push(escape_script(record).as_bytes())?;
             }
-            Ok((t, section.finish()?))
+            let (section, section_buf) = section.finish_keeping()?;
+            if let Some(std::borrow::Cow::Owned(owned)) = text {
+                text_buf = owned;
+            }
+            buffers.put((text_buf, section_buf));
+            Ok((t, section))
         })
         .collect::<std::io::Result<_>>()
         .map_err(scratch_error)?;
+    drop(buffers);
     let mut sections: Vec<super::spill::Section> = vec![Default::default(); count + 1];
     for (t, section) in made {
         sections[t] = section;

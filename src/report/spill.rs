@@ -93,9 +93,16 @@ impl Spill {
 
     /// A writer of a new section (any number at once, from any threads).
     pub fn section(&self) -> SectionWriter<'_> {
+        self.section_in(Vec::new())
+    }
+
+    /// [`Spill::section`] gathering its records in `buf` (its contents
+    /// dropped; given back by [`SectionWriter::finish_keeping`]).
+    pub fn section_in(&self, mut buf: Vec<u8>) -> SectionWriter<'_> {
+        buf.clear();
         SectionWriter {
             spill: self,
-            buf: Vec::new(),
+            buf,
             section: Section::default(),
         }
     }
@@ -179,9 +186,18 @@ impl SectionWriter<'_> {
     }
 
     /// Writes out the rest; the section, to read back.
-    pub fn finish(mut self) -> std::io::Result<Section> {
+    pub fn finish(self) -> std::io::Result<Section> {
+        self.finish_keeping().map(|(section, _)| section)
+    }
+
+    /// [`SectionWriter::finish`], also giving back the writer's buffer
+    /// (empty, its room kept) for the next section.
+    pub fn finish_keeping(mut self) -> std::io::Result<(Section, Vec<u8>)> {
         self.flush()?;
-        Ok(std::mem::take(&mut self.section))
+        Ok((
+            std::mem::take(&mut self.section),
+            std::mem::take(&mut self.buf),
+        ))
     }
 }
 
@@ -249,6 +265,32 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ce-spill-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir.join("s.spill")
+    }
+
+    #[test]
+    fn sections_gathered_in_kept_buffers_read_back() {
+        let path = scratch("kept");
+        let spill = Spill::create(&path).unwrap();
+        // The second section gathers in the first one's buffer, left dirty.
+        let mut first = spill.section_in(b"left over".to_vec());
+        first.push(b"one").unwrap();
+        first.push(&vec![b'x'; CHUNK + 5]).unwrap();
+        first.push(b"three").unwrap();
+        let (first, buf) = first.finish_keeping().unwrap();
+        assert!(buf.is_empty() && buf.capacity() > 0);
+        let mut second = spill.section_in(buf);
+        second.push(b"two").unwrap();
+        let (second, _) = second.finish_keeping().unwrap();
+        let mut a = spill.reader(&first, 2);
+        assert_eq!(a.next_record().unwrap(), Some(&b"one"[..]));
+        assert_eq!(a.next_record().unwrap().map(<[u8]>::len), Some(CHUNK + 5));
+        assert_eq!(a.next_record().unwrap(), Some(&b"three"[..]));
+        assert_eq!(a.next_record().unwrap(), None);
+        let mut b = spill.reader(&second, 2);
+        assert_eq!(b.next_record().unwrap(), Some(&b"two"[..]));
+        assert_eq!(b.next_record().unwrap(), None);
+        drop(spill);
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]

@@ -182,8 +182,21 @@ fn buckets<I>(n_keys: usize, keys: I) -> (Vec<u32>, Vec<u32>)
 where
     I: DoubleEndedIterator<Item = usize> + ExactSizeIterator + Clone,
 {
+    buckets_in(n_keys, keys, (Vec::new(), Vec::new()))
+}
+
+/// [`buckets`] into the buffers `(off, pos)` (their contents dropped).
+fn buckets_in<I>(
+    n_keys: usize,
+    keys: I,
+    (mut off, mut pos): (Vec<u32>, Vec<u32>),
+) -> (Vec<u32>, Vec<u32>)
+where
+    I: DoubleEndedIterator<Item = usize> + ExactSizeIterator + Clone,
+{
     let n = keys.len();
-    let mut off = vec![0u32; n_keys + 1];
+    off.clear();
+    off.resize(n_keys + 1, 0);
     for k in keys.clone() {
         off[k + 1] += 1;
     }
@@ -192,7 +205,8 @@ where
     }
     // off[k + 1] is the end of key k's positions, then (moved down by one
     // per position) their start.
-    let mut pos = vec![0u32; n];
+    pos.clear();
+    pos.resize(n, 0);
     for (p, k) in keys.enumerate().rev() {
         off[k + 1] -= 1;
         pos[off[k + 1] as usize] = p as u32;
@@ -202,12 +216,39 @@ where
     (off, pos)
 }
 
+/// The buffers of a dropped [`BigramIndex`], kept to build the next one
+/// into ([`BigramIndex::into_spare`], [`BigramIndex::new_in`]).
+#[derive(Debug, Default)]
+pub struct IndexSpare {
+    starts: Vec<u32>,
+    ids: Vec<u32>,
+    vocab: FxMap<u64, u32>,
+    bi_off: Vec<u32>,
+    bi_pos: Vec<u32>,
+    bi_key: Vec<u64>,
+}
+
 impl BigramIndex {
     /// Indexes a normalized transcript.
     pub fn new(text: &str) -> BigramIndex {
-        let mut vocab: FxMap<u64, u32> = FxMap::default();
-        let mut starts: Vec<u32> = Vec::with_capacity(text.len() / 6);
-        let mut ids: Vec<u32> = Vec::with_capacity(text.len() / 6);
+        BigramIndex::new_in(text, IndexSpare::default())
+    }
+
+    /// [`BigramIndex::new`] built into the buffers of `spare`.
+    pub fn new_in(text: &str, spare: IndexSpare) -> BigramIndex {
+        let IndexSpare {
+            mut starts,
+            mut ids,
+            mut vocab,
+            bi_off,
+            bi_pos,
+            mut bi_key,
+        } = spare;
+        vocab.clear();
+        starts.clear();
+        starts.reserve(text.len() / 6);
+        ids.clear();
+        ids.reserve(text.len() / 6);
         let bytes = text.as_bytes();
         each_word(text, |s, e| {
             let h = word_hash(&bytes[s..e]);
@@ -217,17 +258,20 @@ impl BigramIndex {
         });
         let n_buckets = (ids.len() / 2).max(1).next_power_of_two();
         let mask = n_buckets as u64 - 1;
-        let (bi_off, bi_pos) = buckets(
+        let (bi_off, bi_pos) = buckets_in(
             n_buckets,
             ids.windows(2)
                 .map(move |w| (pair_key(w[0], w[1]) >> 20 & mask) as usize),
+            (bi_off, bi_pos),
         );
         // Keys computed again from the ids (no array of them beside the
         // buckets while they are sorted).
-        let bi_key: Vec<u64> = bi_pos
-            .iter()
-            .map(|&p| pair_key(ids[p as usize], ids[p as usize + 1]))
-            .collect();
+        bi_key.clear();
+        bi_key.extend(
+            bi_pos
+                .iter()
+                .map(|&p| pair_key(ids[p as usize], ids[p as usize + 1])),
+        );
         BigramIndex {
             starts,
             ids,
@@ -237,6 +281,18 @@ impl BigramIndex {
             bi_pos,
             bi_key,
             chars: text.chars().count(),
+        }
+    }
+
+    /// Its buffers, for [`BigramIndex::new_in`].
+    pub fn into_spare(self) -> IndexSpare {
+        IndexSpare {
+            starts: self.starts,
+            ids: self.ids,
+            vocab: self.vocab,
+            bi_off: self.bi_off,
+            bi_pos: self.bi_pos,
+            bi_key: self.bi_key,
         }
     }
 
@@ -839,6 +895,26 @@ pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_built_into_a_used_spare_is_the_same() {
+        let pieces = ["ab", "cd", "ab", " ", " ", "é", "9", "\n", "-"];
+        let mut next = crate::test_rng::xorshift(0x1dec_5a7e);
+        let mut spare = IndexSpare::default();
+        for _ in 0..300 {
+            let text = crate::test_rng::text_of(&mut next, &pieces, 400);
+            let fresh = BigramIndex::new(&text);
+            let reused = BigramIndex::new_in(&text, spare);
+            assert_eq!(reused.starts, fresh.starts);
+            assert_eq!(reused.ids, fresh.ids);
+            assert_eq!(reused.vocab, fresh.vocab);
+            assert_eq!(reused.bi_off, fresh.bi_off);
+            assert_eq!(reused.bi_pos, fresh.bi_pos);
+            assert_eq!(reused.bi_key, fresh.bi_key);
+            assert_eq!(reused.chars, fresh.chars);
+            spare = reused.into_spare();
+        }
+    }
 
     #[test]
     fn words_are_the_runs_of_alphanumeric_chars() {
