@@ -58,7 +58,13 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// (about 190 MB of allocations of 256 KiB or more during the quote checks
 /// at scale 1): phase by phase, 4 runs each, +43 ms in the checks, +41 ms
 /// in the other-transcript search, +29 ms in report.html; at scale 4, 3
-/// alternating runs each, 11.69 and 11.67 s (5 ms and 1 s). Other commands
+/// alternating runs each, 11.69 and 11.67 s (5 ms and 1 s). Since each
+/// transcript is built into the buffers of the one before
+/// (`corpus_eval::citations::Spare`), fewer pages churn: at scale 1, 10
+/// alternating runs each, page faults 98k before and 60k after, median
+/// 1.81 and 1.70 s, peak RSS 78-82 and 75-81 MB; with those buffers kept,
+/// a 100 ms or 1 s delay gave 79-85 MB for no time measurably saved.
+/// Other commands
 /// keep the default, so that the embedding model's large buffers are
 /// reused.
 fn purge_soon() {

@@ -358,7 +358,9 @@ fn score_pair(
 ///
 /// Each transcript's lookup structures (turns, normalized text, word
 /// index) live only while its own quotes are checked (transcripts in
-/// parallel), so memory holds a few of them at a time, not the corpus's.
+/// parallel), so memory holds a few of them at a time, not the corpus's;
+/// the next transcript is built into their buffers ([`citations::Spare`]),
+/// so that their pages are not given back and faulted in again for each.
 /// Quotes found in their transcript are attributed by their turn; the
 /// others are looked up in the other transcripts (one automaton over all
 /// of them, each transcript prepared again for it), then as stitched
@@ -433,10 +435,10 @@ fn verify_quotes_in(
             spares.put(s.into_spare());
         }
     };
-    // Each transcript's lookup structures are dropped once its quotes
-    // are checked: the search of the other transcripts prepares each one
-    // again, a few at a time, so memory never holds the corpus's
-    // normalized texts at once.
+    // Each transcript's lookup structures are done with once its quotes
+    // are checked (their buffers kept for the next one): the search of the
+    // other transcripts prepares each one again, a few at a time, so
+    // memory never holds the corpus's normalized texts at once.
     let done: Vec<TranscriptChecked> = order
         .par_iter()
         .map(|&i| {
