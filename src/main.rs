@@ -64,9 +64,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// alternating runs each, page faults 98k before and 60k after, median
 /// 1.81 and 1.70 s, peak RSS 78-82 and 75-81 MB; with those buffers kept,
 /// a 100 ms or 1 s delay gave 79-85 MB for no time measurably saved.
-/// Other commands
-/// keep the default, so that the embedding model's large buffers are
-/// reused.
+/// Other commands keep the default, so that the embedding model's large
+/// buffers are reused.
 fn purge_soon() {
     let given = std::env::vars_os().any(|(k, _)| {
         k.to_str().is_some_and(|k| {

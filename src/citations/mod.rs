@@ -258,11 +258,7 @@ impl<'a> SourceText<'a> {
     }
 
     fn split(text: std::borrow::Cow<'a, str>, speakers: &turns::SpeakerConfig) -> SourceText<'a> {
-        let t = turns::Turns::parse(&text, speakers);
-        SourceText {
-            turns: Some(t),
-            ..SourceText::of(text)
-        }
+        SourceText::from_cow_with_speakers_in(text, speakers, Spare::default())
     }
 
     /// The transcript text.

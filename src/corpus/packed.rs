@@ -175,10 +175,7 @@ impl PackedText {
     /// The text back; None only when the block was damaged in memory (it is
     /// this type's own output).
     pub fn unpack(&self) -> Option<String> {
-        lz4_flex::block::decompress(&self.block, self.len)
-            .ok()
-            .filter(|b| b.len() == self.len)
-            .and_then(|b| String::from_utf8(b).ok())
+        self.unpack_into(String::new())
     }
 
     /// [`PackedText::unpack`] into the buffer of `buf` (its contents

@@ -53,10 +53,7 @@ impl Transcript {
     /// The joined text (read back when packed; empty if a packed text was
     /// damaged in memory).
     pub fn text(&self) -> Cow<'_, str> {
-        match &self.text {
-            Stored::Plain(s) => Cow::Borrowed(s),
-            Stored::Packed(p) => Cow::Owned(p.unpack().unwrap_or_default()),
-        }
+        self.text_in(&mut String::new())
     }
 
     /// [`Transcript::text`], a packed text read back into the buffer of
