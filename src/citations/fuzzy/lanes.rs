@@ -145,8 +145,13 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     /// `[prev[7], cur[0], ..., cur[6]]`: `cur` moved one lane up, lane 0
-    /// taking `prev`'s last.
-    #[inline(always)]
+    /// taking `prev`'s last. (Inlined into [`strip`], which has the same
+    /// target feature.)
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
     unsafe fn shift_in(prev: __m256, cur: __m256) -> __m256 {
         // [prev 4..8, cur 0..4], then per 128-bit half the last of it
         // followed by three of `cur`.
