@@ -58,15 +58,34 @@ impl Table<'_> {
         d as f32 * self.k_len - len as f32
     }
 
-    /// The characters lanes 0..L meet at step s (lane k: text[s - 1 - k]),
-    /// contiguous in the reversed text.
+    /// The characters `lanes` lanes meet at step s (lane k:
+    /// text[s - 1 - k]), contiguous in the reversed text.
+    #[inline(always)]
+    fn met_slice(&self, s: usize, lanes: usize) -> &[u32] {
+        let at = self.reversed.len() - s - WIDE;
+        &self.reversed[at..at + lanes]
+    }
+
+    /// [`Table::met_slice`] for L lanes, as an array.
     #[inline(always)]
     fn met<const L: usize>(&self, s: usize) -> &[u32; L] {
-        let at = self.reversed.len() - s - WIDE;
-        match self.reversed[at..at + L].try_into() {
+        match self.met_slice(s, L).try_into() {
             Ok(m) => m,
             Err(_) => unreachable!("a slice of L elements"),
         }
+    }
+
+    /// Lane `k`'s inputs in the strip of `rows` rows from row `strip`: its
+    /// quote char ([`NO_QUOTE`] past the strip's rows) and its cell in
+    /// column 0 (that many deletions, length 0).
+    #[inline(always)]
+    fn lane(&self, strip: usize, rows: usize, k: usize) -> (u32, f32) {
+        let c = if k < rows {
+            self.quote[strip + k] as u32
+        } else {
+            NO_QUOTE
+        };
+        (c, self.key((strip + k + 1).min(self.quote.len() + 1), 0))
     }
 
     /// Rows strip+1 ..= strip+rows (1-based) in a strip of L lanes
@@ -76,11 +95,7 @@ impl Table<'_> {
         let mut q = [NO_QUOTE; L];
         let mut col0 = [0.0f32; L];
         for k in 0..L {
-            if k < rows {
-                q[k] = self.quote[strip + k] as u32;
-            }
-            // Column 0: that many deletions, length 0.
-            col0[k] = self.key((strip + k + 1).min(m + 1), 0);
+            (q[k], col0[k]) = self.lane(strip, rows, k);
         }
         let far = self.key(m + 2, 0);
         let (k_len, last) = (self.k_len, rows - 1);
@@ -180,10 +195,7 @@ mod avx2 {
             let mut ks = [0i32; 8];
             for j in 0..8 {
                 let k = 8 * i + j;
-                if k < rows {
-                    qs[j] = t.quote[strip + k] as u32;
-                }
-                c0[j] = t.key((strip + k + 1).min(m + 1), 0);
+                (qs[j], c0[j]) = t.lane(strip, rows, k);
                 ks[j] = k as i32;
             }
             q[i] = _mm256_loadu_si256(qs.as_ptr().cast());
@@ -208,8 +220,7 @@ mod avx2 {
             } else {
                 (far, far)
             };
-            let at = t.reversed.len() - s - super::WIDE;
-            let met = &t.reversed[at..at + lanes];
+            let met = t.met_slice(s, lanes);
             let (mut up_prev, mut diag_prev) = (_mm256_set1_ps(up0), _mm256_set1_ps(diag0));
             let mut v = [_mm256_setzero_ps(); V];
             for i in 0..V {
