@@ -200,11 +200,11 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
         _ => return Err(err("top level".into(), "(root)", shape)),
     };
     let pair_nodes: Vec<usize> = tape.children(items).collect();
-    let mut pairs = Vec::with_capacity(pair_nodes.len());
     let t = &tape;
     let text_ref = text.as_str();
     let is_null = |k: Option<usize>| k.is_none_or(|k| t.kind(k) == Kind::Null);
-    for (index, &item) in pair_nodes.iter().enumerate() {
+    // One pair's typed record (pairs are independent: built in parallel).
+    let build_pair = |index: usize, item: usize| -> Result<QaPair, CorpusError> {
         if t.kind(item) != Kind::Object {
             return Err(err(
                 format!("qa pair {index}"),
@@ -357,15 +357,25 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
                 quotes,
             });
         }
-        pairs.push(QaPair {
+        Ok(QaPair {
             index,
             id,
             text: qtext,
             qtype,
             metric,
             answers,
-        });
-    }
+        })
+    };
+    let built: Vec<Result<QaPair, CorpusError>> = {
+        use rayon::prelude::*;
+        pair_nodes
+            .par_iter()
+            .enumerate()
+            .map(|(index, &item)| build_pair(index, item))
+            .collect()
+    };
+    // The first error in file order is the one reported.
+    let pairs = built.into_iter().collect::<Result<Vec<QaPair>, CorpusError>>()?;
     // The document's text and nodes are dropped here: what the results
     // file needs of them is the text of each pair and of the wrapper's
     // other entries.
