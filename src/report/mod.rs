@@ -121,26 +121,6 @@ fn temporary(path: &Path) -> (&Path, PathBuf) {
     (dir, tmp)
 }
 
-/// A writer that hashes (SHA-256) and counts what passes through it.
-struct Hashing<W> {
-    inner: W,
-    hasher: sha2::Sha256,
-    bytes: u64,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        sha2::Digest::update(&mut self.hasher, &buf[..n]);
-        self.bytes += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 /// Writes `value` as pretty JSON (and a newline) straight to `path`
 /// through a buffer, atomically as [`write_file`] does, without holding
 /// the whole text in memory; returns its SHA-256 (hex) and size.
@@ -178,15 +158,19 @@ pub fn write_streamed(
             written: 0,
             started: 0,
         };
-        let mut out = Hashing {
-            inner: std::io::BufWriter::with_capacity(1 << 20, file),
-            hasher: <sha2::Sha256 as sha2::Digest>::new(),
-            bytes: 0,
-        };
-        write(&mut out)?;
-        out.flush()?;
-        let digest = sha2::Digest::finalize(out.hasher);
-        let file = out.inner.into_inner().map_err(|e| e.into_error())?.file;
+        // The bytes are hashed and written by a thread of their own while
+        // the next ones are made (the caller's thread only fills buffers).
+        let (digest, bytes, file) = std::thread::scope(|scope| -> std::io::Result<_> {
+            let (mut out, sink) = Pipe::new(scope, file);
+            let made = write(&mut out).and_then(|()| out.flush());
+            // The thread's error first: the caller's may only say that the
+            // thread stopped.
+            match (made, out.finish(sink)) {
+                (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
+                (Ok(()), Ok(sunk)) => Ok(sunk),
+            }
+        })?;
+        let file = file.file;
         if sync_now {
             file.sync_all()?;
         } else {
@@ -196,12 +180,118 @@ pub fn write_streamed(
         if sync_now {
             sync_dir(dir);
         }
-        Ok((crate::text::hash::hex(&digest), out.bytes))
+        Ok((crate::text::hash::hex(&digest), bytes))
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result.map_err(io(path))
+}
+
+/// Bytes of one buffer of a [`Pipe`].
+const PIPE_BUFFER: usize = 1 << 20;
+/// Filled buffers a [`Pipe`] may have waiting for its thread.
+const PIPE_DEPTH: usize = 2;
+
+/// What a [`Pipe`]'s thread returns: the SHA-256, the bytes written and the
+/// file.
+type Sunk = (sha2::digest::Output<sha2::Sha256>, u64, EarlyWriteback);
+
+/// A writer that fills buffers and hands them to a thread that hashes
+/// (SHA-256) and writes them to the file, handing each back to be filled
+/// again: at most [`PIPE_DEPTH`] + 2 buffers exist.
+struct Pipe {
+    buffer: Vec<u8>,
+    full: std::sync::mpsc::SyncSender<Vec<u8>>,
+    empty: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl Pipe {
+    /// The writer and its thread (in `scope`), which writes to `file`.
+    fn new<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        mut file: EarlyWriteback,
+    ) -> (Pipe, std::thread::ScopedJoinHandle<'scope, std::io::Result<Sunk>>) {
+        let (full, filled) = std::sync::mpsc::sync_channel::<Vec<u8>>(PIPE_DEPTH);
+        let (emptied, empty) = std::sync::mpsc::channel::<Vec<u8>>();
+        let sink = scope.spawn(move || {
+            let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
+            let mut bytes = 0u64;
+            for mut buffer in filled {
+                sha2::Digest::update(&mut hasher, &buffer);
+                file.write_all(&buffer)?;
+                bytes += buffer.len() as u64;
+                buffer.clear();
+                // The writer may be gone (done, or failed): nothing to hand back.
+                let _ = emptied.send(buffer);
+            }
+            file.flush()?;
+            Ok((sha2::Digest::finalize(hasher), bytes, file))
+        });
+        let pipe = Pipe {
+            buffer: Vec::with_capacity(PIPE_BUFFER),
+            full,
+            empty,
+        };
+        (pipe, sink)
+    }
+
+    /// Hands the buffer to the thread and takes an empty one.
+    fn send(&mut self) -> std::io::Result<()> {
+        let next = self
+            .empty
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(PIPE_BUFFER));
+        let full = std::mem::replace(&mut self.buffer, next);
+        self.full
+            .send(full)
+            .map_err(|_| std::io::Error::other("the file's writing thread stopped"))
+    }
+
+    /// Hands over what is left and waits for the thread: its result.
+    fn finish(
+        mut self,
+        sink: std::thread::ScopedJoinHandle<'_, std::io::Result<Sunk>>,
+    ) -> std::io::Result<Sunk> {
+        let sent = if self.buffer.is_empty() {
+            Ok(())
+        } else {
+            self.send()
+        };
+        drop(self.full);
+        let sunk = sink
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the file's writing thread panicked")));
+        // The thread's own error says more than the closed channel.
+        match (sent, sunk) {
+            (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
+            (Ok(()), Ok(sunk)) => Ok(sunk),
+        }
+    }
+}
+
+impl Write for Pipe {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = PIPE_BUFFER - self.buffer.len();
+        let n = buf.len().min(room);
+        self.buffer.extend_from_slice(&buf[..n]);
+        if self.buffer.len() == PIPE_BUFFER {
+            self.send()?;
+        }
+        Ok(n)
+    }
+
+    fn write_all(&mut self, mut buf: &[u8]) -> std::io::Result<()> {
+        while !buf.is_empty() {
+            let n = self.write(buf)?;
+            buf = &buf[n..];
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `x` with `digits` decimals, never `-0.000` (a value that rounds to zero
