@@ -369,9 +369,21 @@ pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) ->
     let min_words = min_words.max(1);
     while i + min_words.max(2) <= q.len() {
         let mut best: Option<(usize, usize)> = None;
+        // With pieces of three words or more, a place whose third word
+        // differs (a run of two) cannot give one: passed over at once (a
+        // test with no work depending on it, so that the reads of the
+        // places' words overlap).
+        let third = match ids.get(i + 2) {
+            _ if min_words < 3 => None,
+            Some(&Some(id)) => Some(Some(id)),
+            _ => Some(None),
+        };
         if let (Some(a), Some(b)) = (ids[i], ids[i + 1]) {
             for p in index.bigram(a, b) {
                 let p = p as usize;
+                if third.is_some_and(|t| t.is_none() || t != index.ids.get(p + 2).copied()) {
+                    continue;
+                }
                 // Word ids first (equal words have equal ids), then the
                 // words themselves, in case two words share a hash.
                 let mut m = 0;
