@@ -375,7 +375,9 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
             .collect()
     };
     // The first error in file order is the one reported.
-    let pairs = built.into_iter().collect::<Result<Vec<QaPair>, CorpusError>>()?;
+    let pairs = built
+        .into_iter()
+        .collect::<Result<Vec<QaPair>, CorpusError>>()?;
     // The document's text and nodes are dropped here: what the results
     // file needs of them is the text of each pair and of the wrapper's
     // other entries.
@@ -461,6 +463,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("question.metric"), "{e}");
+    }
+
+    #[test]
+    fn of_several_bad_pairs_the_first_in_the_file_is_reported() {
+        // Pairs are built in parallel: whichever thread meets an error
+        // first, the one reported is the file's first.
+        let good = r#"{"question":{"type":"Yes/No","text":"Q","metric":"yes"},"answers":[{"answer":"Yes"}]}"#;
+        let pairs: Vec<String> = (0..3000)
+            .map(|i| match i {
+                1234 => r#"{"id":"first","question":{"text":"Q","metric":"yes"}}"#.to_string(),
+                2999 | 2000 => r#"{"id":"later","question":"not an object"}"#.to_string(),
+                _ => good.to_string(),
+            })
+            .collect();
+        let doc = format!("[{}]", pairs.join(","));
+        for _ in 0..5 {
+            let e = parse(&doc).unwrap_err().to_string();
+            assert!(e.contains("qa pair 1234 (id \"first\")"), "{e}");
+        }
+        let ok = format!("[{}]", vec![good; 3000].join(","));
+        let set = parse(&ok).unwrap();
+        assert_eq!(set.pairs.len(), 3000);
+        assert!(set
+            .pairs
+            .iter()
+            .enumerate()
+            .all(|(i, p)| p.index == i && p.id == i.to_string()));
     }
 
     #[test]

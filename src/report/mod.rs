@@ -197,6 +197,9 @@ const PIPE_DEPTH: usize = 2;
 /// file.
 type Sunk = (sha2::digest::Output<sha2::Sha256>, u64, EarlyWriteback);
 
+/// A [`Pipe`]'s thread.
+type Sink<'scope> = std::thread::ScopedJoinHandle<'scope, std::io::Result<Sunk>>;
+
 /// A writer that fills buffers and hands them to a thread that hashes
 /// (SHA-256) and writes them to the file, handing each back to be filled
 /// again: at most [`PIPE_DEPTH`] + 2 buffers exist.
@@ -211,7 +214,7 @@ impl Pipe {
     fn new<'scope>(
         scope: &'scope std::thread::Scope<'scope, '_>,
         mut file: EarlyWriteback,
-    ) -> (Pipe, std::thread::ScopedJoinHandle<'scope, std::io::Result<Sunk>>) {
+    ) -> (Pipe, Sink<'scope>) {
         let (full, filled) = std::sync::mpsc::sync_channel::<Vec<u8>>(PIPE_DEPTH);
         let (emptied, empty) = std::sync::mpsc::channel::<Vec<u8>>();
         let sink = scope.spawn(move || {
@@ -249,10 +252,7 @@ impl Pipe {
     }
 
     /// Hands over what is left and waits for the thread: its result.
-    fn finish(
-        mut self,
-        sink: std::thread::ScopedJoinHandle<'_, std::io::Result<Sunk>>,
-    ) -> std::io::Result<Sunk> {
+    fn finish(mut self, sink: Sink<'_>) -> std::io::Result<Sunk> {
         let sent = if self.buffer.is_empty() {
             Ok(())
         } else {
@@ -672,6 +672,44 @@ impl RunFolder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streamed_through_the_writing_thread_in_many_buffers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        // Writes of odd sizes, over many more buffers than the pipe holds.
+        let piece: Vec<u8> = (0..7_919u32).map(|i| (i % 251) as u8).collect();
+        let mut want = Vec::new();
+        let (sha, bytes) = write_streamed(&path, false, |out| {
+            for k in 0..800 {
+                let part = &piece[..piece.len() - k % 17];
+                out.write_all(part)?;
+                want.extend_from_slice(part);
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(want.len() > 6 * PIPE_BUFFER);
+        assert_eq!(std::fs::read(&path).unwrap(), want);
+        assert_eq!(bytes, want.len() as u64);
+        assert_eq!(sha, crate::text::hash::sha256_hex(&want));
+        // The caller's error, after buffers went to the thread: reported
+        // as it is, and no file (nor temporary) is left.
+        let failed = dir.path().join("failed.txt");
+        let err = write_streamed(&failed, false, |out| {
+            for _ in 0..3 * PIPE_BUFFER / piece.len() {
+                out.write_all(&piece)?;
+            }
+            Err(std::io::Error::other("no more rows"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("no more rows"), "{err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [std::ffi::OsString::from("big.txt")]);
+    }
 
     #[test]
     fn parallel_array_matches_serde_pretty() {
