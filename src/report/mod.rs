@@ -163,12 +163,7 @@ pub fn write_streamed(
         let (digest, bytes, file) = std::thread::scope(|scope| -> std::io::Result<_> {
             let (mut out, sink) = Pipe::new(scope, file);
             let made = write(&mut out).and_then(|()| out.flush());
-            // The thread's error first: the caller's may only say that the
-            // thread stopped.
-            match (made, out.finish(sink)) {
-                (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
-                (Ok(()), Ok(sunk)) => Ok(sunk),
-            }
+            out.finish(sink, made)
         })?;
         let file = file.file;
         if sync_now {
@@ -202,11 +197,14 @@ type Sink<'scope> = std::thread::ScopedJoinHandle<'scope, std::io::Result<Sunk>>
 
 /// A writer that fills buffers and hands them to a thread that hashes
 /// (SHA-256) and writes them to the file, handing each back to be filled
-/// again: at most [`PIPE_DEPTH`] + 2 buffers exist.
+/// again: at most [`PIPE_DEPTH`] + 2 buffers exist (one being written,
+/// [`PIPE_DEPTH`] waiting, one being filled).
 struct Pipe {
     buffer: Vec<u8>,
     full: std::sync::mpsc::SyncSender<Vec<u8>>,
     empty: std::sync::mpsc::Receiver<Vec<u8>>,
+    /// Whether the thread was found stopped (by its error) on a send.
+    stopped: bool,
 }
 
 impl Pipe {
@@ -235,36 +233,42 @@ impl Pipe {
             buffer: Vec::with_capacity(PIPE_BUFFER),
             full,
             empty,
+            stopped: false,
         };
         (pipe, sink)
     }
 
-    /// Hands the buffer to the thread and takes an empty one.
+    /// Hands the buffer to the thread (waiting while [`PIPE_DEPTH`] are
+    /// queued), then takes an empty one: one handed back, else a new one.
     fn send(&mut self) -> std::io::Result<()> {
-        let next = self
+        let full = std::mem::take(&mut self.buffer);
+        if self.full.send(full).is_err() {
+            self.stopped = true;
+            return Err(std::io::Error::other("the file's writing thread stopped"));
+        }
+        self.buffer = self
             .empty
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(PIPE_BUFFER));
-        let full = std::mem::replace(&mut self.buffer, next);
-        self.full
-            .send(full)
-            .map_err(|_| std::io::Error::other("the file's writing thread stopped"))
+        Ok(())
     }
 
-    /// Hands over what is left and waits for the thread: its result.
-    fn finish(mut self, sink: Sink<'_>) -> std::io::Result<Sunk> {
-        let sent = if self.buffer.is_empty() {
-            Ok(())
-        } else {
-            self.send()
+    /// Hands over what is left (unless the caller failed: `made`) and
+    /// waits for the thread. The result: the caller's own error, else the
+    /// thread's, else what the thread wrote.
+    fn finish(mut self, sink: Sink<'_>, made: std::io::Result<()>) -> std::io::Result<Sunk> {
+        let sent = match made {
+            Ok(()) if !self.buffer.is_empty() => self.send(),
+            other => other,
         };
         drop(self.full);
         let sunk = sink
             .join()
             .unwrap_or_else(|_| Err(std::io::Error::other("the file's writing thread panicked")));
-        // The thread's own error says more than the closed channel.
         match (sent, sunk) {
-            (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
+            // Only that the thread stopped: its own error says why.
+            (Err(_), Err(e)) if self.stopped => Err(e),
+            (Err(e), _) | (Ok(()), Err(e)) => Err(e),
             (Ok(()), Ok(sunk)) => Ok(sunk),
         }
     }
