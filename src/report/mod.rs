@@ -162,7 +162,7 @@ pub fn write_streamed(
         // the next ones are made (the caller's thread only fills buffers).
         let (digest, bytes, file) = std::thread::scope(|scope| -> std::io::Result<_> {
             let (mut out, sink) = Pipe::new(scope, file);
-            let made = write(&mut out).and_then(|()| out.flush());
+            let made = write(&mut out);
             out.finish(sink, made)
         })?;
         let file = file.file;
@@ -285,14 +285,8 @@ impl Write for Pipe {
         Ok(n)
     }
 
-    fn write_all(&mut self, mut buf: &[u8]) -> std::io::Result<()> {
-        while !buf.is_empty() {
-            let n = self.write(buf)?;
-            buf = &buf[n..];
-        }
-        Ok(())
-    }
-
+    /// Nothing to do: the thread writes each buffer as it comes, and what
+    /// is left is handed over by [`Pipe::finish`].
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }

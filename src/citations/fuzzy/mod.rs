@@ -372,12 +372,9 @@ pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) ->
         // With pieces of three words or more, a place whose third word
         // differs (a run of two) cannot give one: passed over at once (a
         // test with no work depending on it, so that the reads of the
-        // places' words overlap).
-        let third = match ids.get(i + 2) {
-            _ if min_words < 3 => None,
-            Some(&Some(id)) => Some(Some(id)),
-            _ => Some(None),
-        };
+        // places' words overlap). `Some(None)`: the quote's third word is
+        // not in the transcript, so no place qualifies.
+        let third = (min_words >= 3).then(|| ids.get(i + 2).copied().flatten());
         if let (Some(a), Some(b)) = (ids[i], ids[i + 1]) {
             for p in index.bigram(a, b) {
                 let p = p as usize;
