@@ -15,6 +15,7 @@ mod lexicon_build;
 mod quote_verification;
 mod rag_cli;
 mod regression;
+mod regression_39;
 mod scoring_rules;
 mod semantic_cli;
 mod shard_cli;

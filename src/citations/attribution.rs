@@ -218,7 +218,7 @@ pub fn stitched(src: &SourceText, quote: &str) -> Option<Vec<Piece>> {
     merged
         .iter()
         .map(|p| {
-            let bytes = src.normalized_to_text(p.range.clone())?;
+            let bytes = src.widened_to_text(p.range.clone())?;
             Some(Piece {
                 text: src.text()[bytes.clone()].to_string(),
                 span: src.chars_of(bytes.clone()).into(),
@@ -303,7 +303,7 @@ where
                     let Some(r) = found.into_iter().next() else {
                         continue;
                     };
-                    let Some(bytes) = src.normalized_to_text(r) else {
+                    let Some(bytes) = src.aligned_from(pattern_refs[pattern], r) else {
                         continue;
                     };
                     hits.push(Hit {

@@ -358,6 +358,26 @@ impl<'a> SourceText<'a> {
         self.normalized().text()
     }
 
+    /// The first occurrence of a normalized pattern in the normalized
+    /// spoken text that begins and ends on whole source chars, at or after
+    /// `hit` (an occurrence found by other means, perhaps cut inside a
+    /// char), as an original byte range.
+    pub(crate) fn aligned_from(&self, pattern: &str, hit: Range<usize>) -> Option<Range<usize>> {
+        let nt = self.normalized();
+        if nt.is_edge(hit.start) && nt.is_edge(hit.end) {
+            return self.normalized_to_text(hit);
+        }
+        let r = nt.find_aligned(pattern).find(|r| r.start >= hit.start)?;
+        self.normalized_to_text(r)
+    }
+
+    /// A normalized byte range widened to whole source chars, as an
+    /// original byte range.
+    pub(crate) fn widened_to_text(&self, r: Range<usize>) -> Option<Range<usize>> {
+        let r = self.normalized().widen_to_edges(r);
+        self.normalized_to_text(r)
+    }
+
     /// Checks one quote: exact, then normalized, then fuzzy at `threshold`.
     pub fn check(&self, quote: &str, threshold: f64) -> QuoteCheck {
         self.check_avoiding(quote, threshold, &[])
@@ -395,8 +415,8 @@ impl<'a> SourceText<'a> {
             return not_found;
         }
         let nt = self.normalized();
-        for at in memchr::memmem::find_iter(nt.text().as_bytes(), nq.text().as_bytes()) {
-            if let Some(orig) = nt.to_original(spoken, at..at + nq.text().len()) {
+        for r in nt.find_aligned(nq.text()) {
+            if let Some(orig) = nt.to_original(spoken, r) {
                 if free(&self.to_text(orig.clone())) {
                     return self.found(Verdict::Normalized, 1.0, orig);
                 }
@@ -431,8 +451,8 @@ impl<'a> SourceText<'a> {
             let whole = self
                 .whole_normalized
                 .get_or_init(|| Normalized::new(&self.text));
-            if let Some(at) = memchr::memmem::find(whole.text().as_bytes(), nq.text().as_bytes()) {
-                if let Some(orig) = whole.to_original(&self.text, at..at + nq.text().len()) {
+            if let Some(r) = whole.find_aligned(nq.text()).next() {
+                if let Some(orig) = whole.to_original(&self.text, r) {
                     return self.found_in_text(Verdict::Normalized, 1.0, orig);
                 }
             }
@@ -440,13 +460,22 @@ impl<'a> SourceText<'a> {
         let Some(m) = fuzzy::best_match(nq.text(), nt.text(), self.index()) else {
             return not_found;
         };
-        if m.similarity >= threshold {
-            if let Some(orig) = nt.to_original(spoken, m.range.clone()) {
-                return self.found(Verdict::Fuzzy, m.similarity, orig);
+        // A match begins and ends on whole source chars: one cut inside a
+        // char's expansion is widened to cover it, and its similarity is
+        // that of the widened text.
+        let range = nt.widen_to_edges(m.range.clone());
+        let similarity = if range == m.range {
+            m.similarity
+        } else {
+            fuzzy::similarity_of(nq.text(), &nt.text()[range.clone()])
+        };
+        if similarity >= threshold {
+            if let Some(orig) = nt.to_original(spoken, range) {
+                return self.found(Verdict::Fuzzy, similarity, orig);
             }
         }
         QuoteCheck {
-            similarity: m.similarity,
+            similarity,
             ..not_found
         }
     }
@@ -478,7 +507,21 @@ impl<'a> SourceText<'a> {
             .collect();
         let patterns: Vec<&str> = normalized.iter().map(|n| n.text()).collect();
         let nt = self.normalized();
-        for (&k, ranges) in missing.iter().zip(occurrences(nt.text(), &patterns)) {
+        for ((&k, ranges), pattern) in missing
+            .iter()
+            .zip(occurrences(nt.text(), &patterns))
+            .zip(&patterns)
+        {
+            // Occurrences cut inside a char's expansion are not matches;
+            // an aligned one they overlapped is then searched for again.
+            let ranges = if ranges
+                .iter()
+                .all(|r| nt.is_edge(r.start) && nt.is_edge(r.end))
+            {
+                ranges
+            } else {
+                nt.find_aligned(pattern).collect()
+            };
             let ranges: Vec<Range<usize>> = ranges
                 .into_iter()
                 .filter_map(|r| nt.to_original(spoken, r))

@@ -34,6 +34,18 @@ pub const DEFAULT_INTERVIEWER_LABELS: [&str; 6] = [
     "I",
 ];
 
+/// Fills unset speaker settings with the defaults
+/// ([`DEFAULT_SPEAKER_PATTERN`], [`DEFAULT_INTERVIEWER_LABELS`]).
+pub fn fill_speaker_defaults(pattern: &mut Option<String>, labels: &mut Option<Vec<String>>) {
+    pattern.get_or_insert_with(|| DEFAULT_SPEAKER_PATTERN.to_string());
+    labels.get_or_insert_with(|| {
+        DEFAULT_INTERVIEWER_LABELS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    });
+}
+
 /// How speaker labels are found and which mark the interviewer.
 #[derive(Debug, Clone)]
 pub struct SpeakerConfig {

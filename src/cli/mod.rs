@@ -93,10 +93,18 @@ impl ConfigArgs {
         })
     }
 
-    /// With `--print-config`, prints `config` as TOML and returns true.
-    pub fn printed<C: serde::Serialize>(&self, config: &C) -> anyhow::Result<bool> {
+    /// With `--print-config`, prints `config` as TOML (URL credentials
+    /// redacted, unset settings as comments) and returns true.
+    pub fn printed<C: crate::jobs::JobConfig>(&self, config: &C) -> anyhow::Result<bool> {
         if self.print_config {
-            outln!("{}", crate::jobs::to_toml(config).trim_end());
+            let (text, redacted) = crate::jobs::printable_toml(config);
+            if redacted {
+                errln!(
+                    "note: credentials, query values and fragments of URLs are shown as {}: a saved configuration holds no secret; give the URL with its secrets by its flag or environment variable ($EVALUATION_API_URL, $CORPUS_EVAL_JUDGE_URL), and keys by $EVALUATION_API_AUTH or $CORPUS_EVAL_JUDGE_KEY",
+                    crate::secrets::REDACTED
+                );
+            }
+            outln!("{}", text.trim_end());
         }
         Ok(self.print_config)
     }

@@ -103,6 +103,10 @@ impl JobConfig for Config {
         }
         Ok(())
     }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self; raters => "every column but the id", out => "no run folder")
+    }
 }
 
 impl Config {

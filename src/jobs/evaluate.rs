@@ -98,6 +98,16 @@ impl JobConfig for Config {
         check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
         self.speakers().map(|_| ())
     }
+
+    fn resolved_for_print(&self) -> Self {
+        let mut c = self.clone();
+        crate::citations::turns::fill_speaker_defaults(&mut c.speaker_pattern, &mut c.interviewer_labels);
+        c
+    }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", shard => "every pair: no shard")
+    }
 }
 
 impl Config {

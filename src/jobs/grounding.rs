@@ -65,6 +65,10 @@ impl JobConfig for Config {
     fn validate(&self) -> Result<(), ConfigError> {
         Ok(())
     }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", shard => "every row: no shard")
+    }
 }
 
 /// What the job produces.

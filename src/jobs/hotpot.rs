@@ -92,6 +92,10 @@ impl JobConfig for Config {
             _ => Ok(()),
         }
     }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self; name => "the predictions file's stem", shard => "every item: no shard")
+    }
 }
 
 impl Config {

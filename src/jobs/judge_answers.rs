@@ -227,6 +227,17 @@ impl JobConfig for Config {
         }
         Ok(())
     }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self;
+            validation => "drawn from the input (validation_fraction)",
+            model_dir => "found as the docs say",
+            wordnet => "the embedded WordNet 3.0 lexicon",
+            judge_url => "$CORPUS_EVAL_JUDGE_URL",
+            cache => "the user cache folder",
+            max_cost => "no limit",
+            shard => "every item: no shard")
+    }
 }
 
 /// The settings of `corpus-eval threshold`.
@@ -276,6 +287,13 @@ impl JobConfig for ThresholdConfig {
 
     fn validate(&self) -> Result<(), ConfigError> {
         engine_of("--engine", &self.engine).map(|_| ())
+    }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self;
+            model_dir => "found as the docs say",
+            wordnet => "the embedded WordNet 3.0 lexicon",
+            out => "no run folder")
     }
 }
 

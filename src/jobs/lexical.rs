@@ -197,6 +197,15 @@ impl JobConfig for Config {
         }
         Ok(())
     }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self;
+            bleu_smooth_value => "floor: 0.1, add-k: 1",
+            prediction_field => "the items file's prediction field",
+            reference_field => "references, else reference",
+            per_item => "no per-item file",
+            out => "no run folder")
+    }
 }
 
 /// One metric of the command.

@@ -296,7 +296,56 @@ pub trait JobConfig: Serialize + DeserializeOwned + Default + Clone {
     const VERSION: u32;
     /// Checks every setting's range.
     fn validate(&self) -> Result<(), ConfigError>;
+
+    /// The configuration as `--print-config` shows it: settings whose
+    /// default has a value (e.g. the speaker pattern) filled in, so that a
+    /// saved configuration reproduces the run even if a default changes.
+    fn resolved_for_print(&self) -> Self {
+        self.clone()
+    }
+
+    /// The optional settings left unset, each with what unset means
+    /// (printed as comments by `--print-config`, so that a saved
+    /// configuration names every key).
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
 }
+
+/// The unset ones among a configuration's optional settings, each with
+/// what unset means: `unset_notes!(self; wordnet => "the embedded lexicon")`.
+macro_rules! unset_notes {
+    ($c:expr; $($field:ident => $note:expr),* $(,)?) => {{
+        let mut notes: Vec<(&'static str, &'static str)> = Vec::new();
+        $(if $c.$field.is_none() { notes.push((stringify!($field), $note)); })*
+        notes
+    }};
+}
+pub(crate) use unset_notes;
+
+/// What `--print-config` prints for a configuration: TOML with every URL's
+/// credentials, query values and fragment redacted (a printed or saved
+/// configuration never holds a secret), each unset optional setting as a
+/// comment; and whether anything was redacted.
+pub fn printable_toml<C: JobConfig>(config: &C) -> (String, bool) {
+    let shown = to_value(&config.resolved_for_print());
+    let mut value = shown.clone();
+    crate::secrets::scrub_urls_value(&mut value);
+    let redacted = value != shown;
+    let mut text = toml::to_string(&value).unwrap_or_default();
+    let unset = config.unset();
+    if !unset.is_empty() {
+        if !text.ends_with('\n') && !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str("# Not set (uncomment to set):\n");
+        for (key, meaning) in unset {
+            text.push_str(&format!("# {key} = ...  ({meaning})\n"));
+        }
+    }
+    (text, redacted)
+}
+
 
 /// Reads a job's configuration from a `.toml` or `.json` file: keys are the
 /// `Config` fields (the long flags' names with `_`), missing keys keep

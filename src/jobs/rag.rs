@@ -151,6 +151,19 @@ impl JobConfig for Config {
         super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)?;
         self.filters().map(|_| ())
     }
+
+    fn resolved_for_print(&self) -> Self {
+        let mut c = self.clone();
+        crate::citations::turns::fill_speaker_defaults(&mut c.speaker_pattern, &mut c.interviewer_labels);
+        c
+    }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self;
+            api_url => "$EVALUATION_API_URL",
+            wordnet => "the embedded WordNet 3.0 lexicon",
+            shard => "every question: no shard")
+    }
 }
 
 impl Config {

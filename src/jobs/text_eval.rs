@@ -111,6 +111,16 @@ impl JobConfig for Config {
         }
         super::check_engine("--engine", &self.engine)
     }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self;
+            weights => "the bundled weights",
+            thresholds => "the bundled pass thresholds",
+            patterns => "the bundled pattern file",
+            model_dir => "found as the docs say",
+            wordnet => "the embedded WordNet 3.0 lexicon",
+            shard => "every row: no shard")
+    }
 }
 
 /// The evaluator's parsed inputs besides the rows.

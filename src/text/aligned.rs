@@ -295,6 +295,11 @@ impl Normalized {
         {
             return None;
         }
+        // A match covers a source char's whole expansion or none of it
+        // (`2` alone is not in `½`, which is `1⁄2`).
+        if !self.is_edge(range.start) || !self.is_edge(range.end) {
+            return None;
+        }
         let start = self.origin_of(range.start)?;
         let last = self.origin_of(range.end - 1)?;
         if original.len() != self.original_len || !original.is_char_boundary(last) {
@@ -302,6 +307,60 @@ impl Normalized {
         }
         let end = last + original[last..].chars().next()?.len_utf8();
         Some(start..end)
+    }
+}
+
+impl Normalized {
+    /// True when normalized byte `k` is an edge between the outputs of two
+    /// source chars (or the text's start or end): a match may begin or end
+    /// there. Inside the expansion of one char (`ﬂ` is `fl`, `½` is `1⁄2`)
+    /// it may not.
+    pub fn is_edge(&self, k: usize) -> bool {
+        if k == 0 || k >= self.text.len() {
+            return k <= self.text.len();
+        }
+        self.text.is_char_boundary(k) && self.origin_of(k - 1) != self.origin_of(k)
+    }
+
+    /// `range` (normalized bytes) widened to the nearest edges
+    /// ([`Normalized::is_edge`]) around it: it then covers the whole
+    /// expansion of every source char it touches.
+    pub fn widen_to_edges(&self, range: Range<usize>) -> Range<usize> {
+        let mut start = range.start.min(self.text.len());
+        while !self.is_edge(start) {
+            start -= 1;
+        }
+        let mut end = range.end.clamp(start, self.text.len());
+        while !self.is_edge(end) {
+            end += 1;
+        }
+        start..end
+    }
+
+    /// Every occurrence of `pattern` in the normalized text that begins and
+    /// ends on edges ([`Normalized::is_edge`]), non-overlapping from the
+    /// left, as normalized byte ranges. An occurrence cut inside a char's
+    /// expansion is passed over and the search goes on from the next char,
+    /// so an aligned occurrence that overlaps it is still found.
+    pub fn find_aligned<'p>(&'p self, pattern: &'p str) -> impl Iterator<Item = Range<usize>> + 'p {
+        let finder = memchr::memmem::Finder::new(pattern.as_bytes());
+        let text = self.text.as_str();
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            if pattern.is_empty() {
+                return None;
+            }
+            while at <= text.len() {
+                let hit = at + finder.find(&text.as_bytes()[at..])?;
+                let r = hit..hit + pattern.len();
+                if self.is_edge(r.start) && self.is_edge(r.end) {
+                    at = r.end;
+                    return Some(r);
+                }
+                at = hit + text[hit..].chars().next().map_or(1, char::len_utf8);
+            }
+            None
+        })
     }
 }
 
@@ -454,13 +513,51 @@ mod tests {
             let want = reference(&original);
             let text: String = want.iter().map(|(c, _)| *c).collect();
             assert_eq!(n.text(), text, "{original:?}");
-            // Every char of the normalized text maps back to its source char.
+            // Every char of the normalized text maps back to its source
+            // char: alone when it is that char's whole output, widened to
+            // that output when the char became several (issue 39: a match
+            // never covers part of one char's expansion).
+            let outputs = |at: usize| want.iter().filter(|(_, a)| *a == at).count();
             for ((k, c), (_, at)) in n.text().char_indices().zip(&want) {
-                let span = n.to_original(&original, k..k + c.len_utf8());
+                let one = k..k + c.len_utf8();
                 let end = at + original[*at..].chars().next().map_or(0, char::len_utf8);
+                let span = n.to_original(&original, n.widen_to_edges(one.clone()));
                 assert_eq!(span, Some(*at..end), "{original:?} at {k}");
+                if outputs(*at) == 1 {
+                    assert_eq!(n.to_original(&original, one), Some(*at..end));
+                } else {
+                    assert_eq!(n.to_original(&original, one), None, "{original:?} at {k}");
+                }
             }
         }
+    }
+
+    #[test]
+    fn issue_39_matches_cover_whole_expansions() {
+        for (original, needle) in [
+            ("½ cups of sugar", "2 cups of sugar"),
+            ("ﬂower was", "lower was"),
+            ("㎞ away", "m away"),
+            ("the Ⅻ century", "i century"),
+            ("the Ⅻ century", "the x"),
+            ("ﬁne", "f"),
+        ] {
+            let n = Normalized::new(original);
+            let at = n.text().find(needle).expect("in the normalized text");
+            assert_eq!(n.to_original(original, at..at + needle.len()), None, "{original}");
+            assert_eq!(n.find_aligned(needle).next(), None, "{original} / {needle}");
+        }
+        // The whole expansion is a match; and an aligned occurrence that
+        // overlaps a cut one is found.
+        check("½ cups", "1⁄2 cups", "½ cups");
+        check("ﬂower", "flower", "ﬂower");
+        let original = "fﬀ";
+        let n = Normalized::new(original);
+        let hits: Vec<_> = n.find_aligned("ff").collect();
+        assert_eq!(hits, vec![1..3]);
+        assert_eq!(n.to_original(original, 1..3), Some(1..4));
+        assert_eq!(n.widen_to_edges(2..3), 1..3);
+        assert_eq!(n.widen_to_edges(0..2), 0..3);
     }
 
     #[test]

@@ -684,6 +684,16 @@ fn similarity(d: u32, m: usize, len: usize) -> f64 {
     1.0 - f64::from(d) / m.max(len) as f64
 }
 
+/// The similarity of a quote to one whole text (both normalized):
+/// `1 - levenshtein / max(len)`, in chars, as for a match.
+pub fn similarity_of(quote: &str, text: &str) -> f64 {
+    let (m, n) = (quote.chars().count(), text.chars().count());
+    if m.max(n) == 0 {
+        return 1.0;
+    }
+    similarity(strsim::levenshtein(quote, text) as u32, m, n)
+}
+
 /// The best match of `quote` over `windows` (sorted, disjoint), exactly as
 /// defined in the module documentation.
 pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<FuzzyMatch> {
