@@ -23,6 +23,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use base64::Engine;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::{Arc, RwLock};
 
 /// What a redacted secret or URL part is replaced with.
@@ -90,19 +91,58 @@ impl Redactor {
     }
 
     /// `text` with every echoed form of every secret replaced by
-    /// [`REDACTED`].
+    /// [`REDACTED`]. Besides the forms looked for as they stand (escapes,
+    /// base64, hex), the text is decoded, repeatedly, the way any escaping
+    /// style would be undone (HTML character references, named or
+    /// numeric; JSON and C-style backslash escapes; percent-encoding),
+    /// and a secret found in a decoded text blanks out the stretch of the
+    /// original it was decoded from: no escaping style, nor several
+    /// applied one over another, carries a secret through.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        match &self.matcher {
-            Some(m) if m.is_match(text) => {
-                let mut out = String::with_capacity(text.len());
-                m.replace_all_with(text, &mut out, |_, _, dst| {
-                    dst.push_str(REDACTED);
-                    true
-                });
-                Cow::Owned(out)
+        let Some(m) = &self.matcher else {
+            return Cow::Borrowed(text);
+        };
+        let mut hits: Vec<Range<usize>> = m.find_iter(text).map(|h| h.range()).collect();
+        let mut layer = Decoded::identity(text.as_bytes());
+        for _ in 0..MAX_DECODES {
+            let Some(next) = layer.decode_once() else {
+                break;
+            };
+            for h in m.find_iter(next.bytes.as_slice()) {
+                hits.push(next.origin(h.range()));
             }
-            _ => Cow::Borrowed(text),
+            layer = next;
         }
+        if hits.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        hits.sort_unstable_by_key(|r| r.start);
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for h in hits {
+            // Widened to char boundaries (a decoded byte comes from whole
+            // escapes, but keep the output valid UTF-8 whatever happens).
+            let mut start = h.start.max(at);
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = h.end;
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            if end <= at {
+                continue;
+            }
+            if start < at {
+                start = at;
+            } else {
+                out.push_str(&text[at..start]);
+                out.push_str(REDACTED);
+            }
+            at = end;
+        }
+        out.push_str(&text[at..]);
+        Cow::Owned(out)
     }
 
     /// Redacts every string (and object key) inside a parsed JSON value.
@@ -111,6 +151,203 @@ impl Redactor {
             let redact = |t: &str| self.redact(t).into_owned();
             rewrite_strings(value, &redact, Some(&redact));
         }
+    }
+}
+
+/// Decodings applied one over another when looking for secrets (a secret
+/// escaped more often than this is still found by its listed forms up to
+/// two levels deeper).
+const MAX_DECODES: usize = 4;
+
+/// A text with one or more levels of escapes decoded, and for each of its
+/// bytes the byte range of the original text it was decoded from.
+struct Decoded {
+    bytes: Vec<u8>,
+    /// Per byte: (start, end) in the original.
+    from: Vec<(u32, u32)>,
+}
+
+impl Decoded {
+    /// The original text itself.
+    fn identity(bytes: &[u8]) -> Decoded {
+        Decoded {
+            bytes: bytes.to_vec(),
+            from: (0..bytes.len() as u32).map(|i| (i, i + 1)).collect(),
+        }
+    }
+
+    /// The original range of a range of this text's bytes.
+    fn origin(&self, r: Range<usize>) -> Range<usize> {
+        if r.start >= r.end || r.end > self.from.len() {
+            return 0..0;
+        }
+        self.from[r.start].0 as usize..self.from[r.end - 1].1 as usize
+    }
+
+    /// One more level of escapes decoded; None when there is none (or the
+    /// text could hold none: no `&`, `\` or `%`).
+    fn decode_once(&self) -> Option<Decoded> {
+        let b = &self.bytes;
+        if !b.iter().any(|c| matches!(c, b'&' | b'\\' | b'%')) {
+            return None;
+        }
+        let mut out = Decoded {
+            bytes: Vec::with_capacity(b.len()),
+            from: Vec::with_capacity(b.len()),
+        };
+        let mut changed = false;
+        let mut i = 0;
+        while i < b.len() {
+            let (decoded, len) = match b[i] {
+                b'&' => html_reference(&b[i..]),
+                b'\\' => backslash_escape(&b[i..]),
+                b'%' => percent_escape(&b[i..]),
+                _ => (None, 1),
+            };
+            let span = (self.from[i].0, self.from[i + len - 1].1);
+            match decoded {
+                Some(d) => {
+                    changed = true;
+                    for byte in d.bytes() {
+                        out.bytes.push(byte);
+                        out.from.push(span);
+                    }
+                    i += len;
+                }
+                None => {
+                    out.bytes.push(b[i]);
+                    out.from.push(self.from[i]);
+                    i += 1;
+                }
+            }
+        }
+        changed.then_some(out)
+    }
+}
+
+/// A decoded escape: its bytes (a char's UTF-8, or one raw byte for
+/// percent-encoding) and how many input bytes it took.
+enum Unescaped {
+    Char(char),
+    Byte(u8),
+}
+
+impl Unescaped {
+    fn bytes(&self) -> impl Iterator<Item = u8> {
+        let mut buf = [0u8; 4];
+        let v: Vec<u8> = match self {
+            Unescaped::Char(c) => c.encode_utf8(&mut buf).as_bytes().to_vec(),
+            Unescaped::Byte(b) => vec![*b],
+        };
+        v.into_iter()
+    }
+}
+
+/// An HTML character reference at the start of `b` (`&amp;`, `&#39;`,
+/// `&#x27;`, with or without the final `;` for numeric ones).
+fn html_reference(b: &[u8]) -> (Option<Unescaped>, usize) {
+    const NAMED: [(&str, char); 9] = [
+        ("amp;", '&'),
+        ("lt;", '<'),
+        ("gt;", '>'),
+        ("quot;", '"'),
+        ("apos;", '\''),
+        ("nbsp;", '\u{a0}'),
+        ("sol;", '/'),
+        ("plus;", '+'),
+        ("equals;", '='),
+    ];
+    let rest = &b[1..];
+    if let Some(num) = rest.strip_prefix(b"#") {
+        let (hex, digits) = match num.first() {
+            Some(b'x' | b'X') => (true, &num[1..]),
+            _ => (false, num),
+        };
+        let n = digits
+            .iter()
+            .take_while(|c| {
+                if hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+            .count();
+        if n == 0 || n > 8 {
+            return (None, 1);
+        }
+        let text = std::str::from_utf8(&digits[..n]).unwrap_or("");
+        let value = u32::from_str_radix(text, if hex { 16 } else { 10 }).ok();
+        let Some(c) = value.and_then(char::from_u32) else {
+            return (None, 1);
+        };
+        let mut len = 2 + usize::from(hex) + n;
+        if b.get(len) == Some(&b';') {
+            len += 1;
+        }
+        return (Some(Unescaped::Char(c)), len);
+    }
+    for (name, c) in NAMED {
+        if rest.len() >= name.len() && rest[..name.len()].eq_ignore_ascii_case(name.as_bytes()) {
+            return (Some(Unescaped::Char(c)), 1 + name.len());
+        }
+    }
+    (None, 1)
+}
+
+/// A backslash escape at the start of `b`: JSON's (`\"`, `\\`, `\/`,
+/// `\n`, ..., `\uXXXX` with surrogate pairs) and C's `\'` and `\xHH`.
+fn backslash_escape(b: &[u8]) -> (Option<Unescaped>, usize) {
+    let hex4 = |at: usize| -> Option<u32> {
+        let d = b.get(at..at + 4)?;
+        u32::from_str_radix(std::str::from_utf8(d).ok()?, 16).ok()
+    };
+    match b.get(1) {
+        Some(b'"') => (Some(Unescaped::Char('"')), 2),
+        Some(b'\\') => (Some(Unescaped::Char('\\')), 2),
+        Some(b'/') => (Some(Unescaped::Char('/')), 2),
+        Some(b'\'') => (Some(Unescaped::Char('\'')), 2),
+        Some(b'n') => (Some(Unescaped::Char('\n')), 2),
+        Some(b'r') => (Some(Unescaped::Char('\r')), 2),
+        Some(b't') => (Some(Unescaped::Char('\t')), 2),
+        Some(b'b') => (Some(Unescaped::Char('\u{8}')), 2),
+        Some(b'f') => (Some(Unescaped::Char('\u{c}')), 2),
+        Some(b'x') => match b.get(2..4).and_then(|d| std::str::from_utf8(d).ok()) {
+            Some(d) => match u8::from_str_radix(d, 16) {
+                Ok(v) => (Some(Unescaped::Byte(v)), 4),
+                Err(_) => (None, 1),
+            },
+            None => (None, 1),
+        },
+        Some(b'u') => {
+            let Some(hi) = hex4(2) else {
+                return (None, 1);
+            };
+            if (0xD800..0xDC00).contains(&hi) && b.get(6..8) == Some(b"\\u") {
+                if let Some(lo) = hex4(8).filter(|lo| (0xDC00..0xE000).contains(lo)) {
+                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    if let Some(c) = char::from_u32(c) {
+                        return (Some(Unescaped::Char(c)), 12);
+                    }
+                }
+            }
+            match char::from_u32(hi) {
+                Some(c) => (Some(Unescaped::Char(c)), 6),
+                None => (None, 1),
+            }
+        }
+        _ => (None, 1),
+    }
+}
+
+/// A percent-encoded byte at the start of `b` (`%2F`, `%2f`).
+fn percent_escape(b: &[u8]) -> (Option<Unescaped>, usize) {
+    match b.get(1..3).and_then(|d| std::str::from_utf8(d).ok()) {
+        Some(d) if d.bytes().all(|c| c.is_ascii_hexdigit()) => match u8::from_str_radix(d, 16) {
+            Ok(v) => (Some(Unescaped::Byte(v)), 3),
+            Err(_) => (None, 1),
+        },
+        _ => (None, 1),
     }
 }
 
@@ -342,8 +579,8 @@ pub fn redact_url(url: &str) -> String {
 }
 
 /// The secrets a URL carries: its password (and user name when there is no
-/// password: a token used as the user) and the values of credential-named
-/// query parameters (key, token, secret, password, auth, signature, ...).
+/// password: a token used as the user) and the value of every query
+/// parameter.
 pub fn url_secrets(url: &str) -> Vec<String> {
     let mut out = Vec::new();
     let (before_fragment, fragment) = match url.split_once('#') {
@@ -372,17 +609,12 @@ pub fn url_secrets(url: &str) -> Vec<String> {
             None => out.push(userinfo.to_string()),
         }
     }
+    // Every query value: whatever its name, a value given in a URL may be
+    // a credential (`?tenant=...`, `?x-amz-signature=...`), and it is
+    // redacted wherever it is echoed, as the URL itself is stored.
     for p in query.into_iter().flat_map(|q| q.split('&')) {
-        let (k, v) = p.split_once('=').unwrap_or(("", p));
-        let lower = k.to_ascii_lowercase();
-        let credential = [
-            "key", "token", "secret", "pass", "pwd", "auth", "sig", "cred", "session", "code",
-        ]
-        .iter()
-        .any(|w| lower.contains(w));
-        // Only credential-named parameters: a value like
-        // `?collection=transcripts` must not blank out every "transcripts".
-        if !v.is_empty() && credential {
+        let (_, v) = p.split_once('=').unwrap_or(("", p));
+        if !v.is_empty() {
             out.push(v.to_string());
             out.push(percent_decode(v));
         }
@@ -537,16 +769,39 @@ mod tests {
     }
 
     #[test]
-    fn url_secrets_are_passwords_and_credential_values() {
+    fn url_secrets_are_passwords_and_every_query_value() {
         let s = url_secrets("http://user:PASS%2Fword@h/api?key=K&format=json&t=abcdefgh12");
         assert!(s.contains(&"PASS%2Fword".to_string()));
         assert!(s.contains(&"PASS/word".to_string()));
         assert!(s.contains(&"K".to_string()));
-        assert!(
-            !s.contains(&"abcdefgh12".to_string()),
-            "not a credential name"
-        );
-        assert!(!s.contains(&"json".to_string()));
+        // Issue 39: every query value is a secret, whatever its name.
+        assert!(s.contains(&"abcdefgh12".to_string()));
+        assert!(s.contains(&"json".to_string()));
+    }
+
+    #[test]
+    fn issue_39_escapes_of_any_style_and_depth_are_redacted() {
+        let secret = "sk-39/Pa'ss\"w<o>rd&é";
+        let r = Redactor::new([secret]);
+        let decimal: String = secret.chars().map(|c| format!("&#{};", c as u32)).collect();
+        let hex: String = secret
+            .chars()
+            .map(|c| format!("&#X{:X}", c as u32))
+            .collect();
+        let php = html_escape(secret, "&#039;", "&quot;");
+        let ruby = html_escape(secret, "&#39;", "&quot;");
+        let json1 = json_escape(secret, true, false);
+        let json3 = json_escape(&json_escape(&json1, false, false), false, true);
+        let pct_json = percent_encode(&json1, "", false, false);
+        let html_pct = html_escape(&percent_encode(secret, "/", true, true), "&#39;", "&quot;");
+        for echo in [decimal, hex, php, ruby, json3, pct_json, html_pct] {
+            let text = format!("before {echo} after");
+            let out = r.redact(&text);
+            assert_eq!(out, "before <redacted> after", "{echo}");
+        }
+        // Text that merely holds escapes stays as it is.
+        let plain = r#"a \"quote\" &amp; 50% of \u00e9"#;
+        assert_eq!(r.redact(plain), plain);
     }
 
     #[test]

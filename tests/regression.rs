@@ -12,7 +12,7 @@ use std::process::Stdio;
 /// read as bytes, plus the run's stdout and stderr: none may hold any of
 /// `needles`.
 #[track_caller]
-fn assert_nowhere(dir: &Path, runs: &[&Run], needles: &[String]) {
+pub(crate) fn assert_nowhere(dir: &Path, runs: &[&Run], needles: &[String]) {
     let mut haystacks: Vec<(String, Vec<u8>)> = files_under(dir)
         .into_iter()
         .map(|f| {
@@ -32,7 +32,7 @@ fn assert_nowhere(dir: &Path, runs: &[&Run], needles: &[String]) {
     }
 }
 
-fn main_job_questions(dir: &Dir, texts: &[&str]) -> PathBuf {
+pub(crate) fn main_job_questions(dir: &Dir, texts: &[&str]) -> PathBuf {
     let rows: Vec<String> = texts
         .iter()
         .enumerate()

@@ -7,7 +7,12 @@ use serde_json::{json, Value};
 /// `evaluate` of `quotes` (each `[quote, source]`) against `transcripts`
 /// (each `[FILE, text]`) with `extra` flags; returns the run folder's
 /// results.json quotes and the summary.
-fn evaluate(dir: &Dir, transcripts: &[(&str, &str)], quotes: &[&str], extra: &[&str]) -> (Vec<Value>, Value) {
+fn evaluate(
+    dir: &Dir,
+    transcripts: &[(&str, &str)],
+    quotes: &[&str],
+    extra: &[&str],
+) -> (Vec<Value>, Value) {
     let source = transcripts[0].0;
     let verbatims: Vec<Value> = quotes
         .iter()
@@ -79,7 +84,14 @@ fn issue_39_print_config_redacts_urls() {
     // the same.
     dir.write("saved.toml", &rag.stdout());
     let again = dir
-        .run(&["rag", "run", "q.jsonl", "--config", "saved.toml", "--print-config"])
+        .run(&[
+            "rag",
+            "run",
+            "q.jsonl",
+            "--config",
+            "saved.toml",
+            "--print-config",
+        ])
         .expect_code(0);
     assert_eq!(again.stdout(), rag.stdout());
 }
@@ -91,7 +103,12 @@ fn issue_39_print_config_names_every_setting() {
     let dir = Dir::new("i39-print-all");
     let run = dir.run(&["evaluate", "--print-config"]).expect_code(0);
     let out = run.stdout();
-    for key in ["speaker_pattern = ", "interviewer_labels = ", "# wordnet = ", "# shard = "] {
+    for key in [
+        "speaker_pattern = ",
+        "interviewer_labels = ",
+        "# wordnet = ",
+        "# shard = ",
+    ] {
         assert!(out.contains(key), "{key} missing:\n{out}");
     }
     dir.write("saved.toml", &out);
@@ -103,7 +120,10 @@ fn issue_39_print_config_names_every_setting() {
         .run(&["evaluate", "--shard", "2/3", "--print-config"])
         .expect_code(0)
         .stdout();
-    assert!(set.contains("shard = \"2/3\"") && !set.contains("# shard"), "{set}");
+    assert!(
+        set.contains("shard = \"2/3\"") && !set.contains("# shard"),
+        "{set}"
+    );
 }
 
 // 2. A match covers a character's whole expansion or none of it.
@@ -132,6 +152,121 @@ fn issue_39_no_match_inside_one_characters_expansion() {
     }
     assert_eq!(quotes[5]["verdict"], "normalized", "{}", quotes[5]);
     let span = &quotes[5]["span"];
-    let (s, e) = (span["start"].as_u64().unwrap() as usize, span["end"].as_u64().unwrap() as usize);
-    assert_eq!(text.chars().skip(s).take(e - s).collect::<String>(), "The ﬂower was red");
+    let (s, e) = (
+        span["start"].as_u64().unwrap() as usize,
+        span["end"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(
+        text.chars().skip(s).take(e - s).collect::<String>(),
+        "The ﬂower was red"
+    );
+}
+
+// 3, 4 and 5. Secrets in any escaping style, every query value of a URL.
+
+/// Runs `rag run` in two shards with an auth and a URL whose every query
+/// value is a secret, merges them, reruns the merged folder, and asks once:
+/// no secret may stand anywhere, in any encoding.
+#[test]
+fn issue_39_rag_secrets_in_every_escaping_style() {
+    use crate::regression::{assert_nowhere, main_job_questions};
+    use crate::util::rag_server::RagServer;
+    use crate::util::{encodings, escaped_encodings};
+    let auth = "auth-39:Pa'ss\"w<o>rd/+&é";
+    let server = RagServer::start(Some(auth), 4);
+    let dir = Dir::new("i39-rag-escaped");
+    let q = main_job_questions(
+        &dir,
+        &["Tell me [echo-escaped]", "Again [echo-escaped] now"],
+    );
+    let url = format!("{}/api?key=K1-sentinel&tenant=T2", server.url);
+    let env = [("EVALUATION_API_AUTH", auth)];
+    let mut runs = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let r = dir.run_env(
+            &[
+                "rag",
+                "run",
+                q.to_str().unwrap(),
+                "--out",
+                &format!("s{}", &shard[..1]),
+                "--api-url",
+                &url,
+                "--shard",
+                shard,
+                "--no-progress",
+            ],
+            &env,
+        );
+        assert_eq!(r.code(), 0, "{}", r.stderr());
+        runs.push(r);
+    }
+    let mut folders = dir.run_folders("s1");
+    folders.extend(dir.run_folders("s2"));
+    let mut args: Vec<String> = vec!["merge".into()];
+    args.extend(folders.iter().map(|f| f.display().to_string()));
+    args.extend(["--out".into(), "merged".into()]);
+    let merged = dir.run(&args);
+    assert_eq!(merged.code(), 0, "{}", merged.stderr());
+    let merged_folder = dir.run_folders("merged").remove(0);
+    let rerun = dir.run(&["rerun", merged_folder.to_str().unwrap(), "--out", "again"]);
+    let ask = dir.run_env(
+        &["rag", "ask", "Tell me [echo-escaped]", "--api-url", &url],
+        &env,
+    );
+    assert_eq!(ask.code(), 0, "{}", ask.stderr());
+    assert!(ask.stdout().contains("<redacted>"), "{}", ask.stdout());
+    runs.extend([merged, rerun, ask]);
+    let mut needles: Vec<String> = Vec::new();
+    for secret in [auth, "K1-sentinel", "T2"] {
+        needles.extend(encodings(secret));
+        needles.extend(escaped_encodings(secret));
+    }
+    // "T2" as plain text is short enough to occur by chance in hex or
+    // base64 of other data: its escaped forms and its plain form are what
+    // the echo carries.
+    needles.retain(|n| n.len() >= 2);
+    let refs: Vec<&crate::util::Run> = runs.iter().collect();
+    assert_nowhere(dir.path(), &refs, &needles);
+}
+
+#[test]
+fn issue_39_judge_key_escaped_in_a_401_is_redacted() {
+    use crate::regression::assert_nowhere;
+    use crate::util::judge_server::JudgeServer;
+    use crate::util::{encodings, escaped_encodings};
+    let key = "sk-39/KEY+9f'x\"<&>";
+    let server = JudgeServer::start(None);
+    let dir = Dir::new("i39-judge-401");
+    let rows: Vec<Value> = (0..6)
+        .map(|i| json!({"id": format!("r{i}"), "question": "Capital?", "answer": "Paris [echo-401-escaped]", "ground_truth": "Paris"}))
+        .collect();
+    let items = dir.write("items.json", &Value::Array(rows).to_string());
+    let r = dir.run_env(
+        &[
+            "judge-answers",
+            items.to_str().unwrap(),
+            "--method",
+            "llm_judge",
+            "--judge-url",
+            &server.url,
+            "--judge-backoff-ms",
+            "1",
+            "--cache",
+            "judge.sqlite",
+            "--out",
+            "runs",
+        ],
+        &[("CORPUS_EVAL_JUDGE_KEY", key)],
+    );
+    let folder = dir.run_folders("runs").remove(0);
+    let scores = crate::util::read_jsonl(&folder.join("scores.jsonl"));
+    assert_eq!(scores.len(), 6);
+    for s in &scores {
+        let err = s["judge_error"].as_str().unwrap_or_default();
+        assert!(err.contains("<redacted>"), "{s}");
+    }
+    let mut needles = encodings(key);
+    needles.extend(escaped_encodings(key));
+    assert_nowhere(dir.path(), &[&r], &needles);
 }

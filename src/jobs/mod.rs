@@ -346,7 +346,6 @@ pub fn printable_toml<C: JobConfig>(config: &C) -> (String, bool) {
     (text, redacted)
 }
 
-
 /// Reads a job's configuration from a `.toml` or `.json` file: keys are the
 /// `Config` fields (the long flags' names with `_`), missing keys keep
 /// their defaults, an unknown key is an error naming it and the file.

@@ -154,7 +154,10 @@ impl JobConfig for Config {
 
     fn resolved_for_print(&self) -> Self {
         let mut c = self.clone();
-        crate::citations::turns::fill_speaker_defaults(&mut c.speaker_pattern, &mut c.interviewer_labels);
+        crate::citations::turns::fill_speaker_defaults(
+            &mut c.speaker_pattern,
+            &mut c.interviewer_labels,
+        );
         c
     }
 

@@ -544,7 +544,11 @@ mod tests {
         ] {
             let n = Normalized::new(original);
             let at = n.text().find(needle).expect("in the normalized text");
-            assert_eq!(n.to_original(original, at..at + needle.len()), None, "{original}");
+            assert_eq!(
+                n.to_original(original, at..at + needle.len()),
+                None,
+                "{original}"
+            );
             assert_eq!(n.find_aligned(needle).next(), None, "{original} / {needle}");
         }
         // The whole expansion is a match; and an aligned occurrence that

@@ -190,6 +190,17 @@ fn handle(mut req: tiny_http::Request, state: &Mutex<State>, key: Option<&str>) 
         .and_then(|a| a.strip_prefix("Bearer "))
         .unwrap_or_default()
         .to_string();
+    if answer.contains("[echo-401-escaped]") {
+        // A 401 whose message holds the key already JSON-escaped twice
+        // (the body escapes it once more), and in the other styles.
+        let double = {
+            let once = serde_json::to_string(&sent_key).unwrap();
+            serde_json::to_string(&once[1..once.len() - 1]).unwrap()
+        };
+        let others = super::escaped_encodings(&sent_key).join(" | ");
+        let body = serde_json::json!({"error": {"message": format!("Incorrect API key provided: {} {others}", &double[1..double.len() - 1])}});
+        return respond(401, body.to_string(), None);
+    }
     if answer.contains("[echo-401]") {
         // What a real API answers to a wrong key: the key, echoed.
         let body = serde_json::json!({"error": {"message": format!("Incorrect API key provided: {sent_key}")}});

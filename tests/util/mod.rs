@@ -14,7 +14,7 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub use rag_server::encodings;
+pub use rag_server::{encodings, escaped_encodings};
 
 /// A fixture path.
 pub fn fixture(rel: &str) -> PathBuf {

@@ -51,9 +51,11 @@ pub struct RagServer {
     acceptor: Option<std::thread::JoinHandle<()>>,
 }
 
-/// One parsed request: the body (the path and headers are not needed).
+/// One parsed request: the request target (path and query) and the body
+/// (the headers are not needed).
 struct Request {
     stream: TcpStream,
+    target: String,
     body: String,
 }
 
@@ -62,6 +64,7 @@ fn read_request(stream: TcpStream) -> Option<Request> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut length = 0usize;
     let mut first = true;
+    let mut target = String::new();
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).ok()? == 0 {
@@ -73,6 +76,7 @@ fn read_request(stream: TcpStream) -> Option<Request> {
             if !line.starts_with("POST ") {
                 return None;
             }
+            target = line.split(' ').nth(1).unwrap_or_default().to_string();
             continue;
         }
         if line.is_empty() {
@@ -88,6 +92,7 @@ fn read_request(stream: TcpStream) -> Option<Request> {
     reader.read_exact(&mut body).ok()?;
     Some(Request {
         stream,
+        target,
         body: String::from_utf8_lossy(&body).into_owned(),
     })
 }
@@ -410,6 +415,29 @@ fn handle(
             body["auth"].as_str().unwrap_or("")
         ));
     }
+    if question.contains("[echo-escaped]") {
+        // The auth and every query value of the URL it was called by, in
+        // every escaping style of `escaped_encodings`.
+        let query = req.target.split_once('?').map_or("", |(_, q)| q);
+        let mut secrets: Vec<String> = vec![body["auth"].as_str().unwrap_or("").to_string()];
+        secrets.extend(
+            query
+                .split('&')
+                .filter_map(|p| p.split_once('=').map(|(_, v)| v.to_string())),
+        );
+        let shown = secrets
+            .iter()
+            .flat_map(|s| escaped_encodings(s))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        reply["answer"]["answer"] = Value::String(format!("Echo: {shown}"));
+        if let Some(ctx) = reply["context"].as_array_mut() {
+            if let Some(first) = ctx.first_mut() {
+                first["page_content"] = Value::String(format!("Interviewer: {shown}"));
+            }
+        }
+        reply["answer"]["citations"] = serde_json::json!([{"source_index": 0, "quote": shown}]);
+    }
     if question.contains("[echo-encoded]") {
         // The auth in every encoding a server may echo it in: in the
         // answer, in a passage and in a citation quoting that passage.
@@ -467,5 +495,46 @@ pub fn encodings(secret: &str) -> Vec<String> {
         b64.encode(secret),
         b64.encode(format!("user:{secret}")),
         secret.bytes().map(|b| format!("{b:02x}")).collect(),
+    ]
+}
+
+/// `secret` in escaping styles beyond [`encodings`]: PHP's
+/// `htmlspecialchars` (`&#039;`, `&quot;`), Ruby's `CGI.escapeHTML`
+/// (`&#39;`), every char as a decimal or hex character reference, every
+/// char as a JSON `\uXXXX`, JSON escaped three times, HTML over JSON over
+/// percent-encoding. Written here, independently of the product's.
+pub fn escaped_encodings(secret: &str) -> Vec<String> {
+    let json = |s: &str| {
+        let q = serde_json::to_string(s).unwrap();
+        q[1..q.len() - 1].to_string()
+    };
+    let html = |s: &str, apos: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', apos)
+    };
+    let pct: String = secret
+        .bytes()
+        .map(|b| match b {
+            b if b.is_ascii_alphanumeric() => (b as char).to_string(),
+            b => format!("%{b:02X}"),
+        })
+        .collect();
+    vec![
+        html(secret, "&#039;"),
+        html(secret, "&#39;"),
+        secret.chars().map(|c| format!("&#{};", c as u32)).collect(),
+        secret
+            .chars()
+            .map(|c| format!("&#x{:x};", c as u32))
+            .collect(),
+        secret
+            .encode_utf16()
+            .map(|u| format!("\\u{u:04x}"))
+            .collect(),
+        json(&json(&json(secret))),
+        html(&json(&pct), "&#039;"),
     ]
 }
