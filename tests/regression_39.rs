@@ -210,6 +210,7 @@ fn issue_39_rag_secrets_in_every_escaping_style() {
     assert_eq!(merged.code(), 0, "{}", merged.stderr());
     let merged_folder = dir.run_folders("merged").remove(0);
     let rerun = dir.run(&["rerun", merged_folder.to_str().unwrap(), "--out", "again"]);
+    assert_eq!(rerun.code(), 0, "{}\n{}", rerun.stdout(), rerun.stderr());
     let ask = dir.run_env(
         &["rag", "ask", "Tell me [echo-escaped]", "--api-url", &url],
         &env,
@@ -269,4 +270,78 @@ fn issue_39_judge_key_escaped_in_a_401_is_redacted() {
     let mut needles = encodings(key);
     needles.extend(escaped_encodings(key));
     assert_nowhere(dir.path(), &[&r], &needles);
+}
+
+// 11. The folder `merge` writes reruns to identical outputs.
+
+#[test]
+fn issue_39_merged_folders_rerun_identical() {
+    use crate::util::repo;
+    let dir = Dir::new("i39-merge-rerun");
+    let r = |p: &str| repo().join(p).display().to_string();
+    let commands: Vec<Vec<String>> = vec![
+        vec![
+            "evaluate".into(),
+            r("evaluation/data_fixture.json"),
+            r("datasets/corpus.json"),
+        ],
+        vec![
+            "hotpot".into(),
+            r("evaluation/hotpot/predictions.json"),
+            r("evaluation/hotpot/gold.json"),
+        ],
+        vec!["grounding".into(), r("evaluation/grounding/sample.json")],
+        vec![
+            "text-eval".into(),
+            r("evaluation/text-eval/sample.json"),
+            "--no-embeddings".into(),
+        ],
+        vec![
+            "judge-answers".into(),
+            r("evaluation/semantic/answers.jsonl"),
+            "--method".into(),
+            "keyword".into(),
+        ],
+    ];
+    for (k, args) in commands.iter().enumerate() {
+        let mut shards = Vec::new();
+        for s in ["1/2", "2/2"] {
+            let parent = format!("c{k}-parts");
+            let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+            a.extend(["--shard", s, "--out", &parent]);
+            let before = dir.run_folders(&parent);
+            dir.run(&a).expect_code(0);
+            let new: Vec<_> = dir
+                .run_folders(&parent)
+                .into_iter()
+                .filter(|f| !before.contains(f))
+                .collect();
+            shards.extend(new);
+        }
+        let mut m: Vec<String> = vec!["merge".into()];
+        m.extend(shards.iter().map(|f| f.display().to_string()));
+        m.extend(["--out".into(), format!("c{k}-merged")]);
+        dir.run(&m).expect_code(0);
+        let merged = dir.run_folders(&format!("c{k}-merged")).remove(0);
+        let again = dir.run(&[
+            "rerun",
+            merged.to_str().unwrap(),
+            "--out",
+            &format!("c{k}-again"),
+        ]);
+        assert_eq!(
+            again.code(),
+            0,
+            "{}: {}\n{}",
+            args[0],
+            again.stdout(),
+            again.stderr()
+        );
+        assert!(
+            !again.stdout().contains("different"),
+            "{}: {}",
+            args[0],
+            again.stdout()
+        );
+    }
 }

@@ -32,14 +32,41 @@ __all__ = [
 ]
 
 
-def _dumps(value: Any) -> str:
-    return _json.dumps(value, ensure_ascii=False)
+def _non_finite(value: Any, path: str = "") -> Optional[tuple]:
+    """The path (`[3].score`, `.fuzzy_threshold`) and value of the first
+    NaN or infinity inside `value`, or None."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return path, value
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _non_finite(v, f"{path}.{k}")
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _non_finite(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
 
 
-def _document(value: Any) -> str:
+def _dumps(value: Any, what: str = "input") -> str:
+    """`value` as JSON; NaN or infinity (which JSON cannot hold) raise
+    ValueError naming where they stand and the value."""
+    try:
+        return _json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        found = _non_finite(value)
+        if found is None:
+            raise
+        path, bad = found
+        raise ValueError(f"{what}{path}: {bad!r} is not a finite number (JSON has no NaN or infinity)") from None
+
+
+def _document(value: Any, what: str = "input") -> str:
     """A JSON document: a str is taken as its text already (a file's
     contents), anything else is dumped."""
-    return value if isinstance(value, str) else _dumps(value)
+    return value if isinstance(value, str) else _dumps(value, what)
 
 
 class Corpus:
@@ -56,7 +83,7 @@ class Corpus:
     """
 
     def __init__(self, transcripts: Any, **config: Any) -> None:
-        self._inner = _native.Corpus(_document(transcripts), _dumps(config))
+        self._inner = _native.Corpus(_document(transcripts, "transcripts"), _dumps(config, "config"))
 
     def __len__(self) -> int:
         return len(self._inner)
@@ -96,7 +123,7 @@ def evaluate(questions: Any, transcripts: Any, **config: Any) -> Dict[str, Any]:
     `span`, `span_speaker` and `attribution` on every quote, `id` and
     `existence_score` on every pair; and the means with their intervals.
     """
-    out = _native.evaluate_json(_document(questions), _document(transcripts), _dumps(config))
+    out = _native.evaluate_json(_document(questions, "questions"), _document(transcripts, "transcripts"), _dumps(config, "config"))
     return _json.loads(out)
 
 
@@ -119,7 +146,7 @@ def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: 
     ({"start", "end"} in characters, or None), span_speaker, attribution,
     and other_source or pieces when the quote has them.
     """
-    out = _native.verify_quotes_json(_dumps(list(quotes)), _corpus(transcripts), _dumps(config))
+    out = _native.verify_quotes_json(_dumps(list(quotes), "quotes"), _corpus(transcripts), _dumps(config, "config"))
     return _json.loads(out)
 
 
@@ -128,7 +155,7 @@ def score_answer(answer: str, type: str, metric: Any) -> Optional[float]:
     with Rationale, ListOne, ListMany, PickOne, PickMany) and its metric (a
     JSON value, or "yes"/"no"), or None when it cannot be scored (the CLI's
     `corpus-eval score`)."""
-    return _native.score_answer(answer, type, _dumps(metric))
+    return _native.score_answer(answer, type, _dumps(metric, "metric"))
 
 
 def hotpot(predictions: Any, gold: Any, **config: Any) -> Dict[str, Any]:
@@ -142,7 +169,7 @@ def hotpot(predictions: Any, gold: Any, **config: Any) -> Dict[str, Any]:
 
     Returns {"metrics": <metrics.json>, "per_example": <per_example.json>}.
     """
-    out = _native.hotpot_json(_dumps(predictions), _dumps(gold), _dumps(config))
+    out = _native.hotpot_json(_dumps(predictions, "predictions"), _dumps(gold, "gold"), _dumps(config, "config"))
     return _json.loads(out)
 
 
@@ -158,7 +185,7 @@ def text_eval(rows: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
 
     Returns {"results": <results.json>, "summary": <summary.json>}.
     """
-    out = _native.text_eval_json(_dumps(list(rows)), _dumps(config))
+    out = _native.text_eval_json(_dumps(list(rows), "rows"), _dumps(config, "config"))
     return _json.loads(out)
 
 
@@ -173,7 +200,7 @@ def grounding(rows: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
 
     Returns {"results": <grounding.json>, "summary": <summary.json>}.
     """
-    out = _native.grounding_json(_dumps(list(rows)), _dumps(config))
+    out = _native.grounding_json(_dumps(list(rows), "rows"), _dumps(config, "config"))
     return _json.loads(out)
 
 
@@ -190,7 +217,7 @@ def lexical(items: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
     Returns {"summary": <what --json prints>, "items": <what --per-item
     writes, one dict per item>}.
     """
-    out = _native.lexical_json(_dumps(list(items)), _dumps(config))
+    out = _native.lexical_json(_dumps(list(items), "items"), _dumps(config, "config"))
     return _json.loads(out)
 
 
@@ -208,7 +235,7 @@ def agreement(table: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
     Returns agreement.json: every coefficient with its interval, counts,
     the confusion matrix (two raters), the disagreements and the signature.
     """
-    out = _native.agreement_json(_dumps(list(table)), _dumps(config))
+    out = _native.agreement_json(_dumps(list(table), "table"), _dumps(config, "config"))
     return _json.loads(out)
 
 

@@ -14,6 +14,7 @@ import json as _json
 from typing import Any, Dict
 
 from . import _native
+from . import _dumps
 
 __all__ = ["verify_quotes", "score_answers", "summarize", "item_tables"]
 
@@ -74,7 +75,7 @@ def verify_quotes(batch: Any, transcripts: Any, **config: Any) -> Any:
     when absent).
     """
     capsule = _native.verify_quotes_arrow(
-        _stream(batch), _transcripts(transcripts), _json.dumps(config)
+        _stream(batch), _transcripts(transcripts), _dumps(config, "config")
     )
     return _table(capsule)
 
@@ -91,7 +92,7 @@ def score_answers(batch: Any, **config: Any) -> Any:
     given), score (null when the metric cannot be used), question_type (the
     canonical name) and warning (why an answer is unscored).
     """
-    capsule = _native.score_answers_arrow(_stream(batch), _json.dumps(config))
+    capsule = _native.score_answers_arrow(_stream(batch), _dumps(config, "config"))
     return _table(capsule)
 
 
@@ -107,7 +108,7 @@ def summarize(pairs: Any, answers: Any, quotes: Any, **config: Any) -> Dict[str,
         found, attribution (as verify_quotes returns them).
     config: evaluate's settings (match, fuzzy_threshold, seed, speakers).
     """
-    out = _native.summarize_arrow(_stream(pairs), _stream(answers), _stream(quotes), _json.dumps(config))
+    out = _native.summarize_arrow(_stream(pairs), _stream(answers), _stream(quotes), _dumps(config, "config"))
     return _json.loads(out)
 
 

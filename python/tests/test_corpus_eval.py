@@ -269,3 +269,16 @@ def test_a_pandas_round_trip():
     answers = pd.json_normalize(out["results"]["qa_pairs"], record_path="answers", meta=["id"])
     assert len(answers) == out["summary"]["counts"]["answers"]
     assert answers["score"].mean() == pytest.approx(out["summary"]["overall"]["mean"], abs=1e-12)
+
+
+def test_issue_39_nan_and_infinity_name_the_field():
+    q = load("evaluation/data_fixture.json")
+    t = load("datasets/corpus.json")
+    with pytest.raises(ValueError, match=r"config\.fuzzy_threshold: nan is not a finite number"):
+        corpus_eval.evaluate(q, t, fuzzy_threshold=float("nan"))
+    with pytest.raises(ValueError, match=r"items\[1\]\.score: inf is not a finite number"):
+        corpus_eval.lexical([{"prediction": "a", "reference": "a"}, {"prediction": "b", "reference": "b", "score": float("inf")}])
+    bad = json.loads(json.dumps(q))
+    bad["qa_pairs"][0]["answers"][0]["weight"] = float("-inf")
+    with pytest.raises(ValueError, match=r"questions\.qa_pairs\[0\]\.answers\[0\]\.weight: -inf"):
+        corpus_eval.evaluate(bad, t)

@@ -299,10 +299,25 @@ fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, Jo
         }
     };
     if raters.len() < 2 {
+        let files: Vec<String> = tables
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect();
         return Err(JobError::Input(format!(
-            "agreement needs two rater columns at least, found {} ({})",
+            "{}: agreement needs two rater columns at least, found {} ({})",
+            files.join(", "),
             raters.len(),
-            raters.join(", ")
+            crate::corpus::Preview(&raters.join(", "))
+        )));
+    }
+    if tables.iter().all(|t| t.rows.is_empty()) {
+        let files: Vec<String> = tables
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect();
+        return Err(JobError::Input(format!(
+            "{}: no rows to compare (a header line alone)",
+            files.join(", ")
         )));
     }
     let r = raters.len();

@@ -197,9 +197,13 @@ pub fn run_code(cli: Cli) -> u8 {
     match result {
         Ok(code) => code,
         Err(err) => {
-            errln!("error: {}", crate::secrets::scrub(&err.to_string()));
+            let shown = |e: &dyn std::fmt::Display| {
+                let text = crate::secrets::scrub(&e.to_string());
+                crate::corpus::bound_message(&text).into_owned()
+            };
+            errln!("error: {}", shown(&err));
             for cause in err.chain().skip(1) {
-                errln!("  caused by: {}", crate::secrets::scrub(&cause.to_string()));
+                errln!("  caused by: {}", shown(&cause));
             }
             exit_code_of(&err)
         }

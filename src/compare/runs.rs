@@ -127,11 +127,16 @@ struct Table {
 }
 
 impl Table {
+    /// Streams the file row by row (a line over
+    /// [`crate::corpus::MAX_LINE_BYTES`] is refused, not read whole).
     fn read(path: &Path) -> Result<Table, CorpusError> {
-        let text = crate::corpus::read_text(path)?;
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .from_reader(text.as_bytes());
+        let file = std::fs::File::open(path).map_err(|source| CorpusError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(
+            crate::corpus::LineBounded::new(std::io::BufReader::new(file)),
+        );
         let header = reader
             .headers()
             .map_err(|e| record(path, "line 1", "(header)", e.to_string()))?
@@ -156,7 +161,10 @@ impl Table {
                 path,
                 "line 1",
                 name,
-                format!("missing column (found: {})", self.header.join(", ")),
+                format!(
+                    "missing column (found: {})",
+                    crate::corpus::Preview(&self.header.join(", "))
+                ),
             )
         })
     }

@@ -95,6 +95,58 @@ impl<T: std::fmt::Display + ?Sized> std::fmt::Display for Preview<'_, T> {
     }
 }
 
+/// A message with every long stretch cut: a stretch between quotes or
+/// backticks (or, without them, between spaces) longer than
+/// [`PREVIEW_CHARS`] keeps its first [`PREVIEW_CHARS`] characters and
+/// gains `… (N chars)`; the whole message is then at most 8 times that.
+/// The one safety net for messages that echo input (a 10 MB enum value, a
+/// 300 KB regex, a whole CSV header), applied where errors are printed.
+pub fn bound_message(message: &str) -> std::borrow::Cow<'_, str> {
+    let limit = PREVIEW_CHARS;
+    if message.len() <= limit {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(message.len().min(16 * limit));
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        out.push_str(&cut(std::mem::take(run)));
+    };
+    for c in message.chars() {
+        if matches!(
+            c,
+            '"' | '`' | '\'' | ' ' | '\n' | ',' | '(' | ')' | '[' | ']'
+        ) {
+            flush(&mut run, &mut out);
+            out.push(c);
+        } else {
+            run.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    let total = out.chars().count();
+    if total > 8 * limit {
+        let at = out
+            .char_indices()
+            .nth(8 * limit)
+            .map_or(out.len(), |(i, _)| i);
+        out.truncate(at);
+        out.push_str(&format!("… ({total} chars)"));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A number as an error message shows it: plain when short, in
+/// scientific notation when its plain form is long (`1e308`, not 309
+/// digits).
+pub fn number_preview(v: f64) -> String {
+    let plain = format!("{v}");
+    if plain.len() <= 24 {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// [`Preview`] of a value's Debug form, as a string.
 pub fn preview<T: std::fmt::Debug + ?Sized>(v: &T) -> String {
     format!("{:?}", Preview(v))
@@ -120,6 +172,43 @@ pub fn read_text(path: &std::path::Path) -> Result<String, CorpusError> {
             message: "the file is not valid UTF-8".into(),
         }
     })
+}
+
+/// Longest line read from a table file (a run folder's items.csv, a
+/// ratings CSV), in bytes: a longer line is not a table's row (a 1 GB file
+/// of NULs is refused after 16 MiB, not read whole).
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// A reader that fails (`InvalidData`) once a line runs over
+/// [`MAX_LINE_BYTES`]: tables are streamed through it, row by row.
+pub struct LineBounded<R> {
+    inner: R,
+    /// Bytes since the last line break.
+    line: usize,
+}
+
+impl<R: std::io::Read> LineBounded<R> {
+    /// Wraps a reader.
+    pub fn new(inner: R) -> LineBounded<R> {
+        LineBounded { inner, line: 0 }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for LineBounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        match memchr::memrchr(b'\n', &buf[..n]) {
+            Some(at) => self.line = n - at - 1,
+            None => self.line += n,
+        }
+        if self.line > MAX_LINE_BYTES {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a line over {} MiB: not a table", MAX_LINE_BYTES >> 20),
+            ));
+        }
+        Ok(n)
+    }
 }
 
 /// Parses JSON text into a value, mapping syntax errors to line:column.

@@ -99,6 +99,7 @@ pub fn each_delimited(
         .iter()
         .map(|h| h.trim().to_string())
         .collect();
+    check_header(&headers).map_err(|m| bad(1, m))?;
     let mut rec = csv::StringRecord::new();
     let mut index = 0;
     loop {
@@ -114,6 +115,31 @@ pub fn each_delimited(
         record(&headers, index, line, &rec);
         index += 1;
     }
+}
+
+/// A header names each column once, on one line: a name holding a line
+/// break is a quote left open (which swallows the rows after it), an empty
+/// or repeated name cannot be told apart.
+fn check_header(headers: &[String]) -> Result<(), String> {
+    for (i, h) in headers.iter().enumerate() {
+        let n = i + 1;
+        if h.contains(['\n', '\r']) {
+            return Err(format!(
+                "header column {n} ({}) holds a line break: a quote left open?",
+                super::preview(h)
+            ));
+        }
+        if h.is_empty() {
+            return Err(format!("header column {n} has no name"));
+        }
+        if headers[..i].contains(h) {
+            return Err(format!(
+                "header column {n}: {} names an earlier column too",
+                super::Preview(h.as_str())
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Row {

@@ -150,7 +150,11 @@ pub fn speakers(
     };
     SpeakerConfig::new(pattern, &labels).map_err(|message| ConfigError::Invalid {
         field: "--speaker-pattern".into(),
-        message: format!("{pattern:?}: {message}"),
+        message: format!(
+            "{}: {}",
+            crate::corpus::Preview(pattern),
+            crate::corpus::bound_message(&message)
+        ),
     })
 }
 

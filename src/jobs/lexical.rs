@@ -610,7 +610,7 @@ pub fn score(config: &Config, items: &[Item]) -> Result<Output, JobError> {
     let plan = Plan::new(config)?;
     if items.is_empty() {
         return Err(JobError::Input(
-            "no items to score (the input has no prediction)".into(),
+            "no items to score (the input holds no prediction)".into(),
         ));
     }
     if let Some(i) = items.iter().position(|i| i.references.is_empty()) {
@@ -920,6 +920,17 @@ pub fn read(config: &Config, files: &[PathBuf]) -> Result<Source, JobError> {
 pub fn execute(config: &Config, files: &[PathBuf]) -> Result<(Option<PathBuf>, Output), JobError> {
     let started = SystemTime::now();
     let source = read(config, files)?;
+    if source.items.is_empty() {
+        let names: Vec<String> = source
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
+        return Err(JobError::Input(format!(
+            "{}: no items to score (the input holds no record)",
+            names.join(", ")
+        )));
+    }
     let output = score(config, &source.items)?;
     if let Some(path) = &config.per_item {
         crate::report::write_atomic(path, output.items_jsonl().as_bytes())?;

@@ -352,25 +352,68 @@ pub fn printable_toml<C: JobConfig>(config: &C) -> (String, bool) {
 pub fn read_config<C: JobConfig>(path: &Path) -> Result<C, ConfigError> {
     let fail = |message: String| ConfigError::File {
         path: path.to_path_buf(),
-        message,
+        message: crate::corpus::bound_message(&message).into_owned(),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+    let text = read_config_text(path).map_err(fail)?;
     let text = crate::corpus::strict_json::strip_bom(&text);
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    let config: C = match ext.as_deref() {
-        Some("toml") => toml::from_str(text).map_err(|e| fail(one_line(&e.to_string())))?,
+    let (config, keys): (C, Vec<String>) = match ext.as_deref() {
+        Some("toml") => {
+            let config = toml::from_str(text).map_err(|e| fail(one_line(&e.to_string())))?;
+            let keys = toml::from_str::<toml::Table>(text)
+                .map(|t| t.keys().cloned().collect())
+                .unwrap_or_default();
+            (config, keys)
+        }
         Some("json") => {
             let value = crate::corpus::strict_json::parse_str(text)
                 .map_err(|e| fail(format!("{}:{}: {e}", e.line(), e.column())))?;
-            serde_json::from_value(value).map_err(|e| fail(e.to_string()))?
+            let keys = value
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            (
+                serde_json::from_value(value).map_err(|e| fail(e.to_string()))?,
+                keys,
+            )
         }
         _ => return Err(fail("a config file ends in .toml or .json".into())),
     };
     check_version(&config).map_err(fail)?;
+    // A value of the file's out of range is the file's error, named by
+    // its key (a flag cannot be blamed for it).
+    if let Err(ConfigError::Invalid { field, message }) = config.validate() {
+        let key = field.trim_start_matches('-').replace('-', "_");
+        if keys.iter().any(|k| *k == key) {
+            return Err(fail(format!("key `{key}`: {message}")));
+        }
+    }
     Ok(config)
+}
+
+/// Largest configuration file read, in bytes: a file over 1 MiB is not a
+/// configuration (and is refused before it is read).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// A configuration file's text: at most [`MAX_CONFIG_BYTES`], UTF-8.
+fn read_config_text(path: &Path) -> Result<String, String> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(format!(
+            "over {} bytes: not a configuration file",
+            MAX_CONFIG_BYTES
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()))
 }
 
 /// A configuration's `version` must be this tool's.
@@ -437,7 +480,10 @@ pub(crate) fn check_in(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), Conf
     } else {
         Err(ConfigError::Invalid {
             field: field.into(),
-            message: format!("must lie in [{lo}, {hi}], got {v}"),
+            message: format!(
+                "must lie in [{lo}, {hi}], got {}",
+                crate::corpus::number_preview(v)
+            ),
         })
     }
 }

@@ -115,7 +115,7 @@ fn render_atomically(
     path: &Path,
     draw: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), ReportError> {
-    super::check_destination(path)?;
+    let path = &super::destination(path)?;
     register_fonts();
     let name = path
         .file_name()

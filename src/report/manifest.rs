@@ -138,9 +138,13 @@ impl Manifest {
                 )
             })
             .collect();
+        // Where the outputs went, and the shard folders a merged run was
+        // joined from, do not change the numbers: a merged run and its
+        // rerun as one run show the same view.
         let without_out = |v: &Value| {
             let mut v = v.clone();
             if let Value::Object(m) = &mut v {
+                m.shift_remove("merged_from");
                 m.remove("out");
             }
             v

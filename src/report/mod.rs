@@ -85,7 +85,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
 /// caller (a run folder syncs all its files at once before it is renamed
 /// into place: see [`run::RunWriter::finish`]).
 pub fn write_file(path: &Path, bytes: &[u8], sync_now: bool) -> Result<(), ReportError> {
-    check_destination(path)?;
+    let path = &destination(path)?;
     let (dir, tmp) = temporary(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -150,7 +150,7 @@ pub fn write_streamed(
     sync_now: bool,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(String, u64), ReportError> {
-    check_destination(path)?;
+    let path = &destination(path)?;
     let (dir, tmp) = temporary(path);
     let result = (|| {
         let file = EarlyWriteback {
@@ -311,6 +311,35 @@ pub fn fixed(x: f64, digits: usize) -> String {
         Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
         _ => s,
     }
+}
+
+/// Where a write to `path` goes: `path` itself, or, when `path` is a
+/// symbolic link, the file it points to (links followed to the end, a
+/// relative target taken from the link's folder), checked by
+/// [`check_destination`]. Writes go *through* a link: its target gets the
+/// new bytes (atomically, renamed into place beside the target) and the
+/// link stays a link, as for a write into an existing regular file.
+pub fn destination(path: &Path) -> Result<PathBuf, ReportError> {
+    let mut at = path.to_path_buf();
+    // As many links as the kernel follows (ELOOP past 40).
+    for _ in 0..40 {
+        match at.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&at).map_err(io(path))?;
+                at = match at.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => {
+                check_destination(&at)?;
+                return Ok(at);
+            }
+        }
+    }
+    Err(io(path)(std::io::Error::other(
+        "too many levels of symbolic links",
+    )))
 }
 
 /// An output destination must be a regular file or not exist yet: a
