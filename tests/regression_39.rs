@@ -345,3 +345,205 @@ fn issue_39_merged_folders_rerun_identical() {
         );
     }
 }
+
+// 13. Transcripts without speaker labels are named.
+
+#[test]
+fn issue_39_transcripts_without_labels_are_named() {
+    let dir = Dir::new("i39-unlabelled");
+    let (quotes, summary) = evaluate(
+        &dir,
+        &[
+            (
+                "plain.csv",
+                "[00:01:23] Anna: we grew leeks and potatoes every year",
+            ),
+            (
+                "labelled.csv",
+                "Anna: we grew leeks and potatoes every year",
+            ),
+        ],
+        &["we grew leeks and potatoes"],
+        &[],
+    );
+    assert_eq!(quotes[0]["verdict"], "exact");
+    let warnings = summary["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let w = warnings[0].as_str().unwrap();
+    assert!(w.starts_with("plain.csv: no speaker label found"), "{w}");
+    // And on stderr: a second run, its stderr read.
+    let run = dir.run(&[
+        "evaluate",
+        "q.json",
+        "t.json",
+        "--out",
+        "runs2",
+        "--no-plots",
+        "--no-html",
+        "--no-progress",
+    ]);
+    assert_eq!(run.code(), 0);
+    assert!(
+        run.stderr()
+            .contains("warning: plain.csv: no speaker label found"),
+        "{}",
+        run.stderr()
+    );
+    // A pattern that reads the layout finds the labels: no warning.
+    let (_, summary) = evaluate(
+        &dir,
+        &[(
+            "plain.csv",
+            "[00:01:23] Anna: we grew leeks and potatoes every year",
+        )],
+        &["we grew leeks and potatoes"],
+        &["--speaker-pattern", r"^\[[0-9:]+\] ([A-Z][a-z]+): "],
+    );
+    assert_eq!(summary["warnings"], json!([]));
+}
+
+// 6 and 9. Echoes are bounded; errors name the file and the key.
+
+#[test]
+fn issue_39_echoed_values_are_bounded_and_errors_name_file_and_key() {
+    let dir = Dir::new("i39-echoes");
+    let huge = "x".repeat(2_000_000);
+    dir.write("bad-enum.toml", &format!("match = \"{huge}\"\n"));
+    let r = dir
+        .run(&["evaluate", "--config", "bad-enum.toml", "--print-config"])
+        .expect_code(2);
+    assert!(
+        r.stderr().len() < 3000 && r.stderr().contains("bad-enum.toml"),
+        "{} bytes",
+        r.stderr().len()
+    );
+    let pattern = format!("({}", "a ".repeat(60_000));
+    let r = dir
+        .run(&["evaluate", "--speaker-pattern", &pattern, "--print-config"])
+        .expect_code(2);
+    assert!(
+        r.stderr().len() < 3000 && r.stderr().contains("--speaker-pattern"),
+        "{} bytes",
+        r.stderr().len()
+    );
+    let digits = format!("1{}", "0".repeat(308));
+    let r = dir
+        .run(&["evaluate", "--fuzzy-threshold", &digits, "--print-config"])
+        .expect_code(2);
+    assert!(r.stderr().contains("got 1e308"), "{}", r.stderr());
+    // A config value out of range names the file and the key.
+    dir.write("neg.toml", "fuzzy_threshold = -1\n");
+    dir.run(&["evaluate", "--config", "neg.toml", "--print-config"])
+        .expect_code(2)
+        .expect_stderr(&["neg.toml", "fuzzy_threshold", "[0, 1]"]);
+    dir.write("neg.json", "{\"fuzzy_threshold\": 2}");
+    dir.run(&["evaluate", "--config", "neg.json", "--print-config"])
+        .expect_code(2)
+        .expect_stderr(&["neg.json", "key `fuzzy_threshold`"]);
+    // An empty lexical input names its file.
+    dir.write("empty.jsonl", "");
+    dir.run(&["lexical", "empty.jsonl"])
+        .expect_code(2)
+        .expect_stderr(&["empty.jsonl", "no items"]);
+    // Broken agreement headers name the file, line and column.
+    dir.write("open-quote.csv", "id,a,\"b\n1,2,3\n");
+    dir.run(&["agreement", "open-quote.csv", "--id", "id"])
+        .expect_code(2)
+        .expect_stderr(&["open-quote.csv:1:1", "line break"]);
+    dir.write("twice.csv", "id,a,a\n1,2,3\n");
+    dir.run(&["agreement", "twice.csv", "--id", "id"])
+        .expect_code(2)
+        .expect_stderr(&["twice.csv:1:1", "names an earlier column"]);
+    let long_header = format!("id,{},b\n1,2,3\n", "h".repeat(50_000));
+    dir.write("long.csv", &long_header);
+    let r = dir
+        .run(&["agreement", "long.csv", "--id", "nope"])
+        .expect_code(2);
+    assert!(r.stderr().len() < 3000, "{} bytes", r.stderr().len());
+}
+
+// 7. Side files are bounded.
+
+#[test]
+fn issue_39_side_files_are_bounded() {
+    use crate::util::repo;
+    let dir = Dir::new("i39-side-files");
+    // A config file over 1 MiB is not read.
+    let big = std::fs::File::create(dir.path().join("big.toml")).unwrap();
+    big.set_len(3 << 30).unwrap();
+    dir.run(&["evaluate", "--config", "big.toml", "--print-config"])
+        .expect_code(2)
+        .expect_stderr(&["big.toml", "not a configuration file"]);
+    // A run folder whose items.csv is a 1 GB sparse file: refused after
+    // its first line's bound, not read whole.
+    let r = |p: &str| repo().join(p).display().to_string();
+    let folder = dir.run_new_folder(
+        &[
+            "evaluate",
+            &r("evaluation/data_fixture.json"),
+            &r("datasets/corpus.json"),
+            "--out",
+            "runs",
+            "--no-plots",
+            "--no-html",
+            "--no-progress",
+        ],
+        "runs",
+    );
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    for f in [
+        "manifest.json",
+        "summary.json",
+        "results.json",
+        "quotes.csv",
+    ] {
+        std::fs::copy(folder.join(f), other.join(f)).unwrap();
+    }
+    let sparse = std::fs::File::create(other.join("items.csv")).unwrap();
+    sparse.set_len(1 << 30).unwrap();
+    let a = format!("a={}", folder.display());
+    let b = format!("b={}", other.display());
+    dir.run(&["compare", &a, &b, "--out", "cmp"])
+        .expect_code(2)
+        .expect_stderr(&["items.csv", "16 MiB"]);
+}
+
+// 8. A symbolic link destination is written through.
+
+#[cfg(unix)]
+#[test]
+fn issue_39_symlink_destinations_are_written_through() {
+    use crate::util::repo;
+    let dir = Dir::new("i39-symlink");
+    std::fs::write(dir.path().join("target.jsonl"), "old\n").unwrap();
+    std::os::unix::fs::symlink("target.jsonl", dir.path().join("link.jsonl")).unwrap();
+    // A dangling link: its target is created.
+    std::os::unix::fs::symlink("made.jsonl", dir.path().join("dangling.jsonl")).unwrap();
+    dir.write(
+        "items.jsonl",
+        "{\"prediction\": \"a cat\", \"reference\": \"a cat\"}\n",
+    );
+    for link in ["link.jsonl", "dangling.jsonl"] {
+        dir.run(&["lexical", "items.jsonl", "--per-item", link])
+            .expect_code(0);
+        let meta = std::fs::symlink_metadata(dir.path().join(link)).unwrap();
+        assert!(meta.file_type().is_symlink(), "{link} stays a link");
+    }
+    let target = std::fs::read_to_string(dir.path().join("target.jsonl")).unwrap();
+    assert!(
+        target.contains("\"id\"") || target.contains("rouge"),
+        "target written: {target}"
+    );
+    assert!(dir.path().join("made.jsonl").is_file());
+    // build-lexicon through a link to a .gz file.
+    let dict = repo().join("fixtures/lexicon/dict");
+    std::os::unix::fs::symlink("lex.txt.gz", dir.path().join("lex-link.gz")).unwrap();
+    dir.run(&["build-lexicon", dict.to_str().unwrap(), "lex-link.gz"])
+        .expect_code(0);
+    assert!(dir.path().join("lex.txt.gz").is_file());
+    assert!(std::fs::symlink_metadata(dir.path().join("lex-link.gz"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

@@ -220,5 +220,8 @@ pub fn evaluation(
         pairs: out,
         config: config.clone(),
         signature: super::signature(lexicon, config),
+        // The rows carry no transcript: which had no speaker label is not
+        // known here (the warning comes with the rows' own run).
+        unlabelled: Vec::new(),
     })
 }

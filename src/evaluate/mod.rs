@@ -114,6 +114,37 @@ pub struct Evaluation {
     pub config: EvalConfig,
     /// Signature of every setting that can change a number.
     pub signature: String,
+    /// The transcripts cited by quotes in which no speaker label was
+    /// found (their quotes' attribution could not be checked), in corpus
+    /// order.
+    pub unlabelled: Vec<String>,
+}
+
+/// The transcripts among `cited` (indices) in which the speaker pattern
+/// finds no label, by name, in corpus order.
+pub fn unlabelled_transcripts(
+    transcripts: &TranscriptSet,
+    cited: impl IntoIterator<Item = usize>,
+    speakers: &crate::citations::turns::SpeakerConfig,
+) -> Vec<String> {
+    let mut cited: Vec<usize> = cited.into_iter().collect();
+    cited.sort_unstable();
+    cited.dedup();
+    cited
+        .into_par_iter()
+        .filter(|&t| {
+            let text = transcripts.transcripts[t].text();
+            !crate::citations::turns::Turns::parse(&text, speakers).labelled()
+        })
+        .map(|t| transcripts.transcripts[t].file.clone())
+        .collect()
+}
+
+/// The warning of a transcript without speaker labels.
+pub fn unlabelled_warning(name: &str) -> String {
+    format!(
+        "{name}: no speaker label found (speaker pattern): attribution was not checked there (set --speaker-pattern)"
+    )
 }
 
 /// Aggregates of an evaluation (written to summary.json).
@@ -140,7 +171,8 @@ pub struct Summary {
     pub verdicts: BTreeMap<String, usize>,
     /// Counts of pairs, answers and quotes.
     pub counts: BTreeMap<String, usize>,
-    /// One line per unscored pair.
+    /// One line per unscored pair, then one per transcript without speaker
+    /// labels.
     pub warnings: Vec<String>,
 }
 
@@ -267,7 +299,7 @@ fn verify_and_assemble(
         })
         .collect();
     crate::progress::start("verifying quotes", quote_refs.len() as u64);
-    let (checks, attributed) = verify_quotes(&quote_refs, transcripts, config);
+    let (checks, attributed, unlabelled) = verify_quotes(&quote_refs, transcripts, config);
     crate::progress::finish();
     crate::timings::phase("attribution");
     let mut pairs: Vec<PairResult> = questions
@@ -306,6 +338,10 @@ fn verify_and_assemble(
         pairs,
         config: config.clone(),
         signature,
+        unlabelled: unlabelled
+            .into_iter()
+            .map(|t| transcripts.transcripts[t].file.clone())
+            .collect(),
     }
 }
 
@@ -369,7 +405,7 @@ fn verify_quotes(
     quote_refs: &[(usize, usize, &crate::corpus::Quote)],
     transcripts: &TranscriptSet,
     config: &EvalConfig,
-) -> (Vec<QuoteCheck>, Vec<Attributed>) {
+) -> (Vec<QuoteCheck>, Vec<Attributed>, Vec<usize>) {
     verify_quotes_in(quote_refs, transcripts, config, None)
 }
 
@@ -398,7 +434,7 @@ fn verify_quotes_in(
     transcripts: &TranscriptSet,
     config: &EvalConfig,
     kept: Option<&PreparedTranscripts>,
-) -> (Vec<QuoteCheck>, Vec<Attributed>) {
+) -> (Vec<QuoteCheck>, Vec<Attributed>, Vec<usize>) {
     let kept = kept.filter(|k| k.speakers == config.speakers.signature());
     let n = quote_refs.len();
     // Each quote's transcript, and each transcript's quotes in file order.
@@ -439,14 +475,15 @@ fn verify_quotes_in(
     // are checked (their buffers kept for the next one): the search of the
     // other transcripts prepares each one again, a few at a time, so
     // memory never holds the corpus's normalized texts at once.
-    let done: Vec<TranscriptChecked> = order
+    let done: Vec<(usize, bool, TranscriptChecked)> = order
         .par_iter()
         .map(|&i| {
             let src = prepare(i);
             let out = check_transcript(&src, &by_transcript[i], quote_refs, config);
+            let labelled = src.turns().is_some_and(|t| t.labelled());
             done_with(src);
             crate::progress::advance(by_transcript[i].len() as u64);
-            out
+            (i, labelled, out)
         })
         .collect();
     // The transcripts' lookup structures are freed (unless prepared ahead).
@@ -459,7 +496,11 @@ fn verify_quotes_in(
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
     let mut stitched: Vec<Option<Vec<attribution::Piece>>> = vec![None; n];
     let mut missing: Vec<usize> = Vec::new();
-    for out in done {
+    let mut unlabelled: Vec<usize> = Vec::new();
+    for (t, labelled, out) in done {
+        if !labelled {
+            unlabelled.push(t);
+        }
         for (k, c) in out {
             checks[k] = c.check;
             match c.attributed {
@@ -519,7 +560,8 @@ fn verify_quotes_in(
             },
         };
     }
-    (checks, attributed)
+    unlabelled.sort_unstable();
+    (checks, attributed, unlabelled)
 }
 
 /// One transcript's checked quotes, by their index.
@@ -763,6 +805,7 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
             .pairs
             .iter()
             .filter_map(|p| p.warning.clone())
+            .chain(eval.unlabelled.iter().map(|t| unlabelled_warning(t)))
             .collect(),
     }
 }
@@ -1165,7 +1208,7 @@ fn check_quotes_with(
             (g, 0, q)
         })
         .collect();
-    let (checks, attributed) = verify_quotes_in(&refs, transcripts, config, kept);
+    let (checks, attributed, _) = verify_quotes_in(&refs, transcripts, config, kept);
     quotes
         .iter()
         .zip(checks.into_iter().zip(attributed))

@@ -330,7 +330,15 @@ fn merge_evaluate(
     }
     restore_byte_spans(&mut pairs, &transcripts);
     let eval_config = config.eval_config();
+    let cited = pairs
+        .iter()
+        .flat_map(|p| &p.answers)
+        .flat_map(|a| &a.quotes)
+        .filter_map(|q| q.source.as_deref().and_then(|s| transcripts.position(s)));
+    let unlabelled =
+        crate::evaluate::unlabelled_transcripts(&transcripts, cited, &eval_config.speakers);
     let evaluation = Evaluation {
+        unlabelled,
         pairs,
         signature: crate::evaluate::signature(&lexicon, &eval_config),
         config: eval_config,

@@ -387,7 +387,7 @@ pub fn read_config<C: JobConfig>(path: &Path) -> Result<C, ConfigError> {
     // its key (a flag cannot be blamed for it).
     if let Err(ConfigError::Invalid { field, message }) = config.validate() {
         let key = field.trim_start_matches('-').replace('-', "_");
-        if keys.iter().any(|k| *k == key) {
+        if keys.contains(&key) {
             return Err(fail(format!("key `{key}`: {message}")));
         }
     }

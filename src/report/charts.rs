@@ -140,8 +140,68 @@ fn render_atomically(
 /// A drawing area of a PNG file.
 type Canvas<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
 
+/// Lines of small print under a chart, at most.
+const FOOT_LINES: usize = 4;
+/// Height of one line of small print, in pixels.
+const FOOT_LINE: u32 = 16;
+
+/// `text` broken at spaces (or `|`, a signature's separator) into lines no
+/// wider than `width` pixels as `measure` measures them; a word wider
+/// than a line is cut. At most [`FOOT_LINES`] lines, the last ending in
+/// `…` when the text goes on.
+fn wrap(text: &str, width: u32, measure: impl Fn(&str) -> u32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    // Words keep their separator at their end, so a line breaks after it.
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        word.push(c);
+        if c == ' ' || c == '|' {
+            words.push(std::mem::take(&mut word));
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    for w in words {
+        let candidate = format!("{line}{w}");
+        if measure(candidate.trim_end()) <= width {
+            line = candidate;
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(line.trim_end().to_string());
+        }
+        line = w;
+        // A word wider than a line: cut where it stops fitting.
+        while measure(line.trim_end()) > width && line.chars().count() > 1 {
+            let mut head = line.clone();
+            while measure(&head) > width && head.chars().count() > 1 {
+                head.pop();
+            }
+            line = line.chars().skip(head.chars().count()).collect();
+            lines.push(head);
+        }
+    }
+    if !line.trim_end().is_empty() {
+        lines.push(line.trim_end().to_string());
+    }
+    if lines.len() > FOOT_LINES {
+        lines.truncate(FOOT_LINES);
+        if let Some(last) = lines.last_mut() {
+            while measure(&format!("{last}…")) > width && last.chars().count() > 1 {
+                last.pop();
+            }
+            last.push('…');
+        }
+    }
+    lines
+}
+
 /// A white WIDTH x `height` canvas with `footnote` in small grey print along
-/// its bottom; returns the whole canvas and the area above the footnote.
+/// its bottom, wrapped to the canvas's width (never cut off at its edge);
+/// returns the whole canvas and the area above the footnote.
 fn canvas<'a>(
     path: &'a Path,
     height: u32,
@@ -149,13 +209,21 @@ fn canvas<'a>(
 ) -> Result<(Canvas<'a>, Canvas<'a>), String> {
     let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let (main, foot) = root.split_vertically(height - 28);
-    foot.draw(&Text::new(
-        shorten(footnote, 150),
-        (10, 6),
-        (FAMILY, 12).into_font().color(&RGBColor(90, 90, 90)),
-    ))
-    .map_err(|e| e.to_string())?;
+    let font = (FAMILY, 12).into_font().color(&RGBColor(90, 90, 90));
+    let lines = wrap(footnote, WIDTH - 20, |t| {
+        root.estimate_text_size(t, &font)
+            .map_or(t.chars().count() as u32 * 7, |(w, _)| w)
+    });
+    let foot_height = 12 + FOOT_LINE * lines.len().max(1) as u32;
+    let (main, foot) = root.split_vertically(height - foot_height);
+    for (k, line) in lines.iter().enumerate() {
+        foot.draw(&Text::new(
+            line.clone(),
+            (10, 6 + FOOT_LINE as i32 * k as i32),
+            font.clone(),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
     Ok((root, main))
 }
 
@@ -217,17 +285,36 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
         r
     }))
     .map_err(|e| e.to_string())?;
+    // The 95% interval of each bar as an error bar (whiskers with caps).
+    let whisker = RGBColor(204, 85, 0);
+    ctx.draw_series(chart.bars.iter().enumerate().filter_map(|(i, b)| {
+        let (lo, hi) = b.ci?;
+        let (lo, hi) = (lo.clamp(0.0, 1.0), hi.clamp(0.0, 1.0));
+        Some(ErrorBar::new_horizontal(
+            SegmentValue::CenterOf(row(i)),
+            lo,
+            b.value.clamp(lo, hi),
+            hi,
+            whisker.stroke_width(2),
+            12,
+        ))
+    }))
+    .map_err(|e| e.to_string())?;
     ctx.draw_series(chart.bars.iter().enumerate().map(|(i, b)| {
         let v = b.value.clamp(0.0, 1.0);
         let text = match b.ci {
             Some((lo, hi)) => format!("{:.2}  [{lo:.2}, {hi:.2}]  n={}", b.value, b.n),
             None => format!("{:.2}  n={}", b.value, b.n),
         };
-        // Inside the bar (white) when there is no room to its right.
-        let (x, color) = if v > 0.62 {
-            (v - 0.36, WHITE)
+        // Right of the bar and its whisker; inside the bar, from its start
+        // (white), when there is no room to the right.
+        let end = b.ci.map_or(v, |(_, hi)| hi.clamp(0.0, 1.0).max(v));
+        let (x, color) = if end <= 0.62 {
+            (end + 0.015, BLACK)
+        } else if v >= 0.37 {
+            (0.005, WHITE)
         } else {
-            (v + 0.01, BLACK)
+            (v + 0.015, BLACK)
         };
         Text::new(
             text,
@@ -367,6 +454,80 @@ fn draw_histogram_panel(
     )
     .map_err(|e| e.to_string())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::*;
+
+    #[test]
+    fn issue_39_footnotes_wrap_inside_the_width() {
+        let measure = |t: &str| t.chars().count() as u32 * 7;
+        let sig = "evaluate|quote-norm:nfkd+strip-marks+lower|fuzzy:1-levenshtein/maxlen>=0.9|match:normalized|boot:2000|seed:42|wordnet:3.0|v:0.1.0 and a very long word ".repeat(3);
+        let lines = wrap(&sig, 300, measure);
+        assert!(lines.len() <= FOOT_LINES && lines.len() > 1, "{lines:?}");
+        assert!(lines.iter().all(|l| measure(l) <= 300), "{lines:?}");
+        assert!(lines.last().unwrap().ends_with('…'));
+        let short = wrap("a|b c", 300, measure);
+        assert_eq!(short, vec!["a|b c".to_string()]);
+        let long_word = wrap(&"x".repeat(50), 140, measure);
+        assert!(long_word.iter().all(|l| measure(l) <= 140), "{long_word:?}");
+        assert_eq!(long_word.concat(), "x".repeat(50));
+    }
+
+    /// The RGB pixels of a PNG, with its width.
+    fn pixels(path: &Path) -> (Vec<[u8; 3]>, usize) {
+        let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        let px = buf[..info.buffer_size()]
+            .chunks(info.color_type.samples())
+            .map(|c| [c[0], c[1], c[2]])
+            .collect();
+        (px, info.width as usize)
+    }
+
+    #[test]
+    fn issue_39_intervals_are_error_bars_and_the_footnote_fits() {
+        let dir = std::env::temp_dir().join(format!("ce-chart-39-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let footnote = "values: mean [95% bootstrap CI] n · ".to_string()
+            + &"corpus-eval:0.1.0|norm:nfkd+strip-marks|fuzzy:1-levenshtein/maxlen>=0.9|".repeat(3);
+        let draw_one = |name: &str, ci: Option<(f64, f64)>| {
+            let bars = [Bar {
+                label: "a.csv".into(),
+                value: 0.3,
+                n: 9,
+                ci,
+            }];
+            let chart = BarChart {
+                title: "t",
+                value_label: "v",
+                category_label: "c",
+                footnote: &footnote,
+                bars: &bars,
+            };
+            let path = dir.join(name);
+            render_bar_chart(&path, &chart).unwrap();
+            pixels(&path)
+        };
+        let whisker = [204, 85, 0];
+        let (with, width) = draw_one("with.png", Some((0.1, 0.5)));
+        let (without, _) = draw_one("without.png", None);
+        let dark = |px: &[[u8; 3]]| px.iter().filter(|p| **p == whisker).count();
+        assert!(dark(&with) > 100, "error bars drawn");
+        assert_eq!(dark(&without), 0, "no interval, no error bar");
+        // Nothing is drawn in the last columns (the footnote is wrapped,
+        // not cut off at the edge).
+        let height = with.len() / width;
+        for y in 0..height {
+            for x in width - 4..width {
+                assert_eq!(with[y * width + x], [255, 255, 255], "pixel at {x},{y}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 #[cfg(test)]

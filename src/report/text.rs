@@ -57,7 +57,7 @@ pub fn evaluate_summary(
     out.push_str(&format!("\nattribution: {}", classes.join(" ")));
     if !summary.warnings.is_empty() {
         out.push_str(&format!(
-            "\n{} pair(s) unscored, see warnings above",
+            "\n{} warning(s) (unscored pairs, transcripts without speaker labels): see above",
             summary.warnings.len()
         ));
     }
