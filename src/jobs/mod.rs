@@ -388,7 +388,7 @@ pub fn read_config<C: JobConfig>(path: &Path) -> Result<C, ConfigError> {
     if let Err(ConfigError::Invalid { field, message }) = config.validate() {
         let key = field.trim_start_matches('-').replace('-', "_");
         if keys.contains(&key) {
-            return Err(fail(format!("key `{key}`: {message}")));
+            return Err(fail(format!("key `{key}` ({field}): {message}")));
         }
     }
     Ok(config)
