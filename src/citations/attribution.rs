@@ -4,11 +4,16 @@
 //! A quote found in its cited transcript is `cross_turn` (its span covers
 //! two or more turns), else `interviewer` (it lies in an interviewer's
 //! turn), else `wrong_speaker` (the quote names a speaker and the span's
-//! speaker differs, case-insensitively), else `ok`. A quote not found there
-//! is `other_source` (found exact or normalized in another transcript of the
-//! corpus), else `stitched` (two or more non-adjacent runs of at least
+//! speaker differs: see [`crate::citations::turns::SpeakerConfig::same_speaker`]
+//! for how names are compared), else `ok`; an edited quote's segments in
+//! one turn are attributed by that turn. A quote not found at the match
+//! level there is `other_source` (found exact or normalized in another
+//! transcript of the corpus), else `altered` (the cited transcript has a
+//! passage at or above the fuzzy threshold: a quote changed in its
+//! wording), else `stitched` (two or more non-adjacent runs of at least
 //! [`MIN_PIECE_WORDS`] words stand in the cited transcript and cover at
-//! least [`MIN_PIECE_COVER`] of its words), else `fabricated`.
+//! least [`MIN_PIECE_COVER`] of its words), else `fabricated`: no close
+//! passage at all.
 //!
 //! ```
 //! use corpus_eval::citations::attribution::{of_found, Attribution};
@@ -52,6 +57,10 @@ pub enum Attribution {
     Ok,
     /// Not in the cited transcript, but in another one.
     OtherSource,
+    /// Not found at the match level, but a passage of the cited transcript
+    /// reaches the fuzzy threshold (its span, speaker and similarity are
+    /// given).
+    Altered,
     /// Not found whole; pieces of it stand apart in the cited transcript.
     Stitched,
     /// None of the above.
@@ -60,12 +69,13 @@ pub enum Attribution {
 
 impl Attribution {
     /// Every class, in precedence order.
-    pub const ALL: [Attribution; 7] = [
+    pub const ALL: [Attribution; 8] = [
         Attribution::CrossTurn,
         Attribution::Interviewer,
         Attribution::WrongSpeaker,
         Attribution::Ok,
         Attribution::OtherSource,
+        Attribution::Altered,
         Attribution::Stitched,
         Attribution::Fabricated,
     ];
@@ -78,6 +88,7 @@ impl Attribution {
             Attribution::WrongSpeaker => "wrong_speaker",
             Attribution::Ok => "ok",
             Attribution::OtherSource => "other_source",
+            Attribution::Altered => "altered",
             Attribution::Stitched => "stitched",
             Attribution::Fabricated => "fabricated",
         }
@@ -142,8 +153,36 @@ pub struct Attributed {
     /// For `other_source`: where (boxed: few quotes have one, and every
     /// quote's result holds the field).
     pub other_source: Option<Box<OtherSource>>,
-    /// For `stitched`: the pieces.
+    /// For `stitched`: the pieces; for an `edited` quote with an
+    /// ellipsis: one per segment.
     pub pieces: Vec<Piece>,
+}
+
+/// The pieces of a quote at byte ranges of its transcript.
+fn pieces_at(src: &SourceText, ranges: &[Range<usize>]) -> Vec<Piece> {
+    ranges
+        .iter()
+        .map(|bytes| Piece {
+            text: src.text()[bytes.clone()].to_string(),
+            span: src.chars_of(bytes.clone()).into(),
+            span_speaker: speaker_at(src, bytes.start),
+            byte_span: bytes.clone(),
+        })
+        .collect()
+}
+
+/// A quote not found at the match level whose check still holds a passage
+/// of the cited transcript (a fuzzy one at or above the threshold, or a
+/// closer verdict the level does not accept): `altered`, with the
+/// passage's speaker. None without such a passage.
+pub fn altered(src: &SourceText, check: &QuoteCheck) -> Option<Attributed> {
+    let bytes = check.byte_span.as_ref()?;
+    Some(Attributed {
+        attribution: Some(Attribution::Altered),
+        span_speaker: speaker_at(src, bytes.start),
+        pieces: pieces_at(src, &check.segments),
+        ..Attributed::default()
+    })
 }
 
 fn speaker_at(src: &SourceText, byte: usize) -> Option<String> {
@@ -166,23 +205,30 @@ pub fn of_found(src: &SourceText, check: &QuoteCheck, claimed: Option<&str>) -> 
             } else if covered.first().is_some_and(|&k| t.is_interviewer(k)) {
                 Attribution::Interviewer
             } else {
-                wrong_or_ok(claimed, span_speaker.as_deref())
+                wrong_or_ok(claimed, span_speaker.as_deref(), &t.speakers)
             }
         }
-        None => wrong_or_ok(claimed, span_speaker.as_deref()),
+        None => wrong_or_ok(
+            claimed,
+            span_speaker.as_deref(),
+            &crate::citations::turns::SpeakerConfig::default(),
+        ),
     };
     Attributed {
         attribution: Some(attribution),
         span_speaker,
+        pieces: pieces_at(src, &check.segments),
         ..Attributed::default()
     }
 }
 
-fn wrong_or_ok(claimed: Option<&str>, actual: Option<&str>) -> Attribution {
+fn wrong_or_ok(
+    claimed: Option<&str>,
+    actual: Option<&str>,
+    speakers: &crate::citations::turns::SpeakerConfig,
+) -> Attribution {
     match (claimed.map(str::trim).filter(|c| !c.is_empty()), actual) {
-        (Some(c), Some(a)) if c.to_lowercase() != a.trim().to_lowercase() => {
-            Attribution::WrongSpeaker
-        }
+        (Some(c), Some(a)) if !speakers.same_speaker(c, a) => Attribution::WrongSpeaker,
         _ => Attribution::Ok,
     }
 }
@@ -239,7 +285,13 @@ pub fn other_sources(
     names: &[String],
     quotes: &[(usize, &str)],
 ) -> Vec<Option<OtherSource>> {
-    other_sources_in(sources.len(), names, quotes, |t, visit| visit(&sources[t]))
+    let options = sources
+        .first()
+        .map(|s| s.options().clone())
+        .unwrap_or_default();
+    other_sources_in(sources.len(), names, quotes, &options, |t, visit| {
+        visit(&sources[t])
+    })
 }
 
 /// One transcript's first occurrence of a pattern: the pattern, where, and
@@ -258,6 +310,7 @@ pub fn other_sources_in<F>(
     count: usize,
     names: &[String],
     quotes: &[(usize, &str)],
+    options: &crate::text::aligned::NormalizeOptions,
     source: F,
 ) -> Vec<Option<OtherSource>>
 where
@@ -267,7 +320,7 @@ where
     // patterns borrow the quotes' normalized texts).
     let normalized: Vec<String> = quotes
         .iter()
-        .map(|(_, q)| Normalized::new(q.trim()).into_text())
+        .map(|(_, q)| Normalized::with_options(q.trim(), options).into_text())
         .collect();
     let mut pattern_refs: Vec<&str> = Vec::new();
     let mut pattern_of: HashMap<&str, usize> = HashMap::new();

@@ -17,11 +17,13 @@
 //! ```
 
 pub mod attribution;
+pub mod differences;
+pub mod edited;
 pub mod fuzzy;
 pub mod labels;
 pub mod turns;
 
-use crate::text::aligned::{Normalized, QUOTE_NORMALIZER_SIGNATURE};
+use crate::text::aligned::{NormalizeOptions, Normalized};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -39,6 +41,10 @@ pub enum Verdict {
     Exact,
     /// Found after quote normalization.
     Normalized,
+    /// Found as an edited quote: its segments between ellipses stand in
+    /// order (exact or normalized), `[insertions]` and `[sic]` taken into
+    /// account (see [`edited`]).
+    Edited,
     /// An approximate substring reaches the similarity threshold.
     Fuzzy,
     /// Not in the transcript.
@@ -53,6 +59,7 @@ impl Verdict {
         match self {
             Verdict::Exact => "exact",
             Verdict::Normalized => "normalized",
+            Verdict::Edited => "edited",
             Verdict::Fuzzy => "fuzzy",
             Verdict::NotFound => "not_found",
             Verdict::UnknownSource => "unknown_source",
@@ -78,8 +85,13 @@ impl MatchLevel {
     pub fn accepts(self, v: Verdict) -> bool {
         match self {
             MatchLevel::Exact => v == Verdict::Exact,
-            MatchLevel::Normalized => matches!(v, Verdict::Exact | Verdict::Normalized),
-            MatchLevel::Fuzzy => matches!(v, Verdict::Exact | Verdict::Normalized | Verdict::Fuzzy),
+            MatchLevel::Normalized => {
+                matches!(v, Verdict::Exact | Verdict::Normalized | Verdict::Edited)
+            }
+            MatchLevel::Fuzzy => matches!(
+                v,
+                Verdict::Exact | Verdict::Normalized | Verdict::Edited | Verdict::Fuzzy
+            ),
         }
     }
 
@@ -105,6 +117,21 @@ pub struct QuoteCheck {
     /// The same span in bytes of the transcript (not serialized).
     #[serde(skip)]
     pub byte_span: Option<Range<usize>>,
+    /// What was ignored or applied to find it (see [`differences`]): `[]`
+    /// for an exact match, None when nothing was matched.
+    #[serde(default)]
+    pub differences: Option<Vec<differences::Difference>>,
+    /// An edited quote's segments between ellipses (two or more), as byte
+    /// ranges of the transcript (not serialized: its pieces are).
+    #[serde(skip)]
+    pub segments: Vec<Range<usize>>,
+    /// For a quote not found: the closest passage of the transcript (the
+    /// best fuzzy match, below the threshold), in chars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closest: Option<Range<usize>>,
+    /// The same passage in bytes (not serialized).
+    #[serde(skip)]
+    pub closest_bytes: Option<Range<usize>>,
 }
 
 impl QuoteCheck {
@@ -112,12 +139,41 @@ impl QuoteCheck {
     pub fn unknown_source() -> QuoteCheck {
         QuoteCheck {
             verdict: Verdict::UnknownSource,
-            similarity: 0.0,
+            ..QuoteCheck::not_found(0.0)
+        }
+    }
+
+    /// A quote not found, its best similarity `similarity`.
+    pub fn not_found(similarity: f64) -> QuoteCheck {
+        QuoteCheck {
+            verdict: Verdict::NotFound,
+            similarity,
             span: None,
             byte_span: None,
+            differences: None,
+            segments: Vec::new(),
+            closest: None,
+            closest_bytes: None,
         }
     }
 }
+
+/// One literal of an edited quote's segment.
+struct Literal {
+    /// As written in the quote.
+    written: String,
+    /// Normalized as the transcript is.
+    normalized: String,
+    /// An insertion stands before it (it may follow the literal before it
+    /// by up to [`edited::MAX_INSERTED_WORDS`] words).
+    bridged: bool,
+}
+
+/// Start places of an edited quote's first segment tried in search of a
+/// placement whose segments all stand in one turn.
+const EDITED_STARTS: usize = 32;
+/// Occurrences of a segment's first literal tried.
+const EDITED_TRIES: usize = 256;
 
 /// Bytes between char-count checkpoints (a char offset counts at most
 /// this many bytes past one).
@@ -143,6 +199,9 @@ pub struct SourceText<'a> {
     /// Buffers of an earlier transcript that the structures built on
     /// first use are built into.
     spare: std::sync::Mutex<Spare>,
+    /// The quote normalizer's settings (the fillers it drops), for the
+    /// transcript and the quotes looked up in it alike.
+    options: NormalizeOptions,
 }
 
 /// The large buffers of a dropped [`SourceText`]: its text (when owned),
@@ -254,7 +313,30 @@ impl<'a> SourceText<'a> {
             char_checkpoints: OnceLock::new(),
             index: OnceLock::new(),
             spare: std::sync::Mutex::new(Spare::default()),
+            options: NormalizeOptions::default(),
         }
+    }
+
+    /// The same transcript, normalized (with the quotes looked up in it)
+    /// under `options` instead of the default ones.
+    pub fn normalizing(mut self, options: &NormalizeOptions) -> SourceText<'a> {
+        if self.options != *options {
+            self.options = options.clone();
+            self.normalized = OnceLock::new();
+            self.whole_normalized = OnceLock::new();
+            self.index = OnceLock::new();
+        }
+        self
+    }
+
+    /// The quote normalizer's settings.
+    pub fn options(&self) -> &NormalizeOptions {
+        &self.options
+    }
+
+    /// A quote normalized as this transcript is.
+    pub(crate) fn normalize_quote(&self, quote: &str) -> Normalized {
+        Normalized::with_options(quote, &self.options)
     }
 
     fn split(text: std::borrow::Cow<'a, str>, speakers: &turns::SpeakerConfig) -> SourceText<'a> {
@@ -287,7 +369,9 @@ impl<'a> SourceText<'a> {
     fn normalized(&self) -> &Normalized {
         self.normalized.get_or_init(|| {
             let spare = self.take_spare(|s| &mut s.normalized);
-            crate::timings::measure("normalize", || Normalized::new_in(self.spoken(), spare))
+            crate::timings::measure("normalize", || {
+                Normalized::build(self.spoken(), spare, &self.options)
+            })
         })
     }
 
@@ -343,6 +427,180 @@ impl<'a> SourceText<'a> {
             similarity,
             span: Some(self.char_span(bytes.clone())),
             byte_span: Some(bytes),
+            differences: None,
+            segments: Vec::new(),
+            closest: None,
+            closest_bytes: None,
+        }
+    }
+
+    /// A check with its `differences` (for a found one: what tells the
+    /// quote from the transcript's text at the span).
+    fn with_differences(&self, quote: &str, mut c: QuoteCheck) -> QuoteCheck {
+        if c.differences.is_some() {
+            return c;
+        }
+        c.differences = match (&c.byte_span, c.verdict) {
+            (Some(_), Verdict::Exact) => Some(Vec::new()),
+            (Some(b), _) => Some(differences::differences(
+                quote.trim(),
+                &self.text[b.clone()],
+                &self.options,
+            )),
+            (None, _) => None,
+        };
+        c
+    }
+
+    /// An edited quote's check, when its markers say it is one and its
+    /// segments stand in this transcript in order: a placement with every
+    /// segment in one turn first, else the first placement.
+    fn check_edited(&self, quote: &str) -> Option<QuoteCheck> {
+        let e = edited::parse(quote)?;
+        // Each segment's literals: (as written, normalized, after an
+        // insertion).
+        let segs: Vec<Vec<Literal>> = e
+            .segments
+            .iter()
+            .map(|s| {
+                s.literals
+                    .iter()
+                    .zip(&s.bridged)
+                    .filter_map(|(l, &bridged)| {
+                        let normalized = self.normalize_quote(l).into_text();
+                        (!normalized.is_empty()).then(|| Literal {
+                            written: l.clone(),
+                            normalized,
+                            bridged,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .filter(|v| !v.is_empty())
+            .collect();
+        if segs.is_empty() {
+            return None;
+        }
+        let mut fallback: Option<Vec<Vec<Range<usize>>>> = None;
+        let mut from = 0;
+        for _ in 0..EDITED_STARTS {
+            let Some(first) = self.place_segment(&segs[0], from) else {
+                break;
+            };
+            let start = first[0].start;
+            let mut placed = vec![first];
+            for seg in &segs[1..] {
+                let after = placed.last().and_then(|p| p.last()).map_or(0, |r| r.end);
+                match self.place_segment(seg, after) {
+                    Some(r) => placed.push(r),
+                    None => break,
+                }
+            }
+            // A later segment that stands nowhere after this start stands
+            // nowhere after a later one either.
+            if placed.len() < segs.len() {
+                break;
+            }
+            let bytes: Option<Vec<Vec<Range<usize>>>> = placed
+                .iter()
+                .map(|lits| {
+                    lits.iter()
+                        .map(|r| self.normalized_to_text(r.clone()))
+                        .collect()
+                })
+                .collect();
+            let Some(bytes) = bytes else {
+                break;
+            };
+            let whole = bytes[0][0].start..bytes[bytes.len() - 1].last().map_or(0, |r| r.end);
+            let one_turn = self
+                .turns
+                .as_ref()
+                .is_none_or(|t| t.turns_covered(&whole).len() <= 1);
+            if one_turn {
+                return Some(self.edited_found(&e, &segs, bytes));
+            }
+            fallback.get_or_insert(bytes);
+            let text = self.normalized().text();
+            from = start + text[start..].chars().next().map_or(1, char::len_utf8);
+        }
+        fallback.map(|b| self.edited_found(&e, &segs, b))
+    }
+
+    /// The earliest placement, at or after normalized byte `from`, of one
+    /// segment: its literals in order, each right after the one before or,
+    /// across an insertion, at most [`edited::MAX_INSERTED_WORDS`] words
+    /// after it; each literal's normalized range.
+    fn place_segment(&self, literals: &[Literal], from: usize) -> Option<Vec<Range<usize>>> {
+        let nt = self.normalized();
+        let text = nt.text();
+        let words = |t: &str| t.split(' ').filter(|w| !w.is_empty()).count();
+        for first in nt
+            .find_aligned_from(&literals[0].normalized, from)
+            .take(EDITED_TRIES)
+        {
+            let mut placed = vec![first];
+            for lit in &literals[1..] {
+                let end = placed.last().map_or(0, |r| r.end);
+                let next = nt.find_aligned_from(&lit.normalized, end).next()?;
+                let allowed = if lit.bridged {
+                    edited::MAX_INSERTED_WORDS
+                } else {
+                    0
+                };
+                if words(&text[end..next.start]) > allowed {
+                    break;
+                }
+                placed.push(next);
+            }
+            if placed.len() == literals.len() {
+                return Some(placed);
+            }
+        }
+        None
+    }
+
+    /// The check of an edited quote whose literals stand at `placed`
+    /// (byte ranges of the transcript, per segment, in order).
+    fn edited_found(
+        &self,
+        e: &edited::Edited,
+        segs: &[Vec<Literal>],
+        placed: Vec<Vec<Range<usize>>>,
+    ) -> QuoteCheck {
+        let mut found = std::collections::BTreeSet::new();
+        for (lits, ranges) in segs.iter().zip(&placed) {
+            for (lit, bytes) in lits.iter().zip(ranges) {
+                differences::collect(
+                    &lit.written,
+                    &self.text[bytes.clone()],
+                    &self.options,
+                    &mut found,
+                );
+            }
+        }
+        for (flag, d) in [
+            (e.elision, differences::Difference::Elision),
+            (e.insertion, differences::Difference::Insertion),
+            (e.sic, differences::Difference::Sic),
+        ] {
+            if flag {
+                found.insert(d);
+            }
+        }
+        let segments: Vec<Range<usize>> = placed
+            .iter()
+            .map(|r| r[0].start..r[r.len() - 1].end)
+            .collect();
+        let whole = segments[0].start..segments[segments.len() - 1].end;
+        QuoteCheck {
+            differences: Some(found.into_iter().collect()),
+            segments: if segments.len() >= 2 {
+                segments
+            } else {
+                Vec::new()
+            },
+            ..self.found_in_text(Verdict::Edited, 1.0, whole)
         }
     }
 
@@ -388,13 +646,13 @@ impl<'a> SourceText<'a> {
     /// original): repeated quotes of one answer point at successive
     /// occurrences.
     pub fn check_avoiding(&self, quote: &str, threshold: f64, used: &[Range<usize>]) -> QuoteCheck {
+        self.with_differences(quote, self.lookup_avoiding(quote, threshold, used))
+    }
+
+    /// [`SourceText::check_avoiding`] without the `differences`.
+    fn lookup_avoiding(&self, quote: &str, threshold: f64, used: &[Range<usize>]) -> QuoteCheck {
         let trimmed = quote.trim();
-        let not_found = QuoteCheck {
-            verdict: Verdict::NotFound,
-            similarity: 0.0,
-            span: None,
-            byte_span: None,
-        };
+        let not_found = QuoteCheck::not_found(0.0);
         if trimmed.is_empty() {
             return not_found;
         }
@@ -410,7 +668,14 @@ impl<'a> SourceText<'a> {
             }
             first.get_or_insert((Verdict::Exact, r));
         }
-        let nq = Normalized::new(trimmed);
+        // A quote with editorial markers (an ellipsis, an [insertion],
+        // [sic]) is an edited quote when its segments stand in order.
+        if first.is_none() && edited::may_be_edited(trimmed) {
+            if let Some(c) = self.check_edited(trimmed) {
+                return c;
+            }
+        }
+        let nq = self.normalize_quote(trimmed);
         if nq.text().is_empty() {
             return not_found;
         }
@@ -433,12 +698,7 @@ impl<'a> SourceText<'a> {
     /// spoken text: the text as written (for a quote that carries a
     /// speaker label), then fuzzy.
     fn beyond_verbatim(&self, trimmed: &str, nq: &Normalized, threshold: f64) -> QuoteCheck {
-        let not_found = QuoteCheck {
-            verdict: Verdict::NotFound,
-            similarity: 0.0,
-            span: None,
-            byte_span: None,
-        };
+        let not_found = QuoteCheck::not_found(0.0);
         let spoken = self.spoken();
         let nt = self.normalized();
         // A quote that carries a speaker label (or runs across one) is not
@@ -450,7 +710,7 @@ impl<'a> SourceText<'a> {
             }
             let whole = self
                 .whole_normalized
-                .get_or_init(|| Normalized::new(&self.text));
+                .get_or_init(|| Normalized::with_options(&self.text, &self.options));
             if let Some(r) = whole.find_aligned(nq.text()).next() {
                 if let Some(orig) = whole.to_original(&self.text, r) {
                     return self.found_in_text(Verdict::Normalized, 1.0, orig);
@@ -469,14 +729,17 @@ impl<'a> SourceText<'a> {
         } else {
             fuzzy::similarity_of(nq.text(), &nt.text()[range.clone()])
         };
-        if similarity >= threshold {
-            if let Some(orig) = nt.to_original(spoken, range) {
-                return self.found(Verdict::Fuzzy, similarity, orig);
+        let orig = nt.to_original(spoken, range).map(|r| self.to_text(r));
+        match orig {
+            Some(bytes) if similarity >= threshold => {
+                self.found_in_text(Verdict::Fuzzy, similarity, bytes)
             }
-        }
-        QuoteCheck {
-            similarity,
-            ..not_found
+            // Not found: the closest passage, for a person to look at.
+            closest => QuoteCheck {
+                closest: closest.as_ref().map(|b| self.char_span(b.clone())),
+                closest_bytes: closest,
+                ..QuoteCheck::not_found(similarity)
+            },
         }
     }
 
@@ -503,7 +766,7 @@ impl<'a> SourceText<'a> {
         }
         let normalized: Vec<Normalized> = missing
             .iter()
-            .map(|&k| Normalized::new(trimmed[k]))
+            .map(|&k| self.normalize_quote(trimmed[k]))
             .collect();
         let patterns: Vec<&str> = normalized.iter().map(|n| n.text()).collect();
         let nt = self.normalized();
@@ -547,27 +810,35 @@ impl<'a> SourceText<'a> {
         located: &Located,
     ) -> QuoteCheck {
         let free = |r: &Range<usize>| used.iter().all(|u| u.end <= r.start || r.end <= u.start);
-        match located.verdict {
+        let c = match located.verdict {
+            // An edited quote's normalized occurrence: its markers decide.
+            Some(Verdict::Normalized) if edited::may_be_edited(quote) => {
+                return self.check_avoiding(quote, threshold, used)
+            }
             Some(v) => match located.ranges.iter().find(|r| free(r)) {
                 Some(r) => self.found_in_text(v, 1.0, r.clone()),
                 // Every exact occurrence taken: a normalized one may be free.
-                None if v == Verdict::Exact => self.check_avoiding(quote, threshold, used),
+                None if v == Verdict::Exact => return self.check_avoiding(quote, threshold, used),
                 None => self.found_in_text(v, 1.0, located.ranges[0].clone()),
             },
             None => {
                 let trimmed = quote.trim();
-                let nq = Normalized::new(trimmed);
-                if trimmed.is_empty() || nq.text().is_empty() {
-                    return QuoteCheck {
-                        verdict: Verdict::NotFound,
-                        similarity: 0.0,
-                        span: None,
-                        byte_span: None,
-                    };
+                if trimmed.is_empty() {
+                    return QuoteCheck::not_found(0.0);
+                }
+                if edited::may_be_edited(trimmed) {
+                    if let Some(c) = self.check_edited(trimmed) {
+                        return self.with_differences(quote, c);
+                    }
+                }
+                let nq = self.normalize_quote(trimmed);
+                if nq.text().is_empty() {
+                    return QuoteCheck::not_found(0.0);
                 }
                 self.beyond_verbatim(trimmed, &nq, threshold)
             }
-        }
+        };
+        self.with_differences(quote, c)
     }
 
     /// True when a quote holds one of this transcript's labels as written
@@ -587,7 +858,7 @@ impl<'a> SourceText<'a> {
     /// The pieces (runs of at least `min_words` words, normalized) of a
     /// quote that stand in this transcript, left to right.
     pub(crate) fn pieces(&self, quote: &str, min_words: usize) -> (Vec<fuzzy::Piece>, usize) {
-        let nq = Normalized::new(quote.trim());
+        let nq = self.normalize_quote(quote.trim());
         let n = fuzzy::word_count(nq.text());
         (
             fuzzy::pieces(nq.text(), self.normalized().text(), self.index(), min_words),
@@ -639,10 +910,10 @@ fn occurrences(text: &str, patterns: &[&str]) -> Vec<Vec<Range<usize>>> {
 }
 
 /// The verification configuration, for signatures.
-pub fn signature(level: MatchLevel, threshold: f64) -> String {
+pub fn signature(level: MatchLevel, threshold: f64, options: &NormalizeOptions) -> String {
     format!(
         "quote-norm:{}|fuzzy:{}>={}|match:{}|span:chars",
-        QUOTE_NORMALIZER_SIGNATURE,
+        options.signature(),
         fuzzy::SIMILARITY_SIGNATURE,
         threshold,
         level.as_str()

@@ -54,6 +54,9 @@ pub struct SpeakerConfig {
     pattern: Option<Regex>,
     source: String,
     interviewer: Vec<String>,
+    /// `(alias, label)` pairs: a claimed speaker named `alias` is the
+    /// transcript's `label` (`--speaker-aliases`), both as written.
+    aliases: std::sync::Arc<[(String, String)]>,
 }
 
 impl Default for SpeakerConfig {
@@ -86,7 +89,29 @@ impl SpeakerConfig {
                 .map(|l| l.as_ref().trim().to_lowercase())
                 .filter(|l| !l.is_empty())
                 .collect(),
+            aliases: std::sync::Arc::from(Vec::new()),
         })
+    }
+
+    /// The same settings with speaker aliases: `(alias, label)` pairs (a
+    /// claimed speaker named `alias` is the transcript's `label`).
+    pub fn with_aliases(mut self, aliases: Vec<(String, String)>) -> SpeakerConfig {
+        self.aliases = std::sync::Arc::from(aliases);
+        self
+    }
+
+    /// True when a claimed speaker (as a quote's source or a report names
+    /// them) is the transcript's `label`: the two names are equal ignoring
+    /// case, diacritics and punctuation, or every word of the shorter is a
+    /// word of the longer (`Marta` and `Marta Kowalski`, `Okafor` and
+    /// `Mrs Okafor`), or an alias names the claimed speaker and its label
+    /// is the turn's (by the same rule).
+    pub fn same_speaker(&self, claimed: &str, label: &str) -> bool {
+        same_name(claimed, label)
+            || self
+                .aliases
+                .iter()
+                .any(|(alias, to)| name_words(alias) == name_words(claimed) && same_name(to, label))
     }
 
     /// The settings for signatures: the pattern's digest (default or
@@ -98,8 +123,19 @@ impl SpeakerConfig {
             let h = crate::text::hash::sha256_hex(self.source.as_bytes());
             format!("sha256:{}", &h[..12])
         };
+        let aliases = if self.aliases.is_empty() {
+            String::new()
+        } else {
+            let all: Vec<String> = self
+                .aliases
+                .iter()
+                .map(|(a, l)| format!("{a}={l}"))
+                .collect();
+            let h = crate::text::hash::sha256_hex(all.join("\n").as_bytes());
+            format!("|aliases:{}:sha256:{}", self.aliases.len(), &h[..12])
+        };
         format!(
-            "speakers:{pattern}|interviewer:{}",
+            "speakers:{pattern}|interviewer:{}|names:words{aliases}",
             self.interviewer.join(",")
         )
     }
@@ -109,6 +145,33 @@ impl SpeakerConfig {
         let l = label.trim().to_lowercase();
         self.interviewer.contains(&l)
     }
+}
+
+/// A name's words: case, diacritics and punctuation aside.
+fn name_words(name: &str) -> Vec<String> {
+    crate::text::aligned::Normalized::with_options(
+        name,
+        &crate::text::aligned::NormalizeOptions::no_fillers(),
+    )
+    .into_text()
+    .split(' ')
+    .filter(|w| !w.is_empty())
+    .map(str::to_string)
+    .collect()
+}
+
+/// Two names of one person (see [`SpeakerConfig::same_speaker`]).
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (name_words(a), name_words(b));
+    if a.is_empty() || b.is_empty() {
+        return a == b;
+    }
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    short.iter().all(|w| long.contains(w))
 }
 
 /// The multi-line regex of a speaker pattern, compiled once per process
@@ -184,6 +247,9 @@ impl Spoken {
 pub struct Turns {
     /// Every turn, in order (at least one).
     pub turns: Vec<Turn>,
+    /// The speaker settings the turns were read with (names are compared
+    /// through them).
+    pub speakers: SpeakerConfig,
     /// The transcript without labels.
     pub spoken: Spoken,
 }
@@ -253,6 +319,7 @@ impl Turns {
         }
         Turns {
             turns,
+            speakers: config.clone(),
             spoken: Spoken {
                 text: spoken,
                 pieces,

@@ -68,8 +68,12 @@ impl EvaluateArgs {
         c.no_plots |= self.no_plots;
         c.no_html |= self.no_html;
         super::set(&mut c.seed, &self.seed);
-        self.speakers
-            .apply(&mut c.speaker_pattern, &mut c.interviewer_labels);
+        self.speakers.apply(super::SpeakerFields {
+            pattern: &mut c.speaker_pattern,
+            labels: &mut c.interviewer_labels,
+            aliases: &mut c.speaker_aliases,
+            fillers: &mut c.fillers,
+        });
         super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
         super::set_some(&mut c.shard, &self.shard);
         c.validate()?;

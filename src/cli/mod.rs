@@ -317,12 +317,34 @@ pub struct SpeakerArgs {
     /// [default: Interviewer,Moderator,Facilitator,Researcher,Q,I].
     #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
     pub interviewer_labels: Option<Vec<String>>,
+    /// Speaker aliases: a CSV file of `alias,label` rows (a quote
+    /// attributed to `alias` is the transcript's `label`).
+    #[arg(long, value_name = "FILE")]
+    pub speaker_aliases: Option<PathBuf>,
+    /// Filler words quote matching ignores, comma-separated, or `none`
+    /// [default: um,uh,er,erm,ah,hmm,mm,mhm].
+    #[arg(long, value_name = "A,B,...|none", value_delimiter = ',')]
+    pub fillers: Option<Vec<String>>,
+}
+
+/// A job's speaker and matching settings the flags of [`SpeakerArgs`] set.
+pub(crate) struct SpeakerFields<'a> {
+    pub pattern: &'a mut Option<String>,
+    pub labels: &'a mut Option<Vec<String>>,
+    pub aliases: &'a mut Option<PathBuf>,
+    pub fillers: &'a mut Option<Vec<String>>,
 }
 
 impl SpeakerArgs {
-    /// Applies the flags given to a configuration's two speaker fields.
-    pub(crate) fn apply(&self, pattern: &mut Option<String>, labels: &mut Option<Vec<String>>) {
-        set_some(pattern, &self.speaker_pattern);
-        set_some(labels, &self.interviewer_labels);
+    /// Applies the flags given to a configuration's speaker fields
+    /// (`--fillers none`: no filler word).
+    pub(crate) fn apply(&self, f: SpeakerFields<'_>) {
+        set_some(f.pattern, &self.speaker_pattern);
+        set_some(f.labels, &self.interviewer_labels);
+        set_some(f.aliases, &self.speaker_aliases);
+        if let Some(list) = &self.fillers {
+            let none = list.len() == 1 && list[0].trim().eq_ignore_ascii_case("none");
+            *f.fillers = Some(if none { Vec::new() } else { list.clone() });
+        }
     }
 }

@@ -90,8 +90,12 @@ impl ApiArgs {
         set(&mut c.backoff_ms, &self.backoff_ms);
         super::set_enum(&mut c.match_level, &self.match_level)?;
         set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
-        self.speakers
-            .apply(&mut c.speaker_pattern, &mut c.interviewer_labels);
+        self.speakers.apply(super::SpeakerFields {
+            pattern: &mut c.speaker_pattern,
+            labels: &mut c.interviewer_labels,
+            aliases: &mut c.speaker_aliases,
+            fillers: &mut c.fillers,
+        });
         c.validate()?;
         Ok(())
     }

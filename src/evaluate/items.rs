@@ -198,9 +198,7 @@ pub fn evaluation(
         answer.quotes.push(QuoteResult {
             check: QuoteCheck {
                 verdict,
-                similarity: 0.0,
-                span: None,
-                byte_span: None,
+                ..QuoteCheck::not_found(0.0)
             },
             found: quotes
                 .found

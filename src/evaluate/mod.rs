@@ -33,6 +33,9 @@ pub struct EvalConfig {
     /// Speaker labels and interviewer labels of the transcripts.
     #[serde(skip)]
     pub speakers: SpeakerConfig,
+    /// The quote normalizer's settings (the filler words it drops).
+    #[serde(skip)]
+    pub normalize: crate::text::aligned::NormalizeOptions,
 }
 
 impl Default for EvalConfig {
@@ -43,6 +46,7 @@ impl Default for EvalConfig {
             seed: 42,
             resamples: crate::stats::DEFAULT_RESAMPLES,
             speakers: SpeakerConfig::default(),
+            normalize: Default::default(),
         }
     }
 }
@@ -463,6 +467,7 @@ fn verify_quotes_in(
             let text = transcripts.transcripts[t].text_in(spare.text_buffer());
             Source::Fresh(Box::new(crate::timings::measure("turns", || {
                 SourceText::from_cow_with_speakers_in(text, &config.speakers, spare)
+                    .normalizing(&config.normalize)
             })))
         }
     };
@@ -495,6 +500,7 @@ fn verify_quotes_in(
     let mut checks: Vec<QuoteCheck> = vec![QuoteCheck::unknown_source(); n];
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
     let mut stitched: Vec<Option<Vec<attribution::Piece>>> = vec![None; n];
+    let mut altered: Vec<Option<Attributed>> = vec![None; n];
     let mut missing: Vec<usize> = Vec::new();
     let mut unlabelled: Vec<usize> = Vec::new();
     for (t, labelled, out) in done {
@@ -508,6 +514,7 @@ fn verify_quotes_in(
                 None => {
                     missing.push(k);
                     stitched[k] = c.stitched;
+                    altered[k] = c.altered;
                 }
             }
         }
@@ -527,11 +534,17 @@ fn verify_quotes_in(
         Vec::new()
     } else {
         let found = crate::timings::measure("other sources", || {
-            attribution::other_sources_in(names.len(), &names, &lookups, |t, visit| {
-                let src = prepare(t);
-                visit(&src);
-                done_with(src);
-            })
+            attribution::other_sources_in(
+                names.len(),
+                &names,
+                &lookups,
+                &config.normalize,
+                |t, visit| {
+                    let src = prepare(t);
+                    visit(&src);
+                    done_with(src);
+                },
+            )
         });
         // Their lookup structures again.
         spares.clear();
@@ -547,13 +560,14 @@ fn verify_quotes_in(
                 other_source: Some(Box::new(o)),
                 ..Attributed::default()
             },
-            None => match stitched[k].take() {
-                Some(pieces) => Attributed {
+            None => match (altered[k].take(), stitched[k].take()) {
+                (Some(a), _) => a,
+                (None, Some(pieces)) => Attributed {
                     attribution: Some(Attribution::Stitched),
                     pieces,
                     ..Attributed::default()
                 },
-                None => Attributed {
+                (None, None) => Attributed {
                     attribution: Some(Attribution::Fabricated),
                     ..Attributed::default()
                 },
@@ -574,6 +588,8 @@ struct Checked {
     check: QuoteCheck,
     attributed: Option<Attributed>,
     stitched: Option<Vec<attribution::Piece>>,
+    /// Not found, with a passage at or above the threshold.
+    altered: Option<Attributed>,
 }
 
 /// Checks the quotes `ks` (indices into `quote_refs`, file order) in one
@@ -621,12 +637,20 @@ fn check_transcript(
                     })),
                     check,
                     stitched: None,
+                    altered: None,
                 }
             } else {
+                // A passage at or above the threshold makes it `altered`
+                // (unless another transcript holds it); without one, its
+                // stitched pieces are looked for.
+                let altered = attribution::altered(src, &check);
                 Checked {
-                    stitched: crate::timings::measure("stitched", || {
-                        attribution::stitched(src, &q.quote)
-                    }),
+                    stitched: if altered.is_none() {
+                        crate::timings::measure("stitched", || attribution::stitched(src, &q.quote))
+                    } else {
+                        None
+                    },
+                    altered,
                     check,
                     attributed: None,
                 }
@@ -643,6 +667,7 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
         .part(citations::signature(
             config.match_level,
             config.fuzzy_threshold,
+            &config.normalize,
         ))
         .part(config.speakers.signature())
         .field(
@@ -688,9 +713,10 @@ pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
     let mut all = Vec::new();
     let mut existence = Vec::new();
     let mut strict = Vec::new();
-    const VERDICTS: [Verdict; 5] = [
+    const VERDICTS: [Verdict; 6] = [
         Verdict::Exact,
         Verdict::Normalized,
+        Verdict::Edited,
         Verdict::Fuzzy,
         Verdict::NotFound,
         Verdict::UnknownSource,
@@ -1124,7 +1150,8 @@ impl<'a> Annotated<'a> {
 
 /// The fields a checked quote gets in results.json, in order: `verdict`,
 /// `found`, `similarity` (6 decimals), `span`, `span_speaker`,
-/// `attribution`, then `other_source` or `pieces` when it has them.
+/// `attribution`, `differences`, then `other_source` or `pieces` when it
+/// has them.
 fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
     let at = &qr.attributed;
     let mut fields: Vec<(&'static str, Patch<'_>)> = vec![
@@ -1139,6 +1166,13 @@ fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
         (
             "attribution",
             Patch::Str(at.attribution.map(Attribution::as_str)),
+        ),
+        (
+            "differences",
+            match &qr.check.differences {
+                Some(d) => Patch::Value(json!(d)),
+                None => Patch::Value(Value::Null),
+            },
         ),
     ];
     if let Some(src) = &at.other_source {

@@ -66,6 +66,14 @@ pub struct Config {
     /// Facilitator, Researcher, Q, I; case-insensitive).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interviewer_labels: Option<Vec<String>>,
+    /// Filler words quote matching ignores, standing alone as words, any
+    /// case (default: um, uh, er, erm, ah, hmm, mm, mhm; `[]` for none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fillers: Option<Vec<String>>,
+    /// A CSV file of speaker aliases (`alias,label`): a quote attributed
+    /// to `alias` is the transcript's `label`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_aliases: Option<PathBuf>,
     /// Only the pairs whose id falls in this shard (`--shard I/N`, see
     /// [`crate::shard`]); `corpus-eval merge` joins the shards.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,6 +93,8 @@ impl Default for Config {
             seed: 42,
             speaker_pattern: None,
             interviewer_labels: None,
+            fillers: None,
+            speaker_aliases: None,
             shard: None,
         }
     }
@@ -109,14 +119,15 @@ impl JobConfig for Config {
     }
 
     fn unset(&self) -> Vec<(&'static str, &'static str)> {
-        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", shard => "every pair: no shard")
+        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", speaker_aliases => "no aliases", shard => "every pair: no shard")
     }
 }
 
 impl Config {
     /// The speaker settings: the pattern and labels given, or the defaults.
     pub fn speakers(&self) -> Result<SpeakerConfig, ConfigError> {
-        speakers(&self.speaker_pattern, &self.interviewer_labels)
+        let s = speakers(&self.speaker_pattern, &self.interviewer_labels)?;
+        with_aliases(s, self.speaker_aliases.as_deref())
     }
 
     /// The library's evaluation settings for this configuration (the
@@ -128,6 +139,7 @@ impl Config {
             fuzzy_threshold: self.fuzzy_threshold,
             seed: self.seed,
             speakers: self.speakers().unwrap_or_default(),
+            normalize: normalize_options(&self.fillers),
             ..EvalConfig::default()
         }
     }
@@ -156,6 +168,73 @@ pub fn speakers(
             crate::corpus::bound_message(&message)
         ),
     })
+}
+
+/// Speaker settings with the aliases of a `--speaker-aliases` CSV file
+/// (`alias,label` rows, a header row `alias,label` optional); an
+/// unreadable file or a row without both names is an error naming the
+/// file and the line.
+pub fn with_aliases(
+    speakers: SpeakerConfig,
+    path: Option<&Path>,
+) -> Result<SpeakerConfig, ConfigError> {
+    let Some(path) = path else {
+        return Ok(speakers);
+    };
+    let fail = |message: String| ConfigError::Invalid {
+        field: "--speaker-aliases".into(),
+        message: format!("{}: {message}", path.display()),
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    let mut aliases = Vec::new();
+    for (k, row) in reader.records().enumerate() {
+        let row = row.map_err(|e| fail(e.to_string()))?;
+        let line = row.position().map_or(k as u64 + 1, |p| p.line());
+        let cells: Vec<&str> = row.iter().map(str::trim).collect();
+        if k == 0
+            && cells.len() >= 2
+            && cells[0].eq_ignore_ascii_case("alias")
+            && cells[1].eq_ignore_ascii_case("label")
+        {
+            continue;
+        }
+        if cells.iter().all(|c| c.is_empty()) {
+            continue;
+        }
+        match cells.as_slice() {
+            [alias, label, ..] if !alias.is_empty() && !label.is_empty() => {
+                aliases.push((alias.to_string(), label.to_string()))
+            }
+            _ => {
+                return Err(fail(format!(
+                    "line {line}: expected `alias,label`, found {}",
+                    crate::corpus::preview(&cells.join(","))
+                )))
+            }
+        }
+    }
+    Ok(speakers.with_aliases(aliases))
+}
+
+/// The default filler words, as a setting's list.
+pub fn default_fillers() -> Vec<String> {
+    crate::text::aligned::DEFAULT_FILLERS
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The quote normalizer's options for a `fillers` setting: the default
+/// fillers when unset, none for an empty list.
+pub fn normalize_options(fillers: &Option<Vec<String>>) -> crate::text::aligned::NormalizeOptions {
+    match fillers {
+        None => Default::default(),
+        Some(list) => crate::text::aligned::NormalizeOptions::with_fillers(list),
+    }
 }
 
 /// What the job produces: `results.json` and `summary.json`'s contents.
@@ -295,7 +374,7 @@ pub fn manifest(
             "out": config.out.display().to_string(),
             "pick_jaro_winkler_threshold": crate::scoring::PICK_JARO_WINKLER_THRESHOLD,
             "normalizer": crate::text::NORMALIZER_SIGNATURE,
-            "quote_normalizer": crate::text::aligned::QUOTE_NORMALIZER_SIGNATURE,
+            "quote_normalizer": eval_config.normalize.signature(),
             "span_unit": "unicode scalar values (chars) into the transcript joined with \\n",
         }),
         summary.signature.clone(),
@@ -329,7 +408,7 @@ pub fn pairs_jsonl(evaluation: &crate::evaluate::Evaluation) -> Result<Vec<u8>, 
 }
 
 /// The columns of `quotes.csv`.
-pub const QUOTE_COLUMNS: [&str; 11] = [
+pub const QUOTE_COLUMNS: [&str; 12] = [
     "pair_id",
     "answer_index",
     "quote_index",
@@ -341,6 +420,7 @@ pub const QUOTE_COLUMNS: [&str; 11] = [
     "found",
     "span_start",
     "span_end",
+    "differences",
 ];
 
 /// `quotes.csv`: one row per quote, with a `quote_id` of the form
@@ -377,6 +457,12 @@ pub fn write_quotes_csv(
                     span.map(|s| s.end.to_string()).unwrap_or_default(),
                 );
                 let similarity = (quote.check.similarity + 0.0).to_string();
+                let differences = quote
+                    .check
+                    .differences
+                    .as_ref()
+                    .map(|d| d.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(";"))
+                    .unwrap_or_default();
                 out.record([
                     pair.id.as_str(),
                     &a,
@@ -389,6 +475,7 @@ pub fn write_quotes_csv(
                     if quote.found { "true" } else { "false" },
                     &start,
                     &end,
+                    &differences,
                 ])?;
             }
         }

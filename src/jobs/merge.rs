@@ -410,6 +410,12 @@ fn restore_byte_spans(pairs: &mut [PairResult], transcripts: &crate::corpus::Tra
                 f(i, &mut r, &s);
                 q.check.byte_span = Some(r);
             }
+            if let (Some(i), Some(span)) = (cited, q.check.closest.clone()) {
+                let s = crate::citations::attribution::Span::from(span);
+                let mut r = q.check.closest_bytes.clone().unwrap_or_default();
+                f(i, &mut r, &s);
+                q.check.closest_bytes = Some(r);
+            }
             if let Some(o) = q.attributed.other_source.as_mut() {
                 if let Some(i) = at(Some(o.source.as_str())) {
                     f(i, &mut o.byte_span, &o.span);

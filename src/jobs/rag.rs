@@ -87,6 +87,13 @@ pub struct Config {
     /// Labels of interviewer turns (default: as `evaluate`'s).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interviewer_labels: Option<Vec<String>>,
+    /// Filler words quote matching ignores (default: as `evaluate`'s;
+    /// `[]` for none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fillers: Option<Vec<String>>,
+    /// Speaker aliases inside passages (as `evaluate`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_aliases: Option<PathBuf>,
     /// Only the questions whose id falls in this shard (`--shard I/N`, see
     /// [`crate::shard`]); `corpus-eval merge` joins the shards.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,6 +119,8 @@ impl Default for Config {
             wordnet: None,
             speaker_pattern: None,
             interviewer_labels: None,
+            fillers: None,
+            speaker_aliases: None,
             shard: None,
         }
     }
@@ -148,7 +157,10 @@ impl JobConfig for Config {
             crate::rag::questions::MAX_K as f64,
         )?;
         check_in("--fuzzy-threshold", self.fuzzy_threshold, 0.0, 1.0)?;
-        super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)?;
+        super::evaluate::with_aliases(
+            super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)?,
+            self.speaker_aliases.as_deref(),
+        )?;
         self.filters().map(|_| ())
     }
 
@@ -165,6 +177,7 @@ impl JobConfig for Config {
         super::unset_notes!(self;
             api_url => "$EVALUATION_API_URL",
             wordnet => "the embedded WordNet 3.0 lexicon",
+            speaker_aliases => "no aliases",
             shard => "every question: no shard")
     }
 }
@@ -196,7 +209,9 @@ impl Config {
             level: self.match_level,
             fuzzy_threshold: self.fuzzy_threshold,
             speakers: super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)
+                .and_then(|s| super::evaluate::with_aliases(s, self.speaker_aliases.as_deref()))
                 .unwrap_or_default(),
+            normalize: super::evaluate::normalize_options(&self.fillers),
         }
     }
 
@@ -565,6 +580,7 @@ pub fn summarize(
         .part(crate::citations::signature(
             config.match_level,
             config.fuzzy_threshold,
+            &config.check().normalize,
         ))
         .part(crate::scoring::signature(lexicon))
         .part(config.check().speakers.signature())

@@ -41,6 +41,8 @@ pub struct CheckConfig {
     pub fuzzy_threshold: f64,
     /// Speaker labels and interviewer labels inside the passages.
     pub speakers: crate::citations::turns::SpeakerConfig,
+    /// The quote normalizer's settings (the filler words it drops).
+    pub normalize: crate::text::aligned::NormalizeOptions,
 }
 
 /// Most workers a batch starts, whatever `--concurrency` asks.

@@ -32,7 +32,11 @@ pub struct CitationCheck {
     /// `source`) where the quote stands.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_source: Option<OtherSource>,
-    /// For `stitched`: the pieces in the cited passage.
+    /// What was ignored or applied to find it (`[]` exact, null when not
+    /// found; see [`crate::citations::differences`]).
+    pub differences: Option<Vec<crate::citations::differences::Difference>>,
+    /// For `stitched`: the pieces in the cited passage; for an `edited`
+    /// quote with an ellipsis, one per segment.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pieces: Vec<Piece>,
 }
@@ -46,7 +50,9 @@ pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationChec
     let sources: Vec<SourceText> = reply
         .context
         .iter()
-        .map(|p| SourceText::with_speakers(p.clone(), &config.speakers))
+        .map(|p| {
+            SourceText::with_speakers(p.clone(), &config.speakers).normalizing(&config.normalize)
+        })
         .collect();
     let cited: Vec<Option<usize>> = reply
         .citations
@@ -104,6 +110,7 @@ pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationChec
                     span_speaker: None,
                     attribution: None,
                     other_source: None,
+                    differences: None,
                     pieces: Vec::new(),
                 };
             };
@@ -118,6 +125,8 @@ pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationChec
                 if let Some(o) = other {
                     a.attribution = Some(Attribution::OtherSource);
                     a.other_source = Some(Box::new(o));
+                } else if let Some(altered) = attribution::altered(src, &check) {
+                    a = altered;
                 } else if let Some(p) = attribution::stitched(src, &c.quote) {
                     a.attribution = Some(Attribution::Stitched);
                     a.pieces = p;
@@ -135,6 +144,7 @@ pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationChec
                 span_speaker: a.span_speaker,
                 attribution: a.attribution,
                 other_source: a.other_source.map(|o| *o),
+                differences: check.differences.clone(),
                 pieces: a.pieces,
             }
         })
@@ -154,6 +164,7 @@ mod tests {
         CheckConfig {
             level,
             fuzzy_threshold: 0.9,
+            normalize: Default::default(),
             speakers: SpeakerConfig::default(),
         }
     }

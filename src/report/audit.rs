@@ -101,9 +101,11 @@ pub fn context(text: &str, span: Range<usize>, quote: Option<&str>) -> Context {
     }
 }
 
+/// A word as compared for underlining: lower-cased, the punctuation
+/// around it dropped, inside it kept (`watch-maker` is not `watchmaker`).
 fn key(w: &str) -> String {
-    w.chars()
-        .filter(|c| c.is_alphanumeric())
+    w.trim_matches(|c: char| !c.is_alphanumeric())
+        .chars()
         .flat_map(char::to_lowercase)
         .collect()
 }
@@ -607,7 +609,9 @@ fn quote_record(
 ) {
     let differs = matches!(
         qr.check.verdict,
-        crate::citations::Verdict::Normalized | crate::citations::Verdict::Fuzzy
+        crate::citations::Verdict::Normalized
+            | crate::citations::Verdict::Edited
+            | crate::citations::Verdict::Fuzzy
     );
     let at = &qr.attributed;
     let mut o = Obj::new(out);
@@ -621,6 +625,7 @@ fn quote_record(
     o.field("found", &qr.found);
     o.field("sim", &((qr.check.similarity * 1000.0).round() / 1000.0));
     o.field("attribution", &at.attribution);
+    o.field("differences", &qr.check.differences);
     o.opt_str_field("span_speaker", at.span_speaker.as_deref());
     // A range serializes as {"start": .., "end": ..}.
     o.field("span", &qr.check.span);
@@ -631,6 +636,20 @@ fn quote_record(
             &context(t, b.clone(), differs.then_some(q.quote.as_str())),
         ),
         _ => ctx.extend_from_slice(b"null"),
+    }
+    // Not found: the closest passage, its words that differ underlined.
+    let closest = o.key("closest");
+    match (&qr.check.closest_bytes, text) {
+        (Some(b), Some(t)) => {
+            let mut co = Obj::new(closest);
+            co.field("span", &qr.check.closest);
+            put_ctx(
+                co.key("ctx"),
+                &context(t, b.clone(), Some(q.quote.as_str())),
+            );
+            co.end();
+        }
+        _ => closest.extend_from_slice(b"null"),
     }
     // The pieces, each with its transcript's text (none without it).
     let pieces = text
@@ -664,9 +683,11 @@ const STYLE: &str = ".bar{display:flex;gap:12px;flex-wrap:wrap;align-items:cente
 .card{border:1px solid #ddd;border-radius:8px;padding:12px 16px;margin:12px 0;background:#fff}\
 .card .q{font-size:15px;margin:6px 0}.card .meta{color:#555;font-size:13px}\
 .badge{display:inline-block;border-radius:10px;padding:2px 9px;margin-right:6px;font-size:12px;color:#fff;background:#7f8c8d}\
-.b-ok,.b-exact{background:#27ae60}.b-normalized{background:#2e86c1}.b-fuzzy{background:#d68910}\
+.b-ok,.b-exact{background:#27ae60}.b-normalized{background:#2e86c1}.b-edited{background:#1f618d}.b-fuzzy{background:#d68910}\
 .b-not_found,.b-fabricated{background:#c0392b}.b-interviewer,.b-wrong_speaker,.b-cross_turn{background:#8e44ad}\
-.b-other_source,.b-stitched{background:#ca6f1e}.b-unknown_source{background:#566573}\
+.b-other_source,.b-stitched,.b-altered{background:#ca6f1e}.b-unknown_source{background:#566573}\
+.diff{display:inline-block;border:1px solid #2e86c1;color:#1b4f72;border-radius:10px;padding:1px 7px;margin-right:4px;font-size:11px}\
+details.stats{margin:8px 0}details.stats>summary{cursor:pointer;font-weight:600;padding:4px 0}\
 .ctx{white-space:pre-wrap;font-family:Menlo,Consolas,monospace;font-size:12.5px;background:#fafafa;border-left:4px solid #3498db;padding:8px;margin:6px 0}\
 mark{background:#fdebd0}mark.d{background:#f5b7b1;text-decoration:underline}\
 .pager{margin:12px 0}.pager button{padding:5px 12px;margin-right:8px}";
@@ -682,7 +703,8 @@ function card(q){var p=D.pairs[q.p],a=p.answers[q.a],h='<div class="card" data-a
 h+='<div class="meta">'+esc(q.id)+' &middot; '+esc(p.type)+' &middot; '+esc(q.source)+'</div>';
 h+='<div class="q"><b>Q:</b> '+esc(p.question)+'</div><div class="q"><b>A</b> (score '+(a[1]==null?'n/a':a[1].toFixed(3))+'): '+esc(a[0])+'</div>';
 h+='<div class="q"><b>Quote:</b> &ldquo;'+esc(q.quote)+'&rdquo;</div><div>'+badge('verdict',q.verdict)+badge('attribution',q.attribution)+(q.speaker?'<span class="badge">claimed: '+esc(q.speaker)+'</span>':'')+(q.span_speaker?'<span class="badge">said by: '+esc(q.span_speaker)+'</span>':'')+'<span class="meta">similarity '+q.sim+spn(q.span)+'</span></div>';
-h+=ctx(q.ctx);q.pieces.forEach(function(x,i){h+='<div class="meta">piece '+(i+1)+(x.speaker?' ('+esc(x.speaker)+')':'')+spn(x.span)+'</div>'+ctx(x.ctx);});
+if(q.differences&&q.differences.length){h+='<div class="meta">ignored to find it: '+q.differences.map(function(d){return '<span class="diff" title="difference">'+esc(d)+'</span>';}).join('')+'</div>';}
+h+=ctx(q.ctx);if(q.closest){h+='<div class="meta">closest passage (similarity '+q.sim+', below the threshold)'+spn(q.closest.span)+'</div>'+ctx(q.closest.ctx);}q.pieces.forEach(function(x,i){h+='<div class="meta">piece '+(i+1)+(x.speaker?' ('+esc(x.speaker)+')':'')+spn(x.span)+'</div>'+ctx(x.ctx);});
 if(q.other){h+='<div class="meta">found in '+esc(q.other.source)+' ('+esc(q.other.verdict)+(q.other.speaker?', said by '+esc(q.other.speaker):'')+')'+spn(q.other.span)+'</div>'+ctx(q.other.ctx);}
 return h+'</div>';}
 function apply(){var a=fa.value,v=fv.value,s=fq.value.toLowerCase();list=D.quotes.filter(function(q){if(a&&String(q.attribution)!==a)return false;if(v&&q.verdict!==v)return false;if(s){var p=D.pairs[q.p];return (q.quote+' '+p.question+' '+p.answers[q.a][0]+' '+q.id).toLowerCase().indexOf(s)>=0;}return true;});page=0;draw();}
@@ -717,6 +739,21 @@ pub fn render_around(
         "{} pairs, {} quotes. Every quote below shows its verdict (is the text in the cited transcript), its attribution (who said it, in which turn, in which transcript) and the matched text in its transcript, highlighted; words of the source that differ from the quote are underlined.",
         summary.counts.get("pairs").copied().unwrap_or(0),
         summary.counts.get("quotes").copied().unwrap_or(0)
+    ));
+    // The statistics fold away above the cards, so the first cards stand
+    // on the first screen.
+    let f3 = |s: &crate::stats::GroupStat| {
+        if s.n == 0 {
+            "n/a".to_string()
+        } else {
+            format!("{:.3}", s.mean)
+        }
+    };
+    page.raw(&format!(
+        "<details class=\"stats\"><summary>Summary, attribution table and charts (existence {}, strict existence {}, mean answer score {})</summary>\n",
+        f3(&summary.existence),
+        f3(&summary.strict_existence),
+        f3(&summary.overall)
     ));
     page.heading(2, "Summary");
     let stat = |name: &str, s: &crate::stats::GroupStat| {
@@ -774,6 +811,7 @@ pub fn render_around(
     for (alt, png) in charts {
         page.png(alt, png);
     }
+    page.raw("</details>\n");
     page.heading(2, "Quotes");
     let opts = |values: &[&str]| {
         values
@@ -789,7 +827,14 @@ pub fn render_around(
 <div class=\"pager\"><button id=\"prev\">previous</button><button id=\"next\">next</button><span id=\"page-info\"></span></div>\
 <div id=\"cards\"></div>\n",
         opts(&attributions),
-        opts(&["exact", "normalized", "fuzzy", "not_found", "unknown_source"])
+        opts(&[
+            "exact",
+            "normalized",
+            "edited",
+            "fuzzy",
+            "not_found",
+            "unknown_source"
+        ])
     ));
     // `</` cannot end the data block early: the data escapes it.
     page.raw("<script type=\"application/json\" id=\"audit-data\">");

@@ -5,15 +5,21 @@
 //! found in normalized text maps back to an exact span of the original
 //! ([`Normalized::to_original`]).
 //!
-//! The quote normalizer ignores case, runs of whitespace, typographic quotes,
-//! apostrophes and dashes, and diacritics (NFKD with combining marks removed).
-//! Other punctuation is kept: a quote that drops it is a fuzzy match.
+//! The quote normalizer ignores what a transcriber or a quoting writer
+//! changes without changing what was said: case, runs of whitespace,
+//! typographic forms (curly quotes, dashes, ligatures, compatibility forms:
+//! NFKD), diacritics (combining marks removed), punctuation (Unicode
+//! category P: a mark between two words or numbers is a word break, an
+//! apostrophe or hyphen inside a word and a comma or period inside a
+//! number join: `we’ve` is `weve`, `1,000` is `1000`, `well—I` is
+//! `well i`) and filler words standing alone (`um`, `uh`, ... see
+//! [`DEFAULT_FILLERS`]; [`NormalizeOptions`] replaces the list).
 //!
 //! ```
 //! use corpus_eval::text::aligned::Normalized;
-//! let original = "He said: “Café  au lait”.";
+//! let original = "He said: “Café, um,  au lait”.";
 //! let n = Normalized::new(original);
-//! assert_eq!(n.text(), "he said: \"cafe au lait\".");
+//! assert_eq!(n.text(), "he said cafe au lait");
 //! let start = n.text().find("cafe").unwrap();
 //! let span = n.to_original(original, start..start + 4).unwrap();
 //! assert_eq!(&original[span], "Café");
@@ -22,9 +28,77 @@
 use std::ops::Range;
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
-/// Short description of the quote normalizer, used in signatures.
+/// Short description of the quote normalizer (without its filler list,
+/// which [`NormalizeOptions::signature`] adds), used in signatures.
 pub const QUOTE_NORMALIZER_SIGNATURE: &str =
-    "nfkd+strip-marks+lower+typographic-quotes-dashes+ws-collapse";
+    "nfkd+strip-marks+lower+typographic+drop-punct(P)+ws-collapse";
+
+/// The filler words the quote normalizer drops by default (standing alone
+/// as words, any case).
+pub const DEFAULT_FILLERS: [&str; 8] = ["um", "uh", "er", "erm", "ah", "hmm", "mm", "mhm"];
+
+/// The quote normalizer's settings: the filler words it drops.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NormalizeOptions {
+    /// Filler words, lower-cased and normalized, sorted.
+    fillers: Vec<String>,
+}
+
+impl Default for NormalizeOptions {
+    fn default() -> Self {
+        NormalizeOptions::with_fillers(DEFAULT_FILLERS)
+    }
+}
+
+impl NormalizeOptions {
+    /// Options dropping these filler words (each normalized as a quote is;
+    /// an entry that is not one word is ignored).
+    pub fn with_fillers<I, S>(fillers: I) -> NormalizeOptions
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let none = NormalizeOptions {
+            fillers: Vec::new(),
+        };
+        let mut fillers: Vec<String> = fillers
+            .into_iter()
+            .map(|f| Normalized::build(f.as_ref(), NormalizedSpare::default(), &none).text)
+            .filter(|f| !f.is_empty() && !f.contains(' '))
+            .collect();
+        fillers.sort();
+        fillers.dedup();
+        NormalizeOptions { fillers }
+    }
+
+    /// Options that drop no filler word.
+    pub fn no_fillers() -> NormalizeOptions {
+        NormalizeOptions {
+            fillers: Vec::new(),
+        }
+    }
+
+    /// The filler words dropped.
+    pub fn fillers(&self) -> &[String] {
+        &self.fillers
+    }
+
+    /// The normalizer with its filler list, for signatures.
+    pub fn signature(&self) -> String {
+        if self.fillers.is_empty() {
+            format!("{QUOTE_NORMALIZER_SIGNATURE}+fillers:none")
+        } else {
+            format!(
+                "{QUOTE_NORMALIZER_SIGNATURE}+fillers:{}",
+                self.fillers.join(",")
+            )
+        }
+    }
+
+    fn is_filler(&self, word: &[u8]) -> bool {
+        word.len() <= 16 && self.fillers.iter().any(|f| f.as_bytes() == word)
+    }
+}
 
 /// Normalized text with a byte map back to its original.
 #[derive(Debug, Clone)]
@@ -80,31 +154,82 @@ impl SegmentWriter {
     }
 }
 
+/// ASCII punctuation (Unicode category P) and the backtick (a grave
+/// accent used as an apostrophe, folded to one).
+const PUNCT: [bool; 256] = {
+    let mut t = [false; 256];
+    let set = b"!\"#%&'()*,-./:;?@[\\]_{}`";
+    let mut k = 0;
+    while k < set.len() {
+        t[set[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// ASCII bytes copied as they are (lower-cased): all but whitespace and
-/// the backtick (folded to an apostrophe).
+/// punctuation.
 const PLAIN: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 128 {
-        t[b] = !(b as u8).is_ascii_whitespace() && b != b'`' as usize;
+        t[b] = !(b as u8).is_ascii_whitespace() && !PUNCT[b];
         b += 1;
     }
     t
 };
 
-/// Whether eight bytes are all [`PLAIN`] or spaces, no two spaces side by
-/// side and the last not a space: each space then stands between two
-/// bytes that are output (given one output before the eight), so it is
-/// kept as it is. Control bytes other than whitespace are plain but fail
+/// Whether eight bytes are all ASCII letters, digits or spaces, no two
+/// spaces side by side and the last not a space: each space then stands
+/// between two bytes that are output (given one output before the eight),
+/// so it is kept as it is. Other plain bytes (symbols, control bytes) fail
 /// this test (the caller then goes byte by byte).
 #[inline(always)]
 fn plain_or_single_spaces(w: u64) -> bool {
-    use super::swar::{bytes_equal, control_bytes, HIGHS};
+    use super::swar::{alnum_bytes, bytes_equal, HIGHS};
     let spaces = bytes_equal(w, b' ');
-    w & HIGHS == 0
-        && control_bytes(w) | bytes_equal(w, b'`') == 0
-        && spaces & (spaces << 8) == 0
-        && spaces >> 63 == 0
+    (alnum_bytes(w) | spaces) == HIGHS && spaces & (spaces << 8) == 0 && spaces >> 63 == 0
+}
+
+/// Unicode category P, as sorted ranges (from the regex engine's Unicode
+/// tables, built once).
+fn punct_ranges() -> &'static [(char, char)] {
+    static RANGES: std::sync::OnceLock<Vec<(char, char)>> = std::sync::OnceLock::new();
+    RANGES.get_or_init(|| {
+        let hir = regex_syntax::Parser::new().parse(r"\p{P}");
+        match hir.as_ref().map(|h| h.kind()) {
+            Ok(regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(c))) => {
+                c.ranges().iter().map(|r| (r.start(), r.end())).collect()
+            }
+            _ => Vec::new(),
+        }
+    })
+}
+
+/// True for punctuation (Unicode category P, the backtick included).
+pub fn is_punctuation(c: char) -> bool {
+    if c.is_ascii() {
+        return PUNCT[c as usize];
+    }
+    let ranges = punct_ranges();
+    let i = ranges.partition_point(|&(_, end)| end < c);
+    ranges.get(i).is_some_and(|&(start, _)| start <= c)
+}
+
+/// A punctuation mark that joins two letters or digits into one word
+/// (`we’ve`, `co-op`), or two digits into one number (`1,000`, `3.5`),
+/// rather than breaking them apart.
+fn joins(c: char, digits: bool) -> bool {
+    matches!(
+        c,
+        '\'' | '`' | '\u{2019}' | '\u{2018}' | '\u{02BC}' | '-' | '\u{2010}' | '\u{2011}'
+    ) || (digits && matches!(c, '.' | ','))
+}
+
+/// The last char of UTF-8 bytes (all whole chars), if any.
+fn last_char(text: &[u8]) -> Option<char> {
+    let start = text.iter().rposition(|&b| (b as i8) >= -0x40)?;
+    std::str::from_utf8(&text[start..]).ok()?.chars().next()
 }
 
 /// Folds one typographic character to its plain form.
@@ -130,13 +255,28 @@ pub struct NormalizedSpare {
 }
 
 impl Normalized {
-    /// Normalizes `original`, recording where each output byte came from.
+    /// Normalizes `original` with the default options (the default
+    /// fillers), recording where each output byte came from.
     pub fn new(original: &str) -> Normalized {
-        Normalized::new_in(original, NormalizedSpare::default())
+        Normalized::build(
+            original,
+            NormalizedSpare::default(),
+            &NormalizeOptions::default(),
+        )
+    }
+
+    /// Normalizes `original` with `options`.
+    pub fn with_options(original: &str, options: &NormalizeOptions) -> Normalized {
+        Normalized::build(original, NormalizedSpare::default(), options)
     }
 
     /// [`Normalized::new`] built into the buffers of `spare`.
     pub fn new_in(original: &str, spare: NormalizedSpare) -> Normalized {
+        Normalized::build(original, spare, &NormalizeOptions::default())
+    }
+
+    /// [`Normalized::with_options`] built into the buffers of `spare`.
+    pub fn build(original: &str, spare: NormalizedSpare, options: &NormalizeOptions) -> Normalized {
         let bytes = original.as_bytes();
         // Built as bytes (ASCII fast path) and checked as UTF-8 at the end.
         let NormalizedSpare {
@@ -148,6 +288,26 @@ impl Normalized {
         segments.clear();
         let mut map = SegmentWriter { segments };
         let mut pending_space: Option<u32> = None;
+        // A punctuation mark at `at`: nothing when it joins the output's
+        // last char to the next source char (from byte `next`), else a
+        // word break (a pending space).
+        let punct = |text: &[u8], pending: &mut Option<u32>, c: char, at: u32, next: usize| {
+            let before = if pending.is_some() {
+                None
+            } else {
+                last_char(text)
+            };
+            let after = original[next..].chars().next();
+            let joined = match (before, after) {
+                (Some(a), Some(b)) if a.is_alphanumeric() && b.is_alphanumeric() => {
+                    joins(c, a.is_numeric() && b.is_numeric())
+                }
+                _ => false,
+            };
+            if !joined && !text.is_empty() && pending.is_none() {
+                *pending = Some(at);
+            }
+        };
         // Chars one non-ASCII char decomposes into, reused across chars.
         let mut produced: Vec<char> = Vec::with_capacity(4);
         let mut i = 0;
@@ -162,24 +322,24 @@ impl Normalized {
                     }
                     continue;
                 }
+                if PUNCT[b as usize] {
+                    punct(&text, &mut pending_space, b as char, at, i);
+                    continue;
+                }
                 if let Some(sp) = pending_space.take() {
                     map.linear(text.len(), sp);
                     text.push(b' ');
                 }
                 map.linear(text.len(), at);
-                text.push(if b == b'`' {
-                    b'\''
-                } else {
-                    b.to_ascii_lowercase()
-                });
+                text.push(b.to_ascii_lowercase());
                 // The rest of the run of plain ASCII maps one to one, single
                 // spaces between plain bytes included (they are kept as they
                 // are, so the run's map stays one segment).
                 let mut end = i;
                 loop {
-                    // Eight bytes at a time while they are all plain or
-                    // single spaces, the eighth not a space (the byte
-                    // before `end` is not whitespace: it was output).
+                    // Eight bytes at a time while they are all letters,
+                    // digits or single spaces, the eighth not a space (the
+                    // byte before `end` is not whitespace: it was output).
                     while let Some(w) = super::swar::word_at(bytes, end) {
                         if !plain_or_single_spaces(w) {
                             break;
@@ -219,11 +379,18 @@ impl Normalized {
             });
             let mut started = false;
             for &d in &produced {
-                let d = fold_typographic(d);
-                if d.is_whitespace() {
+                let folded = fold_typographic(d);
+                if folded.is_whitespace() {
                     if !text.is_empty() && pending_space.is_none() {
                         pending_space = Some(at);
                     }
+                    continue;
+                }
+                if is_punctuation(folded) || is_punctuation(d) {
+                    // Judged by the char as written (an apostrophe joins,
+                    // a dash breaks, though both fold to ASCII marks).
+                    punct(&text, &mut pending_space, d, at, i);
+                    started = false;
                     continue;
                 }
                 if let Some(sp) = pending_space.take() {
@@ -235,7 +402,7 @@ impl Normalized {
                     map.whole_char(text.len(), at);
                     started = true;
                 }
-                for l in d.to_lowercase() {
+                for l in folded.to_lowercase() {
                     let mut buf = [0u8; 4];
                     text.extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
                 }
@@ -244,11 +411,114 @@ impl Normalized {
         // Only whole chars were pushed, so this is valid UTF-8.
         let text = String::from_utf8(text)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        Normalized {
+        let mut n = Normalized {
             text,
             segments: map.segments,
             original_len: original.len(),
+        };
+        if !options.fillers.is_empty() {
+            n.drop_fillers(options);
         }
+        n
+    }
+
+    /// Drops every filler word standing alone (between spaces or the
+    /// text's ends) with one space beside it, keeping the byte map.
+    fn drop_fillers(&mut self, options: &NormalizeOptions) {
+        let bytes = self.text.as_bytes();
+        let mut cut: Vec<Range<usize>> = Vec::new();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = memchr::memchr(b' ', &bytes[start..]).map_or(bytes.len(), |k| start + k);
+            if options.is_filler(&bytes[start..end]) {
+                // The word and the space after it (or, last, before it).
+                if end < bytes.len() {
+                    cut.push(start..end + 1);
+                } else if start > 0 {
+                    cut.push(start - 1..end);
+                } else {
+                    cut.push(start..end);
+                }
+            }
+            start = end + 1;
+        }
+        if cut.is_empty() {
+            return;
+        }
+        // Cuts that touch (`um uh`) merge; one left before the last word
+        // may overlap the one before it.
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(cut.len());
+        for c in cut {
+            match merged.last_mut() {
+                Some(last) if c.start <= last.end => last.end = last.end.max(c.end),
+                _ => merged.push(c),
+            }
+        }
+        let mut text = String::with_capacity(self.text.len());
+        let mut segments: Vec<Segment> = Vec::with_capacity(self.segments.len() + merged.len());
+        let mut kept_from = 0;
+        let keep = |from: usize, to: usize, text: &mut String, segments: &mut Vec<Segment>| {
+            if from >= to {
+                return;
+            }
+            // The segments over old bytes from..to, moved to the new text.
+            let first = self
+                .segments
+                .partition_point(|s| s.norm as usize <= from)
+                .saturating_sub(1);
+            for (k, seg) in self.segments.iter().enumerate().skip(first) {
+                let seg_start = seg.norm as usize;
+                if seg_start >= to {
+                    break;
+                }
+                let seg_end = self
+                    .segments
+                    .get(k + 1)
+                    .map_or(self.text.len(), |s| s.norm as usize);
+                let lo = seg_start.max(from);
+                if lo >= seg_end.min(to) {
+                    continue;
+                }
+                segments.push(Segment {
+                    norm: (text.len() + lo - from) as u32,
+                    orig: if seg.linear {
+                        seg.orig + (lo - seg_start) as u32
+                    } else {
+                        seg.orig
+                    },
+                    linear: seg.linear,
+                });
+            }
+            text.push_str(&self.text[from..to]);
+        };
+        for c in &merged {
+            keep(kept_from, c.start, &mut text, &mut segments);
+            kept_from = c.end;
+        }
+        keep(kept_from, self.text.len(), &mut text, &mut segments);
+        // A space left at either end (a filler first or last) goes too.
+        while text.ends_with(' ') {
+            text.pop();
+        }
+        if text.starts_with(' ') {
+            text.remove(0);
+            for s in segments.iter_mut() {
+                s.norm = s.norm.saturating_sub(1);
+            }
+            // The first segment of the space, now empty, starts where the
+            // next one does.
+            while segments.len() > 1 && segments[0].norm == segments[1].norm {
+                segments.remove(0);
+            }
+        }
+        self.text = text;
+        self.segments = segments;
+    }
+
+    /// The original byte offset of the char that normalized byte `k` came
+    /// from.
+    pub fn origin(&self, k: usize) -> Option<usize> {
+        self.origin_of(k)
     }
 
     /// The original byte offset of the char that normalized byte `k` came from.
@@ -343,9 +613,22 @@ impl Normalized {
     /// expansion is passed over and the search goes on from the next char,
     /// so an aligned occurrence that overlaps it is still found.
     pub fn find_aligned<'p>(&'p self, pattern: &'p str) -> impl Iterator<Item = Range<usize>> + 'p {
+        self.find_aligned_from(pattern, 0)
+    }
+
+    /// [`Normalized::find_aligned`] from normalized byte `from` on (a char
+    /// boundary).
+    pub fn find_aligned_from<'p>(
+        &'p self,
+        pattern: &'p str,
+        from: usize,
+    ) -> impl Iterator<Item = Range<usize>> + 'p {
         let finder = memchr::memmem::Finder::new(pattern.as_bytes());
         let text = self.text.as_str();
-        let mut at = 0;
+        let mut at = from.min(text.len());
+        while !text.is_char_boundary(at) {
+            at += 1;
+        }
         std::iter::from_fn(move || {
             if pattern.is_empty() {
                 return None;
@@ -403,8 +686,57 @@ mod tests {
 
     #[test]
     fn folds_quotes_dashes_case_and_space() {
+        // Issue 40: punctuation is dropped (it was kept, folded, before).
         let n = Normalized::new("  It’s  “GREAT” — really\n\tgreat ");
-        assert_eq!(n.text(), "it's \"great\" - really great");
+        assert_eq!(n.text(), "its great really great");
+    }
+
+    #[test]
+    fn issue_40_punctuation_and_fillers() {
+        let n = Normalized::new("She hated it, honestly, but she never said so to my grandmother.");
+        assert_eq!(
+            n.text(),
+            "she hated it honestly but she never said so to my grandmother"
+        );
+        for (original, want) in [
+            ("well—I left", "well i left"),
+            ("well - I left", "well i left"),
+            ("we’ve a co-op", "weve a coop"),
+            ("1,000 or 3.5", "1000 or 35"),
+            ("and/or", "and or"),
+            ("Um, I think, uh, we left.", "i think we left"),
+            ("UM... I think", "i think"),
+            ("an umbrella, umm, erm", "an umbrella umm"),
+            ("hmm", ""),
+            ("it's… [sic] (sic)", "its sic sic"),
+            ("“Yes,” she said.", "yes she said"),
+            ("#1 @home", "1 home"),
+            ("$5 + 3 = 8", "$5 + 3 = 8"),
+        ] {
+            assert_eq!(Normalized::new(original).text(), want, "{original}");
+        }
+        let none = NormalizeOptions::no_fillers();
+        assert_eq!(
+            Normalized::with_options("um, I think", &none).text(),
+            "um i think"
+        );
+        let custom = NormalizeOptions::with_fillers(["Like", "you know"]);
+        assert_eq!(custom.fillers(), &["like".to_string()]);
+        assert_eq!(
+            Normalized::with_options("I, like, um left", &custom).text(),
+            "i um left"
+        );
+        // Spans still slice the original.
+        check(
+            "Um, she hated it, honestly, but",
+            "she hated it honestly but",
+            "she hated it, honestly, but",
+        );
+        check(
+            "I think, uh, we left",
+            "i think we left",
+            "I think, uh, we left",
+        );
     }
 
     #[test]
@@ -413,7 +745,7 @@ mod tests {
         check("a   b", "a b", "a   b");
         check("x ﬁne y", "fine", "ﬁne");
         check("the Straße ends", "straße", "Straße");
-        check("he’s here", "he's", "he’s");
+        check("he’s here", "hes", "he’s");
     }
 
     #[test]
@@ -439,20 +771,22 @@ mod tests {
     /// output char with the original offset of the char it came from (a
     /// collapsed space: the run's first whitespace char).
     fn reference(original: &str) -> Vec<(char, usize)> {
+        let chars: Vec<(usize, char)> = original.char_indices().collect();
         let mut out: Vec<(char, usize)> = Vec::new();
         let mut pending: Option<usize> = None;
-        for (at, ch) in original.char_indices() {
+        for (k, &(at, ch)) in chars.iter().enumerate() {
             let mut produced = Vec::new();
             decompose_compatible(ch, |d| {
                 if !is_combining_mark(d) {
-                    produced.push(fold_typographic(d));
+                    produced.push(d);
                 }
             });
             for d in produced {
+                let f = fold_typographic(d);
                 let space = if ch.is_ascii() {
-                    d.is_ascii_whitespace()
+                    f.is_ascii_whitespace()
                 } else {
-                    d.is_whitespace()
+                    f.is_whitespace()
                 };
                 if space {
                     if !out.is_empty() && pending.is_none() {
@@ -460,13 +794,49 @@ mod tests {
                     }
                     continue;
                 }
+                if is_punctuation(f) || is_punctuation(d) {
+                    let before = if pending.is_some() {
+                        None
+                    } else {
+                        out.last().map(|c| c.0)
+                    };
+                    let after = chars.get(k + 1).map(|c| c.1);
+                    let joined = match (before, after) {
+                        (Some(a), Some(b)) if a.is_alphanumeric() && b.is_alphanumeric() => {
+                            joins(d, a.is_numeric() && b.is_numeric())
+                        }
+                        _ => false,
+                    };
+                    if !joined && !out.is_empty() && pending.is_none() {
+                        pending = Some(at);
+                    }
+                    continue;
+                }
                 if let Some(sp) = pending.take() {
                     out.push((' ', sp));
                 }
-                out.extend(d.to_lowercase().map(|l| (l, at)));
+                out.extend(f.to_lowercase().map(|l| (l, at)));
             }
         }
-        out
+        // Filler words (the default list) dropped with a space beside.
+        let words: Vec<Vec<(char, usize)>> =
+            out.split(|c| c.0 == ' ').map(|w| w.to_vec()).collect();
+        let spaces: Vec<(char, usize)> = out.iter().copied().filter(|c| c.0 == ' ').collect();
+        let filler = |w: &[(char, usize)]| {
+            let t: String = w.iter().map(|c| c.0).collect();
+            DEFAULT_FILLERS.contains(&t.as_str())
+        };
+        let kept: Vec<usize> = (0..words.len()).filter(|&k| !filler(&words[k])).collect();
+        let mut result: Vec<(char, usize)> = Vec::new();
+        for (j, &k) in kept.iter().enumerate() {
+            if j > 0 {
+                // A filler goes with the space after it: the space kept is
+                // the one after the previous kept word.
+                result.push(spaces[kept[j - 1]]);
+            }
+            result.extend(&words[k]);
+        }
+        result
     }
 
     #[test]
@@ -505,6 +875,20 @@ mod tests {
             "seven7 ",
             "\u{1}",
             "\u{b}",
+            // Punctuation, joiners, fillers (issue 40).
+            "um",
+            "Uh,",
+            "hmm",
+            " um ",
+            "-",
+            "'",
+            "’",
+            "…",
+            ",",
+            "1",
+            "—",
+            "(",
+            "»",
         ];
         let mut next = crate::test_rng::xorshift(0x5eed_1234);
         for _ in 0..6000 {

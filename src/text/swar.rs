@@ -38,6 +38,21 @@ pub fn control_bytes(w: u64) -> u64 {
     !(w | HIGHS).wrapping_sub(0x20 * ONES) & HIGHS & !w
 }
 
+/// The high bit of each byte of `w` that is an ASCII letter or digit set,
+/// all else clear (bytes >= 0x80 clear).
+#[inline(always)]
+pub fn alnum_bytes(w: u64) -> u64 {
+    // For a byte x < 0x80: x + (0x80 - lo) has its high bit iff x >= lo,
+    // x + (0x7F - hi) iff x > hi; neither sum reaches 0x100 (no carry).
+    #[inline(always)]
+    fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
+        let x = x & !HIGHS;
+        (x + u64::from(0x80 - lo) * ONES) & !(x + u64::from(0x7F - hi) * ONES) & HIGHS
+    }
+    let ascii = !w & HIGHS;
+    (in_range(w | 0x20 * ONES, b'a', b'z') | in_range(w, b'0', b'9')) & ascii
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,6 +72,7 @@ mod tests {
                     assert_eq!(zero_bytes(w) & mask, flag(b == 0), "{b} {at} {fill}");
                     assert_eq!(bytes_equal(w, b' ') & mask, flag(b == b' '));
                     assert_eq!(control_bytes(w) & mask, flag(b < 0x20));
+                    assert_eq!(alnum_bytes(w) & mask, flag(b.is_ascii_alphanumeric()));
                 }
             }
         }
