@@ -440,6 +440,8 @@ fn evaluate_run_folder_joins_a_coders_sheet() {
             "found",
             "span_start",
             "span_end"
+            // Issue 40: what was ignored to find each quote.
+            "differences",
         ]
     );
     // The coder agrees except on the first two quotes, where she says

@@ -16,6 +16,8 @@ fn transcripts() -> String {
     .to_string()
 }
 
+/// The sample questions. The fuzzy quote of pair 1 carries a typo
+/// ("irigation"): a dropped comma alone is no longer fuzzy (issue 40).
 fn questions() -> String {
     json!({"qa_pairs": [
         {"id": "q1", "question": {"text": "Where?", "type": "ListOne", "metric": "{\"values\": [\"Aarhus\", \"Århus\"], \"weights\": [1, 1]}"},
@@ -28,7 +30,7 @@ fn questions() -> String {
          ]}]},
         {"question": {"text": "Sandy?", "type": "yes_no", "metric": "yes"},
          "answers": [{"answer": "Yes, very sandy.", "source": "b.csv", "verbatims": [
-            {"quote": "the soil is sandy so irrigation matters a lot to our small farm", "source": "b.csv"}
+            {"quote": "the soil is sandy so irigation matters a lot to our small farm", "source": "b.csv"}
          ]}, {"answer": "no", "source": "b.csv"}]},
         {"id": 7, "question": {"text": "Odd", "type": "Essay", "metric": "{}"}, "answers": [{"answer": "text"}]}
     ]})

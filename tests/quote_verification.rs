@@ -5,7 +5,7 @@
 //! brute-force search over the whole transcript (never a worse alignment
 //! for a quote altered from the transcript, similarity 0.7 or more).
 
-use corpus_eval::citations::fuzzy::{self, BigramIndex};
+use corpus_eval::citations::fuzzy::{self, qgram, BigramIndex};
 use corpus_eval::citations::{SourceText, Verdict};
 use corpus_eval::text::aligned::Normalized;
 
@@ -168,11 +168,33 @@ fn excerpt(rng: &mut Rng, text: &str, words: usize) -> String {
         .join(" ")
 }
 
-/// The reference: `str::find` for exact and normalized lookups, the plain
-/// table over the same windows for fuzzy ones.
+/// The quote's leading and trailing marks (not letters, digits or
+/// whitespace) taken into a span where the text has the same ones.
+fn covered(text: &str, quote: &str, b: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let mark = |c: char| !c.is_alphanumeric() && !c.is_whitespace();
+    let lead: String = quote.chars().take_while(|&c| mark(c)).collect();
+    let trail: String = {
+        let mut t: Vec<char> = quote.chars().rev().take_while(|&c| mark(c)).collect();
+        t.reverse();
+        t.into_iter().collect()
+    };
+    let mut r = b;
+    if !lead.is_empty() && lead.len() < quote.len() && text[..r.start].ends_with(&lead) {
+        r.start -= lead.len();
+    }
+    if !trail.is_empty() && trail.len() < quote.len() && text[r.end..].starts_with(&trail) {
+        r.end += trail.len();
+    }
+    r
+}
+
+/// The reference: `str::find` for exact lookups, the first occurrence on
+/// whole chars for normalized ones (the quote's edge marks covered), the
+/// plain table over the same windows for fuzzy ones.
 fn reference(
     text: &str,
     index: &BigramIndex,
+    qgrams: &qgram::QgramIndex,
     quote: &str,
     threshold: f64,
 ) -> (Verdict, f64, Option<std::ops::Range<usize>>) {
@@ -190,11 +212,18 @@ fn reference(
     if nq.text().is_empty() {
         return (Verdict::NotFound, 0.0, None);
     }
-    if let Some(at) = nt.text().find(nq.text()) {
-        let orig = nt.to_original(text, at..at + nq.text().len()).unwrap();
-        return (Verdict::Normalized, 1.0, Some(chars(orig)));
+    if let Some(r) = nt.find_aligned(nq.text()).next() {
+        let orig = nt.to_original(text, r).unwrap();
+        return (
+            Verdict::Normalized,
+            1.0,
+            Some(chars(covered(text, q, orig))),
+        );
     }
-    let Some(windows) = fuzzy::candidate_windows(nq.text(), nt.text(), index) else {
+    let qv: Vec<char> = nq.text().chars().collect();
+    let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
+    let Some(windows) = fuzzy::search_windows(&qv, nq.text(), nt.text(), index, qgrams, floor)
+    else {
         return (Verdict::NotFound, 0.0, None);
     };
     match fuzzy::reference_match(nq.text(), nt.text(), &windows) {
@@ -214,6 +243,10 @@ fn every_verdict_similarity_and_span_equal_the_reference() {
     let sources: Vec<SourceText> = texts.iter().map(|t| SourceText::new(t.clone())).collect();
     let norm: Vec<Normalized> = texts.iter().map(|t| Normalized::new(t)).collect();
     let indexes: Vec<BigramIndex> = norm.iter().map(|n| BigramIndex::new(n.text())).collect();
+    let qgrams: Vec<qgram::QgramIndex> = norm
+        .iter()
+        .map(|n| qgram::QgramIndex::new(n.text()))
+        .collect();
     let mut counts = std::collections::BTreeMap::new();
     for k in 0..4000 {
         let t = rng.below(texts.len());
@@ -231,7 +264,7 @@ fn every_verdict_similarity_and_span_equal_the_reference() {
         };
         let threshold = [0.8, 0.9][k % 2];
         let got = sources[t].check(&quote, threshold);
-        let want = reference(&texts[t], &indexes[t], &quote, threshold);
+        let want = reference(&texts[t], &indexes[t], &qgrams[t], &quote, threshold);
         assert_eq!(
             (got.verdict, got.similarity, got.span.clone()),
             want,

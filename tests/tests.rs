@@ -6,6 +6,7 @@ mod agreement_cli;
 mod attribution_cli;
 mod compare_cli;
 mod evaluate_cli;
+mod fuzzy_lossless;
 mod grounding_cli;
 mod hotpot_cli;
 mod jobs_cli;

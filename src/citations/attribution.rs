@@ -299,8 +299,15 @@ pub fn other_sources(
 struct Hit {
     pattern: usize,
     text: String,
+    /// Up to [`EDGE_CHARS`] chars of the transcript before and after it
+    /// (a quote's edge marks may stand there).
+    before: String,
+    after: String,
     found: OtherSource,
 }
+
+/// Chars kept around an other-source hit.
+const EDGE_CHARS: usize = 8;
 
 /// [`other_sources`] over `count` transcripts handed over one at a time:
 /// `source(t, visit)` hands transcript `t` to `visit` (it may prepare it
@@ -359,9 +366,22 @@ where
                     let Some(bytes) = src.aligned_from(pattern_refs[pattern], r) else {
                         continue;
                     };
+                    let text = src.text();
+                    let before: String = {
+                        let head = &text[..bytes.start];
+                        let at = head
+                            .char_indices()
+                            .rev()
+                            .nth(EDGE_CHARS - 1)
+                            .map_or(0, |(i, _)| i);
+                        head[at..].to_string()
+                    };
+                    let after: String = text[bytes.end..].chars().take(EDGE_CHARS).collect();
                     hits.push(Hit {
                         pattern,
-                        text: src.text()[bytes.clone()].to_string(),
+                        before,
+                        after,
+                        text: text[bytes.clone()].to_string(),
                         found: OtherSource {
                             source: names.get(t).cloned().unwrap_or_default(),
                             verdict: Verdict::Normalized,
@@ -388,8 +408,29 @@ where
         .map(|((cited, quote), p)| {
             let (_, hit) = holders[(*p)?].iter().find(|(t, _)| t != cited)?;
             let mut found = hit.found.clone();
-            if hit.text == quote.trim() {
+            let q = quote.trim();
+            if hit.text == q {
                 found.verdict = Verdict::Exact;
+            } else if let Some(i) = q.find(hit.text.as_str()) {
+                // The quote's edge marks stand beside the hit: covered,
+                // and then it may be the quote exactly.
+                let (lead, trail) = (&q[..i], &q[i + hit.text.len()..]);
+                let marks = |s: &str| {
+                    s.chars()
+                        .all(|c| !c.is_alphanumeric() && !c.is_whitespace())
+                };
+                if marks(lead)
+                    && marks(trail)
+                    && hit.before.ends_with(lead)
+                    && hit.after.starts_with(trail)
+                {
+                    let (lc, tc) = (lead.chars().count(), trail.chars().count());
+                    found.span.start -= lc;
+                    found.span.end += tc;
+                    found.byte_span =
+                        found.byte_span.start - lead.len()..found.byte_span.end + trail.len();
+                    found.verdict = Verdict::Exact;
+                }
             }
             Some(found)
         })

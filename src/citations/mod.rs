@@ -196,6 +196,8 @@ pub struct SourceText<'a> {
     label_marks: OnceLock<Vec<String>>,
     char_checkpoints: OnceLock<Vec<usize>>,
     index: OnceLock<fuzzy::BigramIndex>,
+    /// The q-gram index of the lossless fuzzy filter, built on first use.
+    qgrams: OnceLock<fuzzy::qgram::QgramIndex>,
     /// Buffers of an earlier transcript that the structures built on
     /// first use are built into.
     spare: std::sync::Mutex<Spare>,
@@ -312,6 +314,7 @@ impl<'a> SourceText<'a> {
             label_marks: OnceLock::new(),
             char_checkpoints: OnceLock::new(),
             index: OnceLock::new(),
+            qgrams: OnceLock::new(),
             spare: std::sync::Mutex::new(Spare::default()),
             options: NormalizeOptions::default(),
         }
@@ -325,6 +328,7 @@ impl<'a> SourceText<'a> {
             self.normalized = OnceLock::new();
             self.whole_normalized = OnceLock::new();
             self.index = OnceLock::new();
+            self.qgrams = OnceLock::new();
         }
         self
     }
@@ -434,6 +438,33 @@ impl<'a> SourceText<'a> {
         }
     }
 
+    /// A transcript byte range widened over the marks the quote has at its
+    /// ends (leading or trailing punctuation, not letters, digits or
+    /// whitespace) where the transcript has the same ones: a normalized
+    /// match covers `landlord.` when the quote ends with the period.
+    pub(crate) fn cover_edges(&self, bytes: Range<usize>, quote: &str) -> Range<usize> {
+        let q = quote.trim();
+        let mark = |c: char| !c.is_alphanumeric() && !c.is_whitespace();
+        let lead_len: usize = q.chars().take_while(|&c| mark(c)).map(char::len_utf8).sum();
+        let trail_len: usize = q
+            .chars()
+            .rev()
+            .take_while(|&c| mark(c))
+            .map(char::len_utf8)
+            .sum();
+        let (mut start, mut end) = (bytes.start, bytes.end);
+        if lead_len > 0 && lead_len < q.len() && self.text[..start].ends_with(&q[..lead_len]) {
+            start -= lead_len;
+        }
+        if trail_len > 0
+            && trail_len < q.len()
+            && self.text[end..].starts_with(&q[q.len() - trail_len..])
+        {
+            end += trail_len;
+        }
+        start..end
+    }
+
     /// A check with its `differences` (for a found one: what tells the
     /// quote from the transcript's text at the span).
     fn with_differences(&self, quote: &str, mut c: QuoteCheck) -> QuoteCheck {
@@ -444,12 +475,35 @@ impl<'a> SourceText<'a> {
             (Some(_), Verdict::Exact) => Some(Vec::new()),
             (Some(b), _) => Some(differences::differences(
                 quote.trim(),
-                &self.text[b.clone()],
+                &self.said_in(b.clone()),
                 &self.options,
             )),
             (None, _) => None,
         };
         c
+    }
+
+    /// What was said in a byte range of the transcript: its text without
+    /// the speaker labels inside it (what quotes are matched against).
+    fn said_in(&self, bytes: Range<usize>) -> std::borrow::Cow<'_, str> {
+        let Some(t) = &self.turns else {
+            return std::borrow::Cow::Borrowed(&self.text[bytes]);
+        };
+        let pieces: Vec<&str> = t
+            .turns
+            .iter()
+            .filter_map(|turn| {
+                let (s, e) = (
+                    turn.text.start.max(bytes.start),
+                    turn.text.end.min(bytes.end),
+                );
+                (s < e).then(|| &self.text[s..e])
+            })
+            .collect();
+        match pieces.as_slice() {
+            [one] => std::borrow::Cow::Borrowed(one),
+            _ => std::borrow::Cow::Owned(pieces.concat()),
+        }
     }
 
     /// An edited quote's check, when its markers say it is one and its
@@ -682,14 +736,21 @@ impl<'a> SourceText<'a> {
         let nt = self.normalized();
         for r in nt.find_aligned(nq.text()) {
             if let Some(orig) = nt.to_original(spoken, r) {
-                if free(&self.to_text(orig.clone())) {
-                    return self.found(Verdict::Normalized, 1.0, orig);
+                let bytes = self.cover_edges(self.to_text(orig.clone()), trimmed);
+                if free(&bytes) {
+                    return self.found_in_text(Verdict::Normalized, 1.0, bytes);
                 }
                 first.get_or_insert((Verdict::Normalized, orig));
             }
         }
         if let Some((verdict, r)) = first {
-            return self.found(verdict, 1.0, r);
+            let bytes = self.to_text(r);
+            let bytes = if verdict == Verdict::Normalized {
+                self.cover_edges(bytes, trimmed)
+            } else {
+                bytes
+            };
+            return self.found_in_text(verdict, 1.0, bytes);
         }
         self.beyond_verbatim(trimmed, &nq, threshold)
     }
@@ -717,7 +778,11 @@ impl<'a> SourceText<'a> {
                 }
             }
         }
-        let Some(m) = fuzzy::best_match(nq.text(), nt.text(), self.index()) else {
+        let qgrams = self.qgrams.get_or_init(|| {
+            crate::timings::measure("qgram index", || fuzzy::qgram::QgramIndex::new(nt.text()))
+        });
+        let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
+        let Some(m) = fuzzy::search(nq.text(), nt.text(), self.index(), qgrams, floor) else {
             return not_found;
         };
         // A match begins and ends on whole source chars: one cut inside a
@@ -788,7 +853,7 @@ impl<'a> SourceText<'a> {
             let ranges: Vec<Range<usize>> = ranges
                 .into_iter()
                 .filter_map(|r| nt.to_original(spoken, r))
-                .map(|r| self.to_text(r))
+                .map(|r| self.cover_edges(self.to_text(r), trimmed[k]))
                 .collect();
             if !ranges.is_empty() {
                 out[k] = Located {
@@ -912,10 +977,11 @@ fn occurrences(text: &str, patterns: &[&str]) -> Vec<Vec<Range<usize>>> {
 /// The verification configuration, for signatures.
 pub fn signature(level: MatchLevel, threshold: f64, options: &NormalizeOptions) -> String {
     format!(
-        "quote-norm:{}|fuzzy:{}>={}|match:{}|span:chars",
+        "quote-norm:{}|fuzzy:{}>={}|search:{}|match:{}|span:chars",
         options.signature(),
         fuzzy::SIMILARITY_SIGNATURE,
         threshold,
+        fuzzy::SEARCH_SIGNATURE,
         level.as_str()
     )
 }

@@ -212,17 +212,24 @@ mod tests {
             [
                 "exact",
                 "normalized",
-                "fuzzy",
+                // Issue 40: a dropped comma is the transcriber's
+                // punctuation, not another quote (it was `fuzzy`).
+                "normalized",
                 "not_found",
                 "invalid_source",
                 "invalid_source"
             ]
         );
+        use crate::citations::differences::Difference;
+        assert_eq!(checks[0].differences, Some(vec![]));
+        assert_eq!(checks[1].differences, Some(vec![Difference::Case]));
+        assert_eq!(checks[2].differences, Some(vec![Difference::Punctuation]));
+        assert_eq!(checks[3].differences, None);
         assert_eq!(
             checks[0].span,
             Some(crate::citations::attribution::Span { start: 0, end: 36 })
         );
-        assert_eq!(existence, Some(2.0 / 6.0));
+        assert_eq!(existence, Some(3.0 / 6.0));
         let (_, fuzzy) = check_citations(&reply, &cfg(MatchLevel::Fuzzy));
         assert_eq!(fuzzy, Some(3.0 / 6.0));
         let empty = Reply {

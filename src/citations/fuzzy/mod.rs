@@ -36,6 +36,7 @@
 
 pub mod lanes;
 pub mod myers;
+pub mod qgram;
 
 use myers::Pattern;
 use std::cell::RefCell;
@@ -446,6 +447,71 @@ pub fn best_match(quote: &str, text: &str, index: &BigramIndex) -> Option<FuzzyM
         crate::timings::measure("fuzzy windows", || candidate_windows(quote, text, index))?;
     let qv: Vec<char> = quote.chars().collect();
     crate::timings::measure("fuzzy verify", || verify(&qv, text, &windows))
+}
+
+/// The similarity floor under which the fuzzy search may miss an
+/// alignment: at and above it, the search is lossless (see [`qgram`]).
+pub const LOSSLESS_FLOOR: f64 = 0.8;
+
+/// How the search finds its windows, for signatures.
+pub const SEARCH_SIGNATURE: &str = "qgram3-lossless>=min(0.8,threshold)+word-pairs";
+
+/// The best approximate substring of `text` for `quote` (both normalized)
+/// under the definition in the module documentation, over the windows of
+/// [`search_windows`]: equal to the best over the whole text whenever
+/// that reaches `floor` (use [`LOSSLESS_FLOOR`], or the threshold when it
+/// is lower); below it, the best the windows hold.
+pub fn search(
+    quote: &str,
+    text: &str,
+    bigrams: &BigramIndex,
+    qgrams: &qgram::QgramIndex,
+    floor: f64,
+) -> Option<FuzzyMatch> {
+    let qv: Vec<char> = quote.chars().collect();
+    let windows = search_windows(&qv, quote, text, bigrams, qgrams, floor)?;
+    verify(&qv, text, &windows)
+}
+
+/// The windows [`search`] verifies: those of the lossless q-gram filter
+/// ([`qgram::candidates`]) and those the quote's word pairs vote for
+/// ([`candidate_windows`], which also give a quote with no close passage
+/// its closest one), merged; the whole text where the filter cannot tell.
+pub fn search_windows(
+    qv: &[char],
+    quote: &str,
+    text: &str,
+    bigrams: &BigramIndex,
+    qgrams: &qgram::QgramIndex,
+    floor: f64,
+) -> Option<Vec<Range<usize>>> {
+    if qv.is_empty() || text.is_empty() {
+        return None;
+    }
+    let lossless = crate::timings::measure("qgram filter", || {
+        qgram::candidates(qv, text, qgrams, floor)
+    });
+    let mut windows = match lossless {
+        qgram::Candidates::Everywhere => return Some(vec![0..text.len()]),
+        qgram::Candidates::Windows(w) => w,
+    };
+    if let Some(voted) =
+        crate::timings::measure("fuzzy windows", || candidate_windows(quote, text, bigrams))
+    {
+        windows.extend(voted);
+    }
+    if windows.is_empty() {
+        return None;
+    }
+    windows.sort_unstable_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(windows.len());
+    for w in windows {
+        match merged.last_mut() {
+            Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
+            _ => merged.push(w),
+        }
+    }
+    Some(merged)
 }
 
 /// The windows (byte ranges of `text`, sorted, disjoint) where
