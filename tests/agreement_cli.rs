@@ -439,7 +439,7 @@ fn evaluate_run_folder_joins_a_coders_sheet() {
             "similarity",
             "found",
             "span_start",
-            "span_end"
+            "span_end",
             // Issue 40: what was ignored to find each quote.
             "differences",
         ]

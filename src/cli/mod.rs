@@ -235,7 +235,8 @@ pub fn exit(code: u8) -> ! {
 fn exit_code_of(err: &anyhow::Error) -> u8 {
     let input = err.chain().any(|c| {
         c.is::<InputError>()
-            || c.is::<crate::corpus::CorpusError>()
+            || c.downcast_ref::<crate::corpus::CorpusError>()
+                .is_some_and(|e| !matches!(e, crate::corpus::CorpusError::Damaged { .. }))
             || c.is::<crate::lexicon::LexiconError>()
             || c.is::<crate::jobs::ConfigError>()
             || c.downcast_ref::<crate::jobs::JobError>()

@@ -52,6 +52,14 @@ pub enum CorpusError {
         /// What serde_json said.
         message: String,
     },
+    /// A transcript held compressed in memory failed to decode (its
+    /// memory was damaged): the run stops rather than check quotes
+    /// against an empty text.
+    #[error("transcript {file}: its text, held compressed in memory, failed to decode")]
+    Damaged {
+        /// The transcript (its FILE).
+        file: String,
+    },
     /// A record is missing a required field or has an unusable value.
     #[error("{path}: {record}: field `{field}`: {message}")]
     Record {

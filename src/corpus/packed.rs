@@ -172,6 +172,13 @@ impl PackedText {
         self.block.len()
     }
 
+    /// Damages the block (for tests of what a failed decode does).
+    #[cfg(test)]
+    pub(crate) fn damage(&mut self) {
+        let keep = self.block.len() / 2;
+        self.block = self.block[..keep].into();
+    }
+
     /// The text back; None only when the block was damaged in memory (it is
     /// this type's own output).
     pub fn unpack(&self) -> Option<String> {

@@ -22,7 +22,7 @@ use std::path::Path;
 /// let mut t = Transcript::new("T1".into(), "Ana: hello.\nBo: hi.".into(), 2);
 /// t.pack();
 /// assert!(t.is_packed());
-/// assert_eq!((t.text().as_ref(), t.len()), ("Ana: hello.\nBo: hi.", 19));
+/// assert_eq!((t.text().unwrap().as_ref(), t.len()), ("Ana: hello.\nBo: hi.", 19));
 /// ```
 #[derive(Debug, Clone)]
 pub struct Transcript {
@@ -50,21 +50,24 @@ impl Transcript {
         }
     }
 
-    /// The joined text (read back when packed; empty if a packed text was
-    /// damaged in memory).
-    pub fn text(&self) -> Cow<'_, str> {
+    /// The joined text (read back when packed); a packed text that fails
+    /// to decode is an error naming the transcript, never an empty text.
+    pub fn text(&self) -> Result<Cow<'_, str>, CorpusError> {
         self.text_in(&mut String::new())
     }
 
     /// [`Transcript::text`], a packed text read back into the buffer of
     /// `spare` (taken; left empty for a plain text), which
     /// [`crate::citations::SourceText::into_spare`] gives back.
-    pub fn text_in(&self, spare: &mut String) -> Cow<'_, str> {
+    pub fn text_in(&self, spare: &mut String) -> Result<Cow<'_, str>, CorpusError> {
         match &self.text {
-            Stored::Plain(s) => Cow::Borrowed(s),
-            Stored::Packed(p) => {
-                Cow::Owned(p.unpack_into(std::mem::take(spare)).unwrap_or_default())
-            }
+            Stored::Plain(s) => Ok(Cow::Borrowed(s)),
+            Stored::Packed(p) => match p.unpack_into(std::mem::take(spare)) {
+                Some(text) => Ok(Cow::Owned(text)),
+                None => Err(CorpusError::Damaged {
+                    file: self.file.clone(),
+                }),
+            },
         }
     }
 
@@ -94,20 +97,24 @@ impl Transcript {
         }
     }
 
-    /// Holds the text as is again.
-    pub fn unpack(&mut self) {
+    /// Holds the text as is again (an error, the text left packed, when it
+    /// fails to decode).
+    pub fn unpack(&mut self) -> Result<(), CorpusError> {
         if let Stored::Packed(_) = &self.text {
-            self.text = Stored::Plain(self.text().into_owned());
+            self.text = Stored::Plain(self.text()?.into_owned());
         }
+        Ok(())
     }
 
     /// The plain text, to append to (a packed one is unpacked first).
-    fn plain_mut(&mut self) -> &mut String {
-        self.unpack();
+    #[cfg(test)]
+    fn plain_mut(&mut self) -> Result<&mut String, CorpusError> {
+        self.unpack()?;
         match &mut self.text {
-            Stored::Plain(s) => s,
-            // `unpack` leaves the text plain.
-            Stored::Packed(_) => unreachable!("unpacked above"),
+            Stored::Plain(s) => Ok(s),
+            Stored::Packed(_) => Err(CorpusError::Damaged {
+                file: self.file.clone(),
+            }),
         }
     }
 }
@@ -138,10 +145,13 @@ impl TranscriptSet {
             match set.index.get(&file) {
                 Some(&i) => {
                     let t = &mut set.transcripts[i];
-                    let joined = t.plain_mut();
-                    joined.push('\n');
-                    joined.push_str(&text);
-                    t.chunks += 1;
+                    // The set's own transcripts are plain (never packed
+                    // here): appending cannot fail.
+                    if let Stored::Plain(joined) = &mut t.text {
+                        joined.push('\n');
+                        joined.push_str(&text);
+                        t.chunks += 1;
+                    }
                 }
                 None => {
                     set.index.insert(file.clone(), set.transcripts.len());
@@ -162,14 +172,19 @@ impl TranscriptSet {
         self.transcripts.par_iter_mut().for_each(Transcript::pack);
     }
 
-    /// Holds every transcript's text as is (in parallel).
-    pub fn unpack(&mut self) {
-        self.transcripts.par_iter_mut().for_each(Transcript::unpack);
+    /// Holds every transcript's text as is (in parallel); the first that
+    /// fails to decode is an error naming it.
+    pub fn unpack(&mut self) -> Result<(), CorpusError> {
+        self.transcripts
+            .par_iter_mut()
+            .map(Transcript::unpack)
+            .collect::<Result<Vec<()>, _>>()
+            .map(|_| ())
     }
 
     /// Every transcript's text, read back once (in parallel): for a reader
     /// that visits them in no particular order.
-    pub fn texts(&self) -> Vec<Cow<'_, str>> {
+    pub fn texts(&self) -> Result<Vec<Cow<'_, str>>, CorpusError> {
         self.transcripts.par_iter().map(Transcript::text).collect()
     }
 }
@@ -403,8 +418,8 @@ mod tests {
             {"page_content":"b","metadata":{"FILE":"y"}},
             {"page_content":"c","metadata":{"FILE":"x"}}]"#;
         let set = parse_transcripts(Path::new("t.json"), json).unwrap();
-        assert_eq!(set.get("x").unwrap().text(), "a\nc");
-        assert_eq!(set.get("y").unwrap().text(), "b");
+        assert_eq!(set.get("x").unwrap().text().unwrap(), "a\nc");
+        assert_eq!(set.get("y").unwrap().text().unwrap(), "b");
         assert_eq!(set.transcripts[0].file, "x");
         let wrapped = format!(r#"{{"documents": {json}}}"#);
         assert_eq!(
@@ -423,27 +438,37 @@ mod tests {
             ("b".to_string(), String::new()),
             ("a".to_string(), "Bo: second chunk".to_string()),
         ]);
-        let before: Vec<String> = set.texts().into_iter().map(Cow::into_owned).collect();
+        let before: Vec<String> = set
+            .texts()
+            .unwrap()
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect();
         set.pack();
         assert!(set.transcripts.iter().all(Transcript::is_packed));
-        let after: Vec<String> = set.texts().into_iter().map(Cow::into_owned).collect();
+        let after: Vec<String> = set
+            .texts()
+            .unwrap()
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect();
         assert_eq!(before, after);
         assert_eq!(
             set.total_bytes(),
             before.iter().map(String::len).sum::<usize>()
         );
         assert!(set.get("b").is_some_and(Transcript::is_empty));
-        set.unpack();
+        set.unpack().unwrap();
         assert!(set.transcripts.iter().all(|t| !t.is_packed()));
         assert_eq!(
-            set.get("a").map(|t| t.text().into_owned()),
+            set.get("a").map(|t| t.text().unwrap().into_owned()),
             Some(before[0].clone())
         );
         // A chunk appended to a packed transcript lands after its text.
         set.pack();
         let t = &mut set.transcripts[0];
-        t.plain_mut().push_str("\nx");
-        assert_eq!(t.text(), format!("{}\nx", before[0]));
+        t.plain_mut().unwrap().push_str("\nx");
+        assert_eq!(t.text().unwrap(), format!("{}\nx", before[0]));
     }
 
     #[test]
@@ -522,7 +547,10 @@ mod tests {
             // Held compressed once read, as is by the plain parse.
             assert!(b.is_packed() && !a.is_packed());
             assert_eq!(a.len(), b.len());
-            assert_eq!((&a.file, a.text(), a.chunks), (&b.file, b.text(), b.chunks));
+            assert_eq!(
+                (&a.file, a.text().unwrap(), a.chunks),
+                (&b.file, b.text().unwrap(), b.chunks)
+            );
         }
         assert_eq!(owned.total_bytes(), released.total_bytes());
         assert_eq!(owned.get("f9").map(|t| t.chunks), Some(429));
@@ -566,5 +594,20 @@ mod tests {
         );
         let err = parse_transcripts(Path::new("t.json"), "[\n{\"page_content\": }]").unwrap_err();
         assert!(err.to_string().starts_with("t.json:2:"), "{err}");
+    }
+
+    #[test]
+    fn issue_40_a_damaged_packed_text_is_an_error_naming_the_transcript() {
+        let text = "Ana: we sold the farm in the spring of 1987. ".repeat(50);
+        let mut t = Transcript::new("IS-004.txt".into(), text, 1);
+        t.pack();
+        if let Stored::Packed(p) = &mut t.text {
+            p.damage();
+        }
+        let err = t.text().unwrap_err();
+        assert!(matches!(err, CorpusError::Damaged { .. }));
+        assert!(err.to_string().contains("IS-004.txt"), "{err}");
+        assert!(t.unpack().is_err());
+        assert!(t.is_packed(), "left packed, not emptied");
     }
 }

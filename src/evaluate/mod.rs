@@ -10,7 +10,7 @@ use crate::citations::attribution::{self, Attributed, Attribution};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::{self, Located, MatchLevel, QuoteCheck, SourceText, Verdict};
 use crate::corpus::tape::{newline, write_json_string, Kind, Tape};
-use crate::corpus::{QuestionSet, TranscriptSet};
+use crate::corpus::{CorpusError, QuestionSet, TranscriptSet};
 use crate::lexicon::Lexicon;
 use crate::scoring::{self, phrases::Analyzer, CompiledQuestion, QuestionType};
 use crate::stats::{summarize, GroupStat};
@@ -130,18 +130,23 @@ pub fn unlabelled_transcripts(
     transcripts: &TranscriptSet,
     cited: impl IntoIterator<Item = usize>,
     speakers: &crate::citations::turns::SpeakerConfig,
-) -> Vec<String> {
+) -> Result<Vec<String>, CorpusError> {
     let mut cited: Vec<usize> = cited.into_iter().collect();
     cited.sort_unstable();
     cited.dedup();
-    cited
-        .into_par_iter()
-        .filter(|&t| {
-            let text = transcripts.transcripts[t].text();
-            !crate::citations::turns::Turns::parse(&text, speakers).labelled()
+    let labelled: Vec<bool> = cited
+        .par_iter()
+        .map(|&t| {
+            let text = transcripts.transcripts[t].text()?;
+            Ok(crate::citations::turns::Turns::parse(&text, speakers).labelled())
         })
-        .map(|t| transcripts.transcripts[t].file.clone())
-        .collect()
+        .collect::<Result<_, CorpusError>>()?;
+    Ok(cited
+        .iter()
+        .zip(labelled)
+        .filter(|(_, l)| !l)
+        .map(|(&t, _)| transcripts.transcripts[t].file.clone())
+        .collect())
 }
 
 /// The warning of a transcript without speaker labels.
@@ -204,7 +209,7 @@ pub fn evaluate(
     transcripts: &TranscriptSet,
     lexicon: &Lexicon,
     config: &EvalConfig,
-) -> Evaluation {
+) -> Result<Evaluation, CorpusError> {
     let scored = score_answers(questions, lexicon);
     verify_and_assemble(
         questions,
@@ -223,7 +228,7 @@ pub fn evaluate_owned(
     transcripts: &TranscriptSet,
     lexicon: Lexicon,
     config: &EvalConfig,
-) -> Evaluation {
+) -> Result<Evaluation, CorpusError> {
     let scored = score_answers(questions, &lexicon);
     let signature = signature(&lexicon, config);
     // Its tables freed, and the embedded text's pages given back.
@@ -289,7 +294,7 @@ fn verify_and_assemble(
     scored: Vec<ScoredPair>,
     signature: String,
     config: &EvalConfig,
-) -> Evaluation {
+) -> Result<Evaluation, CorpusError> {
     // Every quote with its answer, in file order.
     let quote_refs: Vec<(usize, usize, &crate::corpus::Quote)> = questions
         .pairs
@@ -303,7 +308,7 @@ fn verify_and_assemble(
         })
         .collect();
     crate::progress::start("verifying quotes", quote_refs.len() as u64);
-    let (checks, attributed, unlabelled) = verify_quotes(&quote_refs, transcripts, config);
+    let (checks, attributed, unlabelled) = verify_quotes(&quote_refs, transcripts, config)?;
     crate::progress::finish();
     crate::timings::phase("attribution");
     let mut pairs: Vec<PairResult> = questions
@@ -338,7 +343,7 @@ fn verify_and_assemble(
     }
     set_existence_scores(&mut pairs);
     crate::timings::phase("results");
-    Evaluation {
+    Ok(Evaluation {
         pairs,
         config: config.clone(),
         signature,
@@ -346,7 +351,7 @@ fn verify_and_assemble(
             .into_iter()
             .map(|t| transcripts.transcripts[t].file.clone())
             .collect(),
-    }
+    })
 }
 
 /// Each pair's existence score: the share of its quotes found (None
@@ -409,7 +414,7 @@ fn verify_quotes(
     quote_refs: &[(usize, usize, &crate::corpus::Quote)],
     transcripts: &TranscriptSet,
     config: &EvalConfig,
-) -> (Vec<QuoteCheck>, Vec<Attributed>, Vec<usize>) {
+) -> Result<Checked3, CorpusError> {
     verify_quotes_in(quote_refs, transcripts, config, None)
 }
 
@@ -438,8 +443,9 @@ fn verify_quotes_in(
     transcripts: &TranscriptSet,
     config: &EvalConfig,
     kept: Option<&PreparedTranscripts>,
-) -> (Vec<QuoteCheck>, Vec<Attributed>, Vec<usize>) {
-    let kept = kept.filter(|k| k.speakers == config.speakers.signature());
+) -> Result<Checked3, CorpusError> {
+    let kept = kept
+        .filter(|k| k.speakers == config.speakers.signature() && k.normalize == config.normalize);
     let n = quote_refs.len();
     // Each quote's transcript, and each transcript's quotes in file order.
     let cited: Vec<Option<usize>> = quote_refs
@@ -460,16 +466,18 @@ fn verify_quotes_in(
     // Each transcript is built into the buffers of one done with before
     // (a few sets of them, one per transcript prepared at once).
     let spares: crate::memory::Pool<citations::Spare> = crate::memory::Pool::default();
-    let prepare = |t: usize| match kept {
-        Some(k) => Source::Kept(k.source(t)),
-        None => {
-            let mut spare = spares.take();
-            let text = transcripts.transcripts[t].text_in(spare.text_buffer());
-            Source::Fresh(Box::new(crate::timings::measure("turns", || {
-                SourceText::from_cow_with_speakers_in(text, &config.speakers, spare)
-                    .normalizing(&config.normalize)
-            })))
-        }
+    let prepare = |t: usize| -> Result<Source<'_>, CorpusError> {
+        Ok(match kept {
+            Some(k) => Source::Kept(k.source(t)?),
+            None => {
+                let mut spare = spares.take();
+                let text = transcripts.transcripts[t].text_in(spare.text_buffer())?;
+                Source::Fresh(Box::new(crate::timings::measure("turns", || {
+                    SourceText::from_cow_with_speakers_in(text, &config.speakers, spare)
+                        .normalizing(&config.normalize)
+                })))
+            }
+        })
     };
     let done_with = |src: Source<'_>| {
         if let Source::Fresh(s) = src {
@@ -482,15 +490,15 @@ fn verify_quotes_in(
     // memory never holds the corpus's normalized texts at once.
     let done: Vec<(usize, bool, TranscriptChecked)> = order
         .par_iter()
-        .map(|&i| {
-            let src = prepare(i);
+        .map(|&i| -> Result<_, CorpusError> {
+            let src = prepare(i)?;
             let out = check_transcript(&src, &by_transcript[i], quote_refs, config);
             let labelled = src.turns().is_some_and(|t| t.labelled());
             done_with(src);
             crate::progress::advance(by_transcript[i].len() as u64);
-            (i, labelled, out)
+            Ok((i, labelled, out))
         })
-        .collect();
+        .collect::<Result<_, CorpusError>>()?;
     // The transcripts' lookup structures are freed (unless prepared ahead).
     spares.clear();
     if kept.is_none() {
@@ -533,19 +541,32 @@ fn verify_quotes_in(
     let elsewhere = if lookups.is_empty() {
         Vec::new()
     } else {
+        // A transcript that fails to decode stops the run (its error
+        // kept from inside the search, which visits transcripts in
+        // parallel).
+        let failed: std::sync::Mutex<Option<CorpusError>> = std::sync::Mutex::new(None);
         let found = crate::timings::measure("other sources", || {
             attribution::other_sources_in(
                 names.len(),
                 &names,
                 &lookups,
                 &config.normalize,
-                |t, visit| {
-                    let src = prepare(t);
-                    visit(&src);
-                    done_with(src);
+                |t, visit| match prepare(t) {
+                    Ok(src) => {
+                        visit(&src);
+                        done_with(src);
+                    }
+                    Err(e) => {
+                        if let Ok(mut f) = failed.lock() {
+                            f.get_or_insert(e);
+                        }
+                    }
                 },
             )
         });
+        if let Some(e) = failed.into_inner().ok().flatten() {
+            return Err(e);
+        }
         // Their lookup structures again.
         spares.clear();
         if kept.is_none() {
@@ -575,8 +596,12 @@ fn verify_quotes_in(
         };
     }
     unlabelled.sort_unstable();
-    (checks, attributed, unlabelled)
+    Ok((checks, attributed, unlabelled))
 }
+
+/// Every quote's check and attribution, and the transcripts checked that
+/// have no speaker label (indices).
+type Checked3 = (Vec<QuoteCheck>, Vec<Attributed>, Vec<usize>);
 
 /// One transcript's checked quotes, by their index.
 type TranscriptChecked = Vec<(usize, Checked)>;
@@ -1216,7 +1241,7 @@ pub fn check_quotes(
     groups: &[Option<&str>],
     transcripts: &TranscriptSet,
     config: &EvalConfig,
-) -> Vec<QuoteResult> {
+) -> Result<Vec<QuoteResult>, CorpusError> {
     check_quotes_with(quotes, groups, transcripts, config, None)
 }
 
@@ -1226,7 +1251,7 @@ fn check_quotes_with(
     transcripts: &TranscriptSet,
     config: &EvalConfig,
     kept: Option<&PreparedTranscripts>,
-) -> Vec<QuoteResult> {
+) -> Result<Vec<QuoteResult>, CorpusError> {
     let mut group_of: HashMap<&str, usize> = HashMap::new();
     let refs: Vec<(usize, usize, &crate::corpus::Quote)> = quotes
         .iter()
@@ -1242,8 +1267,8 @@ fn check_quotes_with(
             (g, 0, q)
         })
         .collect();
-    let (checks, attributed, _) = verify_quotes_in(&refs, transcripts, config, kept);
-    quotes
+    let (checks, attributed, _) = verify_quotes_in(&refs, transcripts, config, kept)?;
+    Ok(quotes
         .iter()
         .zip(checks.into_iter().zip(attributed))
         .map(|(q, (check, attributed))| QuoteResult {
@@ -1252,7 +1277,7 @@ fn check_quotes_with(
             source: q.source.clone(),
             attributed,
         })
-        .collect()
+        .collect())
 }
 
 /// A transcript corpus parsed once and its transcripts prepared for
@@ -1264,16 +1289,22 @@ pub struct PreparedTranscripts {
     set: TranscriptSet,
     speaker_config: SpeakerConfig,
     speakers: String,
+    normalize: crate::text::aligned::NormalizeOptions,
     sources: Vec<std::sync::OnceLock<SourceText<'static>>>,
 }
 
 impl PreparedTranscripts {
     /// The corpus, its transcripts split into turns by `speakers`.
-    pub fn new(set: TranscriptSet, speakers: SpeakerConfig) -> PreparedTranscripts {
+    pub fn new(
+        set: TranscriptSet,
+        speakers: SpeakerConfig,
+        normalize: crate::text::aligned::NormalizeOptions,
+    ) -> PreparedTranscripts {
         let sources = (0..set.transcripts.len())
             .map(|_| std::sync::OnceLock::new())
             .collect();
         PreparedTranscripts {
+            normalize,
             speakers: speakers.signature(),
             speaker_config: speakers,
             set,
@@ -1286,13 +1317,14 @@ impl PreparedTranscripts {
         &self.set
     }
 
-    fn source(&self, t: usize) -> &SourceText<'static> {
-        self.sources[t].get_or_init(|| {
-            SourceText::with_speakers(
-                self.set.transcripts[t].text().into_owned(),
-                &self.speaker_config,
-            )
-        })
+    fn source(&self, t: usize) -> Result<&SourceText<'static>, CorpusError> {
+        if let Some(s) = self.sources[t].get() {
+            return Ok(s);
+        }
+        let text = self.set.transcripts[t].text()?.into_owned();
+        Ok(self.sources[t].get_or_init(|| {
+            SourceText::with_speakers(text, &self.speaker_config).normalizing(&self.normalize)
+        }))
     }
 }
 
@@ -1303,7 +1335,7 @@ pub fn check_quotes_prepared(
     groups: &[Option<&str>],
     prepared: &PreparedTranscripts,
     config: &EvalConfig,
-) -> Vec<QuoteResult> {
+) -> Result<Vec<QuoteResult>, CorpusError> {
     check_quotes_with(quotes, groups, &prepared.set, config, Some(prepared))
 }
 
@@ -1380,13 +1412,13 @@ mod tests {
             (lexicon.lemma_count(), lexicon.synset_count())
         );
         let config = EvalConfig::default();
-        let borrowed = evaluate(&questions, &transcripts, &lexicon, &config);
+        let borrowed = evaluate(&questions, &transcripts, &lexicon, &config).unwrap();
         assert!(borrowed
             .pairs
             .iter()
             .any(|p| p.answers.iter().any(|a| !a.quotes.is_empty())));
         transcripts.pack();
-        let owned = evaluate_owned(&questions, &transcripts, lexicon, &config);
+        let owned = evaluate_owned(&questions, &transcripts, lexicon, &config).unwrap();
         assert_eq!(borrowed.signature, owned.signature);
         // Byte spans included (they are not serialized).
         assert_eq!(

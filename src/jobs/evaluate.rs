@@ -254,9 +254,9 @@ pub fn run(
     questions: &QuestionSet,
     transcripts: &TranscriptSet,
     lexicon: &Lexicon,
-) -> Result<Output, ConfigError> {
+) -> Result<Output, JobError> {
     config.validate()?;
-    let eval = evaluate(questions, transcripts, lexicon, &config.eval_config());
+    let eval = evaluate(questions, transcripts, lexicon, &config.eval_config())?;
     let summary = summarize_evaluation(&eval);
     let results = annotate(questions, &eval);
     Ok(Output {
@@ -326,7 +326,7 @@ pub fn execute(
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     // WordNet is dropped once the answers are scored.
-    let evaluation = evaluate_owned(&questions, &transcripts, lexicon, &config.eval_config());
+    let evaluation = evaluate_owned(&questions, &transcripts, lexicon, &config.eval_config())?;
     let summary = summarize_evaluation(&evaluation);
     // The bootstrap's buffers are freed before the writing starts.
     crate::memory::give_back();

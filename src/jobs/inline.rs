@@ -59,8 +59,8 @@ pub struct QuoteInput {
 
 /// Quotes checked against transcripts as `evaluate` checks them: per
 /// quote, the fields it gets in results.json (`verdict`, `found`,
-/// `similarity`, `span`, `span_speaker`, `attribution`, and
-/// `other_source` or `pieces` when it has them).
+/// `similarity`, `span`, `span_speaker`, `attribution`, `differences`,
+/// and `other_source` or `pieces` when it has them).
 pub fn verify_quotes(
     config: &super::evaluate::Config,
     quotes: &[QuoteInput],
@@ -69,7 +69,7 @@ pub fn verify_quotes(
     config.validate()?;
     let (typed, groups) = typed_quotes(quotes);
     let results =
-        crate::evaluate::check_quotes(&typed, &groups, transcripts, &config.eval_config());
+        crate::evaluate::check_quotes(&typed, &groups, transcripts, &config.eval_config())?;
     Ok(results.iter().map(crate::evaluate::quote_fields).collect())
 }
 
@@ -98,6 +98,7 @@ pub fn prepare_transcripts(
     Ok(crate::evaluate::PreparedTranscripts::new(
         t,
         config.speakers()?,
+        config.eval_config().normalize,
     ))
 }
 
@@ -110,7 +111,7 @@ pub fn verify_quotes_prepared(
     config.validate()?;
     let (typed, groups) = typed_quotes(quotes);
     let results =
-        crate::evaluate::check_quotes_prepared(&typed, &groups, prepared, &config.eval_config());
+        crate::evaluate::check_quotes_prepared(&typed, &groups, prepared, &config.eval_config())?;
     Ok(results.iter().map(crate::evaluate::quote_fields).collect())
 }
 

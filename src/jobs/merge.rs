@@ -328,7 +328,7 @@ fn merge_evaluate(
             q.front().map(|p| p.id.as_str()).unwrap_or_default()
         )));
     }
-    restore_byte_spans(&mut pairs, &transcripts);
+    restore_byte_spans(&mut pairs, &transcripts)?;
     let eval_config = config.eval_config();
     let cited = pairs
         .iter()
@@ -336,7 +336,7 @@ fn merge_evaluate(
         .flat_map(|a| &a.quotes)
         .filter_map(|q| q.source.as_deref().and_then(|s| transcripts.position(s)));
     let unlabelled =
-        crate::evaluate::unlabelled_transcripts(&transcripts, cited, &eval_config.speakers);
+        crate::evaluate::unlabelled_transcripts(&transcripts, cited, &eval_config.speakers)?;
     let evaluation = Evaluation {
         unlabelled,
         pairs,
@@ -388,7 +388,10 @@ fn byte_offsets(text: &str, chars: &std::collections::BTreeSet<usize>) -> BTreeM
 
 /// The byte spans (not in pairs.jsonl) the audit report needs, from the
 /// char spans and the transcripts.
-fn restore_byte_spans(pairs: &mut [PairResult], transcripts: &crate::corpus::TranscriptSet) {
+fn restore_byte_spans(
+    pairs: &mut [PairResult],
+    transcripts: &crate::corpus::TranscriptSet,
+) -> Result<(), JobError> {
     let n = transcripts.transcripts.len();
     let mut wanted: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); n];
     let at = |name: Option<&str>| name.and_then(|s| transcripts.position(s));
@@ -436,12 +439,13 @@ fn restore_byte_spans(pairs: &mut [PairResult], transcripts: &crate::corpus::Tra
         .transcripts
         .iter()
         .zip(&wanted)
-        .map(|(t, w)| byte_offsets(&t.text(), w))
-        .collect();
+        .map(|(t, w)| Ok(byte_offsets(&t.text()?, w)))
+        .collect::<Result<_, crate::corpus::CorpusError>>()?;
     visit(pairs, &mut |i, r, s| {
         let b = |c: usize| maps[i].get(&c).copied().unwrap_or(0);
         *r = b(s.start)..b(s.end);
     });
+    Ok(())
 }
 
 /// A JSON file of a shard's run folder.

@@ -132,6 +132,9 @@ impl JobError {
     /// for runtime failures (exit 1).
     pub fn is_input(&self) -> bool {
         match self {
+            // A transcript whose text failed to decode in memory is a
+            // runtime failure, not the input's fault.
+            JobError::Corpus(crate::corpus::CorpusError::Damaged { .. }) => false,
             JobError::Config(_) | JobError::Corpus(_) | JobError::Input(_) => true,
             JobError::Lexicon(_) => true,
             JobError::Report(e) => matches!(

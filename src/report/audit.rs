@@ -289,12 +289,18 @@ struct Texts<'t> {
     texts: Vec<std::borrow::Cow<'t, str>>,
 }
 
+/// A transcript that fails to decode, as an I/O error of the report
+/// (its message names the transcript).
+fn damaged(e: crate::corpus::CorpusError) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string())
+}
+
 impl<'t> Texts<'t> {
-    fn new(set: &'t TranscriptSet) -> Texts<'t> {
-        Texts {
+    fn new(set: &'t TranscriptSet) -> std::io::Result<Texts<'t>> {
+        Ok(Texts {
             set,
-            texts: set.texts(),
-        }
+            texts: set.texts().map_err(damaged)?,
+        })
     }
 
     /// The text of a FILE.
@@ -424,13 +430,13 @@ pub fn write_data_spilled(
     }
     // The contexts in other transcripts (few: quotes not found in their
     // own), made first, by quote.
-    let mut other_ctx: Vec<((usize, usize, usize), Vec<u8>)> = by_other
+    let made: Vec<Vec<((usize, usize, usize), Vec<u8>)>> = by_other
         .par_iter()
         .enumerate()
         .filter(|(_, quotes)| !quotes.is_empty())
-        .flat_map_iter(|(o, quotes)| {
-            let text = transcripts.transcripts[o].text();
-            quotes
+        .map(|(o, quotes)| -> std::io::Result<_> {
+            let text = transcripts.transcripts[o].text().map_err(damaged)?;
+            Ok(quotes
                 .iter()
                 .filter_map(|q| {
                     let os = q.result.attributed.other_source.as_ref()?;
@@ -438,9 +444,10 @@ pub fn write_data_spilled(
                     put_other_ctx(&mut out, Some(&text), os);
                     Some((q.at, out))
                 })
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>())
         })
-        .collect();
+        .collect::<std::io::Result<_>>()?;
+    let mut other_ctx: Vec<((usize, usize, usize), Vec<u8>)> = made.into_iter().flatten().collect();
     other_ctx.sort_unstable_by_key(|&(at, _)| at);
     drop(by_other);
     // Each group's records, in pair order, into its section; the largest
@@ -461,7 +468,9 @@ pub fn write_data_spilled(
             let text = transcripts
                 .transcripts
                 .get(t)
-                .map(|t| t.text_in(&mut text_buf));
+                .map(|t| t.text_in(&mut text_buf))
+                .transpose()
+                .map_err(damaged)?;
             let mut section = spill.section_in(section_buf);
             for q in &by_group[t] {
                 let other = |out: &mut Vec<u8>, os: &OtherSource| {
@@ -538,7 +547,7 @@ pub fn write_data_streamed(
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let n = questions.pairs.len().min(eval.pairs.len());
-    let texts = Texts::new(transcripts);
+    let texts = Texts::new(transcripts)?;
     let make_quotes = |range: std::ops::Range<usize>| -> Vec<String> {
         range
             .into_par_iter()
@@ -906,7 +915,8 @@ mod tests {
         .unwrap();
         let lexicon = crate::lexicon::Lexicon::embedded().unwrap();
         let eval =
-            crate::evaluate::evaluate(&questions, &transcripts, &lexicon, &Default::default());
+            crate::evaluate::evaluate(&questions, &transcripts, &lexicon, &Default::default())
+                .unwrap();
         // Every kind of record is there.
         let attributions: std::collections::BTreeSet<String> = eval
             .pairs
@@ -972,7 +982,8 @@ mod tests {
         .unwrap();
         let lexicon = crate::lexicon::Lexicon::embedded().unwrap();
         let eval =
-            crate::evaluate::evaluate(&questions, &transcripts, &lexicon, &Default::default());
+            crate::evaluate::evaluate(&questions, &transcripts, &lexicon, &Default::default())
+                .unwrap();
         // The reference: every part made at once and concatenated, the
         // last trailing comma of each array dropped.
         let n = questions.pairs.len();
@@ -983,7 +994,7 @@ mod tests {
         let expected = format!(
             "{{\"pairs\":[{}],\"quotes\":[{}]}}",
             all(&|pi| pair_part(&questions, &eval, pi)),
-            all(&|pi| quotes_part(&questions, &eval, &Texts::new(&transcripts), pi))
+            all(&|pi| quotes_part(&questions, &eval, &Texts::new(&transcripts).unwrap(), pi))
         );
         let whole = data_json(&questions, &eval, &transcripts);
         assert_eq!(whole, expected);
