@@ -49,6 +49,7 @@ pub mod cli;
 pub mod compare;
 pub mod corpus;
 pub mod evaluate;
+pub mod gates;
 pub mod grounding;
 pub mod hotpot;
 #[cfg(feature = "net")]

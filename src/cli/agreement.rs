@@ -46,6 +46,9 @@ pub struct AgreementArgs {
     /// written), nothing else there.
     #[arg(long)]
     pub json: bool,
+    /// `--fail-under`, `--junit`.
+    #[command(flatten)]
+    pub gates: super::GateArgs,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -68,6 +71,7 @@ impl AgreementArgs {
         super::set(&mut c.seed, &self.seed);
         super::set_some(&mut c.out, &self.out);
         c.no_plots |= self.no_plots;
+        self.gates.apply(&mut c.fail_under)?;
         if !self.settings.print_config {
             c.validate()?;
         }
@@ -93,5 +97,6 @@ pub fn run(args: AgreementArgs) -> anyhow::Result<u8> {
             outln!("run folder: {}", path.display());
         }
     }
-    Ok(EXIT_OK)
+    args.gates
+        .finish("agreement", &config.fail_under, &result, EXIT_OK)
 }

@@ -41,6 +41,18 @@ pub struct CompareArgs {
     /// Seed of the paired bootstrap [default: 42].
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Quality gate: exit 3, once the comparison is written, when a system
+    /// is worse than the first one (the baseline) on a compared metric
+    /// with a Holm-adjusted p below `--alpha`.
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// Significance level of `--fail-on-regression` (0 < alpha < 1) [default: 0.05].
+    #[arg(long, requires = "fail_on_regression")]
+    pub alpha: Option<f64>,
+    /// Write the regression checks as a JUnit XML report (one test case
+    /// per system and metric) to FILE.
+    #[arg(long, value_name = "FILE", requires = "fail_on_regression")]
+    pub junit: Option<PathBuf>,
     /// `--config FILE` (which may also list `systems`), `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -76,15 +88,81 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }
+    let alpha = args.alpha.unwrap_or(0.05);
+    if !(alpha.is_finite() && alpha > 0.0 && alpha < 1.0) {
+        return Err(super::InputError(format!(
+            "--alpha must lie strictly between 0 and 1, got {}",
+            crate::corpus::number_preview(alpha)
+        ))
+        .into());
+    }
     let (path, comparison) = args.progress.run(|| execute(&config))?;
     let sig = signature(config.resamples, config.seed, config.cluster);
     if args.json {
         let v = crate::jobs::compare::comparison_json(&comparison, &sig);
         super::print_json(&v, Some(&path))?;
+    } else {
+        outln!("{}", compare_tables(&comparison));
+        outln!("signature: {sig}");
+        outln!("run folder: {}", path.display());
+    }
+    if !args.fail_on_regression {
         return Ok(EXIT_OK);
     }
-    outln!("{}", compare_tables(&comparison));
-    outln!("signature: {sig}");
-    outln!("run folder: {}", path.display());
-    Ok(EXIT_OK)
+    let checks = regressions(&comparison, alpha);
+    for (_, failure) in &checks {
+        if let Some(f) = failure {
+            errln!("regression: {f}");
+        }
+    }
+    if let Some(path) = &args.junit {
+        let xml = crate::gates::junit_xml("compare", &checks);
+        crate::report::write_atomic(path, xml.as_bytes())?;
+    }
+    Ok(if checks.iter().any(|(_, f)| f.is_some()) {
+        super::EXIT_GATE
+    } else {
+        EXIT_OK
+    })
+}
+
+/// Each other system against the first (the baseline), metric by metric:
+/// a test case named `SYSTEM on METRIC`, failed when the system is worse
+/// (lower, or higher for a metric where lower is better) with a
+/// Holm-adjusted p below `alpha`; the failure names the difference, its
+/// interval and p.
+fn regressions(c: &crate::compare::Comparison, alpha: f64) -> Vec<(String, Option<String>)> {
+    let Some(baseline) = c.systems.first().map(|s| s.name.as_str()) else {
+        return Vec::new();
+    };
+    let f = |x: f64| crate::report::fixed(x, 4);
+    c.differences
+        .iter()
+        .filter(|d| d.system_a == baseline)
+        .map(|d| {
+            let name = format!("{} on {} against {baseline}", d.system_b, d.metric);
+            let failure = match (&d.paired, d.p_holm) {
+                (Some(p), Some(holm)) => {
+                    let worse = if crate::gates::lower_is_better(&d.metric) {
+                        p.diff > 0.0
+                    } else {
+                        p.diff < 0.0
+                    };
+                    (worse && holm < alpha).then(|| {
+                        format!(
+                            "{} is worse than {baseline} on {}: difference {} [{}, {}], Holm-adjusted p = {} < {alpha}",
+                            d.system_b,
+                            d.metric,
+                            f(p.diff),
+                            f(p.ci_low),
+                            f(p.ci_high),
+                            f(holm)
+                        )
+                    })
+                }
+                _ => None,
+            };
+            (name, failure)
+        })
+        .collect()
 }

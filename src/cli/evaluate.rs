@@ -41,6 +41,9 @@ pub struct EvaluateArgs {
     /// WordNet source.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
+    /// `--fail-under`, `--junit`.
+    #[command(flatten)]
+    pub gates: super::GateArgs,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -76,6 +79,7 @@ impl EvaluateArgs {
         });
         super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
         super::set_some(&mut c.shard, &self.shard);
+        self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)
     }
@@ -101,9 +105,10 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
         .run(|| execute(&config, questions, transcripts))?;
     if args.json {
         super::print_json(&summary, Some(&path))?;
-        return Ok(EXIT_OK);
+    } else {
+        outln!("{}", evaluate_summary(&summary, config.match_level));
+        outln!("run folder: {}", path.display());
     }
-    outln!("{}", evaluate_summary(&summary, config.match_level));
-    outln!("run folder: {}", path.display());
-    Ok(EXIT_OK)
+    args.gates
+        .finish("evaluate", &config.fail_under, &summary, EXIT_OK)
 }

@@ -30,6 +30,9 @@ pub struct GroundingArgs {
     /// WordNet.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
+    /// `--fail-under`, `--junit`.
+    #[command(flatten)]
+    pub gates: super::GateArgs,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -45,6 +48,7 @@ impl GroundingArgs {
         super::set_some(&mut c.shard, &self.shard);
         super::set(&mut c.out, &self.out);
         super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
+        self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)
     }
@@ -68,5 +72,6 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
         outln!("signature: {}", crate::grounding::signature());
         outln!("run folder: {}", path.display());
     }
-    Ok(EXIT_OK)
+    args.gates
+        .finish("grounding", &config.fail_under, summary, EXIT_OK)
 }

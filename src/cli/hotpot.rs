@@ -39,6 +39,9 @@ pub struct HotpotArgs {
     /// id mod N, plus 1); join the shards with `corpus-eval merge`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
+    /// `--fail-under`, `--junit`.
+    #[command(flatten)]
+    pub gates: super::GateArgs,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -58,6 +61,7 @@ impl HotpotArgs {
         if self.no_plots {
             c.no_plots = true;
         }
+        self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)
     }
@@ -73,11 +77,13 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
         return Err(InputError("hotpot needs PREDICTIONS and GOLD".into()).into());
     };
     let (path, eval, system) = args.progress.run(|| execute(&config, predictions, gold))?;
+    let averages = Value::Object(eval.averages_json());
     if args.json {
-        super::print_json(&Value::Object(eval.averages_json()), Some(&path))?;
+        super::print_json(&averages, Some(&path))?;
     } else {
         outln!("{}", hotpot_summary(&eval, &system));
         outln!("run folder: {}", path.display());
     }
-    Ok(EXIT_OK)
+    args.gates
+        .finish("hotpot", &config.fail_under, &averages, EXIT_OK)
 }

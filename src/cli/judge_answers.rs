@@ -84,6 +84,9 @@ pub struct JudgeAnswersArgs {
     /// semantic_dynamic draws its validation items from the whole input.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
+    /// `--fail-under`, `--junit`.
+    #[command(flatten)]
+    pub gates: super::GateArgs,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: ConfigArgs,
@@ -186,6 +189,7 @@ impl JudgeAnswersArgs {
         c.no_plots |= self.no_plots;
         c.agreement |= self.agreement;
         super::set_some(&mut c.shard, &self.shard);
+        self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)
     }
@@ -314,5 +318,6 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_RUNTIME);
     }
-    Ok(EXIT_OK)
+    args.gates
+        .finish("judge-answers", &config.fail_under, summary, EXIT_OK)
 }

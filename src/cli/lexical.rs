@@ -71,6 +71,9 @@ pub struct LexicalArgs {
     /// written), nothing else there.
     #[arg(long)]
     pub json: bool,
+    /// `--fail-under`, `--junit`.
+    #[command(flatten)]
+    pub gates: super::GateArgs,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -96,6 +99,7 @@ impl LexicalArgs {
         super::set(&mut c.seed, &self.seed);
         super::set_some(&mut c.per_item, &self.per_item);
         super::set_some(&mut c.out, &self.out);
+        self.gates.apply(&mut c.fail_under)?;
         if !self.settings.print_config {
             c.validate()?;
         }
@@ -121,5 +125,6 @@ pub fn run(args: LexicalArgs) -> anyhow::Result<u8> {
             outln!("run folder: {}", path.display());
         }
     }
-    Ok(EXIT_OK)
+    args.gates
+        .finish("lexical", &config.fail_under, &output.summary, EXIT_OK)
 }

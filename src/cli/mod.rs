@@ -41,6 +41,8 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_RUNTIME: u8 = 1;
 /// Exit code: a usage or input error.
 pub const EXIT_INPUT: u8 = 2;
+/// Exit code: a quality gate failed (the outputs were written).
+pub const EXIT_GATE: u8 = crate::gates::EXIT_GATE;
 
 /// An error caused by the user's input or arguments (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -107,6 +109,69 @@ impl ConfigArgs {
             outln!("{}", text.trim_end());
         }
         Ok(self.print_config)
+    }
+}
+
+/// Quality gates (`--fail-under`, `--junit`), on every command that writes
+/// an overall statistic.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct GateArgs {
+    /// Quality gate: exit 3, once the run folder is written, when an
+    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
+    /// repeatable; names: the keys of the command's summary).
+    #[arg(long = "fail-under", value_name = "METRIC=VALUE[,...]")]
+    pub fail_under: Vec<String>,
+    /// Write the quality gates as a JUnit XML report (one test case per
+    /// gate) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+impl GateArgs {
+    /// Adds the `--fail-under` bounds to a configuration's `fail_under`.
+    pub(crate) fn apply(
+        &self,
+        table: &mut std::collections::BTreeMap<String, f64>,
+    ) -> anyhow::Result<()> {
+        for spec in &self.fail_under {
+            let gates =
+                crate::gates::parse(spec).map_err(|e| InputError(format!("--fail-under: {e}")))?;
+            for g in gates {
+                table.insert(g.metric, g.bound);
+            }
+        }
+        Ok(())
+    }
+
+    /// After the run: each gate of `table` against `summary` (the
+    /// command's summary as `--json` prints it); failures named on stderr,
+    /// the JUnit report written; [`crate::gates::EXIT_GATE`] when one
+    /// failed, else `code`.
+    pub(crate) fn finish(
+        &self,
+        command: &str,
+        table: &std::collections::BTreeMap<String, f64>,
+        summary: &impl serde::Serialize,
+        code: u8,
+    ) -> anyhow::Result<u8> {
+        let gates = crate::gates::from_table(table);
+        if gates.is_empty() && self.junit.is_none() {
+            return Ok(code);
+        }
+        let summary = serde_json::to_value(summary)?;
+        let outcomes = crate::gates::results(command, &gates, &summary);
+        for o in outcomes.iter().filter(|o| !o.passed) {
+            errln!("quality gate failed: {}", crate::gates::failure_message(o));
+        }
+        if let Some(path) = &self.junit {
+            let xml = crate::gates::junit_xml(command, &crate::gates::cases(&outcomes));
+            crate::report::write_atomic(path, xml.as_bytes())?;
+        }
+        Ok(if outcomes.iter().any(|o| !o.passed) {
+            crate::gates::EXIT_GATE
+        } else {
+            code
+        })
     }
 }
 

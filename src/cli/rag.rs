@@ -150,6 +150,9 @@ pub struct RunArgs {
     /// WordNet (for scoring answers).
     #[command(flatten)]
     pub wordnet: WordnetArgs,
+    /// `--fail-under`, `--junit`.
+    #[command(flatten)]
+    pub gates: super::GateArgs,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: ConfigArgs,
@@ -165,6 +168,7 @@ impl RunArgs {
         self.api.apply(&mut c)?;
         super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
         super::set_some(&mut c.shard, &self.shard);
+        self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)
     }
@@ -332,5 +336,6 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_RUNTIME);
     }
-    Ok(EXIT_OK)
+    args.gates
+        .finish("rag run", &config.fail_under, &summary, EXIT_OK)
 }

@@ -64,6 +64,9 @@ pub struct TextEvalArgs {
     /// WordNet.
     #[command(flatten)]
     pub wordnet: WordnetArgs,
+    /// `--fail-under`, `--junit`.
+    #[command(flatten)]
+    pub gates: super::GateArgs,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -95,6 +98,7 @@ impl TextEvalArgs {
             c.no_embeddings = true;
         }
         super::set(&mut c.engine, &self.engine);
+        self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)
     }
@@ -123,5 +127,6 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
         outln!("signature: {}", output.signature);
         outln!("run folder: {}", path.display());
     }
-    Ok(EXIT_OK)
+    args.gates
+        .finish("text-eval", &config.fail_under, &output.summary, EXIT_OK)
 }

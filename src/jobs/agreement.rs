@@ -56,11 +56,17 @@ pub struct Config {
     pub out: Option<PathBuf>,
     /// Skip the confusion-matrix PNG.
     pub no_plots: bool,
+    /// Quality gates: the least value of each named overall metric
+    /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
+    /// folder is written.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
+            fail_under: Default::default(),
             version: Self::VERSION,
             id: String::new(),
             raters: None,
@@ -78,6 +84,12 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
+        crate::gates::check("agreement", &crate::gates::from_table(&self.fail_under)).map_err(
+            |message| ConfigError::Invalid {
+                field: "--fail-under".into(),
+                message,
+            },
+        )?;
         if self.resamples != 0 && !(MIN_RESAMPLES..=MAX_RESAMPLES).contains(&self.resamples) {
             return Err(ConfigError::Invalid {
                 field: "--resamples".into(),

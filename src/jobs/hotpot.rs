@@ -64,11 +64,17 @@ pub struct Config {
     /// [`crate::shard`]); `corpus-eval merge` joins the shards.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::shard::Shard>,
+    /// Quality gates: the least value of each named overall metric
+    /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
+    /// folder is written.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
+            fail_under: Default::default(),
             version: Self::VERSION,
             out: PathBuf::from("reports"),
             format: InputFormat::Auto,
@@ -84,6 +90,12 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
+        crate::gates::check("hotpot", &crate::gates::from_table(&self.fail_under)).map_err(
+            |message| ConfigError::Invalid {
+                field: "--fail-under".into(),
+                message,
+            },
+        )?;
         match &self.name {
             Some(n) if n.trim().is_empty() => Err(ConfigError::Invalid {
                 field: "--name".into(),

@@ -147,11 +147,17 @@ pub struct Config {
     /// item) cannot be sharded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::shard::Shard>,
+    /// Quality gates: the least value of each named overall metric
+    /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
+    /// folder is written.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
+            fail_under: Default::default(),
             version: Self::VERSION,
             method: Method::SemanticFixed,
             threshold: DEFAULT_THRESHOLD,
@@ -189,6 +195,12 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
+        crate::gates::check("judge-answers", &crate::gates::from_table(&self.fail_under)).map_err(
+            |message| ConfigError::Invalid {
+                field: "--fail-under".into(),
+                message,
+            },
+        )?;
         check_in("--threshold", self.threshold, 0.0, 1.0)?;
         check_in("--band", self.band, 0.0, 1.0)?;
         check_in("--validation-fraction", self.validation_fraction, 1e-9, 1.0)?;

@@ -91,11 +91,17 @@ pub struct Config {
     /// Parent folder of the run folder (none: no run folder).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub out: Option<PathBuf>,
+    /// Quality gates: the least value of each named overall metric
+    /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
+    /// folder is written.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
+            fail_under: Default::default(),
             version: Self::VERSION,
             metrics: METRICS.iter().map(|m| m.to_string()).collect(),
             stemmer: false,
@@ -126,6 +132,12 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
+        crate::gates::check("lexical", &crate::gates::from_table(&self.fail_under)).map_err(
+            |message| ConfigError::Invalid {
+                field: "--fail-under".into(),
+                message,
+            },
+        )?;
         if self.metrics.is_empty() {
             return Err(invalid("--metric", "names no metric".into()));
         }

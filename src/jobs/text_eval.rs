@@ -76,11 +76,17 @@ pub struct Config {
     /// `corpus-eval merge` joins the shards.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::shard::Shard>,
+    /// Quality gates: the least value of each named overall metric
+    /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
+    /// folder is written.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
+            fail_under: Default::default(),
             version: Self::VERSION,
             out: PathBuf::from("reports"),
             weights: None,
@@ -102,6 +108,12 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
+        crate::gates::check("text-eval", &crate::gates::from_table(&self.fail_under)).map_err(
+            |message| ConfigError::Invalid {
+                field: "--fail-under".into(),
+                message,
+            },
+        )?;
         if self.require_model && self.no_embeddings {
             return Err(ConfigError::Invalid {
                 field: "--require-model".into(),
