@@ -5,6 +5,7 @@ mod util;
 mod agreement_cli;
 mod attribution_cli;
 mod compare_cli;
+mod docs;
 mod evaluate_cli;
 mod fuzzy_lossless;
 mod gates_cli;
