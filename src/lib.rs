@@ -16,6 +16,10 @@
 //! - [`judge`]: LLM-as-judge over an OpenAI-compatible API, with a verdict cache;
 //! - [`cli`]: the command line that wires them.
 //!
+//! The library's guide (the typed jobs, the loaders, features and an
+//! example) is the repository's `docs/library.md` chapter; every command's
+//! chapter is listed in `docs/README.md`.
+//!
 //! Cargo features (all on by default): `cli` (the command line), `semantic`
 //! (sentence embeddings: candle, tokenizers), `net` (the LLM judge and the
 //! RAG API: reqwest, SQLite) and `charts` (PNG charts: plotters). With

@@ -42,7 +42,11 @@ fn anchors(text: &str) -> BTreeSet<String> {
         }
         let base = slug(heading);
         let n = seen.entry(base.clone()).or_insert(0);
-        out.insert(if *n == 0 { base.clone() } else { format!("{base}-{n}") });
+        out.insert(if *n == 0 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        });
         *n += 1;
     }
     out
@@ -122,18 +126,29 @@ fn issue_41_every_relative_link_and_anchor_resolves() {
             // Nothing outside the repository.
             let root = repo().canonicalize().unwrap();
             if !dest.canonicalize().unwrap().starts_with(&root) {
-                broken.push(format!("{}: {target}: outside the repository", file.display()));
+                broken.push(format!(
+                    "{}: {target}: outside the repository",
+                    file.display()
+                ));
                 continue;
             }
             if let Some(a) = anchor {
                 let dest_text = std::fs::read_to_string(&dest).unwrap_or_default();
                 if !anchors(&dest_text).contains(a) {
-                    broken.push(format!("{}: {target}: no heading with that anchor", file.display()));
+                    broken.push(format!(
+                        "{}: {target}: no heading with that anchor",
+                        file.display()
+                    ));
                 }
             }
         }
     }
-    assert!(broken.is_empty(), "{} broken link(s):\n{}", broken.len(), broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "{} broken link(s):\n{}",
+        broken.len(),
+        broken.join("\n")
+    );
     assert!(checked > 50, "only {checked} links checked");
 }
 
@@ -169,7 +184,9 @@ fn issue_41_every_subcommand_has_a_chapter() {
         .collect();
     for c in &commands {
         let named = headings.iter().any(|h| {
-            h.contains(&format!("corpus-eval {c}")) || h.contains(&format!("`{c}`")) || h.contains(&format!("`{c} "))
+            h.contains(&format!("corpus-eval {c}"))
+                || h.contains(&format!("`{c}`"))
+                || h.contains(&format!("`{c} "))
         });
         assert!(named, "no chapter heading names the command `{c}`");
     }
@@ -180,9 +197,18 @@ fn issue_41_the_readme_is_short_and_starts_with_checking_quotes() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let lines: Vec<&str> = readme.lines().collect();
     assert!(lines.len() <= 250, "README.md has {} lines", lines.len());
-    assert_eq!(lines[2], "cargo run --release -- evaluate evaluation/data_fixture.json datasets/corpus.json");
+    assert_eq!(
+        lines[2],
+        "cargo run --release -- evaluate evaluation/data_fixture.json datasets/corpus.json"
+    );
     assert_eq!(lines[3], "cargo test");
     let first_screen = lines[..lines.len().min(50)].join("\n");
-    assert!(first_screen.contains("Check the quotes"), "how to check quotes is on the first screen");
-    assert!(repo().join("docs/images/report.png").is_file(), "the report screenshot");
+    assert!(
+        first_screen.contains("Check the quotes"),
+        "how to check quotes is on the first screen"
+    );
+    assert!(
+        repo().join("docs/images/report.png").is_file(),
+        "the report screenshot"
+    );
 }

@@ -208,7 +208,8 @@ pub(crate) fn quote_of_json(
 /// of one row per input row, in order: `id` (when given), `verdict`,
 /// `found`, `similarity`, `span_start`, `span_end`, `span_speaker`,
 /// `attribution`, `other_source` and `pieces` (JSON text, null when
-/// absent).
+/// absent), and `differences` (`;`-joined, as in quotes.csv; null when
+/// not found).
 #[pyfunction]
 pub fn verify_quotes_arrow<'py>(
     py: Python<'py>,
@@ -282,6 +283,22 @@ pub fn verify_quotes_arrow<'py>(
         for name in ["span_speaker", "attribution", "other_source", "pieces"] {
             columns.push((name, Arc::new(StringArray::from(field(name)))));
         }
+        // What was ignored to find each quote, `;`-joined as in
+        // quotes.csv (null when not found).
+        let differences: Vec<Option<String>> = results
+            .iter()
+            .map(|r| {
+                r.get("differences")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|d| {
+                        d.iter()
+                            .filter_map(serde_json::Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join(";")
+                    })
+            })
+            .collect();
+        columns.push(("differences", Arc::new(StringArray::from(differences))));
         record_batch(columns)
     })?;
     export(py, batch)

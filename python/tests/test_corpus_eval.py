@@ -132,6 +132,10 @@ def test_verify_quotes_equals_evaluates_quotes(tmp_path):
     spans = [w["span"] for w in want]
     assert table.column("span_start").to_pylist() == [s and s["start"] for s in spans]
     assert table.column("span_end").to_pylist() == [s and s["end"] for s in spans]
+    # Issue 40: what was ignored to find each quote, `;`-joined.
+    assert table.column("differences").to_pylist() == \
+        [None if w["differences"] is None else ";".join(w["differences"]) for w in want]
+    assert any(w["differences"] for w in want)
     others = [json.dumps(w["other_source"]) if "other_source" in w else None for w in want]
     assert [o and json.loads(o) for o in table.column("other_source").to_pylist()] == \
         [o and json.loads(o) for o in others]

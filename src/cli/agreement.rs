@@ -72,6 +72,8 @@ impl AgreementArgs {
         super::set_some(&mut c.out, &self.out);
         c.no_plots |= self.no_plots;
         self.gates.apply(&mut c.fail_under)?;
+        crate::gates::check("agreement", &crate::gates::from_table(&c.fail_under))
+            .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
         if !self.settings.print_config {
             c.validate()?;
         }

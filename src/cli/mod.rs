@@ -133,6 +133,22 @@ impl GateArgs {
         &self,
         table: &mut std::collections::BTreeMap<String, f64>,
     ) -> anyhow::Result<()> {
+        // The report's folder must exist: known before the run, not after.
+        if let Some(path) = &self.junit {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            if !dir.is_dir() {
+                return Err(InputError(format!(
+                    "--junit {}: the folder {} does not exist",
+                    path.display(),
+                    dir.display()
+                ))
+                .into());
+            }
+            crate::report::check_destination(path)?;
+        }
         for spec in &self.fail_under {
             let gates =
                 crate::gates::parse(spec).map_err(|e| InputError(format!("--fail-under: {e}")))?;

@@ -116,8 +116,15 @@ pub fn bound_message(message: &str) -> std::borrow::Cow<'_, str> {
     }
     let mut out = String::with_capacity(message.len().min(16 * limit));
     let mut run = String::new();
+    // A stretch already cut by a preview (its text and `…`) is left as it
+    // is: cut once, said once.
     let flush = |run: &mut String, out: &mut String| {
-        out.push_str(&cut(std::mem::take(run)));
+        let stretch = std::mem::take(run);
+        if stretch.ends_with('…') && stretch.chars().count() <= limit + 1 {
+            out.push_str(&stretch);
+        } else {
+            out.push_str(&cut(stretch));
+        }
     };
     for c in message.chars() {
         if matches!(

@@ -127,6 +127,7 @@ impl JobConfig for Config {
             &mut c.speaker_pattern,
             &mut c.interviewer_labels,
         );
+        c.fillers.get_or_insert_with(default_fillers);
         c
     }
 

@@ -338,13 +338,23 @@ pub fn printable_toml<C: JobConfig>(config: &C) -> (String, bool) {
     let mut text = toml::to_string(&value).unwrap_or_default();
     let unset = config.unset();
     if !unset.is_empty() {
-        if !text.ends_with('\n') && !text.is_empty() {
+        // Before the first table (`[fail_under]`): a key uncommented there
+        // belongs to the configuration, not to the table.
+        let mut notes = String::from("# Not set (uncomment to set):\n");
+        for (key, meaning) in unset {
+            notes.push_str(&format!("# {key} = ...  ({meaning})\n"));
+        }
+        let at = text
+            .match_indices('\n')
+            .map(|(i, _)| i + 1)
+            .find(|&i| text[i..].starts_with('['))
+            .map(|i| i - usize::from(text[..i].ends_with("\n\n")))
+            .unwrap_or(text.len());
+        if at == text.len() && !text.ends_with('\n') && !text.is_empty() {
             text.push('\n');
         }
-        text.push_str("# Not set (uncomment to set):\n");
-        for (key, meaning) in unset {
-            text.push_str(&format!("# {key} = ...  ({meaning})\n"));
-        }
+        let at = at.min(text.len());
+        text.insert_str(at, &notes);
     }
     (text, redacted)
 }

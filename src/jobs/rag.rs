@@ -182,6 +182,8 @@ impl JobConfig for Config {
             &mut c.speaker_pattern,
             &mut c.interviewer_labels,
         );
+        c.fillers
+            .get_or_insert_with(super::evaluate::default_fillers);
         c
     }
 

@@ -40,7 +40,7 @@ pub enum LexiconError {
     /// A WordNet file or the compact lexicon is malformed.
     #[error("{path}:{line}: {message}")]
     Format {
-        /// The file (or "<embedded lexicon>").
+        /// The file (or `"<embedded lexicon>"`).
         path: PathBuf,
         /// 1-based line number.
         line: usize,
@@ -291,7 +291,7 @@ impl Lexicon {
         }
     }
 
-    /// Short signature for metric outputs: "wordnet:<source>#<digest prefix>".
+    /// Short signature for metric outputs: `"wordnet:<source>#<digest prefix>"`.
     pub fn signature(&self) -> String {
         let short: String = self.digest().chars().take(12).collect();
         let version = self.source.split(" dict").next().unwrap_or("WordNet");

@@ -1,4 +1,4 @@
-//! The start-tracking table of [`super::table`], eight quote rows at a
+//! The start-tracking table of `super::table`, eight quote rows at a
 //! time along anti-diagonals.
 //!
 //! Cell `(r, c)` holds the least edit distance of the quote's first `r`
@@ -258,7 +258,7 @@ mod avx2 {
 
 /// For each end `j` in 0..=n of `text`: the least distance of `quote` to a
 /// substring ending there and the earliest start reaching it, as
-/// `distance << 32 | start` (the layout of [`super::table`]). `quote` has
+/// `distance << 32 | start` (the layout of `super::table`). `quote` has
 /// at most [`MAX_QUOTE`] characters.
 pub fn table(quote: &[char], text: &[char]) -> Vec<u64> {
     #[cfg(target_arch = "x86_64")]
