@@ -1,5 +1,6 @@
 //! The `corpus-eval` binary: parse the command line, run, map errors to
-//! exit codes (0 ok, 1 runtime failure, 2 usage or input error).
+//! exit codes (0 ok, 1 runtime failure, 2 usage or input error, 3 a quality
+//! gate failed, 130 interrupted).
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -13,6 +13,7 @@ mod grounding_cli;
 mod hotpot_cli;
 mod jobs_cli;
 mod judge_cli;
+mod layers;
 mod lexical_cli;
 mod lexicon_build;
 mod quote_verification;

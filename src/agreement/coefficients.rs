@@ -206,6 +206,7 @@ impl Agreement {
 /// The signature of the coefficients at `level` with `settings`.
 pub fn signature(level: Level, settings: &Settings) -> String {
     let mut s = crate::signature::Signature::new("agreement")
+        .field("version", env!("CARGO_PKG_VERSION"))
         .field("level", level.name())
         .field(
             "refs",
@@ -220,6 +221,7 @@ pub fn signature(level: Level, settings: &Settings) -> String {
         s.field("ci", "percentile-bootstrap-items-95")
             .field("resamples", settings.resamples)
             .field("seed", settings.seed)
+            .field("draw", crate::stats::ITEMS_DRAW)
     };
     s.long()
 }

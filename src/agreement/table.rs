@@ -11,10 +11,22 @@
 
 use super::{Level, Ratings, RatingsError};
 use crate::corpus::{CorpusError, Preview};
-use crate::jobs::JobError;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// Errors of reading the coders' files: a file's own error, or files that
+/// do not fit together (named in the message).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TableError {
+    /// A file could not be read or parsed.
+    #[error(transparent)]
+    Corpus(#[from] CorpusError),
+    /// The files or settings do not fit together.
+    #[error("{0}")]
+    Input(String),
+}
 
 /// What to read.
 #[derive(Debug, Clone)]
@@ -84,9 +96,12 @@ impl FileRow {
 }
 
 /// The per-item table a run folder stands for.
-pub fn run_folder_table(dir: &Path) -> Result<PathBuf, JobError> {
+pub fn run_folder_table(dir: &Path) -> Result<PathBuf, TableError> {
     let manifest = dir.join(crate::report::run::MANIFEST);
-    let bytes = crate::jobs::read_input(&manifest)?;
+    let bytes = std::fs::read(&manifest).map_err(|source| CorpusError::Io {
+        path: manifest.clone(),
+        source,
+    })?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| CorpusError::Json {
         path: manifest.clone(),
         line: e.line(),
@@ -98,7 +113,7 @@ pub fn run_folder_table(dir: &Path) -> Result<PathBuf, JobError> {
         "evaluate" => "quotes.csv",
         "judge-answers" => "items.csv",
         other => {
-            return Err(JobError::Input(format!(
+            return Err(TableError::Input(format!(
                 "{}: a {other:?} run folder has no per-item table agreement reads \
                  (evaluate's quotes.csv, judge-answers' items.csv)",
                 dir.display()
@@ -107,7 +122,7 @@ pub fn run_folder_table(dir: &Path) -> Result<PathBuf, JobError> {
     };
     let table = dir.join(name);
     if !table.is_file() {
-        return Err(JobError::Input(format!(
+        return Err(TableError::Input(format!(
             "{}: the {command} run folder has no {name} (written since corpus-eval 0.16; run it again)",
             dir.display()
         )));
@@ -115,7 +130,7 @@ pub fn run_folder_table(dir: &Path) -> Result<PathBuf, JobError> {
     Ok(table)
 }
 
-fn read_file(path: &Path, texts: &mut Texts) -> Result<FileTable, JobError> {
+fn read_file(path: &Path, texts: &mut Texts) -> Result<FileTable, TableError> {
     let path = if path.is_dir() {
         run_folder_table(path)?
     } else {
@@ -129,15 +144,15 @@ fn read_file(path: &Path, texts: &mut Texts) -> Result<FileTable, JobError> {
         Some("csv") => read_delimited(&path, b',', texts),
         Some("tsv") | Some("tab") => read_delimited(&path, b'\t', texts),
         Some("json") | Some("jsonl") | Some("ndjson") => read_json(&path, texts),
-        _ => Err(JobError::Input(format!(
+        _ => Err(TableError::Input(format!(
             "{}: a ratings file ends in .csv, .tsv, .json or .jsonl (or is a run folder)",
             path.display()
         ))),
     }
 }
 
-fn read_delimited(path: &Path, delimiter: u8, texts: &mut Texts) -> Result<FileTable, JobError> {
-    let text = crate::jobs::read_text(path)?;
+fn read_delimited(path: &Path, delimiter: u8, texts: &mut Texts) -> Result<FileTable, TableError> {
+    let text = crate::corpus::read_text(path)?;
     let mut rows = Vec::new();
     let columns = crate::corpus::tabular::each_delimited(
         path,
@@ -158,7 +173,7 @@ fn read_delimited(path: &Path, delimiter: u8, texts: &mut Texts) -> Result<FileT
     })
 }
 
-fn read_json(path: &Path, texts: &mut Texts) -> Result<FileTable, JobError> {
+fn read_json(path: &Path, texts: &mut Texts) -> Result<FileTable, TableError> {
     let records = crate::corpus::records::load_records(path)?;
     table_of_records(path, records, texts)
 }
@@ -167,7 +182,7 @@ fn table_of_records(
     path: &Path,
     records: Vec<crate::corpus::records::Record>,
     texts: &mut Texts,
-) -> Result<FileTable, JobError> {
+) -> Result<FileTable, TableError> {
     let mut columns: Vec<String> = Vec::new();
     let mut position: HashMap<String, usize> = HashMap::new();
     let mut rows = Vec::with_capacity(records.len());
@@ -228,9 +243,9 @@ fn table_of_records(
 }
 
 /// Reads, checks and joins the files into one table.
-pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
+pub fn load(spec: &Spec) -> Result<Ratings, TableError> {
     if spec.files.is_empty() {
-        return Err(JobError::Input("agreement needs a ratings file".into()));
+        return Err(TableError::Input("agreement needs a ratings file".into()));
     }
     let mut texts = Texts::default();
     let tables = spec
@@ -244,7 +259,7 @@ pub fn load(spec: &Spec) -> Result<Ratings, JobError> {
 /// One table of ratings given as JSON text (an array of row objects or
 /// JSON Lines), read as [`load`] reads a JSON file; `label` names it in
 /// errors. `spec.files` is not used.
-pub fn load_json_text(label: &Path, text: &str, spec: &Spec) -> Result<Ratings, JobError> {
+pub fn load_json_text(label: &Path, text: &str, spec: &Spec) -> Result<Ratings, TableError> {
     let mut texts = Texts::default();
     let records = crate::corpus::records::parse_records(label, text)?;
     let table = table_of_records(label, records, &mut texts)?;
@@ -252,10 +267,10 @@ pub fn load_json_text(label: &Path, text: &str, spec: &Spec) -> Result<Ratings, 
 }
 
 /// Checks and joins the tables read into one.
-fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, JobError> {
+fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, TableError> {
     for t in &tables {
         if !t.columns.iter().any(|c| c == spec.id) {
-            return Err(JobError::Input(format!(
+            return Err(TableError::Input(format!(
                 "{}: no id column {:?} (columns: {})",
                 t.path.display(),
                 Preview(spec.id),
@@ -267,10 +282,10 @@ fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, Jo
         Some(list) => {
             for (i, r) in list.iter().enumerate() {
                 if list[..i].contains(r) {
-                    return Err(JobError::Input(format!("--raters names {r:?} twice")));
+                    return Err(TableError::Input(format!("--raters names {r:?} twice")));
                 }
                 if r == spec.id {
-                    return Err(JobError::Input(format!(
+                    return Err(TableError::Input(format!(
                         "--raters names the id column {r:?}"
                     )));
                 }
@@ -279,7 +294,7 @@ fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, Jo
                         .iter()
                         .map(|t| format!("{}: {}", t.path.display(), t.columns.join(", ")))
                         .collect();
-                    return Err(JobError::Input(format!(
+                    return Err(TableError::Input(format!(
                         "--raters: no file has a column {:?} ({})",
                         Preview(r.as_str()),
                         Preview(&all.join("; "))
@@ -303,7 +318,7 @@ fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, Jo
             .iter()
             .map(|t| t.path.display().to_string())
             .collect();
-        return Err(JobError::Input(format!(
+        return Err(TableError::Input(format!(
             "{}: agreement needs two rater columns at least, found {} ({})",
             files.join(", "),
             raters.len(),
@@ -315,7 +330,7 @@ fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, Jo
             .iter()
             .map(|t| t.path.display().to_string())
             .collect();
-        return Err(JobError::Input(format!(
+        return Err(TableError::Input(format!(
             "{}: no rows to compare (a header line alone)",
             files.join(", ")
         )));
@@ -335,7 +350,7 @@ fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, Jo
             .collect();
         let mut seen: HashMap<&str, usize> = HashMap::with_capacity(t.rows.len());
         for row in &t.rows {
-            let fail = |field: &str, message: String| -> JobError {
+            let fail = |field: &str, message: String| -> TableError {
                 CorpusError::Record {
                     path: t.path.clone(),
                     record: row.label(),
@@ -429,7 +444,7 @@ fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, Jo
         Ratings::nominal_indexed(ids, raters, &texts.list, cells)
     };
     ratings.map_err(|e| match e {
-        RatingsError::TooManyValues(_) => JobError::Input(format!(
+        RatingsError::TooManyValues(_) => TableError::Input(format!(
             "{}: {e}",
             spec.files
                 .iter()
@@ -437,7 +452,7 @@ fn join(tables: Vec<FileTable>, texts: Texts, spec: &Spec) -> Result<Ratings, Jo
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
-        other => JobError::Input(other.to_string()),
+        other => TableError::Input(other.to_string()),
     })
 }
 
@@ -465,7 +480,7 @@ fn locate(
     rater: &str,
     id_column: &str,
     message: String,
-) -> JobError {
+) -> TableError {
     let t = &tables[file as usize];
     let id_col = t.columns.iter().position(|c| c == id_column);
     let record = t

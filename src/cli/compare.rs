@@ -5,7 +5,6 @@ use super::EXIT_OK;
 use crate::compare::signature;
 use crate::jobs::compare::{execute, Config, MAX_RESAMPLES, MIN_RESAMPLES};
 use crate::jobs::JobConfig;
-use crate::report::text::compare_tables;
 use std::path::PathBuf;
 
 /// Arguments of `compare`. Each setting is a field of
@@ -165,4 +164,17 @@ fn regressions(c: &crate::compare::Comparison, alpha: f64) -> Vec<(String, Optio
             (name, failure)
         })
         .collect()
+}
+
+/// `compare`'s terminal tables: the systems side by side, then the paired
+/// differences.
+fn compare_tables(c: &crate::compare::Comparison) -> String {
+    use crate::jobs::compare::{difference_rows, side_by_side};
+    let (header, rows) = side_by_side(c, 3);
+    let first = crate::report::table::grid_table(&header, &rows);
+    let (header, rows) = difference_rows(c, 4);
+    let shown = [0, 1, 2, 6, 7, 8, 9, 10, 11, 12];
+    let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
+    let second = crate::report::table::grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>());
+    format!("{first}\n{second}")
 }

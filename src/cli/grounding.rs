@@ -4,7 +4,6 @@
 use super::{InputError, WordnetArgs, EXIT_OK};
 use crate::jobs::grounding::{execute, Config};
 use crate::jobs::JobConfig;
-use crate::report::text::grounding_table;
 use std::path::PathBuf;
 
 /// Arguments of `grounding`. Each setting is a field of
@@ -74,4 +73,24 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
     }
     args.gates
         .finish("grounding", &config.fail_under, summary, EXIT_OK)
+}
+
+/// `grounding`'s terminal table: the mean of each metric and n.
+fn grounding_table(summary: &crate::jobs::grounding::Summary) -> String {
+    let m = &summary.means;
+    let rows: Vec<Vec<String>> = [
+        ("relevance", m.relevance),
+        ("completeness", m.completeness),
+        ("hallucination", m.hallucination),
+        ("claim_error", m.claim_error),
+        ("drift_penalty", m.drift_penalty),
+    ]
+    .iter()
+    .map(|(k, v)| vec![k.to_string(), format!("{:.4}", v + 0.0)])
+    .chain(std::iter::once(vec![
+        "n".to_string(),
+        summary.n.to_string(),
+    ]))
+    .collect();
+    crate::report::table::grid_table(&["metric", "mean"], &rows)
 }

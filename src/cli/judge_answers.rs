@@ -8,7 +8,7 @@ use crate::jobs::judge_answers::{
     Context, ThresholdConfig,
 };
 use crate::jobs::JobConfig;
-use crate::report::text::{judge_summary, threshold_report};
+use crate::report::text::judge_summary;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -320,4 +320,27 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     }
     args.gates
         .finish("judge-answers", &config.fail_under, summary, EXIT_OK)
+}
+
+/// `threshold`'s output: the grid, the target and settings, and last
+/// `threshold: 0.60`.
+fn threshold_report(
+    out: &crate::jobs::judge_answers::ThresholdOutput,
+    anchors: bool,
+    model_signature: &str,
+) -> String {
+    let s = &out.search;
+    let target = if s.target == "labels" {
+        "human labels"
+    } else {
+        "proxy labels (similarity > 0.9)"
+    };
+    format!(
+        "{}\ntarget: {target} ({} items), optimize: {}, anchors: {}, {model_signature}\nthreshold: {:.2}",
+        crate::report::text::threshold_table(s),
+        out.n,
+        crate::jobs::judge_answers::optimize_name(s.optimize),
+        if anchors { "on" } else { "off" },
+        s.best
+    )
 }

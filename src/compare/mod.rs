@@ -311,6 +311,8 @@ pub struct Comparison {
 /// Signature of the comparison method.
 pub fn signature(resamples: usize, seed: u64, cluster: Cluster) -> String {
     crate::signature::Signature::new("paired-bootstrap")
+        .field("version", env!("CARGO_PKG_VERSION"))
+        .field("draw", crate::stats::paired::DRAW)
         .field("pairing", "item-id")
         .field(
             "resample",

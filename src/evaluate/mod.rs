@@ -706,8 +706,10 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
         .field(
             "ci",
             format!(
-                "percentile-bootstrap-95,n={},seed={}",
-                config.resamples, config.seed
+                "percentile-bootstrap-95,n={},seed={},draw:{}",
+                config.resamples,
+                config.seed,
+                crate::stats::SUMMARIZE_DRAW
             ),
         )
         .long()

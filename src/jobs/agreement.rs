@@ -134,12 +134,12 @@ impl Config {
 /// Reads and joins the files.
 pub fn read(config: &Config, files: &[PathBuf]) -> Result<Ratings, JobError> {
     config.validate()?;
-    load(&Spec {
+    Ok(load(&Spec {
         files,
         id: &config.id,
         raters: config.raters.as_deref(),
         level: config.level,
-    })
+    })?)
 }
 
 /// Reads the files and computes every coefficient.

@@ -535,8 +535,10 @@ fn signatures(config: &Config, plan: &Plan, items: &[Item]) -> Map<String, Value
     let mut out = Map::new();
     let ci = (config.resamples > 0).then(|| {
         format!(
-            "ci:percentile-bootstrap-items-95|resamples:{}|seed:{}",
-            config.resamples, config.seed
+            "ci:percentile-bootstrap-items-95|resamples:{}|seed:{}|draw:{}",
+            config.resamples,
+            config.seed,
+            crate::stats::ITEMS_DRAW
         )
     });
     let with_ci = |s: Signature| match &ci {

@@ -127,6 +127,15 @@ pub enum JobError {
     Judge(#[from] crate::judge::JudgeError),
 }
 
+impl From<crate::agreement::table::TableError> for JobError {
+    fn from(e: crate::agreement::table::TableError) -> JobError {
+        match e {
+            crate::agreement::table::TableError::Corpus(c) => JobError::Corpus(c),
+            crate::agreement::table::TableError::Input(m) => JobError::Input(m),
+        }
+    }
+}
+
 impl JobError {
     /// True when the user's input or settings are at fault (exit 2), false
     /// for runtime failures (exit 1).

@@ -590,7 +590,10 @@ pub fn summarize(
         .filter_map(|q| q.qtype.clone().map(|t| (q.id.clone(), t)))
         .collect();
     let mut summary = summarize_run(&outcomes, &types, config.seed);
-    let signature = crate::signature::Signature::new("rag:v1")
+    let signature = crate::signature::Signature::new(format!(
+        "rag:v1|corpus-eval:{}",
+        env!("CARGO_PKG_VERSION")
+    ))
         .part(crate::citations::signature(
             config.match_level,
             config.fuzzy_threshold,
@@ -601,9 +604,10 @@ pub fn summarize(
         .field(
             "ci",
             format!(
-                "percentile-bootstrap-95,n={},seed={}",
+                "percentile-bootstrap-95,n={},seed={},draw:{}",
                 crate::rag::summary::RESAMPLES,
-                config.seed
+                config.seed,
+                crate::stats::SUMMARIZE_DRAW
             ),
         )
         .long();

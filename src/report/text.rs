@@ -90,39 +90,6 @@ pub fn hotpot_summary(eval: &crate::hotpot::HotpotEvaluation, system: &str) -> S
     )
 }
 
-/// `compare`'s terminal tables: the systems side by side, then the paired
-/// differences.
-pub fn compare_tables(c: &crate::compare::Comparison) -> String {
-    use crate::jobs::compare::{difference_rows, side_by_side};
-    let (header, rows) = side_by_side(c, 3);
-    let first = grid_table(&header, &rows);
-    let (header, rows) = difference_rows(c, 4);
-    let shown = [0, 1, 2, 6, 7, 8, 9, 10, 11, 12];
-    let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
-    let second = grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>());
-    format!("{first}\n{second}")
-}
-
-/// `grounding`'s terminal table: the mean of each metric and n.
-pub fn grounding_table(summary: &crate::jobs::grounding::Summary) -> String {
-    let m = &summary.means;
-    let rows: Vec<Vec<String>> = [
-        ("relevance", m.relevance),
-        ("completeness", m.completeness),
-        ("hallucination", m.hallucination),
-        ("claim_error", m.claim_error),
-        ("drift_penalty", m.drift_penalty),
-    ]
-    .iter()
-    .map(|(k, v)| vec![k.to_string(), format!("{:.4}", v + 0.0)])
-    .chain(std::iter::once(vec![
-        "n".to_string(),
-        summary.n.to_string(),
-    ]))
-    .collect();
-    grid_table(&["metric", "mean"], &rows)
-}
-
 /// `text-eval`'s terminal table: one row per category and one for all.
 pub fn text_eval_table(summary: &Value) -> String {
     let mut rows = Vec::new();
@@ -327,30 +294,6 @@ pub fn mean_with_ci(g: &Value) -> String {
         (Some(m), Some(l), Some(h)) => format!("{m:.4} [{l:.4}, {h:.4}] (n={})", g["n"]),
         _ => "n/a".into(),
     }
-}
-
-/// `threshold`'s output: the grid, the target and settings, and last
-/// `threshold: 0.60`.
-#[cfg(all(feature = "net", feature = "semantic"))]
-pub fn threshold_report(
-    out: &crate::jobs::judge_answers::ThresholdOutput,
-    anchors: bool,
-    model_signature: &str,
-) -> String {
-    let s = &out.search;
-    let target = if s.target == "labels" {
-        "human labels"
-    } else {
-        "proxy labels (similarity > 0.9)"
-    };
-    format!(
-        "{}\ntarget: {target} ({} items), optimize: {}, anchors: {}, {model_signature}\nthreshold: {:.2}",
-        threshold_table(s),
-        out.n,
-        crate::jobs::judge_answers::optimize_name(s.optimize),
-        if anchors { "on" } else { "off" },
-        s.best
-    )
 }
 
 /// Most disagreeing ids the terminal lists (the JSON and the run folder

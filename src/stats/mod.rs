@@ -22,6 +22,16 @@ pub mod paired;
 /// Bootstrap resamples used by default.
 pub const DEFAULT_RESAMPLES: usize = 2000;
 
+/// How [`summarize`] draws its resamples, for signatures (a changed draw
+/// is a changed signature): SplitMix64, one stretch of the stream per
+/// resample; a group of few distinct values by binomial counts per value,
+/// any other by one index per item (multiply-shift, no modulo).
+pub const SUMMARIZE_DRAW: &str = "splitmix64-stretch-per-resample+binomial-counts|indices";
+
+/// How the per-item bootstraps of `lexical` and `agreement` draw: one
+/// SplitMix64 stretch of n indices per resample (multiply-shift).
+pub const ITEMS_DRAW: &str = "splitmix64-stretch-per-resample+indices";
+
 /// A deterministic 64-bit generator (SplitMix64).
 #[derive(Debug, Clone)]
 pub struct SplitMix64(u64);

@@ -29,6 +29,10 @@ use serde::Serialize;
 /// Resamples used by `compare` unless told otherwise.
 pub const DEFAULT_PAIRED_RESAMPLES: usize = 10_000;
 
+/// How [`paired_bootstrap`] draws, for signatures: one SplitMix64 stream,
+/// n indices per resample (multiply-shift), then the sign flips.
+pub const DRAW: &str = "splitmix64-one-stream+indices,then-sign-flips";
+
 /// The comparison of system B against system A on one metric.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PairedDiff {

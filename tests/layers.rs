@@ -1,0 +1,76 @@
+//! Issue 42 (in part): imports point down. No module below the jobs
+//! imports `jobs` or `cli`; the base layer (`text`, `stats`, `signature`)
+//! imports nothing above it. A test, so that an import pointing up fails
+//! the build's tests the day it appears.
+
+use crate::util::repo;
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The `crate::MODULE` paths a file names, outside comments.
+fn imports(path: &Path) -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            let after = &rest[i + 7..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            out.push((n + 1, name));
+            rest = &after[..];
+        }
+    }
+    out
+}
+
+#[test]
+fn issue_42_no_import_points_up_into_jobs_or_cli() {
+    let src = repo().join("src");
+    let mut up = Vec::new();
+    for f in rust_files(&src) {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if rel.starts_with("jobs/") || rel.starts_with("cli/") || rel == "main.rs" || rel == "lib.rs" {
+            continue;
+        }
+        for (line, module) in imports(&f) {
+            if module == "jobs" || module == "cli" {
+                up.push(format!("src/{rel}:{line}: crate::{module}"));
+            }
+        }
+    }
+    assert!(up.is_empty(), "imports pointing up:\n{}", up.join("\n"));
+}
+
+#[test]
+fn issue_42_the_base_layer_imports_nothing_above_it() {
+    let src = repo().join("src");
+    let base = ["text", "stats", "signature", "test_rng"];
+    let mut up = Vec::new();
+    let mut files: Vec<PathBuf> = rust_files(&src.join("text"));
+    files.extend(rust_files(&src.join("stats")));
+    files.push(src.join("signature.rs"));
+    for f in files {
+        for (line, module) in imports(&f) {
+            if !base.contains(&module.as_str()) {
+                up.push(format!("{}:{line}: crate::{module}", f.display()));
+            }
+        }
+    }
+    assert!(up.is_empty(), "base-layer imports pointing up:\n{}", up.join("\n"));
+}
