@@ -198,10 +198,10 @@ fn issue_41_the_readme_is_short_and_starts_with_checking_quotes() {
     let lines: Vec<&str> = readme.lines().collect();
     assert!(lines.len() <= 250, "README.md has {} lines", lines.len());
     assert_eq!(
-        lines[2],
+        lines[3],
         "cargo run --release -- evaluate evaluation/data_fixture.json datasets/corpus.json"
     );
-    assert_eq!(lines[3], "cargo test");
+    assert_eq!(lines[4], "cargo test");
     let first_screen = lines[..lines.len().min(50)].join("\n");
     assert!(
         first_screen.contains("Check the quotes"),

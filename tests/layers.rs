@@ -33,7 +33,7 @@ fn imports(path: &Path) -> Vec<(usize, String)> {
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
             out.push((n + 1, name));
-            rest = &after[..];
+            rest = after;
         }
     }
     out
@@ -44,8 +44,16 @@ fn issue_42_no_import_points_up_into_jobs_or_cli() {
     let src = repo().join("src");
     let mut up = Vec::new();
     for f in rust_files(&src) {
-        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
-        if rel.starts_with("jobs/") || rel.starts_with("cli/") || rel == "main.rs" || rel == "lib.rs" {
+        let rel = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.starts_with("jobs/")
+            || rel.starts_with("cli/")
+            || rel == "main.rs"
+            || rel == "lib.rs"
+        {
             continue;
         }
         for (line, module) in imports(&f) {
@@ -72,5 +80,9 @@ fn issue_42_the_base_layer_imports_nothing_above_it() {
             }
         }
     }
-    assert!(up.is_empty(), "base-layer imports pointing up:\n{}", up.join("\n"));
+    assert!(
+        up.is_empty(),
+        "base-layer imports pointing up:\n{}",
+        up.join("\n")
+    );
 }

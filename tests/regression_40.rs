@@ -167,10 +167,10 @@ fn issue_40_edited_quotes() {
         ],
         &[],
     );
-    for k in 0..9 {
-        assert_eq!(q[k]["verdict"], "edited", "quote {k}: {}", q[k]);
-        assert_eq!(q[k]["found"], true);
-        assert_eq!(q[k]["attribution"], "ok", "quote {k}: {}", q[k]);
+    for (k, r) in q.iter().enumerate().take(9) {
+        assert_eq!(r["verdict"], "edited", "quote {k}: {r}");
+        assert_eq!(r["found"], true);
+        assert_eq!(r["attribution"], "ok", "quote {k}: {r}");
     }
     // Segments: one piece each, the span from the first to the last.
     let pieces = q[0]["pieces"].as_array().unwrap();
@@ -184,9 +184,9 @@ fn issue_40_edited_quotes() {
     assert!(diffs(&q[7]).contains(&"insertion"));
     assert!(diffs(&q[8]).contains(&"sic"));
     // Out of order / nowhere / too many words for an insertion: not edited.
-    for k in 9..13 {
-        assert_ne!(q[k]["verdict"], "edited", "quote {k}: {}", q[k]);
-        assert_eq!(q[k]["found"], false);
+    for (k, r) in q.iter().enumerate().take(13).skip(9) {
+        assert_ne!(r["verdict"], "edited", "quote {k}: {r}");
+        assert_eq!(r["found"], false);
     }
     // Segments in order over two turns: cross_turn.
     assert_eq!(q[13]["verdict"], "edited");
@@ -264,11 +264,9 @@ fn issue_40_speaker_names_as_people_write_them() {
         &quotes,
         &["--speaker-aliases", aliases.to_str().unwrap()],
     );
-    for k in 0..6 {
-        assert_eq!(q[k]["attribution"], "ok", "quote {k}: {}", q[k]);
-    }
-    for k in 6..8 {
-        assert_eq!(q[k]["attribution"], "wrong_speaker", "quote {k}: {}", q[k]);
+    for (k, r) in q.iter().enumerate() {
+        let want = if k < 6 { "ok" } else { "wrong_speaker" };
+        assert_eq!(r["attribution"], want, "quote {k}: {r}");
     }
     // Without the aliases, an alias is another speaker.
     let (q, _, _) = run(&dir, &quotes[4..6], &[]);

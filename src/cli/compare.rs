@@ -175,6 +175,9 @@ fn compare_tables(c: &crate::compare::Comparison) -> String {
     let (header, rows) = difference_rows(c, 4);
     let shown = [0, 1, 2, 6, 7, 8, 9, 10, 11, 12];
     let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
-    let second = crate::report::table::grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>());
+    let second = crate::report::table::grid_table(
+        &pick(&header),
+        &rows.iter().map(pick).collect::<Vec<_>>(),
+    );
     format!("{first}\n{second}")
 }

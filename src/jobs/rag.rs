@@ -594,23 +594,23 @@ pub fn summarize(
         "rag:v1|corpus-eval:{}",
         env!("CARGO_PKG_VERSION")
     ))
-        .part(crate::citations::signature(
-            config.match_level,
-            config.fuzzy_threshold,
-            &config.check().normalize,
-        ))
-        .part(crate::scoring::signature(lexicon))
-        .part(config.check().speakers.signature())
-        .field(
-            "ci",
-            format!(
-                "percentile-bootstrap-95,n={},seed={},draw:{}",
-                crate::rag::summary::RESAMPLES,
-                config.seed,
-                crate::stats::SUMMARIZE_DRAW
-            ),
-        )
-        .long();
+    .part(crate::citations::signature(
+        config.match_level,
+        config.fuzzy_threshold,
+        &config.check().normalize,
+    ))
+    .part(crate::scoring::signature(lexicon))
+    .part(config.check().speakers.signature())
+    .field(
+        "ci",
+        format!(
+            "percentile-bootstrap-95,n={},seed={},draw:{}",
+            crate::rag::summary::RESAMPLES,
+            config.seed,
+            crate::stats::SUMMARIZE_DRAW
+        ),
+    )
+    .long();
     if let Value::Object(m) = &mut summary {
         m.insert("signature".into(), json!(signature));
     }

@@ -393,6 +393,10 @@ fn write_pairs_part(
     w.write_all(b"],\"quotes\":[")
 }
 
+/// A quote's context in another transcript: the quote (pair, answer,
+/// quote) and its record's bytes.
+type OtherContext = ((usize, usize, usize), Vec<u8>);
+
 /// [`write_data_streamed`] for a run over a large corpus: the same bytes,
 /// but the quotes' records are made transcript by transcript (a packed
 /// transcript decompressed only then, transcripts in parallel; the few
@@ -430,7 +434,7 @@ pub fn write_data_spilled(
     }
     // The contexts in other transcripts (few: quotes not found in their
     // own), made first, by quote.
-    let made: Vec<Vec<((usize, usize, usize), Vec<u8>)>> = by_other
+    let made: Vec<Vec<OtherContext>> = by_other
         .par_iter()
         .enumerate()
         .filter(|(_, quotes)| !quotes.is_empty())
@@ -447,7 +451,7 @@ pub fn write_data_spilled(
                 .collect::<Vec<_>>())
         })
         .collect::<std::io::Result<_>>()?;
-    let mut other_ctx: Vec<((usize, usize, usize), Vec<u8>)> = made.into_iter().flatten().collect();
+    let mut other_ctx: Vec<OtherContext> = made.into_iter().flatten().collect();
     other_ctx.sort_unstable_by_key(|&(at, _)| at);
     drop(by_other);
     // Each group's records, in pair order, into its section; the largest

@@ -50,7 +50,7 @@ pub fn alnum_bytes(w: u64) -> u64 {
         (x + u64::from(0x80 - lo) * ONES) & !(x + u64::from(0x7F - hi) * ONES) & HIGHS
     }
     let ascii = !w & HIGHS;
-    (in_range(w | 0x20 * ONES, b'a', b'z') | in_range(w, b'0', b'9')) & ascii
+    (in_range(w | (0x20 * ONES), b'a', b'z') | in_range(w, b'0', b'9')) & ascii
 }
 
 #[cfg(test)]

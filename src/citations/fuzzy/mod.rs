@@ -492,7 +492,7 @@ pub fn search_windows(
         qgram::candidates(qv, text, qgrams, floor)
     });
     let mut windows = match lossless {
-        qgram::Candidates::Everywhere => return Some(vec![0..text.len()]),
+        qgram::Candidates::Everywhere => return Some(std::iter::once(0..text.len()).collect()),
         qgram::Candidates::Windows(w) => w,
     };
     if let Some(voted) =
