@@ -220,13 +220,35 @@ fn reference(
             Some(chars(covered(text, q, orig))),
         );
     }
+    // The word pairs' windows, then the lossless filter's for what could
+    // beat them and reach the floor (the plain table in both).
     let qv: Vec<char> = nq.text().chars().collect();
     let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
-    let Some(windows) = fuzzy::search_windows(&qv, nq.text(), nt.text(), index, qgrams, floor)
-    else {
-        return (Verdict::NotFound, 0.0, None);
+    let found = fuzzy::candidate_windows(nq.text(), nt.text(), index)
+        .and_then(|w| fuzzy::reference_match(nq.text(), nt.text(), &w));
+    let need = found.as_ref().map_or(floor, |f| f.similarity.max(floor));
+    let better = if found.as_ref().is_some_and(|f| f.similarity >= 1.0) {
+        None
+    } else {
+        let windows = match qgram::candidates(&qv, nt.text(), qgrams, need) {
+            qgram::Candidates::Everywhere => std::iter::once(0..nt.text().len()).collect(),
+            qgram::Candidates::Windows(w) => w,
+        };
+        fuzzy::reference_match(nq.text(), nt.text(), &windows).filter(|b| b.similarity >= need)
     };
-    match fuzzy::reference_match(nq.text(), nt.text(), &windows) {
+    let best = match (found, better) {
+        (Some(f), Some(b)) => Some(
+            if b.similarity > f.similarity
+                || (b.similarity == f.similarity && b.range.end < f.range.end)
+            {
+                b
+            } else {
+                f
+            },
+        ),
+        (f, b) => f.or(b),
+    };
+    match best {
         Some(m) if m.similarity >= threshold => {
             let orig = nt.to_original(text, m.range).unwrap();
             (Verdict::Fuzzy, m.similarity, Some(chars(orig)))

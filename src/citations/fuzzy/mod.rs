@@ -457,10 +457,14 @@ pub const LOSSLESS_FLOOR: f64 = 0.8;
 pub const SEARCH_SIGNATURE: &str = "qgram3-lossless>=min(0.8,threshold)+word-pairs";
 
 /// The best approximate substring of `text` for `quote` (both normalized)
-/// under the definition in the module documentation, over the windows of
-/// [`search_windows`]: equal to the best over the whole text whenever
-/// that reaches `floor` (use [`LOSSLESS_FLOOR`], or the threshold when it
-/// is lower); below it, the best the windows hold.
+/// under the definition in the module documentation: the best over the
+/// windows the quote's word pairs vote for ([`candidate_windows`], which
+/// also give a quote with no close passage its closest one), then over
+/// the windows of the lossless q-gram filter ([`qgram::candidates`]) for
+/// what could beat it at or above `floor` (use [`LOSSLESS_FLOOR`], or the
+/// threshold when it is lower): equal to the best over the whole text
+/// whenever that reaches `floor`; below it, the best the voted windows
+/// hold.
 pub fn search(
     quote: &str,
     text: &str,
@@ -469,49 +473,40 @@ pub fn search(
     floor: f64,
 ) -> Option<FuzzyMatch> {
     let qv: Vec<char> = quote.chars().collect();
-    let windows = search_windows(&qv, quote, text, bigrams, qgrams, floor)?;
-    verify(&qv, text, &windows)
-}
-
-/// The windows [`search`] verifies: those of the lossless q-gram filter
-/// ([`qgram::candidates`]) and those the quote's word pairs vote for
-/// ([`candidate_windows`], which also give a quote with no close passage
-/// its closest one), merged; the whole text where the filter cannot tell.
-pub fn search_windows(
-    qv: &[char],
-    quote: &str,
-    text: &str,
-    bigrams: &BigramIndex,
-    qgrams: &qgram::QgramIndex,
-    floor: f64,
-) -> Option<Vec<Range<usize>>> {
     if qv.is_empty() || text.is_empty() {
         return None;
     }
-    let lossless = crate::timings::measure("qgram filter", || {
-        qgram::candidates(qv, text, qgrams, floor)
-    });
-    let mut windows = match lossless {
-        qgram::Candidates::Everywhere => return Some(std::iter::once(0..text.len()).collect()),
+    // The word pairs' windows first, verified whole: the best there (also
+    // what a quote with no close passage reports as its closest).
+    let voted =
+        crate::timings::measure("fuzzy windows", || candidate_windows(quote, text, bigrams));
+    let found = voted.as_ref().and_then(|w| verify(&qv, text, w));
+    // Then the lossless filter, for what could beat it and reach the
+    // floor: an alignment better than one already found has fewer edits,
+    // so the filter needs more of the quote's q-grams.
+    let need = found.as_ref().map_or(floor, |f| f.similarity.max(floor));
+    if found.as_ref().is_some_and(|f| f.similarity >= 1.0) {
+        return found;
+    }
+    let windows = match crate::timings::measure("qgram filter", || {
+        qgram::candidates(&qv, text, qgrams, need)
+    }) {
+        qgram::Candidates::Everywhere => std::iter::once(0..text.len()).collect(),
         qgram::Candidates::Windows(w) => w,
     };
-    if let Some(voted) =
-        crate::timings::measure("fuzzy windows", || candidate_windows(quote, text, bigrams))
-    {
-        windows.extend(voted);
+    let better = crate::timings::measure("fuzzy verify", || verify_min(&qv, text, &windows, need));
+    match (found, better) {
+        (Some(f), Some(b)) => Some(
+            if b.similarity > f.similarity
+                || (b.similarity == f.similarity && b.range.end < f.range.end)
+            {
+                b
+            } else {
+                f
+            },
+        ),
+        (f, b) => f.or(b),
     }
-    if windows.is_empty() {
-        return None;
-    }
-    windows.sort_unstable_by_key(|r| r.start);
-    let mut merged: Vec<Range<usize>> = Vec::with_capacity(windows.len());
-    for w in windows {
-        match merged.last_mut() {
-            Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
-            _ => merged.push(w),
-        }
-    }
-    Some(merged)
 }
 
 /// The windows (byte ranges of `text`, sorted, disjoint) where
@@ -763,12 +758,39 @@ pub fn similarity_of(quote: &str, text: &str) -> f64 {
 /// The best match of `quote` over `windows` (sorted, disjoint), exactly as
 /// defined in the module documentation.
 pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<FuzzyMatch> {
+    verify_min(quote, text, windows, f64::NEG_INFINITY)
+}
+
+/// [`verify`] among the alignments of similarity `min_similarity` or more
+/// only (None when there is none): ends that cannot reach it are never
+/// visited, so a window where the quote stands nowhere near costs one
+/// forward scan.
+pub fn verify_min(
+    quote: &[char],
+    text: &str,
+    windows: &[Range<usize>],
+    min_similarity: f64,
+) -> Option<FuzzyMatch> {
     let m = quote.len();
     if m == 0 {
         return None;
     }
     let forward = Pattern::new(quote, false);
     let mut backward: Option<Pattern> = None;
+    // With a floor: a window where no end comes within the edits the floor
+    // allows is passed over after one streamed scan, never laid out.
+    let kept: Vec<Range<usize>>;
+    let windows = if min_similarity > 0.0 {
+        let k = qgram::max_edits(m, min_similarity) as u32;
+        kept = windows
+            .iter()
+            .filter(|w| forward.reaches(&text[(*w).clone()], k))
+            .cloned()
+            .collect();
+        kept.as_slice()
+    } else {
+        windows
+    };
     let texts: Vec<WindowText> = windows.iter().map(|w| WindowText::new(text, w)).collect();
     let mut dists: Vec<Vec<u32>> = Vec::with_capacity(texts.len());
     for t in &texts {
@@ -794,22 +816,30 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
     // end of the definition, so the result beats or equals it; known
     // beforehand, it spares the first window's ends that cannot reach it
     // (a quote that matches well verifies a few ends, not the whole table).
-    if let Some(&(min, w)) = order.first() {
+    if let Some(&(min, w)) = order
+        .first()
+        .filter(|&&(min, _)| bound(min) >= min_similarity)
+    {
         let t = &texts[w];
         if let Some(j) = dists[w].iter().position(|&d| d == min) {
             let j = j + 1;
             let back = backward.get_or_insert_with(|| Pattern::new(quote, true));
             if let Some(len) = back.longest_at(&t.chars, j, min, m + min as usize) {
-                best = Some(Found {
+                let f = Found {
                     similarity: similarity(min, m, len),
                     end: (w, j),
                     start: j - len,
-                });
+                };
+                if f.similarity >= min_similarity {
+                    best = Some(f);
+                }
             }
         }
     }
+    let floor_of =
+        |best: &Option<Found>| best.map_or(min_similarity, |b| b.similarity.max(min_similarity));
     for (min, w) in order {
-        if best.is_some_and(|b| bound(min) < b.similarity) {
+        if bound(min) < floor_of(&best) {
             break;
         }
         let t = &texts[w];
@@ -817,7 +847,7 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
         // Ends that can still win. Finding each one's start by a backward
         // scan costs about (m + d) * blocks word steps; the table with
         // start tracking costs m * n cells for all of them at once.
-        let floor = best.map_or(f64::NEG_INFINITY, |b| b.similarity);
+        let floor = floor_of(&best);
         let words = m.div_ceil(64);
         let budget = m * t.chars.len();
         let mut backward_cost = 0;
@@ -845,7 +875,7 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
                     end: (w, j),
                     start: s,
                 };
-                if f.beats(&best) {
+                if f.similarity >= min_similarity && f.beats(&best) {
                     best = Some(f);
                 }
             }
@@ -861,7 +891,7 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
         let back = backward.get_or_insert_with(|| Pattern::new(quote, true));
         for (d, j) in ends {
             let j = j as usize;
-            if best.is_some_and(|b| bound(d) < b.similarity) {
+            if bound(d) < floor_of(&best) {
                 break;
             }
             let Some(len) = back.longest_at(&t.chars, j, d, m + d as usize) else {
@@ -872,7 +902,7 @@ pub fn verify(quote: &[char], text: &str, windows: &[Range<usize>]) -> Option<Fu
                 end: (w, j),
                 start: j - len,
             };
-            if f.beats(&best) {
+            if f.similarity >= min_similarity && f.beats(&best) {
                 best = Some(f);
             }
         }

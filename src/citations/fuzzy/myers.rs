@@ -151,6 +151,21 @@ impl Pattern {
         });
     }
 
+    /// True when some substring of `text` lies within `k` edits of the
+    /// quote (a streamed scan, stopped at the first end that does: nothing
+    /// is stored).
+    pub fn reaches(&self, text: &str, k: u32) -> bool {
+        if self.len == 0 {
+            return true;
+        }
+        let mut found = false;
+        self.scan(text.chars(), 0, |d| {
+            found = d <= k;
+            !found
+        });
+        found
+    }
+
     /// For a pattern built `reversed`: the greatest length `l` (at most
     /// `max_len` and `end`) with `distance(quote, text[end - l..end]) ==
     /// dist`, or None when no non-empty substring has that distance.

@@ -11,14 +11,20 @@
 //! place the alignment gives it, so on a diagonal (text position minus
 //! quote position) within `k` of the alignment's start. The quote's
 //! q-grams are looked up in an index of the transcript's q-grams (q = 3)
-//! and counted per diagonal; every alignment within `k` edits makes some
-//! run of `2k + 1` consecutive diagonals sum to `t` or more, and the
-//! windows are where such runs are. The most frequent of the quote's
+//! and counted per run of `k + 1` consecutive diagonals, each quote
+//! position once per run; an alignment within `k` edits drifts over at
+//! most `k + 1` diagonals (one per insertion or deletion), so it makes some
+//! run hold `t` or more positions, and the windows are where such runs are. The most frequent of the quote's
 //! q-grams may be left uncounted to save work, each lowering the count
 //! needed by one (a q-gram not counted could have been one of the `t`);
-//! at least three quarters of `t` stays needed. Where `t` is below 1 (a
-//! quote under about 12 chars, or a floor far below 0.8) no count can
-//! tell, and the whole transcript is the window.
+//! at least three quarters of `t` stays needed. Where it still asks for
+//! three or more, only the quote's q-samples are counted (its q-grams at
+//! every q-th position, disjoint: an edit destroys at most one of them,
+//! so an alignment keeps at least `m / q - k`): a third of the work, the
+//! same guarantee. Where `t` is below 1 (a quote under about 12 chars, or
+//! a floor far below 0.8) no count can tell, and the whole transcript is
+//! searched (a streamed bit-parallel scan that stops at the first end
+//! within `k` edits).
 //!
 //! Bucket collisions of the index only add counts: they can make a
 //! window that holds nothing, never lose one.
@@ -142,9 +148,12 @@ pub enum Candidates {
     Everywhere,
 }
 
+/// Run starts counted at once (a block's difference array stays in cache).
+const BLOCK: usize = 1 << 15;
+
 thread_local! {
-    /// Counts per diagonal, all zero between calls.
-    static DIAGONALS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The difference array of a block of run starts.
+    static DIAGONALS: std::cell::RefCell<Vec<i32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The windows where every alignment of `quote` (normalized, as chars)
@@ -183,11 +192,23 @@ fn filter(
         return Candidates::Everywhere;
     }
     let t = t as usize;
-    // The quote's q-grams by how often they stand in the text; the most
+    // Counted: every q-gram of the quote (at least `t` kept by an
+    // alignment), or only its q-samples, the q-grams at every q-th
+    // position (disjoint: an edit destroys at most one, so at least
+    // `samples - k` are kept), a third of the work, where that still asks
+    // for three or more.
+    let samples = m / Q;
+    let (positions, t): (Vec<usize>, usize) = if samples >= k + 3 {
+        ((0..samples).map(|s| s * Q).collect(), samples - k)
+    } else {
+        ((0..grams).collect(), t)
+    };
+    // The counted q-grams by how often they stand in the text; the most
     // frequent left uncounted while they are most of the work and at
-    // least three quarters of `t` stays needed.
-    let mut sizes: Vec<(usize, usize)> = (0..grams)
-        .map(|i| (index.bucket(quote[i], quote[i + 1], quote[i + 2]).len(), i))
+    // least three quarters of what is needed stays needed.
+    let mut sizes: Vec<(usize, usize)> = positions
+        .iter()
+        .map(|&i| (index.bucket(quote[i], quote[i + 1], quote[i + 2]).len(), i))
         .collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));
     let total: usize = sizes.iter().map(|&(s, _)| s).sum();
@@ -206,64 +227,92 @@ fn filter(
     if shortcuts && left > 4 * n {
         return Candidates::Everywhere;
     }
-    // Per diagonal (text char minus quote char, shifted by m), the q-grams
-    // found on it; then every run of 2k + 1 diagonals holding `need` or
-    // more: an alignment starting at char a (within k edits) has its
-    // q-grams on diagonals a - k ..= a + k.
-    let span = 2 * k + 1;
+    // For each run of 2k + 1 diagonals (text char minus quote char,
+    // shifted by m) [x, x + 2k], the number of the quote's q-gram
+    // positions found on it (each position counted once: the alignment
+    // keeps each at one place); runs with `need` or more are kept. An
+    // alignment starting at char a (within k edits) has its q-grams on
+    // diagonals a - k ..= a + k (shifted). Counted block by block of run
+    // starts, each position's hits turned into the run starts they count
+    // for (merged, so that a position counts once per run), added as +1 /
+    // -1 to a block-local difference array: the work stays in cache.
+    // The q-grams an alignment keeps lie on diagonals a + δ, δ the drift
+    // of its text against the quote so far, in [-k, k]; and δ moves by one
+    // per insertion or deletion, at most k of them in all, so its values
+    // span at most k + 1 diagonals: the runs are k + 1 wide.
+    let span = k + 1;
+    let diagonals = n + m;
+    let slices: Vec<(&[u32], usize)> = counted
+        .iter()
+        .map(|&(_, i)| (index.bucket(quote[i], quote[i + 1], quote[i + 2]), i))
+        .collect();
+    let mut cursors = vec![0usize; slices.len()];
     let spans: Vec<(usize, usize)> = DIAGONALS.with(|cell| {
-        let mut counts = cell.borrow_mut();
-        if counts.len() < n + m + 1 {
-            counts.resize(n + m + 1, 0);
-        }
-        let mut touched: Vec<u32> = Vec::new();
-        for &(_, i) in counted {
-            for &p in index.bucket(quote[i], quote[i + 1], quote[i + 2]) {
-                let d = p as usize + m - i;
-                if counts[d] == 0 {
-                    touched.push(d as u32);
-                }
-                counts[d] += 1;
-            }
-        }
-        touched.sort_unstable();
-        // Two pointers: the diagonals of [touched[lo], touched[hi]] lie in
-        // one run of `span`; each run starting at a touched diagonal with
-        // enough q-grams is kept (a run that starts between touched
-        // diagonals holds no more than the one starting at the next).
+        let mut diff = cell.borrow_mut();
         let mut out: Vec<(usize, usize)> = Vec::new();
-        let mut sum = 0u32;
-        let mut hi = 0;
-        for lo in 0..touched.len() {
-            let start = touched[lo] as usize;
-            while hi < touched.len() && (touched[hi] as usize) < start + span {
-                sum += counts[touched[hi] as usize];
-                hi += 1;
-            }
-            if sum as usize >= need {
-                let end = start + span;
-                match out.last_mut() {
-                    Some(last) if start <= last.1 => last.1 = last.1.max(end),
-                    _ => out.push((start, end)),
+        let mut block = 0;
+        while block < diagonals {
+            let end = (block + BLOCK).min(diagonals);
+            diff.clear();
+            diff.resize(end - block + 1, 0);
+            for ((hits, i), cursor) in slices.iter().zip(cursors.iter_mut()) {
+                let d_of = |p: u32| p as usize + m - i;
+                // Hits before the block count for no run start in it.
+                while *cursor < hits.len() && d_of(hits[*cursor]) < block {
+                    *cursor += 1;
+                }
+                // The run starts each hit counts for, [d - 2k, d], merged.
+                let mut open: Option<(usize, usize)> = None;
+                for &p in &hits[*cursor..] {
+                    let d = d_of(p);
+                    if d >= end + span - 1 {
+                        break;
+                    }
+                    let lo = (d + 1).saturating_sub(span).max(block);
+                    let hi = d.min(end - 1);
+                    if lo > hi {
+                        continue;
+                    }
+                    match &mut open {
+                        Some((_, h)) if lo <= *h + 1 => *h = (*h).max(hi),
+                        _ => {
+                            if let Some((l, h)) = open.replace((lo, hi)) {
+                                diff[l - block] += 1;
+                                diff[h + 1 - block] -= 1;
+                            }
+                        }
+                    }
+                }
+                if let Some((l, h)) = open {
+                    diff[l - block] += 1;
+                    diff[h + 1 - block] -= 1;
                 }
             }
-            sum -= counts[start];
-        }
-        for &d in &touched {
-            counts[d as usize] = 0;
+            let mut count = 0i32;
+            for x in block..end {
+                count += diff[x - block];
+                if count as usize >= need {
+                    match out.last_mut() {
+                        Some(last) if x <= last.1 => last.1 = last.1.max(x + span),
+                        _ => out.push((x, x + span)),
+                    }
+                }
+            }
+            block = end;
         }
         out
     });
-    // The runs [x, x + 2k] (shifted by m) of a union [start, end) hold
-    // the q-grams of alignments starting at a char in
-    // [start - k - m, end - 1 - k - m] (a run holds all of an alignment's
-    // q-grams when it starts at or before the first and within k of its
-    // start's diagonal) and ending at most m + k chars later: before
-    // `end`. One char of slack each side.
+    // A run [x, x + k] (shifted by m) holding all of an alignment's
+    // q-grams (the run starting at the first touched diagonal at or after
+    // its least one) has x within k of the alignment's start's diagonal:
+    // the start a lies in [x - m - k, x - m + k], the end at most m + k
+    // chars after it. Over a union [start, end) of runs: starts in
+    // [start - m - k, end - 1 - m], ends before end + k. One char of slack
+    // each side.
     let mut windows: Vec<Range<usize>> = Vec::new();
     for (start, end) in spans {
         let lo = start.saturating_sub(k + m + 1);
-        let hi = end + 1;
+        let hi = end + k + 1;
         let (lo, hi) = (lo.min(n), hi.min(n));
         if lo >= hi {
             continue;
