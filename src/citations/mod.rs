@@ -204,6 +204,32 @@ pub struct SourceText<'a> {
     /// The quote normalizer's settings (the fillers it drops), for the
     /// transcript and the quotes looked up in it alike.
     options: NormalizeOptions,
+    /// How the fuzzy search finds its windows.
+    search: FuzzySearch,
+}
+
+/// How the fuzzy search finds the passages it verifies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FuzzySearch {
+    /// Lossless at or above min(0.8, threshold): the windows the quote's
+    /// word pairs vote for, then those of the q-gram filter (see
+    /// [`fuzzy::qgram`]).
+    #[default]
+    Lossless,
+    /// The word pairs' windows only (faster on long, repetitive
+    /// transcripts; may miss a passage whose word pairs the edits broke).
+    Fast,
+}
+
+impl FuzzySearch {
+    /// The name in settings and signatures.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FuzzySearch::Lossless => "lossless",
+            FuzzySearch::Fast => "fast",
+        }
+    }
 }
 
 /// The large buffers of a dropped [`SourceText`]: its text (when owned),
@@ -317,7 +343,14 @@ impl<'a> SourceText<'a> {
             qgrams: OnceLock::new(),
             spare: std::sync::Mutex::new(Spare::default()),
             options: NormalizeOptions::default(),
+            search: FuzzySearch::default(),
         }
+    }
+
+    /// The same transcript, its fuzzy search done the `search` way.
+    pub fn searching(mut self, search: FuzzySearch) -> SourceText<'a> {
+        self.search = search;
+        self
     }
 
     /// The same transcript, normalized (with the quotes looked up in it)
@@ -778,11 +811,19 @@ impl<'a> SourceText<'a> {
                 }
             }
         }
-        let qgrams = self.qgrams.get_or_init(|| {
-            crate::timings::measure("qgram index", || fuzzy::qgram::QgramIndex::new(nt.text()))
-        });
-        let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
-        let Some(m) = fuzzy::search(nq.text(), nt.text(), self.index(), qgrams, floor) else {
+        let found = match self.search {
+            FuzzySearch::Lossless => {
+                let qgrams = self.qgrams.get_or_init(|| {
+                    crate::timings::measure("qgram index", || {
+                        fuzzy::qgram::QgramIndex::new(nt.text())
+                    })
+                });
+                let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
+                fuzzy::search(nq.text(), nt.text(), self.index(), qgrams, floor)
+            }
+            FuzzySearch::Fast => fuzzy::best_match(nq.text(), nt.text(), self.index()),
+        };
+        let Some(m) = found else {
             return not_found;
         };
         // A match begins and ends on whole source chars: one cut inside a
@@ -975,13 +1016,21 @@ fn occurrences(text: &str, patterns: &[&str]) -> Vec<Vec<Range<usize>>> {
 }
 
 /// The verification configuration, for signatures.
-pub fn signature(level: MatchLevel, threshold: f64, options: &NormalizeOptions) -> String {
+pub fn signature(
+    level: MatchLevel,
+    threshold: f64,
+    options: &NormalizeOptions,
+    search: FuzzySearch,
+) -> String {
     format!(
         "quote-norm:{}|fuzzy:{}>={}|search:{}|match:{}|span:chars",
         options.signature(),
         fuzzy::SIMILARITY_SIGNATURE,
         threshold,
-        fuzzy::SEARCH_SIGNATURE,
+        match search {
+            FuzzySearch::Lossless => fuzzy::SEARCH_SIGNATURE,
+            FuzzySearch::Fast => "word-pairs(budget)",
+        },
         level.as_str()
     )
 }

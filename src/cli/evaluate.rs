@@ -26,6 +26,11 @@ pub struct EvaluateArgs {
     /// Similarity (0..1) a fuzzy match needs [default: 0.9].
     #[arg(long)]
     pub fuzzy_threshold: Option<f64>,
+    /// How the fuzzy search finds passages: `lossless` (every one at or
+    /// above min(0.8, the threshold) found) or `fast` (the word pairs'
+    /// windows only) [default: lossless].
+    #[arg(long, value_parser = ["lossless", "fast"])]
+    pub fuzzy_search: Option<String>,
     /// Do not draw the PNG charts.
     #[arg(long)]
     pub no_plots: bool,
@@ -68,6 +73,7 @@ impl EvaluateArgs {
         super::set(&mut c.out, &self.out);
         super::set_enum(&mut c.match_level, &self.match_level)?;
         super::set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
+        super::set_enum(&mut c.fuzzy_search, &self.fuzzy_search)?;
         c.no_plots |= self.no_plots;
         c.no_html |= self.no_html;
         super::set(&mut c.seed, &self.seed);

@@ -71,6 +71,11 @@ pub struct ApiArgs {
     /// Similarity (0..1) a fuzzy match needs [default: 0.9].
     #[arg(long)]
     pub fuzzy_threshold: Option<f64>,
+    /// How the fuzzy search finds passages: `lossless` (every one at or
+    /// above min(0.8, the threshold) found) or `fast` (the word pairs'
+    /// windows only) [default: lossless].
+    #[arg(long, value_parser = ["lossless", "fast"])]
+    pub fuzzy_search: Option<String>,
     /// Speaker labels.
     #[command(flatten)]
     pub speakers: super::SpeakerArgs,
@@ -90,6 +95,7 @@ impl ApiArgs {
         set(&mut c.backoff_ms, &self.backoff_ms);
         super::set_enum(&mut c.match_level, &self.match_level)?;
         set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
+        super::set_enum(&mut c.fuzzy_search, &self.fuzzy_search)?;
         self.speakers.apply(super::SpeakerFields {
             pattern: &mut c.speaker_pattern,
             labels: &mut c.interviewer_labels,

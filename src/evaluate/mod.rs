@@ -36,6 +36,9 @@ pub struct EvalConfig {
     /// The quote normalizer's settings (the filler words it drops).
     #[serde(skip)]
     pub normalize: crate::text::aligned::NormalizeOptions,
+    /// How the fuzzy search finds its windows.
+    #[serde(skip)]
+    pub fuzzy_search: citations::FuzzySearch,
 }
 
 impl Default for EvalConfig {
@@ -47,6 +50,7 @@ impl Default for EvalConfig {
             resamples: crate::stats::DEFAULT_RESAMPLES,
             speakers: SpeakerConfig::default(),
             normalize: Default::default(),
+            fuzzy_search: Default::default(),
         }
     }
 }
@@ -444,8 +448,11 @@ fn verify_quotes_in(
     config: &EvalConfig,
     kept: Option<&PreparedTranscripts>,
 ) -> Result<Checked3, CorpusError> {
-    let kept = kept
-        .filter(|k| k.speakers == config.speakers.signature() && k.normalize == config.normalize);
+    let kept = kept.filter(|k| {
+        k.speakers == config.speakers.signature()
+            && k.normalize == config.normalize
+            && k.fuzzy_search == config.fuzzy_search
+    });
     let n = quote_refs.len();
     // Each quote's transcript, and each transcript's quotes in file order.
     let cited: Vec<Option<usize>> = quote_refs
@@ -475,6 +482,7 @@ fn verify_quotes_in(
                 Source::Fresh(Box::new(crate::timings::measure("turns", || {
                     SourceText::from_cow_with_speakers_in(text, &config.speakers, spare)
                         .normalizing(&config.normalize)
+                        .searching(config.fuzzy_search)
                 })))
             }
         })
@@ -693,6 +701,7 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
             config.match_level,
             config.fuzzy_threshold,
             &config.normalize,
+            config.fuzzy_search,
         ))
         .part(config.speakers.signature())
         .field(
@@ -1144,8 +1153,24 @@ impl<'a> Annotated<'a> {
 
     fn write_patch(&self, doc: Doc<'_>, patch: &Patch<'_>, depth: usize, out: &mut Vec<u8>) {
         match patch {
-            Patch::Number(None) | Patch::Str(None) | Patch::Span(None) => {
-                out.extend_from_slice(b"null")
+            Patch::Number(None)
+            | Patch::Str(None)
+            | Patch::Span(None)
+            | Patch::Differences(None) => out.extend_from_slice(b"null"),
+            Patch::Differences(Some([])) => out.extend_from_slice(b"[]"),
+            Patch::Differences(Some(names)) => {
+                out.push(b'[');
+                for (k, d) in names.iter().enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    newline(out, depth + 1);
+                    out.push(b'"');
+                    out.extend_from_slice(d.as_str().as_bytes());
+                    out.push(b'"');
+                }
+                newline(out, depth);
+                out.push(b']');
             }
             Patch::Number(Some(x)) => {
                 let _ = serde_json::to_writer(&mut *out, x);
@@ -1196,10 +1221,7 @@ fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
         ),
         (
             "differences",
-            match &qr.check.differences {
-                Some(d) => Patch::Value(json!(d)),
-                None => Patch::Value(Value::Null),
-            },
+            Patch::Differences(qr.check.differences.as_deref()),
         ),
     ];
     if let Some(src) = &at.other_source {
@@ -1225,6 +1247,7 @@ pub fn quote_fields(qr: &QuoteResult) -> serde_json::Map<String, Value> {
                     Some(r) => json!({"start": r.start, "end": r.end}),
                     None => Value::Null,
                 },
+                Patch::Differences(d) => json!(d),
                 Patch::Value(v) => v,
                 Patch::Answers(..) | Patch::Quotes(..) => Value::Null,
             };
@@ -1292,6 +1315,7 @@ pub struct PreparedTranscripts {
     speaker_config: SpeakerConfig,
     speakers: String,
     normalize: crate::text::aligned::NormalizeOptions,
+    fuzzy_search: citations::FuzzySearch,
     sources: Vec<std::sync::OnceLock<SourceText<'static>>>,
 }
 
@@ -1301,12 +1325,14 @@ impl PreparedTranscripts {
         set: TranscriptSet,
         speakers: SpeakerConfig,
         normalize: crate::text::aligned::NormalizeOptions,
+        fuzzy_search: citations::FuzzySearch,
     ) -> PreparedTranscripts {
         let sources = (0..set.transcripts.len())
             .map(|_| std::sync::OnceLock::new())
             .collect();
         PreparedTranscripts {
             normalize,
+            fuzzy_search,
             speakers: speakers.signature(),
             speaker_config: speakers,
             set,
@@ -1325,7 +1351,9 @@ impl PreparedTranscripts {
         }
         let text = self.set.transcripts[t].text()?.into_owned();
         Ok(self.sources[t].get_or_init(|| {
-            SourceText::with_speakers(text, &self.speaker_config).normalizing(&self.normalize)
+            SourceText::with_speakers(text, &self.speaker_config)
+                .normalizing(&self.normalize)
+                .searching(self.fuzzy_search)
         }))
     }
 }
@@ -1347,6 +1375,8 @@ enum Patch<'a> {
     Str(Option<&'a str>),
     Bool(bool),
     Span(Option<std::ops::Range<usize>>),
+    /// A quote's `differences`: null, or their names (as a pretty array).
+    Differences(Option<&'a [citations::differences::Difference]>),
     Value(Value),
     Answers(usize, &'a [AnswerResult]),
     Quotes(usize, &'a [QuoteResult]),

@@ -49,6 +49,10 @@ pub struct Config {
     pub match_level: MatchLevel,
     /// Similarity (0..1) a fuzzy match needs.
     pub fuzzy_threshold: f64,
+    /// How the fuzzy search finds its passages: `lossless` (every
+    /// alignment at or above min(0.8, the threshold) found) or `fast` (the
+    /// word pairs' windows only).
+    pub fuzzy_search: crate::citations::FuzzySearch,
     /// Do not draw the PNG charts.
     pub no_plots: bool,
     /// Do not write the HTML audit report (report.html).
@@ -93,6 +97,7 @@ impl Default for Config {
             out: PathBuf::from("reports"),
             match_level: MatchLevel::Normalized,
             fuzzy_threshold: crate::citations::DEFAULT_FUZZY_THRESHOLD,
+            fuzzy_search: Default::default(),
             no_plots: false,
             no_html: false,
             wordnet: None,
@@ -153,6 +158,7 @@ impl Config {
             seed: self.seed,
             speakers: self.speakers().unwrap_or_default(),
             normalize: normalize_options(&self.fillers),
+            fuzzy_search: self.fuzzy_search,
             ..EvalConfig::default()
         }
     }

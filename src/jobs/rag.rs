@@ -78,6 +78,8 @@ pub struct Config {
     pub match_level: MatchLevel,
     /// Similarity (0..1) a fuzzy match needs.
     pub fuzzy_threshold: f64,
+    /// How the fuzzy search finds its passages (as `evaluate`'s).
+    pub fuzzy_search: crate::citations::FuzzySearch,
     /// A WordNet dict folder instead of the embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<PathBuf>,
@@ -122,6 +124,7 @@ impl Default for Config {
             backoff_ms: 500,
             match_level: MatchLevel::Normalized,
             fuzzy_threshold: crate::citations::DEFAULT_FUZZY_THRESHOLD,
+            fuzzy_search: Default::default(),
             wordnet: None,
             speaker_pattern: None,
             interviewer_labels: None,
@@ -226,6 +229,7 @@ impl Config {
                 .and_then(|s| super::evaluate::with_aliases(s, self.speaker_aliases.as_deref()))
                 .unwrap_or_default(),
             normalize: super::evaluate::normalize_options(&self.fillers),
+            fuzzy_search: self.fuzzy_search,
         }
     }
 
@@ -598,6 +602,7 @@ pub fn summarize(
         config.match_level,
         config.fuzzy_threshold,
         &config.check().normalize,
+        config.fuzzy_search,
     ))
     .part(crate::scoring::signature(lexicon))
     .part(config.check().speakers.signature())

@@ -43,6 +43,8 @@ pub struct CheckConfig {
     pub speakers: crate::citations::turns::SpeakerConfig,
     /// The quote normalizer's settings (the filler words it drops).
     pub normalize: crate::text::aligned::NormalizeOptions,
+    /// How the fuzzy search finds its passages.
+    pub fuzzy_search: crate::citations::FuzzySearch,
 }
 
 /// Most workers a batch starts, whatever `--concurrency` asks.

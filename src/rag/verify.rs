@@ -51,7 +51,9 @@ pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationChec
         .context
         .iter()
         .map(|p| {
-            SourceText::with_speakers(p.clone(), &config.speakers).normalizing(&config.normalize)
+            SourceText::with_speakers(p.clone(), &config.speakers)
+                .normalizing(&config.normalize)
+                .searching(config.fuzzy_search)
         })
         .collect();
     let cited: Vec<Option<usize>> = reply
@@ -165,6 +167,7 @@ mod tests {
             level,
             fuzzy_threshold: 0.9,
             normalize: Default::default(),
+            fuzzy_search: Default::default(),
             speakers: SpeakerConfig::default(),
         }
     }
