@@ -65,40 +65,54 @@ def normalize(text):
     return " ".join(KEPT_RUN.findall(DIGIT_GROUP_COMMA.sub("", text)))
 
 
-TYPOGRAPHIC = dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u02bc`\u00b4", "'")
-TYPOGRAPHIC.update(dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'))
-TYPOGRAPHIC.update(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"))
+# Punctuation (Unicode category P, and the backtick): an apostrophe or
+# hyphen between two letters or digits joins them, a comma or period
+# between two digits too; any other mark breaks words. Filler words
+# standing alone are dropped (src/text/aligned.rs).
+JOINED = re.compile(r"(?<=[^\W_])['\u2019\u2018\u02bc`\-\u2010\u2011](?=[^\W_])|(?<=[0-9])[.,](?=[0-9])")
+FILLERS = {"um", "uh", "er", "erm", "ah", "hmm", "mm", "mhm"}
 
 
-class QuoteFold(dict):
-    """str.translate table of the quote normalizer: each character becomes
-    its NFKD decomposition without marks, typographic quotes and dashes
-    folded, in lower case; whitespace becomes a space."""
+class PunctFold(dict):
+    """str.translate table: punctuation to a space, other chars kept."""
+
+    def __missing__(self, cp):
+        c = chr(cp)
+        out = " " if c == "`" or unicodedata.category(c)[0] == "P" else c
+        self[cp] = out
+        return out
+
+
+PUNCT_FOLD = PunctFold()
+
+
+class BaseFold(dict):
+    """str.translate table: each character's NFKD decomposition without
+    marks, in lower case; whitespace a space (typographic marks are
+    punctuation, dropped after)."""
 
     def __missing__(self, cp):
         c = chr(cp)
         if cp < 128:
-            out = " " if c in " \t\n\x0c\r" else "'" if c == "`" else c.lower()
+            out = " " if c in " \t\n\x0c\r" else c.lower()
         elif c in RUST_WS:
             out = " "
         else:
             out = ""
             for d in unicodedata.normalize("NFKD", c):
                 if unicodedata.category(d)[0] != "M":
-                    d = TYPOGRAPHIC.get(d, d)
                     out += " " if d in RUST_WS else d.lower()
         self[cp] = out
         return out
 
 
-QUOTE_FOLD = QuoteFold()
-ASCII_WS_RUN = re.compile(r"[ \t\n\x0c\r]+")
+BASE_FOLD = BaseFold()
 
 
 def quote_normalize(text):
-    if text.isascii():
-        return ASCII_WS_RUN.sub(" ", text.lower().replace("`", "'")).strip(" ")
-    return re.sub(" +", " ", text.translate(QUOTE_FOLD)).strip(" ")
+    text = text.lower() if text.isascii() else text.translate(BASE_FOLD)
+    text = JOINED.sub("", text).translate(PUNCT_FOLD)
+    return " ".join(w for w in text.split() if w not in FILLERS)
 
 
 # ------------------------------------------------------------- numbers ----
