@@ -335,3 +335,32 @@ fn issue_40_the_audit_report_shows_what_to_check() {
     assert!(stats < first_card);
     assert!(!dom[stats..first_card].contains("<details class=\"stats\" open"));
 }
+
+#[test]
+fn issue_40_fuzzy_search_modes_sign_themselves() {
+    let dir = Dir::new("i40-search-modes");
+    let quote = [(
+        "She hated it honestly but she nevr said so to my grandmothr",
+        None,
+    )];
+    let (q, summary, _) = run(&dir, &quote, &[]);
+    assert!(summary["signature"]
+        .as_str()
+        .unwrap()
+        .contains("search:qgram3-lossless"));
+    let (qf, summary_fast, _) = run(&dir, &quote, &["--fuzzy-search", "fast"]);
+    assert!(summary_fast["signature"]
+        .as_str()
+        .unwrap()
+        .contains("search:word-pairs(budget)"));
+    // Here both find the passage.
+    assert_eq!(q[0]["similarity"], qf[0]["similarity"]);
+    dir.run(&[
+        "evaluate",
+        "q.json",
+        "t.json",
+        "--fuzzy-search",
+        "sometimes",
+    ])
+    .expect_code(2);
+}

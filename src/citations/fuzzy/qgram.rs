@@ -19,9 +19,10 @@
 //! needed by one (a q-gram not counted could have been one of the `t`);
 //! at least three quarters of `t` stays needed. Where it still asks for
 //! three or more, only the quote's q-samples are counted (its q-grams at
-//! every q-th position, disjoint: an edit destroys at most one of them,
-//! so an alignment keeps at least `m / q - k`): a third of the work, the
-//! same guarantee. Where `t` is below 1 (a quote under about 12 chars, or
+//! positions `stride` apart, `stride` at least q so that they are
+//! disjoint: an edit destroys at most one of them, so an alignment keeps
+//! at least `samples - k`), as few as leave about four to find: a quote
+//! that may differ by few edits counts a handful of q-grams. Where `t` is below 1 (a quote under about 12 chars, or
 //! a floor far below 0.8) no count can tell, and the whole transcript is
 //! searched (a streamed bit-parallel scan that stops at the first end
 //! within `k` edits).
@@ -197,9 +198,13 @@ fn filter(
     // position (disjoint: an edit destroys at most one, so at least
     // `samples - k` are kept), a third of the work, where that still asks
     // for three or more.
-    let samples = m / Q;
+    // Samples `stride` apart (at least q: disjoint), as few as leave four
+    // to find after k edits: a quote that may differ by a few edits only
+    // counts a handful of its q-grams.
+    let stride = (m / (k + 4)).max(Q);
+    let samples = (m - Q) / stride + 1;
     let (positions, t): (Vec<usize>, usize) = if samples >= k + 3 {
-        ((0..samples).map(|s| s * Q).collect(), samples - k)
+        ((0..samples).map(|s| s * stride).collect(), samples - k)
     } else {
         ((0..grams).collect(), t)
     };
