@@ -50,9 +50,10 @@ pub struct Config {
     /// Similarity (0..1) a fuzzy match needs.
     pub fuzzy_threshold: f64,
     /// How the fuzzy search finds its passages: `lossless` (every
-    /// alignment at or above min(0.8, the threshold) found) or `fast` (the
-    /// word pairs' windows only).
-    pub fuzzy_search: crate::citations::FuzzySearch,
+    /// alignment at or above min(0.8, the threshold) found; the default)
+    /// or `fast` (the word pairs' windows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fuzzy_search: Option<crate::citations::FuzzySearch>,
     /// Do not draw the PNG charts.
     pub no_plots: bool,
     /// Do not write the HTML audit report (report.html).
@@ -133,6 +134,7 @@ impl JobConfig for Config {
             &mut c.interviewer_labels,
         );
         c.fillers.get_or_insert_with(default_fillers);
+        c.fuzzy_search.get_or_insert_with(Default::default);
         c
     }
 
@@ -158,7 +160,7 @@ impl Config {
             seed: self.seed,
             speakers: self.speakers().unwrap_or_default(),
             normalize: normalize_options(&self.fillers),
-            fuzzy_search: self.fuzzy_search,
+            fuzzy_search: self.fuzzy_search.unwrap_or_default(),
             ..EvalConfig::default()
         }
     }

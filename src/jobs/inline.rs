@@ -99,7 +99,7 @@ pub fn prepare_transcripts(
         t,
         config.speakers()?,
         config.eval_config().normalize,
-        config.fuzzy_search,
+        config.fuzzy_search.unwrap_or_default(),
     ))
 }
 

@@ -79,7 +79,8 @@ pub struct Config {
     /// Similarity (0..1) a fuzzy match needs.
     pub fuzzy_threshold: f64,
     /// How the fuzzy search finds its passages (as `evaluate`'s).
-    pub fuzzy_search: crate::citations::FuzzySearch,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fuzzy_search: Option<crate::citations::FuzzySearch>,
     /// A WordNet dict folder instead of the embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<PathBuf>,
@@ -229,7 +230,7 @@ impl Config {
                 .and_then(|s| super::evaluate::with_aliases(s, self.speaker_aliases.as_deref()))
                 .unwrap_or_default(),
             normalize: super::evaluate::normalize_options(&self.fillers),
-            fuzzy_search: self.fuzzy_search,
+            fuzzy_search: self.fuzzy_search.unwrap_or_default(),
         }
     }
 
@@ -602,7 +603,7 @@ pub fn summarize(
         config.match_level,
         config.fuzzy_threshold,
         &config.check().normalize,
-        config.fuzzy_search,
+        config.fuzzy_search.unwrap_or_default(),
     ))
     .part(crate::scoring::signature(lexicon))
     .part(config.check().speakers.signature())
