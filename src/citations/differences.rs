@@ -20,7 +20,7 @@
 //! assert!(differences("as said", "as said", &o).is_empty());
 //! ```
 
-use crate::text::aligned::{is_punctuation, NormalizeOptions, Normalized};
+use crate::text::aligned::{fold_typographic, is_punctuation, NormalizeOptions, Normalized};
 use serde::{Deserialize, Serialize};
 use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 
@@ -223,7 +223,7 @@ fn gap(
                         && !is_combining_mark(c)
                         && c != '\u{2044}')
             })
-            .map(|c| if fold { fold_mark(c) } else { c })
+            .map(|c| if fold { fold_typographic(c) } else { c })
             .collect::<String>()
     };
     let marks = |t: &str| {
@@ -261,20 +261,6 @@ fn gap(
         || (wq.is_empty() != ws_.is_empty() && pq == ps)
     {
         found.insert(Difference::Whitespace);
-    }
-}
-
-/// A punctuation mark folded to its plain form (curly to straight quotes,
-/// dashes to a hyphen, the ellipsis to three periods' first).
-fn fold_mark(c: char) -> char {
-    match c {
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{02BC}' | '`'
-        | '\u{00B4}' => '\'',
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
-        | '\u{00BB}' => '"',
-        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
-        | '\u{2212}' => '-',
-        c => c,
     }
 }
 

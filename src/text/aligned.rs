@@ -233,7 +233,7 @@ fn last_char(text: &[u8]) -> Option<char> {
 }
 
 /// Folds one typographic character to its plain form.
-fn fold_typographic(c: char) -> char {
+pub(crate) fn fold_typographic(c: char) -> char {
     match c {
         '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{02BC}' | '`'
         | '\u{00B4}' => '\'',
