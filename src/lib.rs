@@ -65,8 +65,8 @@ pub mod judge;
 pub mod judge_answers;
 pub mod lexical;
 pub mod lexicon;
-pub mod memory;
 pub mod metrics;
+pub(crate) mod pool;
 pub mod progress;
 #[cfg(feature = "net")]
 pub mod rag;
@@ -78,8 +78,8 @@ pub mod semantic;
 pub mod shard;
 pub mod signature;
 pub mod stats;
+pub mod sys;
 #[cfg(test)]
 mod test_rng;
 pub mod text;
 pub mod texteval;
-pub mod timings;

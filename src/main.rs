@@ -6,7 +6,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    corpus_eval::memory::set_give_back(give_back_freed);
+    corpus_eval::sys::memory::set_give_back(give_back_freed);
     let cli = match corpus_eval::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -34,7 +34,7 @@ fn main() -> ExitCode {
     if matches!(cli.command, corpus_eval::cli::Command::Evaluate(_)) {
         purge_soon();
     }
-    corpus_eval::cli::exit(corpus_eval::cli::run_code(cli))
+    corpus_eval::sys::exit(corpus_eval::cli::run_code(cli))
 }
 
 // Large short-lived buffers (the model's activations) are recycled instead
@@ -42,9 +42,7 @@ fn main() -> ExitCode {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// `mi_option_purge_delay` of mimalloc v3 (its `mimalloc.h`, the option
-/// enum's sixteenth entry), which libmimalloc-sys does not name.
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+include!(concat!(env!("OUT_DIR"), "/mimalloc_options.rs"));
 
 /// For `evaluate`: makes mimalloc give freed pages back 5 ms after they
 /// are freed instead of its default second (unless `MIMALLOC_PURGE_DELAY`
@@ -66,7 +64,9 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// 1.81 and 1.70 s, peak RSS 78-82 and 75-81 MB; with those buffers kept,
 /// a 100 ms or 1 s delay gave 79-85 MB for no time measurably saved.
 /// Other commands keep the default, so that the embedding model's large
-/// buffers are reused.
+/// buffers are reused. Measured again without it (issue 42), 2 runs each
+/// at scales 1 and 2: peak RSS 128-140 MB and 236-238 MB instead of 104
+/// and 176 MB (2.8-3.1x and 2.6x the input), in the same time.
 fn purge_soon() {
     let given = std::env::vars_os().any(|(k, _)| {
         k.to_str().is_some_and(|k| {
@@ -76,14 +76,15 @@ fn purge_soon() {
     });
     if !given {
         // SAFETY: mi_option_set only stores an option's value (read by
-        // mimalloc at each purge); 15 is v3's purge delay (see above).
+        // mimalloc at each purge); the option's number is read from the
+        // header the allocator is compiled from (build.rs).
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 5) };
     }
 }
 
 /// Gives the pages mimalloc holds free back to the system: every thread's
 /// heap collected and its arenas purged now, instead of after its purge
-/// delay. `evaluate` calls it (through `corpus_eval::memory::give_back`)
+/// delay. `evaluate` calls it (through `corpus_eval::sys::memory::give_back`)
 /// at the end of its phases, 2-5 ms a call: measured on
 /// `scripts/bench-evaluate`'s input, 8 alternating runs each at scale 1,
 /// peak RSS 163-173 MB without it and 138-141 MB with it, median time 1.71

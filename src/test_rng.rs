@@ -1,15 +1,12 @@
-//! A tiny deterministic generator for the unit tests' generated inputs.
+//! Seeded generators for the unit tests' generated inputs: rand's
+//! `StdRng`, the same values for a seed on every run and platform.
 
-/// Xorshift64 from `seed` (which must not be 0): each call gives the next
-/// 64-bit value.
-pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    let mut state = seed;
-    move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    }
+use rand::{RngCore, SeedableRng};
+
+/// A generator of 64-bit values from `seed`: each call gives the next.
+pub(crate) fn seeded(seed: u64) -> impl FnMut() -> u64 {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    move || rng.next_u64()
 }
 
 /// A text of fewer than `max_pieces` pieces drawn from `pieces` by `next`

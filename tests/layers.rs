@@ -1,6 +1,7 @@
-//! Issue 42 (in part): imports point down. No module below the jobs
-//! imports `jobs` or `cli`; the base layer (`text`, `stats`, `signature`)
-//! imports nothing above it. A test, so that an import pointing up fails
+//! Issue 42: imports point down. No module below the jobs imports `jobs`
+//! or `cli`; the base layer (`text`, `stats`, `signature`, `pool`) imports
+//! nothing above it; process tuning (`sys`) is called by the program and
+//! the jobs only, and the stages read no environment, clock or global. A test, so that an import pointing up fails
 //! the build's tests the day it appears.
 
 use crate::util::repo;
@@ -68,11 +69,12 @@ fn issue_42_no_import_points_up_into_jobs_or_cli() {
 #[test]
 fn issue_42_the_base_layer_imports_nothing_above_it() {
     let src = repo().join("src");
-    let base = ["text", "stats", "signature", "test_rng"];
+    let base = ["text", "stats", "signature", "test_rng", "pool"];
     let mut up = Vec::new();
     let mut files: Vec<PathBuf> = rust_files(&src.join("text"));
     files.extend(rust_files(&src.join("stats")));
     files.push(src.join("signature.rs"));
+    files.push(src.join("pool.rs"));
     for f in files {
         for (line, module) in imports(&f) {
             if !base.contains(&module.as_str()) {
@@ -85,4 +87,62 @@ fn issue_42_the_base_layer_imports_nothing_above_it() {
         "base-layer imports pointing up:\n{}",
         up.join("\n")
     );
+}
+
+#[test]
+fn issue_42_only_the_program_and_the_jobs_call_sys() {
+    let src = repo().join("src");
+    let mut calls = Vec::new();
+    for f in rust_files(&src) {
+        let rel = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if ["jobs/", "cli/", "sys/"].iter().any(|d| rel.starts_with(d)) || rel == "lib.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            // The file primitives are for the writers too.
+            let io = rel.starts_with("report/") && code.contains("crate::sys::io::");
+            if code.contains("crate::sys") && !io {
+                calls.push(format!("src/{rel}:{}: {}", n + 1, code.trim()));
+            }
+        }
+    }
+    assert!(
+        calls.is_empty(),
+        "sys called below the jobs:\n{}",
+        calls.join("\n")
+    );
+}
+
+#[test]
+fn issue_42_the_stages_read_no_environment_clock_or_process_global() {
+    let src = repo().join("src");
+    let mut found = Vec::new();
+    for stage in ["citations", "evaluate", "scoring"] {
+        for f in rust_files(&src.join(stage)) {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                for what in [
+                    "env::var",
+                    "Instant::now",
+                    "SystemTime::now",
+                    "timings::",
+                    "give_back",
+                    "static mut",
+                    "libc::",
+                ] {
+                    if code.contains(what) {
+                        found.push(format!("{}:{}: {what}", f.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }

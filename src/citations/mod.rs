@@ -406,9 +406,7 @@ impl<'a> SourceText<'a> {
     fn normalized(&self) -> &Normalized {
         self.normalized.get_or_init(|| {
             let spare = self.take_spare(|s| &mut s.normalized);
-            crate::timings::measure("normalize", || {
-                Normalized::build(self.spoken(), spare, &self.options)
-            })
+            Normalized::build(self.spoken(), spare, &self.options)
         })
     }
 
@@ -421,7 +419,7 @@ impl<'a> SourceText<'a> {
         self.index.get_or_init(|| {
             let text = self.normalized().text();
             let spare = self.take_spare(|s| &mut s.index);
-            crate::timings::measure("word index", || fuzzy::BigramIndex::new_in(text, spare))
+            fuzzy::BigramIndex::new_in(text, spare)
         })
     }
 
@@ -813,11 +811,9 @@ impl<'a> SourceText<'a> {
         }
         let found = match self.search {
             FuzzySearch::Lossless => {
-                let qgrams = self.qgrams.get_or_init(|| {
-                    crate::timings::measure("qgram index", || {
-                        fuzzy::qgram::QgramIndex::new(nt.text())
-                    })
-                });
+                let qgrams = self
+                    .qgrams
+                    .get_or_init(|| fuzzy::qgram::QgramIndex::new(nt.text()));
                 let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
                 fuzzy::search(nq.text(), nt.text(), self.index(), qgrams, floor)
             }

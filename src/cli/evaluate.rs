@@ -105,7 +105,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     };
     // Partly used huge pages cost this job ~20% of its peak RSS and it
     // gains no time from them (see `pages::small_pages`).
-    super::pages::small_pages();
+    crate::sys::pages::small_pages();
     let (path, summary) = args
         .progress
         .run(|| execute(&config, questions, transcripts))?;

@@ -23,7 +23,6 @@ mod hotpot;
 mod judge_answers;
 mod lexical;
 mod merge;
-mod pages;
 pub mod progress;
 mod rag;
 mod rerun;
@@ -247,7 +246,7 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 /// Runs the parsed command line; returns the process exit code as a number
-/// (for [`exit`]).
+/// (for [`crate::sys::exit`]).
 pub fn run_code(cli: Cli) -> u8 {
     // Secrets from the environment and URL credentials from the command
     // line are known before anything can be printed or stored.
@@ -289,27 +288,6 @@ pub fn run_code(cli: Cli) -> u8 {
             exit_code_of(&err)
         }
     }
-}
-
-/// Ends the process with `code` once stdout and stderr are flushed.
-///
-/// Every command has closed, synced or renamed its files by the time it
-/// returns, so nothing is left for destructors or exit handlers to do but
-/// give memory back. On Linux the process leaves without them: the
-/// allocator's exit handler would otherwise hand each of its pages back to
-/// the kernel one `madvise` at a time (~270 calls, ~10 ms after a hotpot
-/// run), work the kernel does anyway, at once, when the process ends.
-pub fn exit(code: u8) -> ! {
-    use std::io::Write as _;
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    #[cfg(target_os = "linux")]
-    // SAFETY: `_exit` ends the process at once; nothing runs after it.
-    unsafe {
-        libc::_exit(i32::from(code))
-    }
-    #[cfg(not(target_os = "linux"))]
-    std::process::exit(i32::from(code))
 }
 
 /// 2 for input and usage errors, 1 for everything else.

@@ -700,7 +700,7 @@ mod tests {
         assert_eq!(by_hand, 6);
         let base = gold_items(0, 1, 3).remove(0);
         let alphabet = b"{}[]\",:\\ 0123456789.-etrufalsn_idquo";
-        let mut next = crate::test_rng::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = crate::test_rng::seeded(0x2545_f491_4f6c_dd1d);
         let (mut same, mut left) = (0, 0);
         for _ in 0..20_000 {
             let mut doc = base.clone().into_bytes();

@@ -22,7 +22,7 @@ pub use questions::{
     QuestionSet, Quote,
 };
 pub use transcripts::{
-    load_transcripts, parse_transcripts, parse_transcripts_owned, parse_transcripts_released,
+    load_transcripts, parse_transcripts, parse_transcripts_borrowed, parse_transcripts_owned,
     parse_transcripts_with, Transcript, TranscriptSet,
 };
 
@@ -257,92 +257,23 @@ pub(crate) fn parse_tape_with<R: Send>(
     Ok((text, t, extra))
 }
 
-/// [`parse_tape_with`] over borrowed text, a mapped document whose pages
-/// are given back (`release`, with ranges of `text`) behind each pass over
-/// it: the document (the text past its byte-order mark, or serde_json's
-/// compact copy should the tape scanner refuse a document serde_json
-/// accepts), its tape, and what `alongside` returned (run over the whole
-/// text, mark included, on another thread). The tape's scan and
-/// `alongside` (told the offset it has read so far, e.g. a digest's
-/// progress) run at once, and bytes are given back once both have passed
-/// them; then the check of repeated keys, behind it and `alongside`. So no
-/// pass holds the whole document resident, only the blocks between its
-/// readers.
-pub(crate) fn parse_tape_released<'a, R: Send>(
+/// [`parse_tape_with`] over borrowed text (e.g. a mapped file): the
+/// document (the text past its byte-order mark, or serde_json's compact
+/// copy should the tape scanner refuse a document serde_json accepts), its
+/// tape, and what `alongside` returned (run over the whole text, mark
+/// included, on another thread while the tape is scanned).
+pub(crate) fn parse_tape_borrowed<'a, R: Send>(
     path: &std::path::Path,
     text: &'a str,
-    release: &(dyn Fn(std::ops::Range<usize>) + Sync),
-    alongside: impl FnOnce(&[u8], &dyn Fn(usize)) -> R + Send,
+    alongside: impl FnOnce(&[u8]) -> R + Send,
 ) -> Result<(std::borrow::Cow<'a, str>, tape::Tape, R), CorpusError> {
     let doc = strict_json::strip_bom(text);
-    let bom = text.len() - doc.len();
-    // The scan and the digest read at once; then the keys' check reads
-    // again from the front, maybe while the digest still reads.
-    let both = Behind::new(release, 2);
-    let keys = Behind::new(release, 2);
-    let (extra, scanned) = rayon::join(
-        || {
-            alongside(text.as_bytes(), &|at| {
-                both.reached(0, at);
-                keys.reached(0, at);
-            })
-        },
-        || {
-            tape::Tape::parse_reporting(doc, &|at| both.reached(1, bom + at), &|at| {
-                keys.reached(1, bom + at)
-            })
-        },
-    );
+    let (extra, scanned) = rayon::join(|| alongside(text.as_bytes()), || tape::Tape::parse(doc));
     if let Some(t) = scanned {
         return Ok((std::borrow::Cow::Borrowed(doc), t, extra));
     }
     let (compact, t) = parse_tape_slow(path, doc.to_string())?;
     Ok((std::borrow::Cow::Owned(compact), t, extra))
-}
-
-/// The unit in which a mapped input's memory is given back: 64 KiB, a
-/// multiple of any page size (`jobs::InputBytes::release` drops whole
-/// blocks only, so that no page outside a range is dropped).
-pub const RELEASE_BLOCK: usize = 64 << 10;
-
-/// Gives back a document's bytes once each of its readers, reading front to
-/// back at once, has passed them: ranges of whole [`RELEASE_BLOCK`]s
-/// (offsets are the file's), each once.
-pub(crate) struct Behind<'r> {
-    release: &'r (dyn Fn(std::ops::Range<usize>) + Sync),
-    /// The offset each reader has reached.
-    at: Vec<std::sync::atomic::AtomicUsize>,
-    /// Given back up to here.
-    done: std::sync::atomic::AtomicUsize,
-}
-
-impl<'r> Behind<'r> {
-    /// Nothing given back yet; `readers` readers at offset 0.
-    pub(crate) fn new(
-        release: &'r (dyn Fn(std::ops::Range<usize>) + Sync),
-        readers: usize,
-    ) -> Self {
-        Behind {
-            release,
-            at: (0..readers).map(|_| Default::default()).collect(),
-            done: Default::default(),
-        }
-    }
-
-    /// Reader `reader` has read everything before `offset`.
-    pub(crate) fn reached(&self, reader: usize, offset: usize) {
-        use std::sync::atomic::Ordering::SeqCst;
-        if let Some(a) = self.at.get(reader) {
-            a.fetch_max(offset, SeqCst);
-        }
-        let low = self.at.iter().map(|a| a.load(SeqCst)).min().unwrap_or(0);
-        let low = low / RELEASE_BLOCK * RELEASE_BLOCK;
-        // Each range is given back once: by the reader that moved `done`.
-        let before = self.done.fetch_max(low, SeqCst);
-        if low > before {
-            (self.release)(before..low);
-        }
-    }
 }
 
 /// The tape of a document the tape scanner refused: serde_json's error, or

@@ -340,7 +340,7 @@ mod tests {
     fn never_accepts_what_serde_json_refuses() {
         let base = br#"{"_id": "x1", "context": [["T\u00e9", ["A \"s\" 1.", "B\\n"]], ["U", []]], "n": [-1.5e3, 0, true, null, {}], "s": "\/"}"#;
         let alphabet = b"{}[]\",:\\ \t\n0123456789.-+eEtrufalsn\x01\x1fu";
-        let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut next = crate::test_rng::seeded(0x9e37_79b9_7f4a_7c15);
         let (mut accepted, mut refused) = (0, 0);
         for _ in 0..20_000 {
             let mut doc = base.to_vec();

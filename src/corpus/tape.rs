@@ -77,71 +77,16 @@ struct Scanner<'a> {
     nodes: Vec<Node>,
     /// Open containers: their node index.
     stack: Vec<usize>,
-    /// Told the offset reached.
-    progress: Reporter<'a>,
-}
-
-/// Bytes between two reports of [`Tape::parse_reporting`].
-const REPORT_STEP: usize = 1 << 20;
-
-/// Tells a pass's callback, if any, the offset it has reached, about every
-/// [`REPORT_STEP`] bytes, then the text's length at its end.
-struct Reporter<'a> {
-    f: Option<&'a dyn Fn(usize)>,
-    /// The offset that makes the next report.
-    next: usize,
-}
-
-impl<'a> Reporter<'a> {
-    fn new(f: Option<&'a dyn Fn(usize)>) -> Self {
-        let next = if f.is_some() { REPORT_STEP } else { usize::MAX };
-        Reporter { f, next }
-    }
-
-    /// The pass has reached `offset`.
-    #[inline]
-    fn at(&mut self, offset: usize) {
-        if offset >= self.next {
-            if let Some(f) = self.f {
-                f(offset);
-            }
-            self.next = offset + REPORT_STEP;
-        }
-    }
-
-    /// The pass is done with a text of `len` bytes.
-    fn end(&self, len: usize) {
-        if let Some(f) = self.f {
-            f(len);
-        }
-    }
 }
 
 impl Tape {
     /// The tape of `text`, or None when `text` is not one valid JSON value
     /// (surrounding whitespace allowed) or repeats a key in an object.
     pub fn parse(text: &str) -> Option<Tape> {
-        Tape::parse_with(text, None, None)
+        Tape::parse_with(text)
     }
 
-    /// [`Tape::parse`], telling `scanned` the offset the scan has reached
-    /// and then `checked` the offset the check of repeated keys has reached
-    /// (each about every MB, in increasing order, then the text's length
-    /// when its pass succeeds): the text before it is not read again by
-    /// that pass (a mapped file's pages may be given back behind it).
-    pub fn parse_reporting(
-        text: &str,
-        scanned: &dyn Fn(usize),
-        checked: &dyn Fn(usize),
-    ) -> Option<Tape> {
-        Tape::parse_with(text, Some(scanned), Some(checked))
-    }
-
-    fn parse_with(
-        text: &str,
-        scanned: Option<&dyn Fn(usize)>,
-        checked: Option<&dyn Fn(usize)>,
-    ) -> Option<Tape> {
+    fn parse_with(text: &str) -> Option<Tape> {
         if text.len() >= u32::MAX as usize {
             return None;
         }
@@ -154,12 +99,10 @@ impl Tape {
             // so it costs no memory.
             nodes: Vec::with_capacity(text.len() / 8 + 16),
             stack: Vec::new(),
-            progress: Reporter::new(scanned),
         };
         s.document()?;
-        s.progress.end(text.len());
         let tape = Tape { nodes: s.nodes };
-        tape.no_repeated_keys(text, checked).then_some(tape)
+        tape.no_repeated_keys(text).then_some(tape)
     }
 
     /// The root node.
@@ -244,17 +187,12 @@ impl Tape {
     }
 
     /// No object repeats a key (compared decoded).
-    /// `checked` is told the start of the object whose keys are next
-    /// (about every MB; the keys of an object are within it), then the
-    /// text's length.
-    fn no_repeated_keys(&self, text: &str, checked: Option<&dyn Fn(usize)>) -> bool {
+    fn no_repeated_keys(&self, text: &str) -> bool {
         let mut keys: Vec<usize> = Vec::new();
-        let mut report = Reporter::new(checked);
         for (k, n) in self.nodes.iter().enumerate() {
             if n.kind != Kind::Object {
                 continue;
             }
-            report.at(n.start as usize);
             keys.clear();
             keys.extend(self.entries(k).map(|(key, _)| key));
             if keys.len() < 2 {
@@ -277,7 +215,6 @@ impl Tape {
                 }
             }
         }
-        report.end(text.len());
         true
     }
 
@@ -501,7 +438,6 @@ impl Scanner<'_> {
                 return (self.i == self.b.len()).then_some(());
             }
             self.after_value()?;
-            self.progress.at(self.i);
         }
     }
 
@@ -715,31 +651,6 @@ mod tests {
                 "{text:?}"
             );
         }
-    }
-
-    #[test]
-    fn progress_is_reported_in_order_up_to_the_end() {
-        let item = r#"{"a": "text text text", "b": [1, 2, {"c": null}]}"#;
-        let doc = format!("[{}]", vec![item; 60_000].join(", "));
-        let scanned = std::sync::Mutex::new(Vec::new());
-        let checked = std::sync::Mutex::new(Vec::new());
-        let tape = Tape::parse_reporting(&doc, &|at| scanned.lock().unwrap().push(at), &|at| {
-            checked.lock().unwrap().push(at)
-        })
-        .unwrap();
-        assert_eq!(tape.len(), Tape::parse(&doc).unwrap().len());
-        for offsets in [scanned.into_inner().unwrap(), checked.into_inner().unwrap()] {
-            // Every ~MB of a ~3 MB text, increasing, then its length.
-            assert!(offsets.len() >= 3, "{offsets:?}");
-            assert!(offsets.windows(2).all(|w| w[0] <= w[1]));
-            assert_eq!(offsets.last(), Some(&doc.len()));
-        }
-        // A repeated key is refused with reports as without.
-        let twice = format!(
-            "[{}, {{\"k\": 1, \"k\": 2}}]",
-            vec![item; 30_000].join(", ")
-        );
-        assert!(Tape::parse_reporting(&twice, &|_| (), &|_| ()).is_none());
     }
 
     #[test]

@@ -8,7 +8,6 @@ use rayon::prelude::*;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::ops::Range;
 use std::path::Path;
 
 /// One transcript: the chunks of one FILE joined in order with "\n".
@@ -219,52 +218,27 @@ pub fn parse_transcripts_with<R: Send>(
 }
 
 /// [`parse_transcripts_with`] over borrowed text (e.g. a mapped file),
-/// calling `release(range)` where the memory of a byte range of `text`
-/// can be given back (for a mapped file: its pages dropped, read again
-/// from the file if touched again), so that the file's pages need not
-/// stay resident: behind each pass over the text (the tape's scan beside
-/// `alongside`, which is told the offset it has read so far; the check of
-/// repeated keys; the reading of the chunks' fields), then, once a
-/// transcript is joined, each run of its chunks that no other transcript's
-/// chunk interrupts. Transcripts are joined in parallel, each held
+/// `alongside` running over the whole text on another thread while the
+/// tape is scanned. Transcripts are joined in parallel, each held
 /// compressed ([`Transcript::pack`]) as soon as it is joined, so that the
 /// corpus's joined texts are never all held as is.
-pub fn parse_transcripts_released<R: Send>(
+pub fn parse_transcripts_borrowed<R: Send>(
     path: &Path,
     text: &str,
-    release: impl Fn(Range<usize>) + Sync,
-    alongside: impl FnOnce(&[u8], &dyn Fn(usize)) -> R + Send,
+    alongside: impl FnOnce(&[u8]) -> R + Send,
 ) -> Result<(TranscriptSet, R), CorpusError> {
-    let (doc, tape, extra) = super::parse_tape_released(path, text, &release, alongside)?;
-    crate::timings::phase("transcripts: tape");
-    let set = match &doc {
-        // Offsets into `text`: past its byte-order mark.
-        std::borrow::Cow::Borrowed(d) => {
-            let bom = text.len() - d.len();
-            build_released(path, (d, bom), &tape, &release, true)?
-        }
-        std::borrow::Cow::Owned(d) => build_released(path, (d, 0), &tape, &|_| (), true)?,
-    };
-    Ok((set, extra))
+    let (doc, tape, extra) = super::parse_tape_borrowed(path, text, alongside)?;
+    Ok((build(path, &doc, &tape, true)?, extra))
 }
 
 /// The transcripts of a corpus document's tape.
 fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptSet, CorpusError> {
-    build_released(path, (text, 0), tape, &|_| (), false)
+    build(path, text, tape, false)
 }
 
-/// [`build_transcripts`], calling `release(range)` behind the reading of
-/// the chunks' fields, with the whole of `text` once the chunks are found,
-/// and with each transcript's runs of chunks once it is joined, each
-/// transcript packed once joined when `pack` is set. `text` starts `base` bytes into its file (past a
-/// byte-order mark): `release` is given ranges of the file.
-fn build_released(
-    path: &Path,
-    (text, base): (&str, usize),
-    tape: &Tape,
-    release: &(dyn Fn(Range<usize>) + Sync),
-    pack: bool,
-) -> Result<TranscriptSet, CorpusError> {
+/// The transcripts of a corpus document's tape, each packed once joined
+/// when `pack` is set.
+fn build(path: &Path, text: &str, tape: &Tape, pack: bool) -> Result<TranscriptSet, CorpusError> {
     let record_err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
         record,
@@ -284,17 +258,9 @@ fn build_released(
     // Each chunk's FILE and content node, checked; FILEs by first sight.
     let mut set = TranscriptSet::default();
     let mut sizes: Vec<usize> = Vec::new();
-    // Each transcript's chunks, in order, and the bytes of each run of its
-    // chunks that no other transcript's chunk interrupts.
+    // Each transcript's chunks, in order.
     let mut chunks_of: Vec<Vec<usize>> = Vec::new();
-    let mut runs: Vec<Vec<Range<usize>>> = Vec::new();
-    let mut previous = None;
-    // The chunks are read front to back: given back behind.
-    let behind = super::Behind::new(release, 1);
     for (i, chunk) in tape.children(chunks).enumerate() {
-        if i % 256 == 0 {
-            behind.reached(0, base + tape.node(chunk).start as usize);
-        }
         if tape.kind(chunk) != Kind::Object {
             return Err(record_err(
                 format!("chunk {i}"),
@@ -349,7 +315,6 @@ fn build_released(
                     .push(Transcript::new(file.into_owned(), String::new(), 0));
                 sizes.push(0);
                 chunks_of.push(Vec::new());
-                runs.push(Vec::new());
                 set.transcripts.len() - 1
             }
         };
@@ -358,32 +323,18 @@ fn build_released(
         sizes[t] += (n.end - n.start) as usize - 2 + usize::from(set.transcripts[t].chunks > 0);
         set.transcripts[t].chunks += 1;
         chunks_of[t].push(content);
-        let (start, end) = (n.start as usize, n.end as usize);
-        match runs[t].last_mut() {
-            Some(run) if previous == Some(t) => run.end = end,
-            _ => runs[t].push(start..end),
-        }
-        previous = Some(t);
     }
-    // The whole text was read for the tape and the chunks' fields: given
-    // back now, read again (from the page cache) as the texts are joined.
-    release(base..base + text.len());
-    // Transcripts joined in parallel, each at its final size, packed and
-    // its bytes given back once done.
+    // Transcripts joined in parallel, each at its final size (and packed).
     let stored: Vec<Stored> = chunks_of
         .par_iter()
         .zip(sizes)
-        .zip(&runs)
-        .map_init(Vec::new, |scratch, ((contents, size), runs)| {
+        .map_init(Vec::new, |scratch, (contents, size)| {
             let mut joined = String::with_capacity(size);
             for (i, &content) in contents.iter().enumerate() {
                 if i > 0 {
                     joined.push('\n');
                 }
                 push_content(tape, text, content, &mut joined);
-            }
-            for run in runs {
-                release(base + run.start..base + run.end);
             }
             if pack {
                 Stored::Packed(PackedText::pack_with(&joined, scratch))
@@ -472,78 +423,27 @@ mod tests {
     }
 
     #[test]
-    fn released_parse_equals_the_owned_one_and_releases_each_transcripts_bytes() {
+    fn borrowed_parse_equals_the_owned_one_and_packs_each_transcript() {
         // Chunks of four FILEs, ~3 MB in all, one of them interleaved with
         // the others, a byte-order mark, escapes.
         let mut json = String::from("\u{feff}[");
-        // Each FILE's span: its first content string's opening quote to its
-        // last one's closing quote.
-        let mut spans: std::collections::BTreeMap<usize, Range<usize>> = Default::default();
-        // Runs of consecutive chunks of one FILE.
-        let (mut runs, mut previous) = (0, None);
         for i in 0..3000 {
             if i > 0 {
                 json.push(',');
             }
             let file = if i % 7 == 3 { 9 } else { i / 1000 };
-            if previous != Some(file) {
-                runs += 1;
-                previous = Some(file);
-            }
             let line = format!("Q{i}: \\\"line\\\" {}", "word ".repeat(200));
-            json.push_str("{\"page_content\": ");
-            let start = json.len();
-            json.push_str(&format!("\"{line}\""));
-            let span = spans.entry(file).or_insert(start..0);
-            span.end = json.len();
-            json.push_str(&format!(r#", "metadata": {{"FILE": "f{file}"}}}}"#));
+            json.push_str(&format!(
+                r#"{{"page_content": "{line}", "metadata": {{"FILE": "f{file}"}}}}"#
+            ));
         }
         json.push(']');
         let owned = parse_transcripts(Path::new("t.json"), &json).unwrap();
-        let calls: std::sync::Mutex<Vec<Range<usize>>> = Default::default();
-        let (released, len) = parse_transcripts_released(
-            Path::new("t.json"),
-            &json,
-            |r| calls.lock().unwrap().push(r),
-            |b, progress| {
-                for at in (0..=b.len()).step_by(100_000) {
-                    progress(at);
-                }
-                progress(b.len());
-                b.len()
-            },
-        )
-        .unwrap();
-        let calls = calls.into_inner().unwrap();
-        // Behind each pass (the scan beside `alongside`, the keys' check, the
-        // chunks' fields), whole 64 KiB blocks: the first two passes give
-        // back every whole block, each once.
-        let bom = "\u{feff}".len();
-        let whole = calls.iter().position(|r| *r == (bom..json.len())).unwrap();
-        let behind = &calls[..whole];
-        let blocks = json.len() / (64 << 10) * (64 << 10);
-        for r in behind {
-            assert!(r.start < r.end && r.end <= blocks, "{r:?}");
-            assert_eq!((r.start % (64 << 10), r.end % (64 << 10)), (0, 0), "{r:?}");
-        }
-        // The scan beside the digest and the keys' check each give back
-        // every whole block once; the chunks' pass, those its chunks passed
-        // (the same ranges may interleave: passes overlap in time).
-        let mut times = vec![0; blocks / (64 << 10)];
-        for r in behind {
-            for t in &mut times[r.start / (64 << 10)..r.end / (64 << 10)] {
-                *t += 1;
-            }
-        }
-        assert!(times.iter().all(|&t| t == 2 || t == 3), "{times:?}");
-        assert!(
-            times.iter().filter(|&&t| t == 3).count() >= times.len() / 2,
-            "{times:?}"
-        );
-        let calls = &calls[whole..];
+        let (borrowed, len) =
+            parse_transcripts_borrowed(Path::new("t.json"), &json, |b| b.len()).unwrap();
         assert_eq!(len, json.len());
-        assert_eq!(released.transcripts.len(), 4);
-        for (a, b) in owned.transcripts.iter().zip(&released.transcripts) {
+        assert_eq!(borrowed.transcripts.len(), 4);
+        for (a, b) in owned.transcripts.iter().zip(&borrowed.transcripts) {
             // Held compressed once read, as is by the plain parse.
             assert!(b.is_packed() && !a.is_packed());
             assert_eq!(a.len(), b.len());
@@ -552,29 +452,20 @@ mod tests {
                 (&b.file, b.text().unwrap(), b.chunks)
             );
         }
-        assert_eq!(owned.total_bytes(), released.total_bytes());
+        assert_eq!(owned.total_bytes(), borrowed.total_bytes());
         assert_eq!(owned.get("f9").map(|t| t.chunks), Some(429));
-        // The whole text once its chunks are found (offsets past the
-        // byte-order mark), then each run of a transcript's consecutive
-        // chunks: together, every chunk's bytes once, no two runs touching
-        // (f9's chunks interrupt the others').
-        assert_eq!(calls[0], "\u{feff}".len()..json.len());
-        let mut got: Vec<Range<usize>> = calls[1..].to_vec();
-        got.sort_by_key(|r| r.start);
-        assert_eq!(got.len(), runs);
-        assert!(got.windows(2).all(|w| w[0].end < w[1].start));
-        assert_eq!(got[0].start, spans[&0].start);
-        let last = spans.values().map(|r| r.end).max();
-        assert_eq!(got.last().map(|r| r.end), last);
-        for r in &got {
-            assert!(json[r.clone()].starts_with("\"Q") && json[r.clone()].ends_with('"'));
-        }
+        assert!(owned
+            .get("f0")
+            .unwrap()
+            .text()
+            .unwrap()
+            .starts_with("Q0: \"line\" word"));
         // An invalid document is the same error either way.
         let bad = "[\n{\"page_content\": }]";
         let e1 = parse_transcripts(Path::new("t.json"), bad)
             .unwrap_err()
             .to_string();
-        let e2 = parse_transcripts_released(Path::new("t.json"), bad, |_| (), |_, _| ())
+        let e2 = parse_transcripts_borrowed(Path::new("t.json"), bad, |_| ())
             .unwrap_err()
             .to_string();
         assert_eq!(e1, e2);

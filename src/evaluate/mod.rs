@@ -235,15 +235,13 @@ pub fn evaluate_owned(
 ) -> Result<Evaluation, CorpusError> {
     let scored = score_answers(questions, &lexicon);
     let signature = signature(&lexicon, config);
-    // Its tables freed, and the embedded text's pages given back.
-    lexicon.release();
-    crate::memory::give_back();
+    // Its tables freed before the quote checks.
+    drop(lexicon);
     verify_and_assemble(questions, transcripts, scored, signature, config)
 }
 
 /// Every pair's type, answer scores and warning, in pair order.
 fn score_answers(questions: &QuestionSet, lexicon: &Lexicon) -> Vec<ScoredPair> {
-    crate::timings::phase("evaluate setup");
     // Each distinct (type, metric) compiled once (WordNet enrichment is
     // the costly part), then every pair scored in parallel.
     let groups = scoring::metric_groups(
@@ -252,7 +250,6 @@ fn score_answers(questions: &QuestionSet, lexicon: &Lexicon) -> Vec<ScoredPair> 
             .iter()
             .map(|p| (p.qtype.as_str(), &p.metric)),
     );
-    crate::timings::phase("metric groups");
     // Group by group: compile, score its pairs (in parallel chunks: one
     // metric may serve thousands of pairs), drop the compiled metric (held
     // all at once they weigh more than the questions).
@@ -284,7 +281,6 @@ fn score_answers(questions: &QuestionSet, lexicon: &Lexicon) -> Vec<ScoredPair> 
         scored[pi] = Some(sp);
     }
     crate::progress::finish();
-    crate::timings::phase("scoring");
     scored
         .into_iter()
         .map(|s| s.unwrap_or((None, Vec::new(), None)))
@@ -314,7 +310,6 @@ fn verify_and_assemble(
     crate::progress::start("verifying quotes", quote_refs.len() as u64);
     let (checks, attributed, unlabelled) = verify_quotes(&quote_refs, transcripts, config)?;
     crate::progress::finish();
-    crate::timings::phase("attribution");
     let mut pairs: Vec<PairResult> = questions
         .pairs
         .iter()
@@ -346,7 +341,6 @@ fn verify_and_assemble(
         });
     }
     set_existence_scores(&mut pairs);
-    crate::timings::phase("results");
     Ok(Evaluation {
         pairs,
         config: config.clone(),
@@ -472,18 +466,18 @@ fn verify_quotes_in(
     order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].len()));
     // Each transcript is built into the buffers of one done with before
     // (a few sets of them, one per transcript prepared at once).
-    let spares: crate::memory::Pool<citations::Spare> = crate::memory::Pool::default();
+    let spares: crate::pool::Pool<citations::Spare> = crate::pool::Pool::default();
     let prepare = |t: usize| -> Result<Source<'_>, CorpusError> {
         Ok(match kept {
             Some(k) => Source::Kept(k.source(t)?),
             None => {
                 let mut spare = spares.take();
                 let text = transcripts.transcripts[t].text_in(spare.text_buffer())?;
-                Source::Fresh(Box::new(crate::timings::measure("turns", || {
+                Source::Fresh(Box::new(
                     SourceText::from_cow_with_speakers_in(text, &config.speakers, spare)
                         .normalizing(&config.normalize)
-                        .searching(config.fuzzy_search)
-                })))
+                        .searching(config.fuzzy_search),
+                ))
             }
         })
     };
@@ -509,10 +503,6 @@ fn verify_quotes_in(
         .collect::<Result<_, CorpusError>>()?;
     // The transcripts' lookup structures are freed (unless prepared ahead).
     spares.clear();
-    if kept.is_none() {
-        crate::memory::give_back();
-    }
-    crate::timings::phase("check quotes");
     let mut checks: Vec<QuoteCheck> = vec![QuoteCheck::unknown_source(); n];
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
     let mut stitched: Vec<Option<Vec<attribution::Piece>>> = vec![None; n];
@@ -553,33 +543,28 @@ fn verify_quotes_in(
         // kept from inside the search, which visits transcripts in
         // parallel).
         let failed: std::sync::Mutex<Option<CorpusError>> = std::sync::Mutex::new(None);
-        let found = crate::timings::measure("other sources", || {
-            attribution::other_sources_in(
-                names.len(),
-                &names,
-                &lookups,
-                &config.normalize,
-                |t, visit| match prepare(t) {
-                    Ok(src) => {
-                        visit(&src);
-                        done_with(src);
+        let found = attribution::other_sources_in(
+            names.len(),
+            &names,
+            &lookups,
+            &config.normalize,
+            |t, visit| match prepare(t) {
+                Ok(src) => {
+                    visit(&src);
+                    done_with(src);
+                }
+                Err(e) => {
+                    if let Ok(mut f) = failed.lock() {
+                        f.get_or_insert(e);
                     }
-                    Err(e) => {
-                        if let Ok(mut f) = failed.lock() {
-                            f.get_or_insert(e);
-                        }
-                    }
-                },
-            )
-        });
+                }
+            },
+        );
         if let Some(e) = failed.into_inner().ok().flatten() {
             return Err(e);
         }
         // Their lookup structures again.
         spares.clear();
-        if kept.is_none() {
-            crate::memory::give_back();
-        }
         found
     };
     for (&k, other) in missing.iter().zip(elsewhere) {
@@ -637,7 +622,7 @@ fn check_transcript(
     config: &EvalConfig,
 ) -> Vec<(usize, Checked)> {
     let quotes: Vec<&str> = ks.iter().map(|&k| quote_refs[k].2.quote.as_str()).collect();
-    let located: Vec<Located> = crate::timings::measure("locate", || src.locate_all(&quotes));
+    let located: Vec<Located> = src.locate_all(&quotes);
     let mut used: HashMap<(usize, usize, &str), Vec<std::ops::Range<usize>>> = HashMap::new();
     let mut verbatim: Vec<Option<QuoteCheck>> = vec![None; ks.len()];
     for (j, &k) in ks.iter().enumerate() {
@@ -659,15 +644,13 @@ fn check_transcript(
         .map(|((&k, verbatim), located)| {
             let q = quote_refs[k].2;
             let check = verbatim.unwrap_or_else(|| {
-                crate::timings::measure("fuzzy", || {
+                {
                     src.check_located(&q.quote, config.fuzzy_threshold, &[], located)
-                })
+                }
             });
             let checked = if config.match_level.accepts(check.verdict) {
                 Checked {
-                    attributed: Some(crate::timings::measure("of_found", || {
-                        attribution::of_found(src, &check, q.speaker.as_deref())
-                    })),
+                    attributed: Some(attribution::of_found(src, &check, q.speaker.as_deref())),
                     check,
                     stitched: None,
                     altered: None,
@@ -679,7 +662,7 @@ fn check_transcript(
                 let altered = attribution::altered(src, &check);
                 Checked {
                     stitched: if altered.is_none() {
-                        crate::timings::measure("stitched", || attribution::stitched(src, &q.quote))
+                        attribution::stitched(src, &q.quote)
                     } else {
                         None
                     },

@@ -9,9 +9,9 @@ pub mod quantities;
 pub mod text;
 
 use crate::lexicon::Lexicon;
-use crate::text::fxhash::{FxHashMap, FxHashSet};
 use crate::text::tfidf::{is_word_char, Tfidf};
 use quantities::{Found, Quantity};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::ops::Range;

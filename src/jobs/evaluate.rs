@@ -22,7 +22,7 @@
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
-use crate::corpus::{parse_questions_with, parse_transcripts_released, QuestionSet, TranscriptSet};
+use crate::corpus::{parse_questions_with, parse_transcripts_borrowed, QuestionSet, TranscriptSet};
 use crate::evaluate::{
     annotate, evaluate, evaluate_owned, summarize_evaluation, Annotated, EvalConfig, Summary,
 };
@@ -298,7 +298,7 @@ pub fn execute(
 ) -> Result<(PathBuf, Summary), JobError> {
     let started = SystemTime::now();
     config.validate()?;
-    crate::timings::phase("start");
+    crate::sys::timings::phase("start");
     // The questions are read and parsed (while hashed, their bytes then
     // dropped) beside WordNet; then the transcripts, on their own: each
     // load's peak (a document, its tape, what is built from it) comes
@@ -311,7 +311,7 @@ pub fn execute(
         if let Some(shard) = config.shard {
             keep_shard(&mut questions, shard)?;
         }
-        crate::timings::phase("questions");
+        crate::sys::timings::phase("questions");
         Ok((questions, q_info))
     };
     let load_lexicon = || {
@@ -322,36 +322,31 @@ pub fn execute(
         })
     };
     let load_transcripts = || -> Result<_, JobError> {
-        // Transcripts mapped, not read: the file's pages are given back
-        // behind each pass over it (UTF-8 check, tape beside digest, keys,
-        // chunks) and again as the joined texts are built (each packed
-        // once joined), so the file is never held whole beside them.
+        // Transcripts mapped, not read (the page cache serves them), each
+        // packed once joined; the map is dropped once they are built.
         let t_bytes = super::map_input(transcripts_path)?;
-        let t_text = t_bytes.text_released(transcripts_path)?;
-        Ok(parse_transcripts_released(
-            transcripts_path,
-            t_text,
-            |r| t_bytes.release(r),
-            |b, progress| InputFile::new_reporting(transcripts_path, b, progress),
-        )?)
+        let t_text = t_bytes.text(transcripts_path)?;
+        Ok(parse_transcripts_borrowed(transcripts_path, t_text, |b| {
+            InputFile::new(transcripts_path, b)
+        })?)
     };
     let (questions, lexicon) = rayon::join(load_questions, load_lexicon);
     let (questions, q_info) = questions?;
     // The questions file's text and tape are freed.
-    crate::memory::give_back();
+    crate::sys::memory::give_back();
     let (transcripts, t_info) = load_transcripts()?;
     let (lexicon, lexicon_info) = lexicon?;
     // The documents' tapes and the mapped transcripts file are freed.
-    crate::memory::give_back();
-    crate::timings::phase("transcripts and lexicon");
+    crate::sys::memory::give_back();
+    crate::sys::timings::phase("transcripts and lexicon");
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     // WordNet is dropped once the answers are scored.
     let evaluation = evaluate_owned(&questions, &transcripts, lexicon, &config.eval_config())?;
     let summary = summarize_evaluation(&evaluation);
     // The bootstrap's buffers are freed before the writing starts.
-    crate::memory::give_back();
-    crate::timings::phase("summary");
+    crate::sys::memory::give_back();
+    crate::sys::timings::phase("summary");
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
@@ -363,9 +358,9 @@ pub fn execute(
         (&summary, &evaluation),
         (&questions, &transcripts),
     )?;
-    crate::timings::phase("write");
+    crate::sys::timings::phase("write");
     let done = writer.finish()?;
-    crate::timings::phase("finish");
+    crate::sys::timings::phase("finish");
     Ok((done, summary))
 }
 
@@ -645,10 +640,10 @@ pub fn write_run(
         .into_iter()
         .filter_map(|(alt, name)| std::fs::read(run.file(name)).ok().map(|b| (alt, b)))
         .collect();
-        crate::timings::phase("write tables");
+        crate::sys::timings::phase("write tables");
         let view = run.manifest_mut().reproducible_view();
         let (head, tail) = audit::render_around(summary, &charts, &view);
-        crate::timings::phase("audit render");
+        crate::sys::timings::phase("audit render");
         // The data is written between the page's halves, its quotes'
         // records made transcript by transcript through a scratch file.
         let scratch = run.file(".report-data.scratch");
@@ -657,7 +652,7 @@ pub fn write_run(
             audit::write_data_spilled(inputs.0, evaluation, inputs.1, w, &scratch)?;
             w.write_all(tail.as_bytes())
         })?;
-        crate::timings::phase("audit data and report.html");
+        crate::sys::timings::phase("audit data and report.html");
     }
     Ok(())
 }

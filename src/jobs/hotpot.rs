@@ -178,18 +178,18 @@ fn score(
     // order below).
     let read_predictions = || {
         if speculate {
-            if let Some(preds) = crate::timings::measure("read predictions (typed)", || {
+            if let Some(preds) = crate::sys::timings::measure("read predictions (typed)", || {
                 official_predictions_typed(predictions)
             }) {
                 return Predictions::Typed(preds);
             }
         }
-        let doc = crate::timings::measure("parse predictions", || {
+        let doc = crate::sys::timings::measure("parse predictions", || {
             crate::corpus::strict_json::parse_slice(predictions)
         });
         let early = match &doc {
             Ok(doc) if speculate && is_official_predictions(doc) => {
-                Some(crate::timings::measure("read predictions", || {
+                Some(crate::sys::timings::measure("read predictions", || {
                     official_predictions(predictions_path, doc)
                 }))
             }
@@ -199,7 +199,7 @@ fn score(
     };
     let (read, official_gold_parsed) = if speculate {
         let (p, g) = rayon::join(read_predictions, || {
-            crate::timings::measure("parse gold", || official_gold(gold_path, gold))
+            crate::sys::timings::measure("parse gold", || official_gold(gold_path, gold))
         });
         (p, Some(g))
     } else {
@@ -210,7 +210,7 @@ fn score(
             Some(parsed) => parsed?,
             None => official_gold(gold_path, gold)?,
         };
-        Ok(crate::timings::measure("score", || {
+        Ok(crate::sys::timings::measure("score", || {
             evaluate_official(&preds, &gold)
         }))
     };
@@ -310,14 +310,14 @@ pub fn execute(
     gold: &Path,
 ) -> Result<(PathBuf, HotpotEvaluation, String), JobError> {
     let started = SystemTime::now();
-    crate::timings::phase("start");
+    crate::sys::timings::phase("start");
     config.validate()?;
     let p_bytes = super::map_input(predictions)?;
     let g_bytes = super::map_input(gold)?;
     // Hash the inputs on one core while the other parses and scores.
     let ((p_info, g_info), eval) = rayon::join(
         || {
-            crate::timings::measure("hash inputs", || {
+            crate::sys::timings::measure("hash inputs", || {
                 (
                     InputFile::new(predictions, &p_bytes),
                     InputFile::new(gold, &g_bytes),
@@ -325,14 +325,14 @@ pub fn execute(
             })
         },
         || {
-            crate::timings::measure("parse and score", || {
+            crate::sys::timings::measure("parse and score", || {
                 run(config, predictions, &p_bytes, gold, &g_bytes)
             })
         },
     );
     let eval = eval?;
-    crate::timings::phase("parse, score and hash");
-    crate::timings::measure("inputs unmapped", || drop((p_bytes, g_bytes)));
+    crate::sys::timings::phase("parse, score and hash");
+    crate::sys::timings::measure("inputs unmapped", || drop((p_bytes, g_bytes)));
     let system = config.system(predictions);
     warn_missing(&eval);
 
@@ -341,13 +341,13 @@ pub fn execute(
         ("gold".to_string(), g_info),
     ]);
     let manifest = manifest(config, inputs, &eval, &system, started);
-    let mut writer = crate::timings::measure("run folder created", || {
+    let mut writer = crate::sys::timings::measure("run folder created", || {
         RunWriter::create(&config.out, started, manifest)
     })?;
-    crate::timings::phase("run folder");
+    crate::sys::timings::phase("run folder");
     write_run(&mut writer, &eval, &system, config)?;
     let done = writer.finish()?;
-    crate::timings::phase("finish");
+    crate::sys::timings::phase("finish");
     Ok((done, eval, system))
 }
 
@@ -414,30 +414,31 @@ pub fn write_run(
             if config.no_plots {
                 return Ok(None);
             }
-            crate::timings::measure("chart", || draw_panels(eval, system)).map(Some)
+            crate::sys::timings::measure("chart", || draw_panels(eval, system)).map(Some)
         },
         || -> Result<(), JobError> {
             run.write_json("metrics.json", &eval.metrics_json(system))?;
-            let json = crate::timings::measure("per_example.json made", || eval.per_example_json());
-            crate::timings::measure("per_example.json written", || {
+            let json =
+                crate::sys::timings::measure("per_example.json made", || eval.per_example_json());
+            crate::sys::timings::measure("per_example.json written", || {
                 run.write("per_example.json", &json)
             })?;
-            let csv = crate::timings::measure("items.csv made", || eval.per_example_csv());
-            crate::timings::measure("items.csv written", || {
+            let csv = crate::sys::timings::measure("items.csv made", || eval.per_example_csv());
+            crate::sys::timings::measure("items.csv written", || {
                 run.write("items.csv", csv.as_bytes())
             })?;
             Ok(())
         },
     );
     tables?;
-    crate::timings::phase("chart and tables");
+    crate::sys::timings::phase("chart and tables");
     let chart = chart?;
     if let Some(bytes) = &chart {
         run.write("hotpot_metrics.png", bytes)?;
     }
     let html = render_report(eval, system, chart.as_deref(), run.manifest_mut());
     run.write("report.html", html.as_bytes())?;
-    crate::timings::phase("report.html");
+    crate::sys::timings::phase("report.html");
     Ok(())
 }
 

@@ -214,61 +214,10 @@ impl std::ops::Deref for InputBytes {
 }
 
 impl InputBytes {
-    /// Gives back the memory of a mapped file's bytes within `range` (whole
-    /// [`crate::corpus::RELEASE_BLOCK`]s only, so that no page outside it is
-    /// dropped): they leave the process's resident set, and a later read
-    /// maps them again from the file. Bytes read into memory are kept.
-    pub fn release(&self, range: std::ops::Range<usize>) {
-        use crate::corpus::RELEASE_BLOCK;
-        if let InputBytes::Mapped(map) = self {
-            let start = range.start.min(map.len()).div_ceil(RELEASE_BLOCK) * RELEASE_BLOCK;
-            let end = range.end.min(map.len()) / RELEASE_BLOCK * RELEASE_BLOCK;
-            if start < end {
-                // SAFETY: the map is read-only and its pages are the file's
-                // clean page-cache pages: dropping them loses nothing, a
-                // later read maps them from the file again.
-                let _ = unsafe {
-                    map.unchecked_advise_range(
-                        memmap2::UncheckedAdvice::DontNeed,
-                        start,
-                        end - start,
-                    )
-                };
-            }
-        }
-    }
-
     /// The bytes as UTF-8 text; a failure names the file and the first
     /// bad byte (as [`utf8`] does).
     pub fn text(&self, path: &Path) -> Result<&str, JobError> {
         std::str::from_utf8(self).map_err(|e| not_utf8(path, e))
-    }
-
-    /// [`InputBytes::text`], checked a block at a time, each block's pages
-    /// given back once checked ([`InputBytes::release`]): the check never
-    /// holds the whole file resident. The same text, or the same error.
-    pub fn text_released(&self, path: &Path) -> Result<&str, JobError> {
-        const BLOCK: usize = 1 << 20;
-        let bytes: &[u8] = self;
-        let release = |r| self.release(r);
-        let behind = crate::corpus::Behind::new(&release, 1);
-        let mut at = 0;
-        while at < bytes.len() {
-            let end = (at + BLOCK).min(bytes.len());
-            match std::str::from_utf8(&bytes[at..end]) {
-                Ok(_) => at = end,
-                // A char cut by the block's end: checked with the next.
-                Err(e) if e.error_len().is_none() && end < bytes.len() && e.valid_up_to() > 0 => {
-                    at += e.valid_up_to();
-                }
-                // The whole text's check names the first bad byte.
-                Err(_) => return self.text(path),
-            }
-            behind.reached(0, at);
-        }
-        // SAFETY: the blocks, end to end, cover `bytes`, each ends on a char
-        // boundary and each is valid UTF-8 (checked above), so the whole is.
-        Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
     }
 }
 
@@ -284,11 +233,7 @@ pub fn map_input(path: &Path) -> Result<InputBytes, JobError> {
     if meta.len() < 1 << 20 || !meta.is_file() {
         return read_input(path).map(InputBytes::Read);
     }
-    // SAFETY: the map is read-only (shared with the page cache, never
-    // written); the input is expected not to change while the command runs
-    // (as with any tool that maps its inputs, a concurrent truncation
-    // could fault).
-    let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_err)?;
+    let map = crate::sys::io::map_readonly(&file).map_err(io_err)?;
     Ok(InputBytes::Mapped(map))
 }
 
@@ -550,45 +495,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn text_checked_by_blocks_is_the_whole_check() {
-        let dir = std::env::temp_dir().join(format!("ce-text-released-{}", std::process::id()));
+    fn a_mapped_input_reads_as_the_same_text_and_errors_as_a_read_one() {
+        let dir = std::env::temp_dir().join(format!("ce-input-bytes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        // Multi-byte chars, 3 MB in all, cut by the block boundaries
-        // (1 MiB): a 4-byte one across the first, a 3-byte one across the
-        // second, a 2-byte one ending right at the third.
         let unit = "abc é€😀 ";
-        let mut good = "a".repeat((1 << 20) - 2);
-        good.push('😀');
-        good.push_str(&"b".repeat((2 << 20) - good.len() - 1));
-        good.push('€');
-        good.push_str(&"c".repeat((3 << 20) - good.len() - 2));
-        good.push('é');
-        good.push_str(&unit.repeat(1000));
-        assert!(!good.is_char_boundary(1 << 20) && !good.is_char_boundary(2 << 20));
-        assert!(good.is_char_boundary(3 << 20) && !good.is_char_boundary((3 << 20) - 1));
+        let good = unit.repeat(200_000);
         let path = dir.join("good.json");
         std::fs::write(&path, &good).unwrap();
         let mapped = map_input(&path).unwrap();
         assert!(matches!(mapped, InputBytes::Mapped(_)));
-        assert_eq!(mapped.text_released(&path).unwrap(), good);
-        // Read back whole after its pages were given back.
         assert_eq!(mapped.text(&path).unwrap(), good);
-        let read = InputBytes::Read(good.clone().into_bytes());
-        assert_eq!(read.text_released(&path).unwrap(), good);
-        // A bad byte past the first blocks, a char cut at the very end, a
-        // bad byte at the start: the same error as the whole check.
-        for bad_at in [2_500_001, (1 << 20) - 1, good.len() - 1, 0] {
-            let mut bytes = good.clone().into_bytes();
-            bytes[bad_at] = 0xFF;
-            let bad = InputBytes::Read(bytes);
-            let whole = bad.text(&path).unwrap_err().to_string();
-            assert_eq!(bad.text_released(&path).unwrap_err().to_string(), whole);
-        }
-        let mut cut = good.into_bytes();
+        // A bad byte, first or last, or a char cut at the end: the error
+        // names the file and the first bad byte, mapped or read.
+        let mut cut = good.clone().into_bytes();
         cut.extend_from_slice(&"😀".as_bytes()[..2]);
-        let cut = InputBytes::Read(cut);
-        let whole = cut.text(&path).unwrap_err().to_string();
-        assert_eq!(cut.text_released(&path).unwrap_err().to_string(), whole);
+        let mut first = good.clone().into_bytes();
+        first[0] = 0xFF;
+        let mut last = good.clone().into_bytes();
+        let n = last.len();
+        last[n - 1] = 0xFF;
+        for (bytes, at) in [(first, 0), (last, n - 1), (cut, n)] {
+            let bad = dir.join("bad.json");
+            std::fs::write(&bad, &bytes).unwrap();
+            let read = InputBytes::Read(bytes).text(&bad).unwrap_err().to_string();
+            let mapped = map_input(&bad).unwrap().text(&bad).unwrap_err().to_string();
+            assert_eq!(read, mapped);
+            assert!(
+                read.contains("bad.json") && read.ends_with(&format!("(byte {at})")),
+                "{read}"
+            );
+        }
         drop(mapped);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -25,7 +25,7 @@
 //! ```
 
 use super::{packed_keys, porter, pytext, sorted_intersection, sorted_ngrams, Interner};
-use crate::text::fxhash::FxHashMap;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cell::RefCell;
 

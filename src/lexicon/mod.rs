@@ -14,8 +14,8 @@
 pub mod build;
 mod table;
 
-use crate::text::fxhash::FxHashMap as HashMap;
 use crate::text::numbers::number_forms;
+use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -263,21 +263,6 @@ impl Lexicon {
             DigestInput::Text => crate::text::hash::sha256_hex(self.text.as_bytes()),
             DigestInput::Given(d) => d.clone(),
         })
-    }
-
-    /// Drops the lexicon and, when its text is the embedded one, gives
-    /// back that text's resident pages ([`crate::memory::release_static`]):
-    /// a job done with WordNet then holds neither its tables nor its text
-    /// (another lexicon still reading the embedded text reads the same
-    /// bytes, mapped again). Returns the bytes given back.
-    pub fn release(self) -> usize {
-        let embedded = matches!(&self.text, Cow::Borrowed(t) if std::ptr::eq(*t, EMBEDDED_LEXICON));
-        drop(self);
-        if embedded {
-            crate::memory::release_static(EMBEDDED_LEXICON.as_bytes())
-        } else {
-            0
-        }
     }
 
     /// What a run's manifest records of the lexicon (kept once the

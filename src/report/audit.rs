@@ -464,7 +464,7 @@ pub fn write_data_spilled(
         .sort_by_key(|&t| std::cmp::Reverse(transcripts.transcripts.get(t).map_or(0, |t| t.len())));
     // Each transcript's text read back, and its section gathered, into
     // the buffers of one done with before.
-    let buffers: crate::memory::Pool<(String, Vec<u8>)> = crate::memory::Pool::default();
+    let buffers: crate::pool::Pool<(String, Vec<u8>)> = crate::pool::Pool::default();
     let made: Vec<(usize, super::spill::Section)> = order
         .par_iter()
         .map(|&t| -> std::io::Result<_> {

@@ -23,15 +23,9 @@ pub struct InputFile {
 impl InputFile {
     /// Describes a file from its bytes.
     pub fn new(path: &Path, bytes: &[u8]) -> InputFile {
-        InputFile::new_reporting(path, bytes, &|_| ())
-    }
-
-    /// [`InputFile::new`], telling `progress` the offset hashed so far
-    /// (see [`crate::text::hash::sha256_hex_reporting`]).
-    pub fn new_reporting(path: &Path, bytes: &[u8], progress: &dyn Fn(usize)) -> InputFile {
         InputFile {
             path: path.display().to_string(),
-            sha256: crate::text::hash::sha256_hex_reporting(bytes, progress),
+            sha256: crate::text::hash::sha256_hex(bytes),
             bytes: bytes.len() as u64,
             absolute: std::fs::canonicalize(path)
                 .ok()

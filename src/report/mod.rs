@@ -381,30 +381,10 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
     }
 }
 
-/// Starts writing a file's data to disk without waiting (Linux:
-/// `sync_file_range(SYNC_FILE_RANGE_WRITE)`; nothing elsewhere), so that
-/// the fsync a run folder makes of every file before it is renamed into
-/// place finds most of it done. Best effort: that fsync is what makes the
-/// file durable, and it reports any error.
+/// Starts writing a whole file's data to disk without waiting
+/// ([`crate::sys::io::start_writeback`]).
 fn start_writeback(file: &std::fs::File) {
-    start_writeback_of(file, 0, 0);
-}
-
-/// [`start_writeback`] for `len` bytes from `offset` (0: to the end).
-fn start_writeback_of(file: &std::fs::File, offset: u64, len: u64) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
-            return;
-        };
-        // SAFETY: a valid open descriptor; the call only starts I/O.
-        let _ = unsafe {
-            libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
-        };
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (file, offset, len);
+    crate::sys::io::start_writeback(file, 0, 0);
 }
 
 /// Bytes a streamed file's writeback is started for at a time, while the
@@ -425,7 +405,7 @@ impl Write for EarlyWriteback {
         let n = self.file.write(buf)?;
         self.written += n as u64;
         if self.written - self.started >= WRITEBACK_STEP {
-            start_writeback_of(&self.file, self.started, self.written - self.started);
+            crate::sys::io::start_writeback(&self.file, self.started, self.written - self.started);
             self.started = self.written;
         }
         Ok(n)

@@ -172,7 +172,7 @@ mod tests {
 
     /// A deterministic image: flat areas, vertical bars and noise.
     fn image(width: u32, height: u32, seed: u64) -> Vec<u8> {
-        let mut next = crate::test_rng::xorshift(seed | 1);
+        let mut next = crate::test_rng::seeded(seed | 1);
         let mut px = Vec::with_capacity(width as usize * height as usize * 3);
         for y in 0..height {
             for x in 0..width {

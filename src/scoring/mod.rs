@@ -146,7 +146,7 @@ pub enum CompiledQuestion {
 /// one vocabulary) enrich each value once.
 #[derive(Debug, Default)]
 pub struct EnrichCache {
-    phrases: crate::text::fxhash::FxHashMap<String, std::sync::Arc<[Vec<String>]>>,
+    phrases: rustc_hash::FxHashMap<String, std::sync::Arc<[Vec<String>]>>,
 }
 
 /// Cap on cached values (a worker's memory stays bounded).
@@ -563,11 +563,8 @@ impl Eq for MetricKey<'_> {}
 /// order of first appearance: each group's metric is compiled once. Two
 /// metrics are the same when their JSON texts are.
 pub fn metric_groups<'a>(keys: impl Iterator<Item = (&'a str, &'a Value)>) -> Vec<Vec<usize>> {
-    let mut distinct: std::collections::HashMap<
-        MetricKey<'a>,
-        usize,
-        std::hash::BuildHasherDefault<crate::text::fxhash::FxHasher>,
-    > = Default::default();
+    let mut distinct: std::collections::HashMap<MetricKey<'a>, usize, rustc_hash::FxBuildHasher> =
+        Default::default();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (k, (qtype, metric)) in keys.enumerate() {
         let next = distinct.len();
@@ -679,7 +676,7 @@ mod tests {
         ];
         let types = ["ListOne", "Yes/No", ""];
         let mut keys: Vec<(&str, &Value)> = Vec::new();
-        let mut seed = crate::test_rng::xorshift(5);
+        let mut seed = crate::test_rng::seeded(5);
         for _ in 0..2000 {
             let t = types[(seed() % types.len() as u64) as usize];
             let v = &values[(seed() % values.len() as u64) as usize];

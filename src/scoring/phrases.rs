@@ -9,7 +9,7 @@
 
 use crate::lexicon::Lexicon;
 use crate::text::canonical_tokens;
-use crate::text::fxhash::FxHashMap as HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// A token and its lemma forms, the token first.

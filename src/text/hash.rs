@@ -25,30 +25,6 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// [`sha256_hex`] (the same digest), hashed a MiB at a time, telling
-/// `progress` the offset hashed so far after each MiB (the last block ends
-/// at the length; nothing is told for empty bytes): the bytes before it
-/// are not read again.
-///
-/// ```
-/// use corpus_eval::text::hash::{sha256_hex, sha256_hex_reporting};
-/// let bytes = vec![b'x'; (3 << 20) + 5];
-/// let seen = std::cell::RefCell::new(Vec::new());
-/// let digest = sha256_hex_reporting(&bytes, &|at| seen.borrow_mut().push(at));
-/// assert_eq!(digest, sha256_hex(&bytes));
-/// assert_eq!(seen.into_inner(), [1 << 20, 2 << 20, 3 << 20, (3 << 20) + 5]);
-/// ```
-pub fn sha256_hex_reporting(bytes: &[u8], progress: &dyn Fn(usize)) -> String {
-    let mut hasher = Sha256::new();
-    let mut done = 0;
-    for block in bytes.chunks(1 << 20) {
-        hasher.update(block);
-        done += block.len();
-        progress(done);
-    }
-    hex(&hasher.finalize())
-}
-
 /// FNV-1a 64-bit hash (for seeds and short ids).
 ///
 /// ```

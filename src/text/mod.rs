@@ -14,7 +14,6 @@
 //! ```
 
 pub mod aligned;
-pub mod fxhash;
 pub mod hash;
 pub mod json_str;
 pub mod multifind;

@@ -12,7 +12,7 @@
 //! assert!(cos > 0.0 && cos < 1.0);
 //! ```
 
-use super::fxhash::FxHashMap as HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A sparse, l2-normalized TF-IDF vector: (term index, weight), by index.
 pub type SparseVec = Vec<(u32, f64)>;

@@ -63,7 +63,7 @@ const MIN_VOTERS: usize = 4;
 /// word of the quote occurs in them.
 pub const FULL_SCAN_CHARS: usize = 200_000;
 
-type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::text::fxhash::FxHasher>>;
+type FxMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 /// The word index of a normalized transcript: each word's position and id,
 /// where each word occurs, and where each pair of consecutive words occurs
@@ -443,10 +443,9 @@ thread_local! {
 /// of [`candidate_windows`] under the definition in the module
 /// documentation.
 pub fn best_match(quote: &str, text: &str, index: &BigramIndex) -> Option<FuzzyMatch> {
-    let windows =
-        crate::timings::measure("fuzzy windows", || candidate_windows(quote, text, index))?;
+    let windows = candidate_windows(quote, text, index)?;
     let qv: Vec<char> = quote.chars().collect();
-    crate::timings::measure("fuzzy verify", || verify(&qv, text, &windows))
+    verify(&qv, text, &windows)
 }
 
 /// The similarity floor under which the fuzzy search may miss an
@@ -478,8 +477,7 @@ pub fn search(
     }
     // The word pairs' windows first, verified whole: the best there (also
     // what a quote with no close passage reports as its closest).
-    let voted =
-        crate::timings::measure("fuzzy windows", || candidate_windows(quote, text, bigrams));
+    let voted = candidate_windows(quote, text, bigrams);
     let found = voted.as_ref().and_then(|w| verify(&qv, text, w));
     // Then the lossless filter, for what could beat it and reach the
     // floor: an alignment better than one already found has fewer edits,
@@ -488,13 +486,11 @@ pub fn search(
     if found.as_ref().is_some_and(|f| f.similarity >= 1.0) {
         return found;
     }
-    let windows = match crate::timings::measure("qgram filter", || {
-        qgram::candidates(&qv, text, qgrams, need)
-    }) {
+    let windows = match qgram::candidates(&qv, text, qgrams, need) {
         qgram::Candidates::Everywhere => std::iter::once(0..text.len()).collect(),
         qgram::Candidates::Windows(w) => w,
     };
-    let better = crate::timings::measure("fuzzy verify", || verify_min(&qv, text, &windows, need));
+    let better = verify_min(&qv, text, &windows, need);
     match (found, better) {
         (Some(f), Some(b)) => Some(
             if b.similarity > f.similarity
@@ -1014,7 +1010,7 @@ mod tests {
     #[test]
     fn index_built_into_a_used_spare_is_the_same() {
         let pieces = ["ab", "cd", "ab", " ", " ", "é", "9", "\n", "-"];
-        let mut next = crate::test_rng::xorshift(0x1dec_5a7e);
+        let mut next = crate::test_rng::seeded(0x1dec_5a7e);
         let mut spare = IndexSpare::default();
         for _ in 0..300 {
             let text = crate::test_rng::text_of(&mut next, &pieces, 400);
@@ -1036,7 +1032,7 @@ mod tests {
         let pieces = [
             "ab", "Z9", " ", "'", "-", "é", "ß", "٣", "。", "\u{301}", "x", "\n", "🙂",
         ];
-        let mut next = crate::test_rng::xorshift(0xa11c_e5ed);
+        let mut next = crate::test_rng::seeded(0xa11c_e5ed);
         for _ in 0..3000 {
             let text = crate::test_rng::text_of(&mut next, &pieces, 16);
             // The definition, char by char.
