@@ -21,6 +21,7 @@ mod rag_cli;
 mod regression;
 mod regression_39;
 mod regression_40;
+mod regression_42;
 mod scoring_rules;
 mod semantic_cli;
 mod shard_cli;

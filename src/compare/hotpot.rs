@@ -227,7 +227,8 @@ pub fn load_hotpot(name: &str, path: &Path) -> Result<SystemResult, CorpusError>
         .and_then(|p| p.parent())
         .map(|d| d.join("manifest.json"))
         .filter(|m| m.is_file())
-        .and_then(|m| read_json(&m).ok())
+        .map(|m| crate::report::manifest::Manifest::read(&m))
+        .transpose()?
         .map(|m| inputs_of(&m))
         .unwrap_or_default();
     Ok(SystemResult {

@@ -146,7 +146,7 @@ pub(crate) fn record(path: &Path, record: &str, field: &str, message: String) ->
 pub fn load_system(name: &str, path: &Path) -> Result<SystemResult, CorpusError> {
     if path.is_dir() {
         if let Some(manifest) = runs::manifest_of(path)? {
-            let command = manifest["command"].as_str().unwrap_or_default();
+            let command = manifest.command.as_str();
             if command != "hotpot" {
                 return match runs::spec(command) {
                     Some(spec) => runs::load_run(name, path, spec, &manifest),

@@ -10,9 +10,10 @@
 //! | `rag run` | `id` | `score`, `existence` | the cited passage's `FILE` |
 //! | `lexical` | `id` (else `index`) | every score column | - |
 
-use super::hotpot::{read_json, PerExample};
+use super::hotpot::PerExample;
 use super::{record, SystemKind, SystemResult};
 use crate::corpus::CorpusError;
+use crate::report::manifest::Manifest;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -352,7 +353,7 @@ pub fn load_run(
     name: &str,
     folder: &Path,
     spec: &RunSpec,
-    manifest: &serde_json::Value,
+    manifest: &Manifest,
 ) -> Result<SystemResult, CorpusError> {
     let items = folder.join("items.csv");
     if !items.is_file() {
@@ -386,21 +387,21 @@ pub fn load_run(
     })
 }
 
-/// The manifest of a run folder, when it has one.
-pub fn manifest_of(folder: &Path) -> Result<Option<serde_json::Value>, CorpusError> {
+/// The manifest of a run folder, when it has one (read typed: a field
+/// missing or of the wrong type is an error naming it).
+pub fn manifest_of(folder: &Path) -> Result<Option<Manifest>, CorpusError> {
     let m = folder.join("manifest.json");
     if !m.is_file() {
         return Ok(None);
     }
-    read_json(&m).map(Some)
+    Manifest::read(&m).map(Some)
 }
 
 /// The input roles of a manifest with their SHA-256.
-pub fn inputs_of(manifest: &serde_json::Value) -> BTreeMap<String, String> {
-    manifest["inputs"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter_map(|(role, f)| f["sha256"].as_str().map(|s| (role.clone(), s.to_string())))
+pub fn inputs_of(manifest: &Manifest) -> BTreeMap<String, String> {
+    manifest
+        .inputs
+        .iter()
+        .map(|(role, f)| (role.clone(), f.sha256.clone()))
         .collect()
 }

@@ -35,7 +35,7 @@ pub struct Request {
 struct ShardRun {
     folder: PathBuf,
     manifest_path: PathBuf,
-    manifest: Value,
+    manifest: crate::report::manifest::Manifest,
     command: String,
     shard: Shard,
 }
@@ -74,8 +74,13 @@ sharded_config!(super::judge_answers::Config);
 impl ShardRun {
     /// The shards' configuration as the merged run's, under `req.out`.
     fn merged_config<C: ShardedConfig>(&self, req: &Request) -> Result<C, JobError> {
-        let c: C = config_of(&self.manifest_path, self.manifest["config"].clone())?;
+        let c: C = config_of(&self.manifest_path, self.config().clone())?;
         Ok(c.unsharded(req.out.clone()))
+    }
+
+    /// The shard's recorded configuration (checked present when read).
+    fn config(&self) -> &Value {
+        self.manifest.config.as_ref().unwrap_or(&Value::Null)
     }
 
     /// The shards' input `role`, found and checked as `rerun` does.
@@ -95,12 +100,13 @@ fn input_error(message: String) -> JobError {
 
 fn read_shard(folder: &Path) -> Result<ShardRun, JobError> {
     let manifest_path = folder.join("manifest.json");
-    let text = super::read_text(&manifest_path)?;
-    let manifest = crate::corpus::strict_json::parse_str(&text)
-        .map_err(|e| crate::corpus::json_error(&manifest_path, &e))?;
-    let command = manifest["command"].as_str().unwrap_or_default().to_string();
-    let shard = manifest["config"]["shard"]
-        .as_str()
+    let manifest = crate::report::manifest::Manifest::read(&manifest_path)?;
+    let command = manifest.command.clone();
+    let shard = manifest
+        .config
+        .as_ref()
+        .and_then(|c| c.get("shard"))
+        .and_then(Value::as_str)
         .ok_or_else(|| {
             input_error(format!(
                 "{}: not a shard run (no `config.shard`; run the command with --shard I/N)",
@@ -109,11 +115,11 @@ fn read_shard(folder: &Path) -> Result<ShardRun, JobError> {
         })?
         .parse::<Shard>()
         .map_err(|e| input_error(format!("{}: config.shard: {e}", manifest_path.display())))?;
-    if manifest["status"] != "complete" {
+    if manifest.status != "complete" {
         return Err(input_error(format!(
-            "{}: the run did not complete (status {})",
+            "{}: the run did not complete (status {:?})",
             manifest_path.display(),
-            manifest["status"]
+            manifest.status
         )));
     }
     Ok(ShardRun {
@@ -126,8 +132,8 @@ fn read_shard(folder: &Path) -> Result<ShardRun, JobError> {
 }
 
 /// A configuration without the settings shards may differ in.
-fn shared_config(manifest: &Value) -> Value {
-    let mut c = manifest["config"].clone();
+fn shared_config(manifest: &crate::report::manifest::Manifest) -> Value {
+    let mut c = manifest.config.clone().unwrap_or(Value::Null);
     if let Value::Object(m) = &mut c {
         m.remove("shard");
         m.remove("out");
@@ -136,7 +142,7 @@ fn shared_config(manifest: &Value) -> Value {
 }
 
 /// The inputs' SHA-256 by role.
-fn digests(manifest: &Value) -> BTreeMap<String, String> {
+fn digests(manifest: &crate::report::manifest::Manifest) -> BTreeMap<String, String> {
     crate::compare::runs::inputs_of(manifest)
 }
 
@@ -623,9 +629,12 @@ fn merge_judge(
                 .unwrap_or_default()
                 .to_string();
             // semantic_dynamic's threshold, chosen on the whole input.
-            threshold = s.manifest["settings"]["threshold"]
-                .as_f64()
-                .unwrap_or(config.threshold);
+            threshold = s.manifest.settings["threshold"].as_f64().ok_or_else(|| {
+                input_error(format!(
+                    "{}: field `settings.threshold` is missing or not a number",
+                    s.manifest_path.display()
+                ))
+            })?;
         }
     }
     let core = JudgeAnswersConfig {
@@ -640,7 +649,7 @@ fn merge_judge(
     if config.agreement {
         summary.agreement = Some(agreement_of(&scores, config.method)?);
     }
-    let mut settings = first.manifest["settings"].clone();
+    let mut settings = first.manifest.settings.clone();
     if let Value::Object(m) = &mut settings {
         m.insert("out".into(), Value::from(config.out.display().to_string()));
         m.insert("merged_from".into(), merged_from(shards));
@@ -661,7 +670,7 @@ fn merge_judge(
     )
     .with_config(super::to_value(&config));
     m.inputs = first_inputs(first);
-    m.wordnet = first.manifest.get("wordnet").cloned();
+    m.wordnet = first.manifest.wordnet.clone();
     write_outputs(
         RunWriter::create(&config.out, started, m)?,
         &output,
@@ -812,13 +821,13 @@ fn merge_text_eval(
     let mut m = crate::report::manifest::Manifest::new(
         "text-eval",
         BTreeMap::new(),
-        first.manifest["settings"].clone(),
+        first.manifest.settings.clone(),
         output.signature.clone(),
         started,
     )
     .with_config(super::to_value(&config));
     m.inputs = first_inputs(first);
-    m.wordnet = first.manifest.get("wordnet").cloned();
+    m.wordnet = first.manifest.wordnet.clone();
     if let Value::Object(settings) = &mut m.settings {
         settings.remove("shard");
         settings.insert("rows".into(), Value::from(output.results.len()));
@@ -835,20 +844,5 @@ fn merge_text_eval(
 
 /// The first shard's recorded inputs (every shard read the same files).
 fn first_inputs(first: &ShardRun) -> BTreeMap<String, InputFile> {
-    first.manifest["inputs"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(role, e)| {
-            (
-                role.clone(),
-                InputFile {
-                    path: e["path"].as_str().unwrap_or_default().to_string(),
-                    sha256: e["sha256"].as_str().unwrap_or_default().to_string(),
-                    bytes: e["bytes"].as_u64().unwrap_or(0),
-                    absolute: e["absolute"].as_str().map(str::to_string),
-                },
-            )
-        })
-        .collect()
+    first.manifest.inputs.clone()
 }

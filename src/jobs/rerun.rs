@@ -6,6 +6,7 @@
 
 use super::{JobConfig, JobError};
 use crate::jobs;
+use crate::report::manifest::Manifest;
 use crate::text::hash::sha256_hex;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -64,11 +65,9 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
         inputs: req.inputs.as_deref().map(absolute),
     };
     let manifest_path = args.run_folder.join("manifest.json");
-    let text = super::read_text(&manifest_path)?;
-    let manifest = crate::corpus::strict_json::parse_str(&text)
-        .map_err(|e| crate::corpus::json_error(&manifest_path, &e))?;
-    let command = manifest["command"].as_str().unwrap_or_default().to_string();
-    let config = manifest.get("config").cloned().ok_or_else(|| {
+    let manifest = Manifest::read(&manifest_path)?;
+    let command = manifest.command.clone();
+    let config = manifest.config.clone().ok_or_else(|| {
         JobError::Input(format!(
             "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run, agreement",
             manifest_path.display()
@@ -77,11 +76,7 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
     // Every recorded input is found and checked first (all roles), as an
     // absolute path.
     let mut located = std::collections::BTreeMap::new();
-    for role in manifest["inputs"]
-        .as_object()
-        .map(|m| m.keys().cloned().collect::<Vec<_>>())
-        .unwrap_or_default()
-    {
+    for role in manifest.inputs.keys().cloned() {
         let found = locate_input(&manifest_path, &manifest, &role, args.inputs.as_deref())?;
         located.insert(role, absolute(&found));
     }
@@ -98,8 +93,9 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
         .clone()
         .or_else(|| args.run_folder.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| PathBuf::from("."));
-    if let Some(cwd) = manifest["cwd"]
-        .as_str()
+    if let Some(cwd) = manifest
+        .cwd
+        .as_deref()
         .map(Path::new)
         .filter(|d| d.is_dir())
     {
@@ -228,24 +224,24 @@ pub(crate) fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> Result<C
 /// recorded (exit 2 naming the file and both digests).
 pub(crate) fn locate_input(
     manifest_path: &Path,
-    manifest: &Value,
+    manifest: &Manifest,
     role: &str,
     inputs_dir: Option<&Path>,
 ) -> Result<PathBuf, JobError> {
-    let entry = &manifest["inputs"][role];
-    let recorded = entry["path"].as_str().ok_or_else(|| {
+    let entry = manifest.inputs.get(role).ok_or_else(|| {
         JobError::Input(format!(
-            "{}: field `inputs.{role}.path` is missing",
+            "{}: field `inputs.{role}` is missing",
             manifest_path.display()
         ))
     })?;
-    let want = entry["sha256"].as_str().unwrap_or_default();
+    let recorded = entry.path.as_str();
+    let want = entry.sha256.as_str();
     let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(abs) = entry["absolute"].as_str() {
+    if let Some(abs) = &entry.absolute {
         candidates.push(PathBuf::from(abs));
     }
     // A relative path is relative to the folder the run ran in.
-    match manifest["cwd"].as_str() {
+    match manifest.cwd.as_deref() {
         Some(cwd) if Path::new(recorded).is_relative() => {
             candidates.push(Path::new(cwd).join(recorded));
         }
@@ -273,16 +269,11 @@ pub(crate) fn locate_input(
 /// Every output of the original run (and any the new run adds), compared
 /// byte for byte; the manifest (clock times, command line) is not.
 fn compare_outputs(
-    manifest: &Value,
+    manifest: &Manifest,
     original: &Path,
     new: &Path,
 ) -> Result<Vec<Compared>, JobError> {
-    let mut names: Vec<String> = manifest["outputs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| o.as_str().map(str::to_string))
-        .collect();
+    let mut names: Vec<String> = manifest.outputs.clone();
     let listing = std::fs::read_dir(new).map_err(|source| crate::corpus::CorpusError::Io {
         path: new.to_path_buf(),
         source,

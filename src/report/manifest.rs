@@ -1,12 +1,12 @@
 //! Run manifests: what is needed to reproduce a run.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// An input file and its SHA-256.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InputFile {
     /// Path as given on the command line.
     pub path: String,
@@ -16,7 +16,7 @@ pub struct InputFile {
     pub bytes: u64,
     /// The absolute path when it could be resolved (what `rerun` looks at
     /// first).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absolute: Option<String>,
 }
 
@@ -49,8 +49,9 @@ pub fn working_dir() -> Option<String> {
         .map(|d| d.display().to_string())
 }
 
-/// The manifest of a run (manifest.json).
-#[derive(Debug, Clone, Serialize)]
+/// The manifest of a run (manifest.json), written by the run writer and
+/// read back, typed, by `rerun`, `merge` and `compare` ([`Manifest::read`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
     /// Manifest format version.
     pub manifest_version: u32,
@@ -64,18 +65,18 @@ pub struct Manifest {
     pub command_line: Vec<String>,
     /// The working folder the command ran in (relative paths in the
     /// command line and the config are relative to it).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// The inputs with their hashes, by role.
     pub inputs: BTreeMap<String, InputFile>,
     /// The job's resolved configuration (what `--config` takes and what
     /// `rerun` executes again), for commands that are typed jobs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<Value>,
     /// Every setting.
     pub settings: Value,
     /// The WordNet source and digest, when used.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wordnet: Option<Value>,
     /// Signature of the metrics.
     pub signature: String,
@@ -92,7 +93,7 @@ pub struct Manifest {
 }
 
 /// An output file of a run, as recorded in the manifest.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct OutputFile {
     /// SHA-256 of the bytes, hex.
     pub sha256: String,
@@ -100,7 +101,47 @@ pub struct OutputFile {
     pub bytes: u64,
 }
 
+/// The manifest format this version writes and reads.
+pub const MANIFEST_VERSION: u32 = 1;
+
 impl Manifest {
+    /// Reads a run folder's manifest.json back. A field missing or of the
+    /// wrong type is an error naming the file and the field (exit 2), never
+    /// a default; so is another `manifest_version`. Only the fields the
+    /// writer leaves out when empty (`cwd`, `config`, `wordnet`, an input's
+    /// `absolute`) may be absent.
+    pub fn read(path: &Path) -> Result<Manifest, crate::corpus::CorpusError> {
+        use crate::corpus::CorpusError;
+        let text = crate::corpus::read_text(path)?;
+        let value = crate::corpus::strict_json::parse_str(&text)
+            .map_err(|e| crate::corpus::json_error(path, &e))?;
+        let record = |field: String, message: String| CorpusError::Record {
+            path: path.to_path_buf(),
+            record: "manifest".into(),
+            field,
+            message,
+        };
+        let m: Manifest = serde_path_to_error::deserialize(value).map_err(|e| {
+            let field = e.path().to_string();
+            let field = if field == "." {
+                "(top level)".into()
+            } else {
+                field
+            };
+            record(field, e.inner().to_string())
+        })?;
+        if m.manifest_version != MANIFEST_VERSION {
+            return Err(record(
+                "manifest_version".into(),
+                format!(
+                    "{} is not a version this corpus-eval reads ({MANIFEST_VERSION})",
+                    m.manifest_version
+                ),
+            ));
+        }
+        Ok(m)
+    }
+
     /// Records the WordNet lexicon a run used (its source and digest).
     pub fn with_lexicon(mut self, lexicon: &crate::lexicon::Lexicon) -> Manifest {
         self.wordnet =
@@ -166,7 +207,7 @@ impl Manifest {
         started: std::time::SystemTime,
     ) -> Manifest {
         Manifest {
-            manifest_version: 1,
+            manifest_version: MANIFEST_VERSION,
             tool: "corpus-eval".into(),
             tool_version: env!("CARGO_PKG_VERSION").into(),
             command: command.into(),

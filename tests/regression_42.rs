@@ -1,0 +1,165 @@
+//! Issue 42: a run folder's manifest.json is read back typed by `rerun`,
+//! `merge` and `compare`: a field missing or of the wrong type is an
+//! error (exit 2) naming the file and the field, never a default.
+
+use crate::util::{read_json, repo, Dir};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn sample() -> (String, String) {
+    (
+        repo()
+            .join("evaluation/data_fixture.json")
+            .display()
+            .to_string(),
+        repo().join("datasets/corpus.json").display().to_string(),
+    )
+}
+
+/// A change made to a manifest.
+type Change = Box<dyn Fn(&mut Value)>;
+
+/// `folder`'s manifest with `change` applied.
+fn damage(folder: &Path, change: impl FnOnce(&mut Value)) {
+    let path = folder.join("manifest.json");
+    let mut m = read_json(&path);
+    change(&mut m);
+    std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+}
+
+/// A fresh copy of `folder` (named `name` under the temp dir).
+fn copy(dir: &Dir, folder: &Path, name: &str) -> PathBuf {
+    let to = dir.path().join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(folder).unwrap().flatten() {
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    to
+}
+
+#[test]
+fn issue_42_rerun_names_a_missing_or_mistyped_manifest_field() {
+    let dir = Dir::new("r42-rerun");
+    let (q, t) = sample();
+    let folder = dir.run_new_folder(
+        &[
+            "evaluate",
+            &q,
+            &t,
+            "--out",
+            "runs",
+            "--no-plots",
+            "--no-html",
+        ],
+        "runs",
+    );
+    // Untouched, it reruns identical.
+    let r = dir
+        .run(&["rerun", &folder.display().to_string(), "--out", "again"])
+        .expect_code(0);
+    assert!(!r.stdout().contains("different"), "{}", r.stdout());
+    let cases: Vec<(&str, Change, &str)> = vec![
+        (
+            "no-signature",
+            Box::new(|m| {
+                m.as_object_mut().unwrap().remove("signature");
+            }),
+            "missing field `signature`",
+        ),
+        (
+            "sha-number",
+            Box::new(|m| m["inputs"]["questions"]["sha256"] = json!(12)),
+            "inputs.questions.sha256",
+        ),
+        (
+            "outputs-string",
+            Box::new(|m| m["outputs"] = json!("results.json")),
+            "outputs",
+        ),
+        (
+            "bytes-negative",
+            Box::new(|m| m["inputs"]["transcripts"]["bytes"] = json!(-1)),
+            "inputs.transcripts.bytes",
+        ),
+        (
+            "version-2",
+            Box::new(|m| m["manifest_version"] = json!(2)),
+            "manifest_version",
+        ),
+        (
+            "no-status",
+            Box::new(|m| {
+                m.as_object_mut().unwrap().remove("status");
+            }),
+            "missing field `status`",
+        ),
+    ];
+    for (name, change, field) in cases {
+        let bad = copy(&dir, &folder, name);
+        damage(&bad, change);
+        let out = format!("out-{name}");
+        let r = dir
+            .run(&["rerun", &bad.display().to_string(), "--out", &out])
+            .expect_code(2);
+        let err = r.stderr();
+        assert!(
+            err.contains(&format!("{name}/manifest.json")) && err.contains(field),
+            "{name}: {err}"
+        );
+        // Nothing was run.
+        assert!(!dir.path().join(&out).exists(), "{name}");
+    }
+}
+
+#[test]
+fn issue_42_merge_and_compare_name_a_mistyped_manifest_field() {
+    let dir = Dir::new("r42-merge");
+    let (q, t) = sample();
+    let mut shards = Vec::new();
+    for i in 1..=2 {
+        shards.push(dir.run_new_folder(
+            &[
+                "evaluate",
+                &q,
+                &t,
+                "--out",
+                &format!("s{i}"),
+                "--no-plots",
+                "--no-html",
+                "--shard",
+                &format!("{i}/2"),
+            ],
+            &format!("s{i}"),
+        ));
+    }
+    damage(&shards[1], |m| m["command"] = json!(["evaluate"]));
+    let r = dir
+        .run(&[
+            "merge",
+            &shards[0].display().to_string(),
+            &shards[1].display().to_string(),
+            "--out",
+            "merged",
+        ])
+        .expect_code(2);
+    assert!(
+        r.stderr().contains("manifest.json") && r.stderr().contains("command"),
+        "{}",
+        r.stderr()
+    );
+    // compare reads the first shard as a run; the second's manifest is bad.
+    let r = dir
+        .run(&[
+            "compare",
+            &format!("a={}", shards[0].display()),
+            &format!("b={}", shards[1].display()),
+            "--out",
+            "cmp",
+        ])
+        .expect_code(2);
+    assert!(
+        r.stderr().contains("manifest.json") && r.stderr().contains("command"),
+        "{}",
+        r.stderr()
+    );
+}
