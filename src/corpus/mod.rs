@@ -5,6 +5,7 @@
 //! then validate records one by one so an error names the record's index,
 //! its id and the field at fault.
 
+pub mod formats;
 pub mod hotpot;
 pub mod judged;
 pub mod packed;

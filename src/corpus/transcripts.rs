@@ -28,8 +28,14 @@ pub struct Transcript {
     /// The FILE metadata value.
     pub file: String,
     text: Stored,
-    /// Number of chunks joined.
+    /// Number of chunks joined (turns, for a transcript read from a
+    /// caption, text or project file).
     pub chunks: usize,
+    /// The format it was read from (None: corpus-eval's JSON chunks).
+    format: Option<super::formats::Format>,
+    /// Its time anchors (byte offsets of the text), in order; empty when
+    /// its format has no times.
+    times: Vec<super::formats::TimeAnchor>,
 }
 
 /// A transcript's text as held.
@@ -46,7 +52,36 @@ impl Transcript {
             file,
             text: Stored::Plain(text),
             chunks,
+            format: None,
+            times: Vec::new(),
         }
+    }
+
+    /// The transcript read from a file of `format`, with its time anchors.
+    pub fn with_times(
+        mut self,
+        format: super::formats::Format,
+        times: Vec<super::formats::TimeAnchor>,
+    ) -> Transcript {
+        self.format = Some(format);
+        self.times = times;
+        self
+    }
+
+    /// The format it was read from (None: corpus-eval's JSON chunks).
+    pub fn format(&self) -> Option<super::formats::Format> {
+        self.format
+    }
+
+    /// Its time anchors, in order of their byte offset.
+    pub fn times(&self) -> &[super::formats::TimeAnchor] {
+        &self.times
+    }
+
+    /// When the text's bytes `span` were said (see
+    /// [`super::formats::time_of`]); None when its format has no times.
+    pub fn time_of(&self, span: std::ops::Range<usize>) -> Option<super::formats::QuoteTime> {
+        super::formats::time_of(&self.times, span)
     }
 
     /// The joined text (read back when packed); a packed text that fails
@@ -124,17 +159,52 @@ pub struct TranscriptSet {
     /// The transcripts in the order their FILE first appears.
     pub transcripts: Vec<Transcript>,
     index: HashMap<String, usize>,
+    /// Ids without their extension, where unique.
+    aliases: HashMap<String, usize>,
 }
 
 impl TranscriptSet {
     /// The transcript of a FILE.
     pub fn get(&self, file: &str) -> Option<&Transcript> {
-        self.index.get(file).map(|&i| &self.transcripts[i])
+        self.position(file).map(|i| &self.transcripts[i])
     }
 
-    /// Index of a FILE's transcript in [`TranscriptSet::transcripts`].
+    /// Index of a FILE's transcript in [`TranscriptSet::transcripts`]: by
+    /// its id, or by its id without the extension when that is unique.
     pub fn position(&self, file: &str) -> Option<usize> {
-        self.index.get(file).copied()
+        self.index
+            .get(file)
+            .or_else(|| self.aliases.get(file))
+            .copied()
+    }
+
+    /// A set of whole transcripts (ids unique, as the loaders check), each
+    /// also found by its id without its extension (`wave2/IS-004` for
+    /// `wave2/IS-004.txt`) where no other id or alias is the same.
+    pub fn from_transcripts(transcripts: Vec<Transcript>) -> TranscriptSet {
+        let index: HashMap<String, usize> = transcripts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.file.clone(), i))
+            .collect();
+        let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
+        for (i, t) in transcripts.iter().enumerate() {
+            let stem = match t.file.rsplit_once('.') {
+                Some((stem, ext)) if !stem.is_empty() && !ext.contains('/') => stem,
+                _ => continue,
+            };
+            counts.entry(stem.to_string()).or_insert((i, 0)).1 += 1;
+        }
+        let aliases = counts
+            .into_iter()
+            .filter(|(stem, (_, n))| *n == 1 && !index.contains_key(stem))
+            .map(|(stem, (i, _))| (stem, i))
+            .collect();
+        TranscriptSet {
+            transcripts,
+            index,
+            aliases,
+        }
     }
 
     /// Builds a set from (FILE, text) chunks in order.

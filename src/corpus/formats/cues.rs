@@ -1,0 +1,384 @@
+//! Caption files: WebVTT (`.vtt`, as the W3C spec defines it: a `WEBVTT`
+//! header, NOTE/STYLE/REGION blocks skipped, optional cue ids, cue settings
+//! after the timing ignored, the speaker from a voice span `<v Name>` or
+//! `<v.class Name>` or a `Name:` prefix, other tags removed, character
+//! references decoded after the tags) and SubRip (`.srt`: numbered cues,
+//! `hh:mm:ss,mmm --> hh:mm:ss,mmm`, a `Name:` prefix as speaker, tags
+//! removed). Consecutive cues of one speaker are one turn, joined with a
+//! space.
+
+use super::{line_error, seconds, Cue, TimedTurn};
+use crate::corpus::CorpusError;
+use regex::Regex;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// One cue: its times, speaker and text.
+#[derive(Debug, Clone, PartialEq)]
+struct Caption {
+    start: f64,
+    end: f64,
+    speaker: Option<String>,
+    text: String,
+}
+
+/// A cue timestamp: `hh:mm:ss.ttt` or `mm:ss.ttt` (WebVTT), `hh:mm:ss,mmm`
+/// (SubRip; a `.` is taken too).
+fn timestamp() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^(?:(\d+):)?(\d{2}):(\d{2})[.,](\d{1,3})$")
+            .expect("the cue time pattern compiles")
+    })
+}
+
+fn cue_time(path: &Path, n: usize, s: &str) -> Result<f64, CorpusError> {
+    let caps = timestamp()
+        .captures(s.trim())
+        .ok_or_else(|| line_error(path, n, format!("`{}` is not a cue timestamp", s.trim())))?;
+    let num = |i: usize| {
+        caps.get(i)
+            .map(|m| m.as_str().parse::<u64>().unwrap_or(u64::MAX))
+    };
+    seconds(
+        num(1),
+        num(2).unwrap_or(0),
+        num(3).unwrap_or(0),
+        caps.get(4).map(|m| m.as_str()),
+    )
+    .map_err(|e| line_error(path, n, e))
+}
+
+/// The start and end of a timing line (`start --> end [settings]`).
+fn timing(path: &Path, n: usize, line: &str) -> Result<(f64, f64), CorpusError> {
+    let (a, rest) = line
+        .split_once("-->")
+        .ok_or_else(|| line_error(path, n, "a timing line without `-->`"))?;
+    let b = rest.split_whitespace().next().unwrap_or("");
+    let (start, end) = (cue_time(path, n, a)?, cue_time(path, n, b)?);
+    if end < start {
+        return Err(line_error(path, n, "the cue ends before it starts"));
+    }
+    Ok((start, end))
+}
+
+/// The blocks of a caption file (lines between blank lines), each with
+/// the number of its first line.
+fn blocks(text: &str) -> Vec<(usize, Vec<&str>)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut out = Vec::new();
+    let mut cur: Vec<&str> = Vec::new();
+    let mut first = 0;
+    for (i, raw) in text.split('\n').enumerate() {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        if line.trim().is_empty() {
+            if !cur.is_empty() {
+                out.push((first, std::mem::take(&mut cur)));
+            }
+        } else {
+            if cur.is_empty() {
+                first = i + 1;
+            }
+            cur.push(line);
+        }
+    }
+    if !cur.is_empty() {
+        out.push((first, cur));
+    }
+    out
+}
+
+/// A WebVTT voice span's speaker: `<v Name>` or `<v.class Name>`.
+fn voice() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"<v(?:\.[^\s>]+)*[ \t]+([^>]+)>").expect("the voice pattern compiles")
+    })
+}
+
+/// A `Name:` prefix.
+fn label() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\s*(\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?)\s*:\s+(.*)$")
+            .expect("the label pattern compiles")
+    })
+}
+
+/// `text` without its tags (`<...>`, and SubRip's `{\an8}`-style ones).
+fn without_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(['<', '{']) {
+        out.push_str(&rest[..i]);
+        let close = if rest[i..].starts_with('<') { '>' } else { '}' };
+        let is_ass = close == '}' && rest[i + 1..].starts_with('\\');
+        match rest[i..].find(close) {
+            Some(j) if close == '>' || is_ass => rest = &rest[i + j + 1..],
+            _ => {
+                out.push_str(&rest[i..i + 1]);
+                rest = &rest[i + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Character references decoded (`&lt;`, `&amp;`, `&nbsp;`, `&#39;`,
+/// `&#x27;`, ...); an unknown one is kept as written.
+pub(crate) fn decode_entities(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail[..tail.len().min(12)].find(';');
+        let decoded = end.and_then(|e| {
+            let name = &tail[1..e];
+            let c = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some('\u{a0}'),
+                "lrm" => Some('\u{200e}'),
+                "rlm" => Some('\u{200f}'),
+                _ => name
+                    .strip_prefix("#x")
+                    .or_else(|| name.strip_prefix("#X"))
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .or_else(|| name.strip_prefix('#').and_then(|d| d.parse().ok()))
+                    .and_then(char::from_u32),
+            };
+            c.map(|c| (c, e + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A cue's payload lines as speaker and text: the voice span's name, else
+/// a `Name:` prefix; tags removed, then references decoded, lines joined
+/// with a space.
+fn payload(lines: &[&str]) -> (Option<String>, String) {
+    let joined = lines.join(" ");
+    let speaker = voice()
+        .captures(&joined)
+        .map(|c| decode_entities(c[1].trim()));
+    let text = decode_entities(&without_tags(&joined));
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if speaker.is_some() {
+        return (speaker, text);
+    }
+    match label().captures(&text) {
+        Some(c) => (Some(c[1].trim().to_string()), c[2].trim().to_string()),
+        None => (None, text),
+    }
+}
+
+/// Consecutive cues of one speaker as one turn (texts joined with a
+/// space), each cue an anchor; cues without text are skipped.
+fn turns_of(captions: Vec<Caption>) -> Vec<TimedTurn> {
+    let mut turns: Vec<TimedTurn> = Vec::new();
+    for c in captions.into_iter().filter(|c| !c.text.is_empty()) {
+        let cue = |at| Cue {
+            at,
+            start: Some(c.start),
+            end: Some(c.end),
+        };
+        match turns.last_mut() {
+            Some(t) if t.speaker == c.speaker => {
+                t.text.push(' ');
+                t.cues.push(cue(t.text.len()));
+                t.text.push_str(&c.text);
+            }
+            _ => turns.push(TimedTurn {
+                speaker: c.speaker.clone(),
+                text: c.text.clone(),
+                cues: vec![cue(0)],
+            }),
+        }
+    }
+    turns
+}
+
+/// The turns of a WebVTT file.
+pub fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
+    let blocks = blocks(text);
+    let header = blocks
+        .first()
+        .and_then(|(_, b)| b.first())
+        .copied()
+        .unwrap_or("");
+    let is_header = header.starts_with("WEBVTT")
+        && header[6..]
+            .chars()
+            .next()
+            .is_none_or(|c| c == ' ' || c == '\t');
+    if !is_header {
+        return Err(line_error(
+            path,
+            1,
+            "not a WebVTT file (no `WEBVTT` header)",
+        ));
+    }
+    let mut captions = Vec::new();
+    for (first, lines) in blocks.iter().skip(1) {
+        let head = lines[0];
+        let keyword = |k: &str| {
+            head.strip_prefix(k)
+                .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+        };
+        if keyword("NOTE") || keyword("STYLE") || keyword("REGION") {
+            continue;
+        }
+        // An optional cue id, then the timing line.
+        let (t, at) = if head.contains("-->") {
+            (0, *first)
+        } else if lines.len() > 1 {
+            (1, first + 1)
+        } else {
+            return Err(line_error(path, *first, "a timing line without `-->`"));
+        };
+        let (start, end) = timing(path, at, lines[t])?;
+        let (speaker, text) = payload(&lines[t + 1..]);
+        captions.push(Caption {
+            start,
+            end,
+            speaker,
+            text,
+        });
+    }
+    Ok(turns_of(captions))
+}
+
+/// The turns of a SubRip file.
+pub fn parse_srt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
+    let mut captions = Vec::new();
+    for (first, lines) in blocks(text) {
+        // The cue number (optional), then the timing line.
+        let t = usize::from(!lines[0].contains("-->"));
+        let Some(line) = lines.get(t) else {
+            return Err(line_error(path, first, "a timing line without `-->`"));
+        };
+        let (start, end) = timing(path, first + t, line)?;
+        let (speaker, text) = payload(&lines[t + 1..]);
+        captions.push(Caption {
+            start,
+            end,
+            speaker,
+            text,
+        });
+    }
+    Ok(turns_of(captions))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(turns: &[TimedTurn]) -> Vec<(Option<&str>, &str, Option<f64>, Option<f64>)> {
+        turns
+            .iter()
+            .map(|t| (t.speaker.as_deref(), t.text.as_str(), t.start(), t.end()))
+            .collect()
+    }
+
+    #[test]
+    fn webvtt_of_the_spec_zoom_and_teams() {
+        let vtt = "\u{feff}WEBVTT - a title\r\n\r\nNOTE a comment\r\nover lines\r\n\r\nSTYLE\r\n::cue { color: red }\r\n\r\n\
+                   1\r\n00:00:01.000 --> 00:00:04.000\r\nAna Lopez: We lived by\r\n\r\n\
+                   2\r\n00:00:04.000 --> 00:00:06.500\r\nAna Lopez: the harbour.\r\n\r\n\
+                   5c7f0e2a-9a8b-4b1c-8d2e-1f2a3b4c5d6e/12-0\r\n00:01:00.000 --> 00:01:02.000 align:start position:10%\r\n<v Tomas Berg>Why &lt;then&gt;?</v>\r\n\r\n\
+                   00:01:03.000 --> 00:01:05.000\r\n<v.loud Ana Lopez><i>Money</i> &amp; work.</v>\r\n";
+        let turns = parse_vtt(Path::new("z.vtt"), vtt).unwrap();
+        assert_eq!(
+            summary(&turns),
+            [
+                (
+                    Some("Ana Lopez"),
+                    "We lived by the harbour.",
+                    Some(1.0),
+                    Some(6.5)
+                ),
+                (Some("Tomas Berg"), "Why <then>?", Some(60.0), Some(62.0)),
+                (Some("Ana Lopez"), "Money & work.", Some(63.0), Some(65.0)),
+            ]
+        );
+        assert_eq!(turns[0].cues[1].at, "We lived by ".len());
+        assert_eq!(
+            parse_vtt(Path::new("z.vtt"), "WEBVTT\n\n01:02.500 --> 01:04.000\nhi").unwrap()[0]
+                .start(),
+            Some(62.5)
+        );
+    }
+
+    #[test]
+    fn webvtt_errors_name_the_line() {
+        let err = parse_vtt(
+            Path::new("z.vtt"),
+            "WEBVTT\n\n1\n00:00:01.000 00:00:02.000\nhi\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("z.vtt:4:") && err.contains("-->"), "{err}");
+        let err =
+            parse_vtt(Path::new("z.vtt"), "1\n00:00:01.000 --> 00:00:02.000\nhi").unwrap_err();
+        assert!(err.to_string().contains("WEBVTT"), "{err}");
+        let err = parse_vtt(
+            Path::new("z.vtt"),
+            "WEBVTT\n\n00:00:61.000 --> 00:01:02.000\nhi",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().starts_with("z.vtt:3:") && err.to_string().contains("range"),
+            "{err}"
+        );
+        // A cue without text is fine.
+        assert!(parse_vtt(
+            Path::new("z.vtt"),
+            "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n"
+        )
+        .unwrap()
+        .is_empty());
+    }
+
+    #[test]
+    fn subrip_cues_speakers_and_tags() {
+        let srt = "1\n00:00:01,000 --> 00:00:03,000\nAna: <i>We left</i>\n{\\an8}in May.\n\n2\n00:00:03,000 --> 00:00:04,250\nAna: Then\n\n3\n00:00:05,000 --> 00:00:06,000\nTomas: Why?\n";
+        let turns = parse_srt(Path::new("s.srt"), srt).unwrap();
+        assert_eq!(
+            summary(&turns),
+            [
+                (Some("Ana"), "We left in May. Then", Some(1.0), Some(4.25)),
+                (Some("Tomas"), "Why?", Some(5.0), Some(6.0)),
+            ]
+        );
+        let err = parse_srt(Path::new("s.srt"), "1\n00:00:01,000 -> 00:00:02,000\nhi").unwrap_err();
+        assert!(err.to_string().starts_with("s.srt:2:"), "{err}");
+    }
+
+    #[test]
+    fn references_decode_after_tags() {
+        assert_eq!(
+            decode_entities("a &lt;b&gt; &#39;c&#x27; &unknown; &"),
+            "a <b> 'c' &unknown; &"
+        );
+        assert_eq!(
+            payload(&["&lt;in&gt; <b>x</b>"]),
+            (None, "<in> x".to_string())
+        );
+    }
+}

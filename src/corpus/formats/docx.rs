@@ -1,0 +1,186 @@
+//! Word documents (`.docx`): the paragraphs of `word/document.xml` in
+//! order (the text of their runs, tabs and breaks; a table's paragraphs
+//! where the table stands), then read as a text transcript (labels,
+//! timestamps). Read with the `zip` and `quick-xml` crates, no office
+//! suite.
+
+use super::TimedTurn;
+use crate::corpus::CorpusError;
+use quick_xml::events::Event;
+use std::io::Read;
+use std::path::Path;
+
+/// A part of a zip archive (`.docx`, `.qdpx`) as text; errors name the
+/// file and the missing or unreadable part.
+pub(crate) fn zip_part(
+    archive: &mut zip::ZipArchive<std::fs::File>,
+    path: &Path,
+    part: &str,
+) -> Result<String, CorpusError> {
+    let bad = |message: String| CorpusError::Record {
+        path: path.to_path_buf(),
+        record: "(archive)".into(),
+        field: part.to_string(),
+        message,
+    };
+    let mut f = archive
+        .by_name(part)
+        .map_err(|_| bad("missing from the archive".into()))?;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "not valid UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Opens a zip archive; a file that is not one is an error naming it.
+pub(crate) fn open_zip(
+    path: &Path,
+    what: &str,
+) -> Result<zip::ZipArchive<std::fs::File>, CorpusError> {
+    let file = std::fs::File::open(path).map_err(|source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    zip::ZipArchive::new(file).map_err(|e| CorpusError::Record {
+        path: path.to_path_buf(),
+        record: "(file)".into(),
+        field: "(archive)".into(),
+        message: format!("not a {what} (not a zip archive: {e})"),
+    })
+}
+
+/// An XML error of `part`, naming the file, the part and the byte.
+pub(crate) fn xml_error(
+    path: &Path,
+    part: &str,
+    at: u64,
+    e: impl std::fmt::Display,
+) -> CorpusError {
+    CorpusError::Record {
+        path: path.to_path_buf(),
+        record: format!("{part} byte {at}"),
+        field: "(xml)".into(),
+        message: e.to_string(),
+    }
+}
+
+/// The text of an entity or character reference (`amp`, `#39`, ...).
+pub(crate) fn reference(r: &quick_xml::events::BytesRef<'_>) -> String {
+    if let Ok(Some(c)) = r.resolve_char_ref() {
+        return c.to_string();
+    }
+    match r.decode().as_deref() {
+        Ok("amp") => "&".into(),
+        Ok("lt") => "<".into(),
+        Ok("gt") => ">".into(),
+        Ok("quot") => "\"".into(),
+        Ok("apos") => "'".into(),
+        Ok(other) => format!("&{other};"),
+        Err(_) => String::new(),
+    }
+}
+
+/// The paragraphs of a WordprocessingML document, in order.
+pub fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
+    let part = "word/document.xml";
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut out = Vec::new();
+    let mut para: Option<String> = None;
+    let mut in_text = false;
+    loop {
+        let at = reader.buffer_position();
+        match reader
+            .read_event()
+            .map_err(|e| xml_error(path, part, at, e))?
+        {
+            Event::Start(e) => match e.local_name().as_ref() {
+                b"p" => para = Some(String::new()),
+                b"t" => in_text = true,
+                _ => {}
+            },
+            Event::Empty(e) => match (e.local_name().as_ref(), para.as_mut()) {
+                (b"tab", Some(p)) => p.push('\t'),
+                (b"br" | b"cr", Some(p)) => p.push('\n'),
+                (b"p", _) => out.push(String::new()),
+                _ => {}
+            },
+            Event::End(e) => match e.local_name().as_ref() {
+                b"p" => out.extend(para.take()),
+                b"t" => in_text = false,
+                _ => {}
+            },
+            Event::Text(t) if in_text => {
+                if let Some(p) = para.as_mut() {
+                    p.push_str(&t.decode().map_err(|e| xml_error(path, part, at, e))?);
+                }
+            }
+            Event::GeneralRef(r) if in_text => {
+                if let Some(p) = para.as_mut() {
+                    p.push_str(&reference(&r));
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The turns of a `.docx` transcript.
+pub fn parse(path: &Path) -> Result<Vec<TimedTurn>, CorpusError> {
+    let mut archive = open_zip(path, "Word document")?;
+    let xml = zip_part(&mut archive, path, "word/document.xml")?;
+    let text = paragraphs(path, &xml)?.join("\n");
+    super::text::parse(path, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paragraphs_runs_tabs_breaks_and_tables_in_place() {
+        let xml = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>
+<w:p><w:r><w:t>Ana: We lived </w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t xml:space="preserve">by the </w:t></w:r><w:r><w:t>sea &amp; more.</w:t></w:r></w:p>
+<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Tomas:</w:t><w:tab/><w:t>Why?</w:t></w:r></w:p></w:tc></w:tr></w:tbl>
+<w:p/>
+<w:p><w:r><w:t>Ana: one</w:t><w:br/><w:t>two</w:t></w:r></w:p>
+</w:body></w:document>"#;
+        let p = paragraphs(Path::new("d.docx"), xml).unwrap();
+        assert_eq!(
+            p,
+            [
+                "Ana: We lived by the sea & more.",
+                "Tomas:\tWhy?",
+                "",
+                "Ana: one\ntwo"
+            ]
+        );
+    }
+
+    #[test]
+    fn not_a_zip_or_no_document_names_the_file_and_part() {
+        let dir = std::env::temp_dir().join(format!("ce-docx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.docx");
+        std::fs::write(&bad, "not a zip").unwrap();
+        let e = parse(&bad).unwrap_err().to_string();
+        assert!(e.contains("bad.docx") && e.contains("zip"), "{e}");
+        let empty = dir.join("empty.docx");
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&empty).unwrap());
+        w.start_file("other.xml", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        w.finish().unwrap();
+        let e = parse(&empty).unwrap_err().to_string();
+        assert!(
+            e.contains("empty.docx") && e.contains("word/document.xml"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

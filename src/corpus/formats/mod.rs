@@ -1,0 +1,481 @@
+//! Transcript files as researchers keep them: plain or Markdown text with
+//! `Name:` labels and inline timestamps (`.txt`, `.md`, Otter exports),
+//! WebVTT (`.vtt`: Zoom, Teams) and SubRip (`.srt`) captions, whisper and
+//! whisperX JSON (`{"segments": [...]}`), Word documents (`.docx`) and
+//! REFI-QDA projects (`.qdpx`: NVivo, ATLAS.ti, MAXQDA, QualCoder), alone or
+//! in a folder. Each is read into one model ([`TimedTranscript`]: turns
+//! with their speaker and times) and becomes a [`super::Transcript`] whose
+//! text is one `Label: text` line per turn (timestamps and cue markup
+//! taken out, as labels are from what was said) with its time anchors.
+
+pub mod cues;
+pub mod docx;
+pub mod qdpx;
+pub mod text;
+pub mod whisper;
+
+use super::{CorpusError, Transcript, TranscriptSet};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A transcript file's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// Plain text (`.txt`).
+    Text,
+    /// Markdown (`.md`), read as text.
+    Markdown,
+    /// WebVTT captions (`.vtt`).
+    WebVtt,
+    /// SubRip captions (`.srt`).
+    Srt,
+    /// whisper / whisperX JSON segments.
+    Whisper,
+    /// A Word document (`.docx`).
+    Docx,
+    /// A text source of a REFI-QDA project (`.qdpx`).
+    Qdpx,
+    /// corpus-eval's JSON chunks (`page_content`, `metadata.FILE`).
+    Chunks,
+}
+
+impl Format {
+    /// The name shown in `corpus-eval transcript --json` (`txt`, `md`,
+    /// `vtt`, `srt`, `whisper`, `docx`, `qdpx`, `chunks`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Text => "txt",
+            Format::Markdown => "md",
+            Format::WebVtt => "vtt",
+            Format::Srt => "srt",
+            Format::Whisper => "whisper",
+            Format::Docx => "docx",
+            Format::Qdpx => "qdpx",
+            Format::Chunks => "chunks",
+        }
+    }
+}
+
+/// A time anchor inside a turn's text: from byte `at` of the text on, what
+/// was said started at `start` seconds (and the cue or segment it belongs
+/// to ended at `end`), until the next anchor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cue {
+    /// Byte offset in the turn's text.
+    pub at: usize,
+    /// Start, in seconds.
+    pub start: Option<f64>,
+    /// End, in seconds (None where the format has no end times).
+    pub end: Option<f64>,
+}
+
+/// One turn as a file gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimedTurn {
+    /// Who speaks (None: the text is written as is, its labels in it).
+    pub speaker: Option<String>,
+    /// What was said, markup and timestamps taken out.
+    pub text: String,
+    /// Its time anchors, in order of `at`.
+    pub cues: Vec<Cue>,
+}
+
+impl TimedTurn {
+    /// The turn's first start time.
+    pub fn start(&self) -> Option<f64> {
+        self.cues.iter().find_map(|c| c.start)
+    }
+
+    /// The turn's last end time.
+    pub fn end(&self) -> Option<f64> {
+        self.cues.iter().rev().find_map(|c| c.end)
+    }
+}
+
+/// A transcript read from a file: its id, format and turns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimedTranscript {
+    /// The id quotes name it by (a path relative to the folder read, or a
+    /// project's source name).
+    pub id: String,
+    /// The format it was read from.
+    pub format: Format,
+    /// Its turns, in order.
+    pub turns: Vec<TimedTurn>,
+}
+
+/// A time anchor of a transcript's plain text (see [`Cue`]): `at` is a byte
+/// offset of the text corpus-eval derives ([`TimedTranscript::plain`]).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TimeAnchor {
+    /// Byte offset in the transcript's text.
+    pub at: usize,
+    /// Start, in seconds.
+    pub start: Option<f64>,
+    /// End, in seconds.
+    pub end: Option<f64>,
+}
+
+/// When a quote was said: the start of the cue, segment or timestamp where
+/// its span starts and the end of the one where it ends (seconds; `end` is
+/// None where the format has no end times).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QuoteTime {
+    /// Start, in seconds.
+    pub start: Option<f64>,
+    /// End, in seconds.
+    pub end: Option<f64>,
+}
+
+/// The time of the byte span `span` of a text with anchors `times` (in
+/// order of `at`): None when there are none.
+pub fn time_of(times: &[TimeAnchor], span: std::ops::Range<usize>) -> Option<QuoteTime> {
+    if times.is_empty() {
+        return None;
+    }
+    let at = |offset: usize| {
+        let i = times.partition_point(|a| a.at <= offset);
+        i.checked_sub(1).map(|i| times[i])
+    };
+    let start = at(span.start).and_then(|a| a.start);
+    let end = at(span.end.saturating_sub(1).max(span.start)).and_then(|a| a.end);
+    Some(QuoteTime { start, end })
+}
+
+impl TimedTranscript {
+    /// The plain text corpus-eval derives (one `Label: text` line per turn,
+    /// a turn without a speaker as written) and its time anchors.
+    pub fn plain(&self) -> (String, Vec<TimeAnchor>) {
+        let mut text = String::new();
+        let mut times = Vec::new();
+        for (i, turn) in self.turns.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let line_start = text.len();
+            if let Some(s) = &turn.speaker {
+                text.push_str(s);
+                text.push_str(": ");
+            }
+            let base = text.len();
+            text.push_str(&turn.text);
+            for (k, c) in turn.cues.iter().enumerate() {
+                // The first cue covers the label too.
+                let at = if k == 0 && c.at == 0 {
+                    line_start
+                } else {
+                    base + c.at
+                };
+                times.push(TimeAnchor {
+                    at,
+                    start: c.start,
+                    end: c.end,
+                });
+            }
+        }
+        (text, times)
+    }
+
+    /// The transcript as corpus-eval matches it: its plain text and times.
+    pub fn into_transcript(self) -> Transcript {
+        let (text, times) = self.plain();
+        let chunks = self.turns.len();
+        Transcript::new(self.id, text, chunks).with_times(self.format, times)
+    }
+}
+
+/// Speaker labels renamed (`--speaker-map`): diarized labels such as
+/// `SPEAKER_00` to names; a label not in the map stays as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpeakerMap(pub BTreeMap<String, String>);
+
+impl SpeakerMap {
+    /// `LABEL=Name,LABEL=Name`, or the path of a CSV file of `label,name`
+    /// rows (a `label,name` header is allowed). An empty label or name, or
+    /// a label given twice, is an error.
+    pub fn parse(spec: &str) -> Result<SpeakerMap, String> {
+        let path = Path::new(spec);
+        let (pairs, from): (Vec<(String, String)>, String) =
+            if !spec.contains('=') && path.is_file() {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("{spec}: {e}"))?;
+                let mut pairs = Vec::new();
+                for (n, line) in text.trim_start_matches('\u{feff}').lines().enumerate() {
+                    let line = line.trim();
+                    if line.is_empty() || (n == 0 && line.eq_ignore_ascii_case("label,name")) {
+                        continue;
+                    }
+                    let (a, b) = line
+                        .split_once(',')
+                        .ok_or_else(|| format!("{spec}:{}: expected `label,name`", n + 1))?;
+                    pairs.push((unquote(a), unquote(b)));
+                }
+                (pairs, format!("{spec}: "))
+            } else {
+                let mut pairs = Vec::new();
+                for item in spec.split(',').filter(|s| !s.trim().is_empty()) {
+                    let (a, b) = item
+                        .split_once('=')
+                        .ok_or_else(|| format!("`{}`: expected LABEL=Name", item.trim()))?;
+                    pairs.push((a.trim().to_string(), b.trim().to_string()));
+                }
+                (pairs, String::new())
+            };
+        let mut map = BTreeMap::new();
+        for (a, b) in pairs {
+            if a.is_empty() || b.is_empty() {
+                return Err(format!("{from}an empty label or name in `{a}={b}`"));
+            }
+            if map.insert(a.clone(), b).is_some() {
+                return Err(format!("{from}`{a}` is mapped twice"));
+            }
+        }
+        Ok(SpeakerMap(map))
+    }
+
+    /// The name of `label` (itself when unmapped).
+    pub fn name<'a>(&'a self, label: &'a str) -> &'a str {
+        self.0.get(label).map_or(label, String::as_str)
+    }
+}
+
+fn unquote(s: &str) -> String {
+    let s = s.trim();
+    s.strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(s)
+        .replace("\"\"", "\"")
+}
+
+/// Whether `path` is read by the transcript loaders here rather than as
+/// corpus-eval's JSON chunks: a folder, a file of a supported extension
+/// other than `.json`, or a `.json` file whose top-level object has
+/// `segments` (whisper).
+pub fn is_transcript_source(path: &Path) -> bool {
+    if path.is_dir() {
+        return true;
+    }
+    match extension(path).as_deref() {
+        Some("txt" | "md" | "vtt" | "srt" | "docx" | "qdpx") => true,
+        Some("json") => whisper::looks_like_whisper(path),
+        _ => false,
+    }
+}
+
+fn extension(path: &Path) -> Option<String> {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+}
+
+/// The files a folder holds that the loaders read, recursively, sorted by
+/// their relative path (hidden files and folders skipped).
+pub fn files_in(dir: &Path) -> Result<Vec<PathBuf>, CorpusError> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|source| CorpusError::Io {
+            path: d.clone(),
+            source,
+        })?;
+        for e in entries {
+            let e = e.map_err(|source| CorpusError::Io {
+                path: d.clone(),
+                source,
+            })?;
+            let p = e.path();
+            if e.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                extension(&p).as_deref(),
+                Some("txt" | "md" | "vtt" | "srt" | "docx" | "qdpx" | "json")
+            ) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `path` relative to `root`, with `/` between its parts.
+fn relative_id(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Reads one file (any supported format) into its transcripts: one, or a
+/// project's text sources, or a chunk file's FILEs. `id` is the id of a
+/// single-transcript file.
+pub fn read_file(
+    path: &Path,
+    id: &str,
+    speakers: &SpeakerMap,
+) -> Result<Vec<TimedTranscript>, CorpusError> {
+    let one = |format: Format, turns: Vec<TimedTurn>| {
+        Ok(vec![TimedTranscript {
+            id: id.to_string(),
+            format,
+            turns,
+        }])
+    };
+    match extension(path).as_deref() {
+        Some("txt") => one(Format::Text, text::parse(path, &super::read_text(path)?)?),
+        Some("md") => one(Format::Markdown, text::parse(path, &super::read_text(path)?)?),
+        Some("vtt") => one(Format::WebVtt, cues::parse_vtt(path, &super::read_text(path)?)?),
+        Some("srt") => one(Format::Srt, cues::parse_srt(path, &super::read_text(path)?)?),
+        Some("docx") => one(Format::Docx, docx::parse(path)?),
+        Some("qdpx") => Ok(qdpx::read(path)?.transcripts),
+        Some("json") if whisper::looks_like_whisper(path) => one(
+            Format::Whisper,
+            whisper::parse(path, &super::read_text(path)?, speakers)?,
+        ),
+        Some("json") => Ok(super::load_transcripts(path)?
+            .transcripts
+            .iter()
+            .map(|t| {
+                Ok(TimedTranscript {
+                    id: t.file.clone(),
+                    format: Format::Chunks,
+                    turns: vec![TimedTurn {
+                        speaker: None,
+                        text: t.text()?.into_owned(),
+                        cues: Vec::new(),
+                    }],
+                })
+            })
+            .collect::<Result<_, CorpusError>>()?),
+        _ => Err(CorpusError::Record {
+            path: path.to_path_buf(),
+            record: "(file)".into(),
+            field: "(extension)".into(),
+            message: "not a transcript format corpus-eval reads (.txt, .md, .vtt, .srt, .json, .docx, .qdpx)".into(),
+        }),
+    }
+}
+
+/// Every transcript of `path`: a folder (every supported file in it,
+/// recursively; ids are paths relative to it, with `/`), a single file of
+/// any supported format (its id is its file name) or a `.qdpx` project
+/// (ids are its sources' names). Two transcripts with one id are an error
+/// naming both.
+pub fn read_all(path: &Path, speakers: &SpeakerMap) -> Result<Vec<TimedTranscript>, CorpusError> {
+    let files: Vec<(PathBuf, String)> = if path.is_dir() {
+        files_in(path)?
+            .into_iter()
+            .map(|f| {
+                let id = relative_id(path, &f);
+                (f, id)
+            })
+            .collect()
+    } else {
+        let id = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        vec![(path.to_path_buf(), id)]
+    };
+    let read: Vec<Vec<TimedTranscript>> = files
+        .par_iter()
+        .map(|(f, id)| read_file(f, id, speakers))
+        .collect::<Result<_, _>>()?;
+    let mut seen: BTreeMap<String, &Path> = BTreeMap::new();
+    let mut out = Vec::new();
+    for ((file, _), ts) in files.iter().zip(read) {
+        for t in ts {
+            if let Some(first) = seen.insert(t.id.clone(), file) {
+                return Err(CorpusError::Record {
+                    path: file.clone(),
+                    record: format!("transcript {:?}", t.id),
+                    field: "(id)".into(),
+                    message: format!("the id is also a transcript of {}", first.display()),
+                });
+            }
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// [`read_all`] as a set of transcripts to match quotes against (each
+/// packed once built, when `pack` is set); a quote's source names an id,
+/// or an id without its extension when that is unique.
+pub fn load(path: &Path, speakers: &SpeakerMap, pack: bool) -> Result<TranscriptSet, CorpusError> {
+    let mut transcripts: Vec<Transcript> = read_all(path, speakers)?
+        .into_par_iter()
+        .map(TimedTranscript::into_transcript)
+        .collect();
+    if pack {
+        transcripts.par_iter_mut().for_each(Transcript::pack);
+    }
+    Ok(TranscriptSet::from_transcripts(transcripts))
+}
+
+/// The SHA-256 and size that a run's manifest records of a transcripts
+/// input: a file's own; for a folder, the digest of its listing (each
+/// file's relative path and SHA-256, one per line, sorted) and the files'
+/// total size.
+pub fn digest(path: &Path) -> Result<(String, u64), CorpusError> {
+    use crate::text::hash::sha256_hex;
+    let read = |p: &Path| {
+        std::fs::read(p).map_err(|source| CorpusError::Io {
+            path: p.to_path_buf(),
+            source,
+        })
+    };
+    if !path.is_dir() {
+        let bytes = read(path)?;
+        return Ok((sha256_hex(&bytes), bytes.len() as u64));
+    }
+    let files = files_in(path)?;
+    let sums: Vec<(String, String, u64)> = files
+        .par_iter()
+        .map(|f| {
+            let bytes = read(f)?;
+            Ok((relative_id(path, f), sha256_hex(&bytes), bytes.len() as u64))
+        })
+        .collect::<Result<_, CorpusError>>()?;
+    let listing: String = sums
+        .iter()
+        .map(|(id, sum, _)| format!("{sum}  {id}\n"))
+        .collect();
+    Ok((
+        sha256_hex(listing.as_bytes()),
+        sums.iter().map(|s| s.2).sum(),
+    ))
+}
+
+/// A bad line of a text format: the file and line (1-based).
+pub(crate) fn line_error(path: &Path, line: usize, message: impl Into<String>) -> CorpusError {
+    CorpusError::Json {
+        path: path.to_path_buf(),
+        line,
+        column: 1,
+        message: message.into(),
+    }
+}
+
+/// Seconds of `h:m:s.frac`, each checked for range (`m` and `s` below 60;
+/// `m` may be any when there are no hours).
+pub(crate) fn seconds(h: Option<u64>, m: u64, s: u64, frac: Option<&str>) -> Result<f64, String> {
+    if s >= 60 || (h.is_some() && m >= 60) {
+        return Err(format!(
+            "timestamp out of range ({}{m:02}:{s:02})",
+            h.map(|h| format!("{h:02}:")).unwrap_or_default()
+        ));
+    }
+    let frac = match frac {
+        Some(f) if !f.is_empty() => {
+            f.parse::<u64>().map_err(|e| e.to_string())? as f64 / 10f64.powi(f.len() as i32)
+        }
+        _ => 0.0,
+    };
+    Ok((h.unwrap_or(0) * 3600 + m * 60 + s) as f64 + frac)
+}

@@ -1,0 +1,288 @@
+//! REFI-QDA projects (`.qdpx`, the exchange format NVivo, ATLAS.ti,
+//! MAXQDA and QualCoder read and write): a zip archive holding the project
+//! file (`project.qde`, or `<Project>.qde` as ATLAS.ti names it) and the
+//! sources. Each `TextSource` is a transcript (its id is its `name`; its
+//! text at `plainTextPath`: `internal://FILE` is `sources/FILE` in the
+//! archive, any other path is relative to the project's folder), read as
+//! a text transcript. The project's codes and codings are kept for the
+//! library ([`Project::codings`]).
+
+use super::docx::{open_zip, reference, xml_error, zip_part};
+use super::{Format, TimedTranscript};
+use crate::corpus::CorpusError;
+use quick_xml::events::{BytesStart, Event};
+use std::path::{Path, PathBuf};
+
+/// A code of the project's code book.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Code {
+    /// Its GUID.
+    pub guid: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// A coded selection of a text source: characters `start..end` of the
+/// source's plain text (as the project counts them), coded with `code`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coding {
+    /// The source's name (the transcript's id).
+    pub source: String,
+    /// First character.
+    pub start: usize,
+    /// Past the last character.
+    pub end: usize,
+    /// The code's GUID.
+    pub code: String,
+    /// The code's name (empty when the code book does not list it).
+    pub code_name: String,
+}
+
+/// A project read: its text sources as transcripts, its codes and codings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Project {
+    /// The text sources, in the project's order.
+    pub transcripts: Vec<TimedTranscript>,
+    /// The code book, flattened.
+    pub codes: Vec<Code>,
+    /// Every coding of a text selection.
+    pub codings: Vec<Coding>,
+}
+
+/// An attribute's value (unescaped), if present.
+fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+    e.attributes()
+        .flatten()
+        .find(|a| a.key.local_name().as_ref() == name)
+        .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
+}
+
+/// The name of the project file inside the archive.
+fn project_file(archive: &zip::ZipArchive<std::fs::File>) -> Option<String> {
+    let names: Vec<String> = archive
+        .file_names()
+        .flatten()
+        .map(|n| n.into_owned())
+        .collect();
+    if names.iter().any(|n| n == "project.qde") {
+        return Some("project.qde".into());
+    }
+    let mut qde: Vec<String> = names
+        .into_iter()
+        .filter(|n| !n.contains('/') && n.to_ascii_lowercase().ends_with(".qde"))
+        .collect();
+    qde.sort_unstable();
+    qde.into_iter().next()
+}
+
+/// Reads a `.qdpx` project.
+pub fn read(path: &Path) -> Result<Project, CorpusError> {
+    let mut archive = open_zip(path, "REFI-QDA project")?;
+    let part = project_file(&archive).ok_or_else(|| CorpusError::Record {
+        path: path.to_path_buf(),
+        record: "(archive)".into(),
+        field: "project.qde".into(),
+        message: "missing from the archive (no .qde project file)".into(),
+    })?;
+    let xml = zip_part(&mut archive, path, &part)?;
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut project = Project::default();
+    // (name, plainTextPath) of each text source.
+    let mut sources: Vec<(String, String)> = Vec::new();
+    let mut source: Option<String> = None;
+    let mut selection: Option<(usize, usize)> = None;
+    let mut coding_guid = false;
+    loop {
+        let at = reader.buffer_position();
+        let event = reader
+            .read_event()
+            .map_err(|e| xml_error(path, &part, at, e))?;
+        let (start, empty) = match &event {
+            Event::Start(e) => (Some(e.clone()), false),
+            Event::Empty(e) => (Some(e.clone()), true),
+            _ => (None, false),
+        };
+        if let Some(e) = start {
+            match e.local_name().as_ref() {
+                b"Code" => {
+                    if let (Some(guid), Some(name)) = (attr(&e, b"guid"), attr(&e, b"name")) {
+                        project.codes.push(Code { guid, name });
+                    }
+                }
+                b"TextSource" => {
+                    let name = attr(&e, b"name").ok_or_else(|| {
+                        xml_error(path, &part, at, "a TextSource without a `name`")
+                    })?;
+                    let text_path = attr(&e, b"plainTextPath").ok_or_else(|| {
+                        xml_error(
+                            path,
+                            &part,
+                            at,
+                            format!("TextSource {name:?} has no `plainTextPath`"),
+                        )
+                    })?;
+                    sources.push((name.clone(), text_path));
+                    if !empty {
+                        source = Some(name);
+                    }
+                }
+                b"PlainTextSelection" if source.is_some() => {
+                    let pos = |n: &[u8]| attr(&e, n).and_then(|v| v.trim().parse::<usize>().ok());
+                    selection =
+                        match (pos(b"startPosition"), pos(b"endPosition")) {
+                            (Some(a), Some(b)) if a <= b => Some((a, b)),
+                            _ => return Err(xml_error(
+                                path,
+                                &part,
+                                at,
+                                "a PlainTextSelection without whole startPosition <= endPosition",
+                            )),
+                        };
+                    if empty {
+                        selection = None;
+                    }
+                }
+                b"Coding" => coding_guid = true,
+                b"CodeRef" if coding_guid => {
+                    if let (Some(src), Some((a, b)), Some(code)) =
+                        (&source, selection, attr(&e, b"targetGUID"))
+                    {
+                        project.codings.push(Coding {
+                            source: src.clone(),
+                            start: a,
+                            end: b,
+                            code,
+                            code_name: String::new(),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        match event {
+            Event::End(e) => match e.local_name().as_ref() {
+                b"TextSource" => source = None,
+                b"PlainTextSelection" => selection = None,
+                b"Coding" => coding_guid = false,
+                _ => {}
+            },
+            Event::GeneralRef(r) => drop(reference(&r)),
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    for c in &mut project.codings {
+        if let Some(code) = project.codes.iter().find(|k| k.guid == c.code) {
+            c.code_name = code.name.clone();
+        }
+    }
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    for (name, text_path) in sources {
+        let text = source_text(&mut archive, path, &folder, &text_path)?;
+        let turns =
+            super::text::parse(Path::new(&format!("{}:{text_path}", path.display())), &text)?;
+        project.transcripts.push(TimedTranscript {
+            id: name,
+            format: Format::Qdpx,
+            turns,
+        });
+    }
+    Ok(project)
+}
+
+/// A source's plain text: `internal://FILE` from the archive's `sources/`,
+/// another path (or `file://` URL) relative to the project's folder.
+fn source_text(
+    archive: &mut zip::ZipArchive<std::fs::File>,
+    path: &Path,
+    folder: &Path,
+    text_path: &str,
+) -> Result<String, CorpusError> {
+    if let Some(file) = text_path.strip_prefix("internal://") {
+        return zip_part(archive, path, &format!("sources/{file}"));
+    }
+    let local = text_path.strip_prefix("file://").unwrap_or(text_path);
+    let p = PathBuf::from(local);
+    let p = if p.is_relative() { folder.join(p) } else { p };
+    crate::corpus::read_text(&p).map_err(|e| CorpusError::Record {
+        path: path.to_path_buf(),
+        record: format!("source {text_path:?}"),
+        field: "plainTextPath".into(),
+        message: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A `.qdpx` of `files` (name, contents).
+    pub(crate) fn write_qdpx(path: &Path, files: &[(&str, &str)]) {
+        let mut w = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+        for (name, text) in files {
+            w.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            w.write_all(text.as_bytes()).unwrap();
+        }
+        w.finish().unwrap();
+    }
+
+    const QDE: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<Project name="Harbour" xmlns="urn:QDA-XML:project:1.0">
+ <CodeBook><Codes><Code guid="c1" name="Leaving" isCodable="true"><Code guid="c2" name="Money &amp; work" isCodable="true"/></Code></Codes></CodeBook>
+ <Sources>
+  <TextSource guid="s1" name="IS-004 harbour" plainTextPath="internal://s1.txt">
+   <PlainTextSelection guid="p1" startPosition="5" endPosition="28">
+    <Coding guid="k1"><CodeRef targetGUID="c2"/></Coding>
+   </PlainTextSelection>
+  </TextSource>
+  <TextSource guid="s2" name="IS-005" plainTextPath="internal://s2.txt"/>
+ </Sources>
+</Project>"#;
+
+    #[test]
+    fn sources_codes_and_codings_of_a_project_named_as_atlas_ti_does() {
+        let dir = std::env::temp_dir().join(format!("ce-qdpx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("p.qdpx");
+        write_qdpx(
+            &p,
+            &[
+                ("Harbour study.qde", QDE),
+                (
+                    "sources/s1.txt",
+                    "Ana: [00:00:05] We left for money and work.\nTomas: Why?",
+                ),
+                ("sources/s2.txt", "Bo: yes"),
+            ],
+        );
+        let project = read(&p).unwrap();
+        let ids: Vec<&str> = project.transcripts.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["IS-004 harbour", "IS-005"]);
+        assert_eq!(
+            project.transcripts[0].turns[0].text,
+            "Ana: We left for money and work."
+        );
+        assert_eq!(project.transcripts[0].turns[0].start(), Some(5.0));
+        assert_eq!(project.codes.len(), 2);
+        assert_eq!(
+            project.codings,
+            [Coding {
+                source: "IS-004 harbour".into(),
+                start: 5,
+                end: 28,
+                code: "c2".into(),
+                code_name: "Money & work".into()
+            }]
+        );
+        // No project file; a source missing from the archive.
+        write_qdpx(&p, &[("sources/s1.txt", "x")]);
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("p.qdpx") && e.contains("project.qde"), "{e}");
+        write_qdpx(&p, &[("project.qde", QDE), ("sources/s1.txt", "x")]);
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("p.qdpx") && e.contains("sources/s2.txt"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
