@@ -1,7 +1,7 @@
 //! The default speaker-label pattern, matched without a regex.
 //!
 //! [`super::turns::DEFAULT_SPEAKER_PATTERN`] is
-//! `^\s*([\p{Lu}][\p{L}\p{N} .'’-]{0,40}?)\s*:\s` in multi-line mode. The
+//! `^\s*([\p{Lu}][\p{L}\p{N}_ .'’-]{0,40}?)\s*:\s` in multi-line mode. The
 //! counted repetition of a large Unicode class makes its compiled regex
 //! weigh ~14 MB (and each thread's search cache more), so the default is
 //! matched here by hand, with the same character classes (taken from
@@ -71,7 +71,7 @@ fn classes() -> &'static Classes {
     static CLASSES: OnceLock<Classes> = OnceLock::new();
     CLASSES.get_or_init(|| Classes {
         upper: CharClass::of(r"[\p{Lu}]"),
-        label: CharClass::of(r"[\p{L}\p{N} .'’-]"),
+        label: CharClass::of(r"[\p{L}\p{N}_ .'’-]"),
         space: CharClass::of(r"[\s]"),
     })
 }
@@ -94,7 +94,7 @@ fn is_upper(c: char) -> bool {
 
 fn is_label(c: char) -> bool {
     if c.is_ascii() {
-        c.is_ascii_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '-')
+        c.is_ascii_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '-' | '_')
     } else {
         classes().label.contains(c)
     }

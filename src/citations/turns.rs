@@ -22,7 +22,7 @@ use regex::Regex;
 use std::ops::Range;
 
 /// The default speaker-label pattern; its first group is the label.
-pub const DEFAULT_SPEAKER_PATTERN: &str = r"^\s*([\p{Lu}][\p{L}\p{N} .'’-]{0,40}?)\s*:\s";
+pub const DEFAULT_SPEAKER_PATTERN: &str = r"^\s*([\p{Lu}][\p{L}\p{N}_ .'’-]{0,40}?)\s*:\s";
 
 /// The default interviewer labels (compared case-insensitively).
 pub const DEFAULT_INTERVIEWER_LABELS: [&str; 6] = [

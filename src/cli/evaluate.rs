@@ -14,9 +14,16 @@ pub struct EvaluateArgs {
     /// Question file: {"qa_pairs": [...]} or a bare array.
     #[arg(required_unless_present = "print_config")]
     pub questions: Option<PathBuf>,
-    /// Transcript corpus: an array (or {"documents": [...]}) of {page_content, metadata.FILE}.
+    /// Transcripts: a folder (every .txt, .md, .vtt, .srt, .json, .docx and
+    /// .qdpx in it), one such file, a REFI-QDA .qdpx project, or the JSON
+    /// chunks (an array, or {"documents": [...]}, of {page_content, metadata.FILE}).
     #[arg(required_unless_present = "print_config")]
     pub transcripts: Option<PathBuf>,
+    /// Names of diarized speakers (whisperX `SPEAKER_00`...):
+    /// `SPEAKER_00=Interviewer,SPEAKER_01=Tomas`, or a CSV file of
+    /// `label,name` rows; unmapped labels stay as they are.
+    #[arg(long, value_name = "MAP|FILE")]
+    pub speaker_map: Option<String>,
     /// Parent folder of the run folder [default: reports].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -85,6 +92,7 @@ impl EvaluateArgs {
         });
         super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
         super::set_some(&mut c.shard, &self.shard);
+        super::set_some(&mut c.speaker_map, &self.speaker_map);
         self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)

@@ -29,6 +29,7 @@ mod rerun;
 mod score;
 mod similarity;
 mod text_eval;
+mod transcript;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -236,6 +237,8 @@ pub enum Command {
     Lexical(lexical::LexicalArgs),
     /// Execute a finished run again from its manifest and compare every output with the original.
     Rerun(rerun::RerunArgs),
+    /// Print a transcript file as corpus-eval reads it (its plain text, or --json: turns with speakers and times).
+    Transcript(transcript::TranscriptArgs),
     /// Join the run folders of `--shard I/N` runs (evaluate, hotpot, grounding, text-eval, judge-answers, rag run) into one run folder.
     Merge(merge::MergeArgs),
 }
@@ -257,6 +260,7 @@ pub fn run_code(cli: Cli) -> u8 {
     );
     let result = match cli.command {
         Command::Evaluate(a) => evaluate::run(a),
+        Command::Transcript(a) => transcript::run(a),
         Command::Hotpot(a) => hotpot::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Score(a) => score::run_score(a),

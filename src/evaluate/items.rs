@@ -211,6 +211,7 @@ pub fn evaluation(
                 attribution,
                 ..Attributed::default()
             },
+            time: None,
         });
     }
     super::set_existence_scores(&mut out);

@@ -69,6 +69,21 @@ pub struct QuoteResult {
     /// an `other_source` or `stitched` quote stands.
     #[serde(flatten)]
     pub attributed: Attributed,
+    /// When it was said (the cue, segment or timestamp where its span
+    /// starts and ends), for transcripts read from a format with times;
+    /// None when the format has none or the quote was not found.
+    #[serde(default)]
+    pub time: Option<crate::corpus::formats::QuoteTime>,
+}
+
+/// When the quote `check` found in the transcript `source` was said.
+pub fn quote_time(
+    transcripts: &TranscriptSet,
+    source: Option<&str>,
+    check: &QuoteCheck,
+) -> Option<crate::corpus::formats::QuoteTime> {
+    let span = check.byte_span.clone()?;
+    transcripts.get(source?)?.time_of(span)
 }
 
 /// One scored answer.
@@ -333,11 +348,13 @@ fn verify_and_assemble(
         .collect();
     for (((pi, ai, q), check), attributed) in quote_refs.iter().zip(checks).zip(attributed) {
         let found = config.match_level.accepts(check.verdict);
+        let time = quote_time(transcripts, q.source.as_deref(), &check);
         pairs[*pi].answers[*ai].quotes.push(QuoteResult {
             check,
             found,
             source: q.source.clone(),
             attributed,
+            time,
         });
     }
     set_existence_scores(&mut pairs);
@@ -1184,7 +1201,7 @@ impl<'a> Annotated<'a> {
 }
 
 /// The fields a checked quote gets in results.json, in order: `verdict`,
-/// `found`, `similarity` (6 decimals), `span`, `span_speaker`,
+/// `found`, `similarity` (6 decimals), `span`, `time`, `span_speaker`,
 /// `attribution`, `differences`, then `other_source` or `pieces` when it
 /// has them.
 fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
@@ -1197,6 +1214,7 @@ fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
             Patch::Number(Some(round6(qr.check.similarity))),
         ),
         ("span", Patch::Span(qr.check.span.clone())),
+        ("time", Patch::Value(json!(qr.time))),
         ("span_speaker", Patch::Str(at.span_speaker.as_deref())),
         (
             "attribution",
@@ -1281,6 +1299,7 @@ fn check_quotes_with(
         .zip(checks.into_iter().zip(attributed))
         .map(|(q, (check, attributed))| QuoteResult {
             found: config.match_level.accepts(check.verdict),
+            time: quote_time(transcripts, q.source.as_deref(), &check),
             check,
             source: q.source.clone(),
             attributed,

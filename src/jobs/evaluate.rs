@@ -79,6 +79,11 @@ pub struct Config {
     /// to `alias` is the transcript's `label`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speaker_aliases: Option<PathBuf>,
+    /// Names of diarized speakers in whisperX transcripts:
+    /// `SPEAKER_00=Interviewer,SPEAKER_01=Tomas`, or the path of a CSV
+    /// file of `label,name` rows (see [`crate::corpus::formats::SpeakerMap`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_map: Option<String>,
     /// Only the pairs whose id falls in this shard (`--shard I/N`, see
     /// [`crate::shard`]); `corpus-eval merge` joins the shards.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,6 +112,7 @@ impl Default for Config {
             interviewer_labels: None,
             fillers: None,
             speaker_aliases: None,
+            speaker_map: None,
             shard: None,
         }
     }
@@ -124,6 +130,7 @@ impl JobConfig for Config {
             },
         )?;
         check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
+        self.speaker_map()?;
         self.speakers().map(|_| ())
     }
 
@@ -139,11 +146,24 @@ impl JobConfig for Config {
     }
 
     fn unset(&self) -> Vec<(&'static str, &'static str)> {
-        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", speaker_aliases => "no aliases", shard => "every pair: no shard")
+        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are", shard => "every pair: no shard")
     }
 }
 
 impl Config {
+    /// The names of diarized speakers (empty when unset).
+    pub fn speaker_map(&self) -> Result<crate::corpus::formats::SpeakerMap, ConfigError> {
+        match &self.speaker_map {
+            None => Ok(Default::default()),
+            Some(spec) => crate::corpus::formats::SpeakerMap::parse(spec).map_err(|message| {
+                ConfigError::Invalid {
+                    field: "--speaker-map".into(),
+                    message,
+                }
+            }),
+        }
+    }
+
     /// The speaker settings: the pattern and labels given, or the defaults.
     pub fn speakers(&self) -> Result<SpeakerConfig, ConfigError> {
         let s = speakers(&self.speaker_pattern, &self.interviewer_labels)?;
@@ -321,15 +341,7 @@ pub fn execute(
             (l, info)
         })
     };
-    let load_transcripts = || -> Result<_, JobError> {
-        // Transcripts mapped, not read (the page cache serves them), each
-        // packed once joined; the map is dropped once they are built.
-        let t_bytes = super::map_input(transcripts_path)?;
-        let t_text = t_bytes.text(transcripts_path)?;
-        Ok(parse_transcripts_borrowed(transcripts_path, t_text, |b| {
-            InputFile::new(transcripts_path, b)
-        })?)
-    };
+    let load_transcripts = || load_transcripts(transcripts_path, config, true);
     let (questions, lexicon) = rayon::join(load_questions, load_lexicon);
     let (questions, q_info) = questions?;
     // The questions file's text and tape are freed.
@@ -362,6 +374,30 @@ pub fn execute(
     let done = writer.finish()?;
     crate::sys::timings::phase("finish");
     Ok((done, summary))
+}
+
+/// The transcripts input of a run and its manifest record: caption, text,
+/// Word and REFI-QDA files, alone or in a folder
+/// ([`crate::corpus::formats`]), or corpus-eval's JSON chunks (mapped, not
+/// read: the page cache serves them; the map is dropped once they are
+/// built). Each transcript is packed once built when `pack` is set.
+pub fn load_transcripts(
+    path: &Path,
+    config: &Config,
+    pack: bool,
+) -> Result<(TranscriptSet, InputFile), JobError> {
+    if crate::corpus::formats::is_transcript_source(path) {
+        let set = crate::corpus::formats::load(path, &config.speaker_map()?, pack)?;
+        let (sha256, bytes) = crate::corpus::formats::digest(path)?;
+        return Ok((set, InputFile::digested(path, sha256, bytes)));
+    }
+    let t_bytes = super::map_input(path)?;
+    let t_text = t_bytes.text(path)?;
+    let (mut set, info) = parse_transcripts_borrowed(path, t_text, |b| InputFile::new(path, b))?;
+    if !pack {
+        set.unpack()?;
+    }
+    Ok((set, info))
 }
 
 /// The manifest of an evaluate run (`execute` and `merge` write it).
@@ -424,7 +460,7 @@ pub fn pairs_jsonl(evaluation: &crate::evaluate::Evaluation) -> Result<Vec<u8>, 
 }
 
 /// The columns of `quotes.csv`.
-pub const QUOTE_COLUMNS: [&str; 12] = [
+pub const QUOTE_COLUMNS: [&str; 14] = [
     "pair_id",
     "answer_index",
     "quote_index",
@@ -436,6 +472,8 @@ pub const QUOTE_COLUMNS: [&str; 12] = [
     "found",
     "span_start",
     "span_end",
+    "time_start",
+    "time_end",
     "differences",
 ];
 
@@ -473,6 +511,11 @@ pub fn write_quotes_csv(
                     span.map(|s| s.end.to_string()).unwrap_or_default(),
                 );
                 let similarity = (quote.check.similarity + 0.0).to_string();
+                let seconds = |t: Option<f64>| t.map(|t| (t + 0.0).to_string()).unwrap_or_default();
+                let (time_start, time_end) = match &quote.time {
+                    Some(t) => (seconds(t.start), seconds(t.end)),
+                    None => Default::default(),
+                };
                 let differences = quote
                     .check
                     .differences
@@ -491,6 +534,8 @@ pub fn write_quotes_csv(
                     if quote.found { "true" } else { "false" },
                     &start,
                     &end,
+                    &time_start,
+                    &time_end,
                     &differences,
                 ])?;
             }

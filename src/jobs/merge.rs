@@ -277,17 +277,15 @@ fn merge_evaluate(
     started: SystemTime,
 ) -> Result<PathBuf, JobError> {
     use super::evaluate::{manifest, write_run, Config};
-    use crate::corpus::{parse_questions, parse_transcripts};
+    use crate::corpus::parse_questions;
     let first = &shards[0];
     let config: Config = first.merged_config(req)?;
     let q_path = first.input("questions", req)?;
     let t_path = first.input("transcripts", req)?;
     let q_bytes = super::read_input(&q_path)?;
-    let t_bytes = super::read_input(&t_path)?;
     let q_info = InputFile::new(&q_path, &q_bytes);
-    let t_info = InputFile::new(&t_path, &t_bytes);
     let questions = parse_questions(&q_path, &super::utf8(&q_path, q_bytes)?)?;
-    let transcripts = parse_transcripts(&t_path, &super::utf8(&t_path, t_bytes)?)?;
+    let (transcripts, t_info) = super::evaluate::load_transcripts(&t_path, &config, false)?;
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
     let count = first.shard.count;
     let mut queues: Vec<VecDeque<PairResult>> = Vec::with_capacity(shards.len());

@@ -7,7 +7,6 @@
 use super::{JobConfig, JobError};
 use crate::jobs;
 use crate::report::manifest::Manifest;
-use crate::text::hash::sha256_hex;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -250,13 +249,13 @@ pub(crate) fn locate_input(
     if let (Some(dir), Some(name)) = (inputs_dir, Path::new(recorded).file_name()) {
         candidates.insert(0, dir.join(name));
     }
-    let Some(found) = candidates.into_iter().find(|p| p.is_file()) else {
+    // A transcripts folder is an input too (its listing's digest).
+    let Some(found) = candidates.into_iter().find(|p| p.is_file() || p.is_dir()) else {
         return Err(JobError::Input(format!(
             "{recorded}: the {role} input of this run is missing (sha256 {want}); pass --inputs DIR holding it"
         )));
     };
-    let bytes = super::read_input(&found)?;
-    let got = sha256_hex(&bytes);
+    let (got, _) = crate::corpus::formats::digest(&found)?;
     if got != want {
         return Err(JobError::Input(format!(
             "{}: the {role} input changed since the run (sha256 recorded {want}, now {got})",

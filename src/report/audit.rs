@@ -642,6 +642,9 @@ fn quote_record(
     o.opt_str_field("span_speaker", at.span_speaker.as_deref());
     // A range serializes as {"start": .., "end": ..}.
     o.field("span", &qr.check.span);
+    if let Some(t) = &qr.time {
+        o.field("time", t);
+    }
     let ctx = o.key("ctx");
     match (&qr.check.byte_span, text) {
         (Some(b), Some(t)) => put_ctx(
@@ -708,12 +711,13 @@ var D=JSON.parse(document.getElementById('audit-data').textContent),P=50,page=0,
 var fa=document.getElementById('f-attribution'),fv=document.getElementById('f-verdict'),fq=document.getElementById('f-search'),out=document.getElementById('cards'),info=document.getElementById('page-info');
 function esc(s){return String(s==null?'':s).replace(/[&<>"']/g,function(c){return{'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c];});}
 function badge(k,v){return v==null?'':'<span class="badge b-'+esc(v)+'" title="'+k+'">'+esc(v)+'</span>';}
+function hms(t){t=Math.floor(t);var h=Math.floor(t/3600),m=Math.floor(t/60)%60,x=t%60;return (h<10?'0':'')+h+':'+(m<10?'0':'')+m+':'+(x<10?'0':'')+x;}
 function spn(s){return s?' &middot; <span class="span" title="characters of the transcript, end exclusive">chars '+s.start+'&ndash;'+s.end+'</span>':'';}
 function ctx(c){if(!c)return '';var m=c[1].map(function(s){return '<mark'+(s[1]?' class="d"':'')+'>'+esc(s[0])+'</mark>';}).join('');return '<div class="ctx">'+esc(c[0])+m+esc(c[2])+'</div>';}
 function card(q){var p=D.pairs[q.p],a=p.answers[q.a],h='<div class="card" data-attribution="'+esc(q.attribution)+'" data-verdict="'+esc(q.verdict)+'">';
 h+='<div class="meta">'+esc(q.id)+' &middot; '+esc(p.type)+' &middot; '+esc(q.source)+'</div>';
 h+='<div class="q"><b>Q:</b> '+esc(p.question)+'</div><div class="q"><b>A</b> (score '+(a[1]==null?'n/a':a[1].toFixed(3))+'): '+esc(a[0])+'</div>';
-h+='<div class="q"><b>Quote:</b> &ldquo;'+esc(q.quote)+'&rdquo;</div><div>'+badge('verdict',q.verdict)+badge('attribution',q.attribution)+(q.speaker?'<span class="badge">claimed: '+esc(q.speaker)+'</span>':'')+(q.span_speaker?'<span class="badge">said by: '+esc(q.span_speaker)+'</span>':'')+'<span class="meta">similarity '+q.sim+spn(q.span)+'</span></div>';
+h+='<div class="q"><b>Quote:</b> &ldquo;'+esc(q.quote)+'&rdquo;</div><div>'+badge('verdict',q.verdict)+badge('attribution',q.attribution)+(q.speaker?'<span class="badge">claimed: '+esc(q.speaker)+'</span>':'')+(q.span_speaker?'<span class="badge">said by: '+esc(q.span_speaker)+'</span>':'')+(q.time&&q.time.start!=null?'<span class="badge">at '+hms(q.time.start)+(q.time.end!=null?'&ndash;'+hms(q.time.end):'')+'</span>':'')+'<span class="meta">similarity '+q.sim+spn(q.span)+'</span></div>';
 if(q.differences&&q.differences.length){h+='<div class="meta">ignored to find it: '+q.differences.map(function(d){return '<span class="diff" title="difference">'+esc(d)+'</span>';}).join('')+'</div>';}
 h+=ctx(q.ctx);if(q.closest){h+='<div class="meta">closest passage (similarity '+q.sim+', below the threshold)'+spn(q.closest.span)+'</div>'+ctx(q.closest.ctx);}q.pieces.forEach(function(x,i){h+='<div class="meta">piece '+(i+1)+(x.speaker?' ('+esc(x.speaker)+')':'')+spn(x.span)+'</div>'+ctx(x.ctx);});
 if(q.other){h+='<div class="meta">found in '+esc(q.other.source)+' ('+esc(q.other.verdict)+(q.other.speaker?', said by '+esc(q.other.speaker):'')+')'+spn(q.other.span)+'</div>'+ctx(q.other.ctx);}

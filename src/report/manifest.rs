@@ -21,6 +21,19 @@ pub struct InputFile {
 }
 
 impl InputFile {
+    /// Describes an input whose digest and size are known (a folder's:
+    /// see `corpus::formats::digest`).
+    pub fn digested(path: &Path, sha256: String, bytes: u64) -> InputFile {
+        InputFile {
+            path: path.display().to_string(),
+            sha256,
+            bytes,
+            absolute: std::fs::canonicalize(path)
+                .ok()
+                .map(|p| p.display().to_string()),
+        }
+    }
+
     /// Describes a file from its bytes.
     pub fn new(path: &Path, bytes: &[u8]) -> InputFile {
         InputFile {
