@@ -440,6 +440,9 @@ fn evaluate_run_folder_joins_a_coders_sheet() {
             "found",
             "span_start",
             "span_end",
+            // Issue 43: when the quote was said (empty for JSON chunks).
+            "time_start",
+            "time_end",
             // Issue 40: what was ignored to find each quote.
             "differences",
         ]

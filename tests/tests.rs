@@ -27,3 +27,4 @@ mod semantic_cli;
 mod shard_cli;
 mod small_commands;
 mod text_eval_cli;
+mod transcript_formats;
