@@ -57,6 +57,10 @@ fn stamp_seconds(caps: &regex::Captures<'_>) -> Result<f64, String> {
 /// A line's text with its timestamps taken out (and the spaces after
 /// each, so that no double space is left), and its anchors.
 fn strip_line(path: &Path, n: usize, line: &str) -> Result<(String, Vec<Cue>), CorpusError> {
+    // Most lines hold no timestamp: no bracket, no search.
+    if !line.contains(['[', '(', '{', '#']) {
+        return Ok((line.trim_end().to_string(), Vec::new()));
+    }
     let mut out = String::with_capacity(line.len());
     let mut cues = Vec::new();
     let mut at = 0;
@@ -94,7 +98,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
     for (i, raw) in text.split('\n').enumerate() {
         let n = i + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
-        if let Some(caps) = otter_label().captures(line) {
+        // An Otter label line ends in a digit after two spaces.
+        let maybe_otter = line.trim_end().ends_with(|c: char| c.is_ascii_digit())
+            && (line.contains("  ") || line.contains('\t'));
+        if let Some(caps) = maybe_otter.then(|| otter_label().captures(line)).flatten() {
             turns.extend(otter.take());
             let num = |i: usize| {
                 caps.get(i)
