@@ -12,13 +12,17 @@ Arrow tables, for data engines (Ray Data, Spark).
 
 from __future__ import annotations
 
+import io as _io
 import json as _json
+import os as _os
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import _native
 
 __all__ = [
     "Corpus",
+    "Evaluation",
+    "QuoteChecks",
     "evaluate",
     "verify_quotes",
     "score_answer",
@@ -69,6 +73,66 @@ def _document(value: Any, what: str = "input") -> str:
     return value if isinstance(value, str) else _dumps(value, what)
 
 
+def _path_of(transcripts: Any) -> Optional[str]:
+    """The path `transcripts` names (a folder, a transcript file of any
+    format, a .qdpx project): an os.PathLike, or a str that is not JSON
+    text and names something on disk. None for JSON documents."""
+    if isinstance(transcripts, _os.PathLike):
+        return _os.fspath(transcripts)
+    if isinstance(transcripts, str) and transcripts.lstrip()[:1] not in ("[", "{") and _os.path.exists(transcripts):
+        return transcripts
+    return None
+
+
+def _frame(csv_text: str) -> Any:
+    """A run folder table (CSV text) as a pandas DataFrame."""
+    import pandas as pd
+
+    return pd.read_csv(_io.StringIO(csv_text), keep_default_na=False, na_values=[""])
+
+
+class Evaluation(dict):
+    """What `evaluate` returns: {"results": <results.json>, "summary":
+    <summary.json>}, with the run folder's tables as pandas DataFrames:
+    `.quotes` (quotes.csv: one row per quote, times included) and `.items`
+    (items.csv: one row per scored answer)."""
+
+    def __init__(self, out: Dict[str, Any]) -> None:
+        super().__init__(results=out["results"], summary=out["summary"])
+        self._quotes_csv = out["quotes_csv"]
+        self._items_csv = out["items_csv"]
+
+    @property
+    def quotes(self) -> Any:
+        """quotes.csv as a DataFrame."""
+        return _frame(self._quotes_csv)
+
+    @property
+    def items(self) -> Any:
+        """items.csv as a DataFrame."""
+        return _frame(self._items_csv)
+
+
+class QuoteChecks(list):
+    """What `verify_quotes` returns: one dict per quote, and `.quotes`,
+    the same as a pandas DataFrame (one row per quote; `span` and `time`
+    flattened to `span_start`, `span_end`, `time_start`, `time_end`)."""
+
+    @property
+    def quotes(self) -> Any:
+        import pandas as pd
+
+        rows = []
+        for q in self:
+            row = dict(q)
+            span = row.pop("span", None) or {}
+            time = row.pop("time", None) or {}
+            row["span_start"], row["span_end"] = span.get("start"), span.get("end")
+            row["time_start"], row["time_end"] = time.get("start"), time.get("end")
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
 class Corpus:
     """A transcript corpus parsed once, its transcripts prepared for quote
     lookups (turns, normalized text, word index) on first use and kept: pass
@@ -77,13 +141,22 @@ class Corpus:
     (what a data engine's worker does). Memory grows with the transcripts
     used.
 
-    transcripts: the corpus, as for `evaluate` (or its JSON text).
-    config: the speaker settings (speaker_pattern, interviewer_labels) that
-        split transcripts into turns; other evaluate settings are accepted.
+    transcripts: the corpus, as for `evaluate` (or its JSON text), or the
+        path (str or os.PathLike) of a folder of transcript files, one
+        transcript file (.txt, .md, .vtt, .srt, whisper .json, .docx) or a
+        REFI-QDA .qdpx project.
+    config: the speaker settings (speaker_pattern, interviewer_labels;
+        speaker_map, e.g. "SPEAKER_00=Interviewer,SPEAKER_01=Tomas", names
+        diarized speakers) that split transcripts into turns; other
+        evaluate settings are accepted.
     """
 
     def __init__(self, transcripts: Any, **config: Any) -> None:
-        self._inner = _native.Corpus(_document(transcripts, "transcripts"), _dumps(config, "config"))
+        path = _path_of(transcripts)
+        if path is not None:
+            self._inner = _native.Corpus(path, _dumps(config, "config"), True)
+        else:
+            self._inner = _native.Corpus(_document(transcripts, "transcripts"), _dumps(config, "config"))
 
     def __len__(self) -> int:
         return len(self._inner)
@@ -93,12 +166,17 @@ class Corpus:
         return self._inner.files()
 
 
-def _corpus(transcripts: Any) -> Any:
-    """What the native checks take: a prepared corpus, or JSON text."""
-    return transcripts._inner if isinstance(transcripts, Corpus) else _document(transcripts)
+def _corpus(transcripts: Any, config: Optional[Dict[str, Any]] = None) -> Any:
+    """What the native checks take: a prepared corpus (a path's is
+    prepared here), or JSON text."""
+    if isinstance(transcripts, Corpus):
+        return transcripts._inner
+    if _path_of(transcripts) is not None:
+        return Corpus(transcripts, **(config or {}))._inner
+    return _document(transcripts)
 
 
-def evaluate(questions: Any, transcripts: Any, **config: Any) -> Dict[str, Any]:
+def evaluate(questions: Any, transcripts: Any, **config: Any) -> "Evaluation":
     """Score every answer by its question type and verify every quote in the
     transcript it cites (the CLI's `corpus-eval evaluate QUESTIONS
     TRANSCRIPTS`).
@@ -109,25 +187,36 @@ def evaluate(questions: Any, transcripts: Any, **config: Any) -> Dict[str, Any]:
         JSON text (a str).
     transcripts: the corpus ([{"page_content", "metadata": {"FILE"}}] or
         {"documents": [...]}), or its JSON text; the chunks of one FILE are
-        joined with "\\n".
+        joined with "\\n". Or the path (str or os.PathLike) of a folder of
+        transcript files, one transcript file (.txt, .md, .vtt, .srt,
+        whisper .json, .docx) or a REFI-QDA .qdpx project; every found
+        quote then has its `time`.
     config (the CLI's flags): match ("exact" | "normalized" | "fuzzy", the
         weakest verdict that counts as found; default normalized),
         fuzzy_threshold (0..1, default 0.9), seed (of the 95% bootstrap
         intervals, default 42), speaker_pattern (a regex whose first group
         is the speaker label), interviewer_labels (list), wordnet (a WordNet
         dict folder instead of the embedded lexicon), shard ("I/N": only the
-        pairs whose id hashes to shard I of N).
+        pairs whose id hashes to shard I of N), speaker_map (names of
+        diarized speakers). `out` is refused (TypeError): nothing is written,
+        the results are returned.
 
-    Returns {"results": <results.json>, "summary": <summary.json>}: the
-    document with `score` on every answer, `verdict`, `found`, `similarity`,
-    `span`, `span_speaker` and `attribution` on every quote, `id` and
-    `existence_score` on every pair; and the means with their intervals.
+    Returns an `Evaluation`: {"results": <results.json>, "summary":
+    <summary.json>} (the document with `score` on every answer, `verdict`,
+    `found`, `similarity`, `span`, `time`, `span_speaker` and `attribution`
+    on every quote, `id` and `existence_score` on every pair; and the means
+    with their intervals), with `.quotes` and `.items`, the run folder's
+    quotes.csv and items.csv as pandas DataFrames.
     """
-    out = _native.evaluate_json(_document(questions, "questions"), _document(transcripts, "transcripts"), _dumps(config, "config"))
-    return _json.loads(out)
+    if "out" in config:
+        raise TypeError("evaluate() writes nothing, so it takes no 'out': it returns the results (the CLI's `corpus-eval evaluate --out` writes a run folder)")
+    path = _path_of(transcripts)
+    text = path if path is not None else _document(transcripts, "transcripts")
+    out = _native.evaluate_tables_json(_document(questions, "questions"), text, _dumps(config, "config"), path is not None)
+    return Evaluation(_json.loads(out))
 
 
-def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: Any) -> List[Dict[str, Any]]:
+def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: Any) -> "QuoteChecks":
     """Check quotes against transcripts as `evaluate` checks an answer's
     quotes, without a question file.
 
@@ -146,8 +235,8 @@ def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: 
     ({"start", "end"} in characters, or None), span_speaker, attribution,
     and other_source or pieces when the quote has them.
     """
-    out = _native.verify_quotes_json(_dumps(list(quotes), "quotes"), _corpus(transcripts), _dumps(config, "config"))
-    return _json.loads(out)
+    out = _native.verify_quotes_json(_dumps(list(quotes), "quotes"), _corpus(transcripts, config), _dumps(config, "config"))
+    return QuoteChecks(_json.loads(out))
 
 
 def score_answer(answer: str, type: str, metric: Any) -> Optional[float]:

@@ -93,6 +93,47 @@ fn evaluate_json(
     })
 }
 
+/// The transcripts argument: JSON text, or (`is_path`) the path of a
+/// folder, transcript file or `.qdpx` project.
+fn transcripts_input<'a>(transcripts: &'a str, is_path: bool) -> inline::TranscriptsInput<'a> {
+    if is_path {
+        inline::TranscriptsInput::Path(Path::new(transcripts))
+    } else {
+        inline::TranscriptsInput::Json(transcripts)
+    }
+}
+
+/// `evaluate` with the run folder's tables: questions as JSON text, the
+/// transcripts as JSON text or (`is_path`) a path; returns `{"results",
+/// "summary", "quotes_csv", "items_csv"}` as JSON text.
+#[pyfunction]
+#[pyo3(signature = (questions, transcripts, config_json, is_path=false))]
+fn evaluate_tables_json(
+    py: Python<'_>,
+    questions: &str,
+    transcripts: &str,
+    config_json: &str,
+    is_path: bool,
+) -> PyResult<String> {
+    let config: jobs::evaluate::Config = config(config_json)?;
+    py.detach(|| {
+        let lexicon = lexicon(config.wordnet.as_deref())?;
+        let out = inline::evaluate_tables(
+            &config,
+            questions,
+            transcripts_input(transcripts, is_path),
+            &lexicon,
+        )
+        .map_err(value_error)?;
+        to_json(&serde_json::json!({
+            "results": out.results,
+            "summary": out.summary,
+            "quotes_csv": out.quotes_csv,
+            "items_csv": out.items_csv,
+        }))
+    })
+}
+
 /// A transcript corpus parsed once, its transcripts prepared for lookups
 /// on first use and kept: what a data engine's worker holds for its whole
 /// life (`corpus_eval.Corpus`).
@@ -103,13 +144,23 @@ pub struct Corpus {
 
 #[pymethods]
 impl Corpus {
-    /// Parses the corpus (JSON text) with evaluate's settings as a JSON
-    /// object (the speaker settings split transcripts into turns).
+    /// Parses the corpus (JSON text, or with `is_path` the path of a
+    /// folder, transcript file or `.qdpx` project) with evaluate's settings
+    /// as a JSON object (the speaker settings split transcripts into turns;
+    /// `speaker_map` names diarized speakers).
     #[new]
-    fn new(py: Python<'_>, transcripts: &str, config_json: &str) -> PyResult<Corpus> {
+    #[pyo3(signature = (transcripts, config_json, is_path=false))]
+    fn new(
+        py: Python<'_>,
+        transcripts: &str,
+        config_json: &str,
+        is_path: bool,
+    ) -> PyResult<Corpus> {
         let config: jobs::evaluate::Config = config(config_json)?;
         let prepared = py
-            .detach(|| inline::prepare_transcripts(&config, transcripts))
+            .detach(|| {
+                inline::prepare_transcripts_input(&config, transcripts_input(transcripts, is_path))
+            })
             .map_err(value_error)?;
         Ok(Corpus {
             prepared: std::sync::Arc::new(prepared),
@@ -357,6 +408,7 @@ fn embed_bytes(py: Python<'_>, texts: Vec<String>) -> PyResult<(usize, usize, Py
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Corpus>()?;
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_tables_json, m)?)?;
     m.add_function(wrap_pyfunction!(verify_quotes_json, m)?)?;
     m.add_function(wrap_pyfunction!(score_answer, m)?)?;
     m.add_function(wrap_pyfunction!(hotpot_json, m)?)?;

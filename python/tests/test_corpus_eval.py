@@ -286,3 +286,57 @@ def test_issue_39_nan_and_infinity_name_the_field():
     bad["qa_pairs"][0]["answers"][0]["weight"] = float("-inf")
     with pytest.raises(ValueError, match=r"questions\.qa_pairs\[0\]\.answers\[0\]\.weight: -inf"):
         corpus_eval.evaluate(bad, t)
+
+
+def test_issue_43_transcript_files_times_and_dataframes():
+    pd = pytest.importorskip("pandas")
+    q = load("datasets/interview-questions.json")
+    vtt = REPO / "datasets" / "interview" / "harbour.vtt"
+    out = corpus_eval.evaluate(q, vtt)
+    first = out["results"]["qa_pairs"][0]["answers"][0]["verbatims"][0]
+    assert (first["verdict"], first["time"]) == ("exact", {"start": 4.5, "end": 9.0})
+    quotes = out.quotes
+    assert isinstance(quotes, pd.DataFrame)
+    assert list(quotes["time_start"][:2]) == [4.5, 11.5]
+    assert pd.isna(quotes["time_start"][2])
+    assert len(out.items) == 1
+    # A str path, a whisperX file with its speaker map, a project.
+    mapped = corpus_eval.evaluate(q, str(REPO / "datasets/interview/harbour.json"),
+                                  speaker_map="SPEAKER_00=Interviewer,SPEAKER_01=Ana Lopez")
+    assert mapped.quotes["attribution"][0] == "ok"
+    corpus = corpus_eval.Corpus(REPO / "datasets/interview/harbour.qdpx")
+    assert corpus.files() == ["harbour"]
+    checked = corpus_eval.verify_quotes([{"quote": "after the cannery closed", "source": "harbour"}], corpus)
+    assert checked[0]["time"]["start"] == 6.8
+    assert checked.quotes["time_start"][0] == 6.8
+    # The same through a path given to verify_quotes.
+    again = corpus_eval.verify_quotes([{"quote": "after the cannery closed", "source": "harbour"}],
+                                      REPO / "datasets/interview/harbour.srt")
+    assert again[0]["time"] == {"start": 6.8, "end": 9.0}
+    # Nothing is written: out= is refused, not ignored.
+    with pytest.raises(TypeError, match="out"):
+        corpus_eval.evaluate(q, vtt, out="runs")
+    # A bad file is a ValueError naming it and the line.
+    with pytest.raises(ValueError, match=r"bad\.srt:2:"):
+        bad = REPO / "target" / "bad.srt"
+        bad.parent.mkdir(exist_ok=True)
+        bad.write_text("1\nno timing\nhi\n", encoding="utf-8")
+        corpus_eval.Corpus(bad)
+
+
+def _python_blocks():
+    """Every ```python block of the README and the docs/ chapters."""
+    blocks = []
+    for md in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        text = md.read_text(encoding="utf-8")
+        for i, part in enumerate(text.split("```python\n")[1:]):
+            blocks.append(pytest.param(part.split("```", 1)[0], id=f"{md.name}-{i}"))
+    return blocks
+
+
+@pytest.mark.parametrize("code", _python_blocks())
+def test_every_python_example_of_the_docs_runs_as_written(code, monkeypatch):
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    monkeypatch.chdir(REPO)
+    exec(compile(code, "<docs>", "exec"), {"__name__": "__docs__"})

@@ -42,6 +42,67 @@ pub fn evaluate(
     Ok((out.results, out.summary))
 }
 
+/// The transcripts of a call: corpus-eval's JSON chunks as text, or the
+/// path of a folder, a transcript file of any format or a `.qdpx` project
+/// (see [`crate::corpus::formats`]).
+#[derive(Debug, Clone, Copy)]
+pub enum TranscriptsInput<'a> {
+    /// JSON chunks, as text.
+    Json(&'a str),
+    /// A folder, file or project.
+    Path(&'a Path),
+}
+
+/// The transcripts of `input`, read with the configuration's speaker map.
+fn transcripts_of(
+    config: &super::evaluate::Config,
+    input: TranscriptsInput<'_>,
+) -> Result<TranscriptSet, JobError> {
+    match input {
+        TranscriptsInput::Json(text) => Ok(parse_transcripts(Path::new("transcripts"), text)?),
+        TranscriptsInput::Path(path) => {
+            Ok(super::evaluate::load_transcripts(path, config, false)?.0)
+        }
+    }
+}
+
+/// What [`evaluate_tables`] returns: results.json, summary.json and the
+/// run folder's per-quote and per-item tables.
+#[derive(Debug, Clone)]
+pub struct EvaluateTables {
+    /// results.json.
+    pub results: Value,
+    /// summary.json.
+    pub summary: Summary,
+    /// quotes.csv.
+    pub quotes_csv: String,
+    /// items.csv.
+    pub items_csv: String,
+}
+
+/// [`evaluate`] over transcripts given as JSON text or a path, with the
+/// run folder's `quotes.csv` and `items.csv` (for DataFrames).
+pub fn evaluate_tables(
+    config: &super::evaluate::Config,
+    questions: &str,
+    transcripts: TranscriptsInput<'_>,
+    lexicon: &Lexicon,
+) -> Result<EvaluateTables, JobError> {
+    config.validate()?;
+    let mut q = parse_questions(Path::new("questions"), questions)?;
+    if let Some(shard) = config.shard {
+        super::evaluate::keep_shard(&mut q, shard)?;
+    }
+    let t = transcripts_of(config, transcripts)?;
+    let out = super::evaluate::run(config, &q, &t, lexicon)?;
+    Ok(EvaluateTables {
+        quotes_csv: super::evaluate::quotes_csv(&out.evaluation),
+        items_csv: super::evaluate::items_csv(&out.evaluation),
+        results: out.results,
+        summary: out.summary,
+    })
+}
+
 /// A quote to check on its own: the quote, the FILE it names, the speaker
 /// it claims and the answer it belongs to (quotes of one answer share the
 /// repeated-quote rule), each optional but the quote.
@@ -93,8 +154,16 @@ pub fn prepare_transcripts(
     config: &super::evaluate::Config,
     transcripts: &str,
 ) -> Result<crate::evaluate::PreparedTranscripts, JobError> {
+    prepare_transcripts_input(config, TranscriptsInput::Json(transcripts))
+}
+
+/// [`prepare_transcripts`] over JSON text or a path.
+pub fn prepare_transcripts_input(
+    config: &super::evaluate::Config,
+    transcripts: TranscriptsInput<'_>,
+) -> Result<crate::evaluate::PreparedTranscripts, JobError> {
     config.validate()?;
-    let t = parse_transcripts(Path::new("transcripts"), transcripts)?;
+    let t = transcripts_of(config, transcripts)?;
     Ok(crate::evaluate::PreparedTranscripts::new(
         t,
         config.speakers()?,
