@@ -11,6 +11,7 @@
 
 pub mod io;
 pub mod memory;
+#[cfg(feature = "cli")]
 pub(crate) mod pages;
 pub mod timings;
 
