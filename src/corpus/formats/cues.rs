@@ -289,7 +289,10 @@ pub fn parse_srt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError>
 mod tests {
     use super::*;
 
-    fn summary(turns: &[TimedTurn]) -> Vec<(Option<&str>, &str, Option<f64>, Option<f64>)> {
+    /// Speaker, text, start and end of a turn.
+    type Row<'a> = (Option<&'a str>, &'a str, Option<f64>, Option<f64>);
+
+    fn summary(turns: &[TimedTurn]) -> Vec<Row<'_>> {
         turns
             .iter()
             .map(|t| (t.speaker.as_deref(), t.text.as_str(), t.start(), t.end()))
