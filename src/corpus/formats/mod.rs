@@ -477,5 +477,73 @@ pub(crate) fn seconds(h: Option<u64>, m: u64, s: u64, frac: Option<&str>) -> Res
         }
         _ => 0.0,
     };
-    Ok((h.unwrap_or(0) * 3600 + m * 60 + s) as f64 + frac)
+    let whole = h
+        .unwrap_or(0)
+        .checked_mul(3600)
+        .and_then(|h| m.checked_mul(60).and_then(|m| h.checked_add(m)))
+        .and_then(|t| t.checked_add(s))
+        .filter(|&t| t < 1 << 40)
+        .ok_or_else(|| "timestamp out of range".to_string())?;
+    Ok(whole as f64 + frac)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_or_out_of_range_timestamps_are_errors_not_overflows() {
+        assert_eq!(seconds(Some(1), 2, 3, Some("5")), Ok(3723.5));
+        assert_eq!(seconds(None, 75, 3, None), Ok(4503.0));
+        assert!(seconds(Some(1), 60, 0, None).is_err());
+        assert!(seconds(Some(u64::MAX), 0, 0, None).is_err());
+        assert!(seconds(None, u64::MAX, 0, None).is_err());
+        let e = cues::parse_vtt(
+            Path::new("h.vtt"),
+            "WEBVTT\n\n99999999999999999999999:00:00.000 --> 99999999999999999999999:00:01.000\nx",
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("h.vtt:3:"), "{e}");
+    }
+
+    #[test]
+    fn a_quote_takes_the_times_of_the_cues_it_starts_and_ends_in() {
+        let times = [
+            TimeAnchor {
+                at: 0,
+                start: Some(1.0),
+                end: Some(2.0),
+            },
+            TimeAnchor {
+                at: 10,
+                start: Some(2.0),
+                end: Some(3.5),
+            },
+        ];
+        let t = |r: std::ops::Range<usize>| time_of(&times, r).map(|t| (t.start, t.end));
+        assert_eq!(t(2..8), Some((Some(1.0), Some(2.0))));
+        assert_eq!(t(2..12), Some((Some(1.0), Some(3.5))));
+        // Ending right at a cue's start: still the cue before.
+        assert_eq!(t(2..10), Some((Some(1.0), Some(2.0))));
+        assert_eq!(time_of(&[], 0..3), None);
+    }
+
+    #[test]
+    fn speaker_maps_from_a_list_or_a_csv_file() {
+        let m = SpeakerMap::parse("SPEAKER_00=Interviewer, SPEAKER_01=Tomas Berg").unwrap();
+        assert_eq!(
+            (m.name("SPEAKER_01"), m.name("SPEAKER_07")),
+            ("Tomas Berg", "SPEAKER_07")
+        );
+        assert!(SpeakerMap::parse("A=B,A=C").is_err());
+        assert!(SpeakerMap::parse("A=").is_err());
+        let dir = std::env::temp_dir().join(format!("ce-map-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = dir.join("map.csv");
+        std::fs::write(&csv, "\u{feff}label,name\r\nSPEAKER_00,\"Ana, Lopez\"\r\n").unwrap();
+        // A quoted name with a comma: the first comma splits.
+        let m = SpeakerMap::parse(&csv.display().to_string()).unwrap();
+        assert_eq!(m.name("SPEAKER_00"), "Ana, Lopez");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
