@@ -27,7 +27,7 @@ struct Caption {
 fn timestamp() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"^(?:(\d+):)?(\d{2}):(\d{2})[.,](\d{1,3})$")
+        Regex::new(r"^(?:([0-9]+):)?([0-9]{2}):([0-9]{2})[.,]([0-9]{1,3})$")
             .expect("the cue time pattern compiles")
     })
 }
@@ -71,6 +71,26 @@ fn blocks(text: &str) -> Vec<(usize, Vec<&str>)> {
     let mut first = 0;
     for (i, raw) in text.split('\n').enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
+        // A timing line also ends the block before it when that block has
+        // its own timing line already or is the WebVTT header (a cue's
+        // number or id just before it goes with it).
+        let timing_ends_block = line.contains("-->")
+            && (cur.iter().any(|l| l.contains("-->"))
+                || cur.first().is_some_and(|l| l.starts_with("WEBVTT")));
+        if timing_ends_block {
+            let carried = match cur.last() {
+                Some(id) if cur.len() > 2 && !id.contains("-->") && is_cue_number(id) => cur.pop(),
+                _ => None,
+            };
+            out.push((first, std::mem::take(&mut cur)));
+            first = i + 1;
+            if let Some(id) = carried {
+                first = i;
+                cur.push(id);
+            }
+            cur.push(line);
+            continue;
+        }
         if line.trim().is_empty() {
             if !cur.is_empty() {
                 out.push((first, std::mem::take(&mut cur)));
@@ -86,6 +106,12 @@ fn blocks(text: &str) -> Vec<(usize, Vec<&str>)> {
         out.push((first, cur));
     }
     out
+}
+
+/// A SubRip cue number.
+fn is_cue_number(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A WebVTT voice span's speaker: `<v Name>` or `<v.class Name>`.
@@ -133,7 +159,10 @@ pub(crate) fn decode_entities(text: &str) -> String {
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
         let tail = &rest[i..];
-        let end = tail[..tail.len().min(12)].find(';');
+        // A `;` within 12 bytes (a byte index: always a char boundary).
+        let end = tail.as_bytes()[..tail.len().min(12)]
+            .iter()
+            .position(|&b| b == b';');
         let decoded = end.and_then(|e| {
             let name = &tail[1..e];
             let c = match name {
@@ -169,23 +198,46 @@ pub(crate) fn decode_entities(text: &str) -> String {
     out
 }
 
-/// A cue's payload lines as speaker and text: the voice span's name, else
-/// a `Name:` prefix; tags removed, then references decoded, lines joined
-/// with a space.
-fn payload(lines: &[&str]) -> (Option<String>, String) {
+/// Tags removed, then references decoded, whitespace collapsed.
+fn clean(markup: &str) -> String {
+    let text = decode_entities(&without_tags(markup));
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A speaker name, None when empty.
+fn name(s: &str) -> Option<String> {
+    Some(s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// A cue's payload lines (joined with a space) as speakers and texts: each
+/// voice span's name for the text up to the next span (`<v Ana>Yes.</v>
+/// <v Bo>No.</v>` is two), else a `Name:` prefix; tags removed, then
+/// references decoded.
+fn payload(lines: &[&str]) -> Vec<(Option<String>, String)> {
     let joined = lines.join(" ");
-    let speaker = voice()
-        .captures(&joined)
-        .map(|c| decode_entities(c[1].trim()));
-    let text = decode_entities(&without_tags(&joined));
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if speaker.is_some() {
-        return (speaker, text);
+    let spans: Vec<_> = voice().captures_iter(&joined).collect();
+    if spans.is_empty() {
+        let text = clean(&joined);
+        return vec![match label().captures(&text) {
+            Some(c) => (name(&c[1]), c[2].trim().to_string()),
+            None => (None, text),
+        }];
     }
-    match label().captures(&text) {
-        Some(c) => (Some(c[1].trim().to_string()), c[2].trim().to_string()),
-        None => (None, text),
+    let mut out = Vec::new();
+    let first = spans[0].get(0).map_or(0, |m| m.start());
+    if !clean(&joined[..first]).is_empty() {
+        out.push((None, clean(&joined[..first])));
     }
+    for (k, c) in spans.iter().enumerate() {
+        let from = c.get(0).map_or(0, |m| m.end());
+        let to = spans
+            .get(k + 1)
+            .and_then(|n| n.get(0))
+            .map_or(joined.len(), |m| m.start());
+        let speaker = c.get(1).and_then(|m| name(&decode_entities(m.as_str())));
+        out.push((speaker, clean(&joined[from..to])));
+    }
+    out
 }
 
 /// Consecutive cues of one speaker as one turn (texts joined with a
@@ -253,13 +305,14 @@ pub fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError>
             return Err(line_error(path, *first, "a timing line without `-->`"));
         };
         let (start, end) = timing(path, at, lines[t])?;
-        let (speaker, text) = payload(&lines[t + 1..]);
-        captions.push(Caption {
-            start,
-            end,
-            speaker,
-            text,
-        });
+        for (speaker, text) in payload(&lines[t + 1..]) {
+            captions.push(Caption {
+                start,
+                end,
+                speaker,
+                text,
+            });
+        }
     }
     Ok(turns_of(captions))
 }
@@ -274,13 +327,14 @@ pub fn parse_srt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError>
             return Err(line_error(path, first, "a timing line without `-->`"));
         };
         let (start, end) = timing(path, first + t, line)?;
-        let (speaker, text) = payload(&lines[t + 1..]);
-        captions.push(Caption {
-            start,
-            end,
-            speaker,
-            text,
-        });
+        for (speaker, text) in payload(&lines[t + 1..]) {
+            captions.push(Caption {
+                start,
+                end,
+                speaker,
+                text,
+            });
+        }
     }
     Ok(turns_of(captions))
 }
@@ -381,7 +435,40 @@ mod tests {
         );
         assert_eq!(
             payload(&["&lt;in&gt; <b>x</b>"]),
-            (None, "<in> x".to_string())
+            [(None, "<in> x".to_string())]
         );
+        assert_eq!(
+            payload(&["<v Ana>Yes.</v> <v.loud Bo>No &amp; no.</v>", "<v  >hm"]),
+            [
+                (Some("Ana".to_string()), "Yes.".to_string()),
+                (Some("Bo".to_string()), "No & no.".to_string()),
+                (None, "hm".to_string()),
+            ]
+        );
+        // Entities across a cut never split a character.
+        assert_eq!(
+            decode_entities("Fish&Chips für… &amp"),
+            "Fish&Chips für… &amp"
+        );
+    }
+
+    #[test]
+    fn a_timing_line_ends_the_header_or_a_cue_without_a_blank_line() {
+        let vtt = "WEBVTT\n00:00:01.000 --> 00:00:02.000\nhi\n00:00:02.000 --> 00:00:03.000\nthere";
+        let turns = parse_vtt(Path::new("v.vtt"), vtt).unwrap();
+        assert_eq!(summary(&turns), [(None, "hi there", Some(1.0), Some(3.0))]);
+        assert_eq!(turns[0].cues.len(), 2);
+        let srt =
+            "1\n00:00:01,000 --> 00:00:02,000\nAna: hi\n2\n00:00:02,000 --> 00:00:03,000\nBo: yo\n";
+        let turns = parse_srt(Path::new("s.srt"), srt).unwrap();
+        assert_eq!(
+            summary(&turns),
+            [
+                (Some("Ana"), "hi", Some(1.0), Some(2.0)),
+                (Some("Bo"), "yo", Some(2.0), Some(3.0))
+            ]
+        );
+        // Non-ASCII digits are not a timestamp.
+        assert!(parse_srt(Path::new("s.srt"), "1\n٠٠:٠٠:٠١,٠٠٠ --> 00:00:02,000\nx").is_err());
     }
 }

@@ -23,9 +23,10 @@ pub(crate) fn zip_part(
         field: part.to_string(),
         message,
     };
-    let mut f = archive
-        .by_name(part)
-        .map_err(|_| bad("missing from the archive".into()))?;
+    let mut f = archive.by_name(part).map_err(|e| match e {
+        zip::result::ZipError::FileNotFound => bad("missing from the archive".into()),
+        other => bad(format!("cannot be read: {other}")),
+    })?;
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| {
@@ -89,8 +90,13 @@ pub fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
     let part = "word/document.xml";
     let mut reader = quick_xml::Reader::from_str(xml);
     let mut out = Vec::new();
-    let mut para: Option<String> = None;
+    // Open paragraphs (a text box's paragraphs nest inside one): the
+    // innermost is written to, and each is a line when it closes.
+    let mut paras: Vec<String> = Vec::new();
     let mut in_text = false;
+    // Inside a run: tabs and breaks of a paragraph's properties (its tab
+    // stops) are not text.
+    let mut runs = 0usize;
     loop {
         let at = reader.buffer_position();
         match reader
@@ -98,28 +104,30 @@ pub fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
             .map_err(|e| xml_error(path, part, at, e))?
         {
             Event::Start(e) => match e.local_name().as_ref() {
-                b"p" => para = Some(String::new()),
+                b"p" => paras.push(String::new()),
+                b"r" => runs += 1,
                 b"t" => in_text = true,
                 _ => {}
             },
-            Event::Empty(e) => match (e.local_name().as_ref(), para.as_mut()) {
-                (b"tab", Some(p)) => p.push('\t'),
-                (b"br" | b"cr", Some(p)) => p.push('\n'),
+            Event::Empty(e) => match (e.local_name().as_ref(), paras.last_mut()) {
+                (b"tab", Some(p)) if runs > 0 => p.push('\t'),
+                (b"br" | b"cr", Some(p)) if runs > 0 => p.push('\n'),
                 (b"p", _) => out.push(String::new()),
                 _ => {}
             },
             Event::End(e) => match e.local_name().as_ref() {
-                b"p" => out.extend(para.take()),
+                b"p" => out.extend(paras.pop()),
+                b"r" => runs = runs.saturating_sub(1),
                 b"t" => in_text = false,
                 _ => {}
             },
             Event::Text(t) if in_text => {
-                if let Some(p) = para.as_mut() {
+                if let Some(p) = paras.last_mut() {
                     p.push_str(&t.decode().map_err(|e| xml_error(path, part, at, e))?);
                 }
             }
             Event::GeneralRef(r) if in_text => {
-                if let Some(p) = para.as_mut() {
+                if let Some(p) = paras.last_mut() {
                     p.push_str(&reference(&r));
                 }
             }
@@ -160,6 +168,12 @@ mod tests {
                 "",
                 "Ana: one\ntwo"
             ]
+        );
+        // Tab stops are not tabs; a text box's paragraph is its own line.
+        let xml = r#"<w:document xmlns:w="w"><w:body><w:p><w:pPr><w:tabs><w:tab w:val="left" w:pos="1440"/></w:tabs></w:pPr><w:r><w:t xml:space="preserve">Ana: a </w:t></w:r><w:r><w:pict><w:txbxContent><w:p><w:r><w:t>box</w:t></w:r></w:p></w:txbxContent></w:pict></w:r><w:r><w:t>b</w:t></w:r></w:p></w:body></w:document>"#;
+        assert_eq!(
+            paragraphs(Path::new("d.docx"), xml).unwrap(),
+            ["box", "Ana: a b"]
         );
     }
 

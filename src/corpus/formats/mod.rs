@@ -141,7 +141,8 @@ pub fn time_of(times: &[TimeAnchor], span: std::ops::Range<usize>) -> Option<Quo
     };
     let start = at(span.start).and_then(|a| a.start);
     let end = at(span.end.saturating_sub(1).max(span.start)).and_then(|a| a.end);
-    Some(QuoteTime { start, end })
+    // Before the first timestamp: no time.
+    (start.is_some() || end.is_some()).then_some(QuoteTime { start, end })
 }
 
 impl TimedTranscript {
@@ -288,12 +289,20 @@ pub fn files_in(dir: &Path) -> Result<Vec<PathBuf>, CorpusError> {
             if e.file_name().to_string_lossy().starts_with('.') {
                 continue;
             }
-            if p.is_dir() {
+            // Folders are walked as they are, never through a link (a link
+            // to a parent would never end); a linked file is read.
+            let kind = e.file_type().map_err(|source| CorpusError::Io {
+                path: p.clone(),
+                source,
+            })?;
+            if kind.is_dir() {
                 stack.push(p);
-            } else if matches!(
-                extension(&p).as_deref(),
-                Some("txt" | "md" | "vtt" | "srt" | "docx" | "qdpx" | "json")
-            ) {
+            } else if (kind.is_file() || (kind.is_symlink() && p.is_file()))
+                && matches!(
+                    extension(&p).as_deref(),
+                    Some("txt" | "md" | "vtt" | "srt" | "docx" | "qdpx" | "json")
+                )
+            {
                 out.push(p);
             }
         }

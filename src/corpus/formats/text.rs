@@ -18,10 +18,10 @@ fn stamps() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(concat!(
-            r"\[(?:(\d{1,2}):)?(\d{1,3}):(\d{2})(?:[.,](\d{1,3}))?\]",
-            r"|\((\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d{1,3}))?\)",
-            r"|\{(\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d{1,3}))?\}",
-            r"|#(\d{1,2}):(\d{2}):(\d{2})[-.](\d{1,3})#",
+            r"\[(?:([0-9]{1,2}):)?([0-9]{1,3}):([0-9]{2})(?:[.,]([0-9]{1,3}))?\]",
+            r"|\(([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]{1,3}))?\)",
+            r"|\{([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]{1,3}))?\}",
+            r"|#([0-9]{1,2}):([0-9]{2}):([0-9]{2})[-.]([0-9]{1,3})#",
         ))
         .expect("the timestamp pattern compiles")
     })
@@ -32,9 +32,34 @@ fn otter_label() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^\s*(\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?)[ \t]{2,}(?:(\d{1,2}):)?(\d{1,3}):(\d{2})\s*$",
+            r"^\s*(\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?)[ \t]{2,}(?:([0-9]{1,2}):)?([0-9]{1,3}):([0-9]{2})\s*$",
         )
         .expect("the Otter label pattern compiles")
+    })
+}
+
+/// Ends the open Otter turn: one without text is its label line, as
+/// written.
+fn close_otter(turns: &mut Vec<TimedTurn>, otter: &mut Option<TimedTurn>, line: &mut String) {
+    if let Some(turn) = otter.take() {
+        turns.push(if turn.text.is_empty() {
+            TimedTurn {
+                speaker: None,
+                text: std::mem::take(line),
+                cues: Vec::new(),
+            }
+        } else {
+            turn
+        });
+    }
+}
+
+/// A line that opens with a `Name:` label.
+fn label_line() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\s*\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?\s*:\s")
+            .expect("the label pattern compiles")
     })
 }
 
@@ -95,6 +120,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
     let mut turns: Vec<TimedTurn> = Vec::new();
     // The Otter turn being read, if any.
     let mut otter: Option<TimedTurn> = None;
+    // The Otter label line as written.
+    let mut otter_line = String::new();
     for (i, raw) in text.split('\n').enumerate() {
         let n = i + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
@@ -102,13 +129,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
         let maybe_otter = line.trim_end().ends_with(|c: char| c.is_ascii_digit())
             && (line.contains("  ") || line.contains('\t'));
         if let Some(caps) = maybe_otter.then(|| otter_label().captures(line)).flatten() {
-            turns.extend(otter.take());
+            close_otter(&mut turns, &mut otter, &mut otter_line);
             let num = |i: usize| {
                 caps.get(i)
                     .map(|m| m.as_str().parse::<u64>().unwrap_or(u64::MAX))
             };
             let t = seconds(num(2), num(3).unwrap_or(0), num(4).unwrap_or(0), None)
                 .map_err(|e| line_error(path, n, e))?;
+            otter_line = line.to_string();
             otter = Some(TimedTurn {
                 speaker: Some(caps[1].trim().to_string()),
                 text: String::new(),
@@ -121,6 +149,18 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
             continue;
         }
         let (clean, cues) = strip_line(path, n, line)?;
+        // An Otter turn ends at a blank line or a `Name:` label; one with
+        // no text is the line it was, as written.
+        let blank = clean.trim().is_empty() && cues.is_empty();
+        let has_text = otter.as_ref().is_some_and(|t| !t.text.is_empty());
+        if blank && has_text {
+            // The blank line after an Otter turn closes it.
+            close_otter(&mut turns, &mut otter, &mut otter_line);
+            continue;
+        }
+        if label_line().is_match(&clean) {
+            close_otter(&mut turns, &mut otter, &mut otter_line);
+        }
         match &mut otter {
             Some(turn) if !clean.trim().is_empty() || !cues.is_empty() => {
                 let joined = turn.text.len() + usize::from(!turn.text.is_empty());
@@ -134,7 +174,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
                     ..c
                 }));
             }
-            // A blank line inside an Otter turn.
+            // A blank line right after the label line.
             Some(_) => {}
             None => turns.push(TimedTurn {
                 speaker: None,
@@ -143,7 +183,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
             }),
         }
     }
-    turns.extend(otter);
+    close_otter(&mut turns, &mut otter, &mut otter_line);
     // The trailing empty line of a file ending in a newline.
     if turns
         .last()
@@ -219,6 +259,18 @@ mod tests {
             (turns[1].text.as_str(), turns[1].start()),
             ("Why?", Some(3725.0))
         );
+        // A line like an Otter label does not swallow the labelled lines
+        // after it (it stays as written), nor the paragraph after a blank
+        // line.
+        let turns = parse(Path::new("o.txt"), "Interview  10:30\nAna: hi\nBo: yo\n").unwrap();
+        let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, ["Interview  10:30", "Ana: hi", "Bo: yo"]);
+        assert!(turns
+            .iter()
+            .all(|t| t.speaker.is_none() && t.cues.is_empty()));
+        let turns = parse(Path::new("o.txt"), "Ana  0:03\nhi there\n\nA note.\n").unwrap();
+        let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, ["hi there", "A note."]);
     }
 
     #[test]

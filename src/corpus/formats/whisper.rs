@@ -9,18 +9,25 @@ use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
 
-/// Whether a `.json` file is whisper output: its first non-blank bytes
-/// open an object whose top level has `"segments"` (the first 64 KiB are
-/// looked at; a chunk file starts with `[` or `{"documents"`).
+/// Whether a `.json` file is whisper output: an object whose first key is
+/// not `"documents"` (corpus-eval's chunks start with `[` or
+/// `{"documents"`) and that holds `"segments"` (openai-whisper writes the
+/// whole `"text"` first, so the whole file is looked at).
 pub fn looks_like_whisper(path: &Path) -> bool {
     let Ok(mut f) = std::fs::File::open(path) else {
         return false;
     };
-    let mut head = vec![0u8; 64 << 10];
+    let mut head = vec![0u8; 4096];
     let n = f.read(&mut head).unwrap_or(0);
     let head = String::from_utf8_lossy(&head[..n]);
     let head = head.trim_start_matches('\u{feff}').trim_start();
-    head.starts_with('{') && head.contains("\"segments\"") && !head.contains("\"documents\"")
+    let Some(rest) = head.strip_prefix('{') else {
+        return false;
+    };
+    if rest.trim_start().starts_with("\"documents\"") {
+        return false;
+    }
+    std::fs::read(path).is_ok_and(|bytes| memchr::memmem::find(&bytes, b"\"segments\"").is_some())
 }
 
 /// The turns of a whisper JSON document.
@@ -55,6 +62,7 @@ pub fn parse(
                 Some(Value::Number(n)) => n
                     .as_f64()
                     .filter(|t| t.is_finite() && *t >= 0.0)
+                    .map(|t| t + 0.0)
                     .ok_or_else(|| err(record(), field, "expected seconds, 0 or more")),
                 _ => Err(err(record(), field, "expected seconds, 0 or more")),
             }
@@ -69,7 +77,8 @@ pub fn parse(
         };
         let speaker = match s.get("speaker") {
             None | Some(Value::Null) => None,
-            Some(Value::String(l)) => Some(speakers.name(l).to_string()),
+            Some(Value::String(l)) if l.trim().is_empty() => None,
+            Some(Value::String(l)) => Some(speakers.name(l.trim()).to_string()),
             Some(_) => return Err(err(record(), "speaker", "expected a string")),
         };
         if text.is_empty() {
