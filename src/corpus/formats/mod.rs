@@ -535,6 +535,32 @@ mod tests {
         // Ending right at a cue's start: still the cue before.
         assert_eq!(t(2..10), Some((Some(1.0), Some(2.0))));
         assert_eq!(time_of(&[], 0..3), None);
+        // Before the first timestamp of a text transcript: no time.
+        let text = [TimeAnchor {
+            at: 10,
+            start: Some(60.0),
+            end: None,
+        }];
+        assert_eq!(time_of(&text, 2..8), None);
+        assert_eq!(
+            time_of(&text, 12..14).map(|t| (t.start, t.end)),
+            Some((Some(60.0), None))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_walk_never_follows_a_linked_folder() {
+        let dir = std::env::temp_dir().join(format!("ce-walk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/a.txt"), "Ana: hi").unwrap();
+        std::os::unix::fs::symlink(&dir, dir.join("sub/loop")).unwrap();
+        std::os::unix::fs::symlink(dir.join("sub/a.txt"), dir.join("b.txt")).unwrap();
+        let files = files_in(&dir).unwrap();
+        let ids: Vec<String> = files.iter().map(|f| relative_id(&dir, f)).collect();
+        assert_eq!(ids, ["b.txt", "sub/a.txt"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -134,6 +134,28 @@ mod tests {
     }
 
     #[test]
+    fn whisper_is_recognised_after_a_long_text_and_times_are_never_negative_zero() {
+        let dir = std::env::temp_dir().join(format!("ce-whisper-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let long = dir.join("long.json");
+        let doc = format!(
+            r#"{{"text": "{}", "segments": [{{"start": -0.0, "end": 1, "text": "x", "speaker": " "}}]}}"#,
+            "word ".repeat(20_000)
+        );
+        std::fs::write(&long, &doc).unwrap();
+        assert!(looks_like_whisper(&long));
+        let turns = parse(&long, &doc, &SpeakerMap::default()).unwrap();
+        assert_eq!(turns[0].start().map(f64::to_bits), Some(0f64.to_bits()));
+        assert_eq!(turns[0].speaker, None);
+        let chunks = dir.join("chunks.json");
+        std::fs::write(&chunks, r#"{"documents": [{"page_content": "segments"}]}"#).unwrap();
+        assert!(!looks_like_whisper(&chunks));
+        std::fs::write(&chunks, r#"[{"page_content": "\"segments\""}]"#).unwrap();
+        assert!(!looks_like_whisper(&chunks));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn bad_segments_name_the_segment_and_field() {
         let map = SpeakerMap::default();
         for (doc, field) in [
