@@ -273,3 +273,55 @@ fn issue_43_bad_files_are_exit_2_naming_file_and_line_and_nothing_is_written() {
         .expect_stderr(&["b.srt:2:"]);
     assert!(!dir.path().join("out-folder").exists());
 }
+
+#[test]
+fn issue_43_stitched_pieces_and_edited_segments_carry_their_own_times() {
+    let dir = Dir::new("formats-pieces");
+    let q = serde_json::json!({"qa_pairs": [{"id": "p1", "question": {"text": "Why?", "type": "ListOne", "metric": "{\"values\": [\"money\"], \"weights\": [1.0]}"},
+        "answers": [{"answer": "Money.", "verbatims": [
+            {"quote": "We left in the spring of 1987 ... no money & no work for my father.", "source": "harbour", "speaker": "Ana Lopez"},
+            {"quote": "We left in the spring of 1987 because there was no money & no work for my father.", "source": "harbour", "speaker": "Ana Lopez"}]}]}]});
+    dir.write("q.json", &q.to_string());
+    let folder = dir.run_new_folder(
+        &[
+            "evaluate",
+            "q.json",
+            &interview("harbour.vtt"),
+            "--out",
+            "runs",
+            "--no-plots",
+        ],
+        "runs",
+    );
+    let qs = quotes(&folder);
+    assert_eq!(qs[0]["verdict"], "edited", "{}", qs[0]);
+    let starts = |q: &Value| -> Vec<Value> {
+        q["pieces"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no pieces: {q}"))
+            .iter()
+            .map(|p| p["time"]["start"].clone())
+            .collect()
+    };
+    assert_eq!(starts(&qs[0]), [4.5, 11.5], "{}", qs[0]);
+    assert_eq!(qs[1]["attribution"], "stitched", "{}", qs[1]);
+    assert_eq!(starts(&qs[1]), [4.5, 11.5], "{}", qs[1]);
+    // JSON chunks: pieces have no `time` at all (outputs as before).
+    let chunks = serde_json::json!([
+        {"page_content": "Ana: We left in the spring of 1987, after the cannery closed.\nBo: Why?\nAna: There was no money & no work for my father.", "metadata": {"FILE": "harbour"}}
+    ]);
+    dir.write("t.json", &chunks.to_string());
+    let folder = dir.run_new_folder(
+        &[
+            "evaluate",
+            "q.json",
+            "t.json",
+            "--out",
+            "runs2",
+            "--no-plots",
+        ],
+        "runs2",
+    );
+    let qs = quotes(&folder);
+    assert!(qs[0]["pieces"][0].get("time").is_none(), "{}", qs[0]);
+}

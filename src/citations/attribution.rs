@@ -141,6 +141,10 @@ pub struct Piece {
     /// The span in bytes (not serialized).
     #[serde(skip)]
     pub byte_span: Range<usize>,
+    /// When the piece was said, for a transcript read from a format with
+    /// times (left out otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<crate::corpus::formats::QuoteTime>,
 }
 
 /// A quote's attribution and where it points.
@@ -167,6 +171,7 @@ fn pieces_at(src: &SourceText, ranges: &[Range<usize>]) -> Vec<Piece> {
             span: src.chars_of(bytes.clone()).into(),
             span_speaker: speaker_at(src, bytes.start),
             byte_span: bytes.clone(),
+            time: None,
         })
         .collect()
 }
@@ -270,6 +275,7 @@ pub fn stitched(src: &SourceText, quote: &str) -> Option<Vec<Piece>> {
                 span: src.chars_of(bytes.clone()).into(),
                 span_speaker: speaker_at(src, bytes.start),
                 byte_span: bytes,
+                time: None,
             })
         })
         .collect()

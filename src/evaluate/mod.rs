@@ -76,6 +76,16 @@ pub struct QuoteResult {
     pub time: Option<crate::corpus::formats::QuoteTime>,
 }
 
+/// The times of a quote's pieces (stitched pieces, an edited quote's
+/// segments) in the transcript `source`.
+pub fn time_pieces(transcripts: &TranscriptSet, source: Option<&str>, attributed: &mut Attributed) {
+    if let Some(t) = source.and_then(|s| transcripts.get(s)) {
+        for p in &mut attributed.pieces {
+            p.time = t.time_of(p.byte_span.clone());
+        }
+    }
+}
+
 /// When the quote `check` found in the transcript `source` was said.
 pub fn quote_time(
     transcripts: &TranscriptSet,
@@ -349,6 +359,8 @@ fn verify_and_assemble(
     for (((pi, ai, q), check), attributed) in quote_refs.iter().zip(checks).zip(attributed) {
         let found = config.match_level.accepts(check.verdict);
         let time = quote_time(transcripts, q.source.as_deref(), &check);
+        let mut attributed = attributed;
+        time_pieces(transcripts, q.source.as_deref(), &mut attributed);
         pairs[*pi].answers[*ai].quotes.push(QuoteResult {
             check,
             found,
@@ -1297,12 +1309,15 @@ fn check_quotes_with(
     Ok(quotes
         .iter()
         .zip(checks.into_iter().zip(attributed))
-        .map(|(q, (check, attributed))| QuoteResult {
-            found: config.match_level.accepts(check.verdict),
-            time: quote_time(transcripts, q.source.as_deref(), &check),
-            check,
-            source: q.source.clone(),
-            attributed,
+        .map(|(q, (check, mut attributed))| {
+            time_pieces(transcripts, q.source.as_deref(), &mut attributed);
+            QuoteResult {
+                found: config.match_level.accepts(check.verdict),
+                time: quote_time(transcripts, q.source.as_deref(), &check),
+                check,
+                source: q.source.clone(),
+                attributed,
+            }
         })
         .collect())
 }

@@ -673,6 +673,9 @@ fn quote_record(
         let mut po = Obj::new(out);
         po.opt_str_field("speaker", p.span_speaker.as_deref());
         po.field("span", &p.span);
+        if let Some(time) = &p.time {
+            po.field("time", time);
+        }
         put_ctx(po.key("ctx"), &context(t, p.byte_span.clone(), None));
         po.end();
     });
@@ -719,7 +722,7 @@ h+='<div class="meta">'+esc(q.id)+' &middot; '+esc(p.type)+' &middot; '+esc(q.so
 h+='<div class="q"><b>Q:</b> '+esc(p.question)+'</div><div class="q"><b>A</b> (score '+(a[1]==null?'n/a':a[1].toFixed(3))+'): '+esc(a[0])+'</div>';
 h+='<div class="q"><b>Quote:</b> &ldquo;'+esc(q.quote)+'&rdquo;</div><div>'+badge('verdict',q.verdict)+badge('attribution',q.attribution)+(q.speaker?'<span class="badge">claimed: '+esc(q.speaker)+'</span>':'')+(q.span_speaker?'<span class="badge">said by: '+esc(q.span_speaker)+'</span>':'')+(q.time&&q.time.start!=null?'<span class="badge">at '+hms(q.time.start)+(q.time.end!=null?'&ndash;'+hms(q.time.end):'')+'</span>':'')+'<span class="meta">similarity '+q.sim+spn(q.span)+'</span></div>';
 if(q.differences&&q.differences.length){h+='<div class="meta">ignored to find it: '+q.differences.map(function(d){return '<span class="diff" title="difference">'+esc(d)+'</span>';}).join('')+'</div>';}
-h+=ctx(q.ctx);if(q.closest){h+='<div class="meta">closest passage (similarity '+q.sim+', below the threshold)'+spn(q.closest.span)+'</div>'+ctx(q.closest.ctx);}q.pieces.forEach(function(x,i){h+='<div class="meta">piece '+(i+1)+(x.speaker?' ('+esc(x.speaker)+')':'')+spn(x.span)+'</div>'+ctx(x.ctx);});
+h+=ctx(q.ctx);if(q.closest){h+='<div class="meta">closest passage (similarity '+q.sim+', below the threshold)'+spn(q.closest.span)+'</div>'+ctx(q.closest.ctx);}q.pieces.forEach(function(x,i){h+='<div class="meta">piece '+(i+1)+(x.speaker?' ('+esc(x.speaker)+')':'')+(x.time&&x.time.start!=null?' at '+hms(x.time.start):'')+spn(x.span)+'</div>'+ctx(x.ctx);});
 if(q.other){h+='<div class="meta">found in '+esc(q.other.source)+' ('+esc(q.other.verdict)+(q.other.speaker?', said by '+esc(q.other.speaker):'')+')'+spn(q.other.span)+'</div>'+ctx(q.other.ctx);}
 return h+'</div>';}
 function apply(){var a=fa.value,v=fv.value,s=fq.value.toLowerCase();list=D.quotes.filter(function(q){if(a&&String(q.attribution)!==a)return false;if(v&&q.verdict!==v)return false;if(s){var p=D.pairs[q.p];return (q.quote+' '+p.question+' '+p.answers[q.a][0]+' '+q.id).toLowerCase().indexOf(s)>=0;}return true;});page=0;draw();}
