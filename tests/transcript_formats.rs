@@ -96,6 +96,10 @@ fn issue_43_every_format_gives_the_same_verdicts_speakers_and_times() {
         assert_eq!(header[at + 1], "time_end");
         let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
         assert_eq!(row[at], if otter { "4" } else { "4.5" }, "{f}");
+        // The speaker map is part of the signature.
+        let summary = read_json(&folder.join("summary.json"));
+        let sig = summary["signature"].as_str().unwrap();
+        assert!(sig.contains("|speaker-map:2:sha256:"), "{sig}");
         seen.push((f.to_string(), qs));
     }
     // The same plain text where no heading is added: the same spans.

@@ -57,6 +57,9 @@ pub struct SpeakerConfig {
     /// `(alias, label)` pairs: a claimed speaker named `alias` is the
     /// transcript's `label` (`--speaker-aliases`), both as written.
     aliases: std::sync::Arc<[(String, String)]>,
+    /// The names given to diarized speakers when the transcripts were read
+    /// (`--speaker-map`), for the signature: its count and digest.
+    map: Option<(usize, String)>,
 }
 
 impl Default for SpeakerConfig {
@@ -90,7 +93,19 @@ impl SpeakerConfig {
                 .filter(|l| !l.is_empty())
                 .collect(),
             aliases: std::sync::Arc::from(Vec::new()),
+            map: None,
         })
+    }
+
+    /// The same settings, signed with the speaker map the transcripts were
+    /// read with (`LABEL=Name` pairs; none when empty).
+    pub fn with_map(mut self, pairs: &[(String, String)]) -> SpeakerConfig {
+        self.map = (!pairs.is_empty()).then(|| {
+            let all: Vec<String> = pairs.iter().map(|(a, n)| format!("{a}={n}")).collect();
+            let h = crate::text::hash::sha256_hex(all.join("\n").as_bytes());
+            (pairs.len(), h[..12].to_string())
+        });
+        self
     }
 
     /// The same settings with speaker aliases: `(alias, label)` pairs (a
@@ -134,8 +149,12 @@ impl SpeakerConfig {
             let h = crate::text::hash::sha256_hex(all.join("\n").as_bytes());
             format!("|aliases:{}:sha256:{}", self.aliases.len(), &h[..12])
         };
+        let map = match &self.map {
+            Some((n, h)) => format!("|speaker-map:{n}:sha256:{h}"),
+            None => String::new(),
+        };
         format!(
-            "speakers:{pattern}|interviewer:{}|names:words{aliases}",
+            "speakers:{pattern}|interviewer:{}|names:words{aliases}{map}",
             self.interviewer.join(",")
         )
     }

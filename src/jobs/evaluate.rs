@@ -167,7 +167,8 @@ impl Config {
     /// The speaker settings: the pattern and labels given, or the defaults.
     pub fn speakers(&self) -> Result<SpeakerConfig, ConfigError> {
         let s = speakers(&self.speaker_pattern, &self.interviewer_labels)?;
-        with_aliases(s, self.speaker_aliases.as_deref())
+        let map: Vec<(String, String)> = self.speaker_map()?.0.into_iter().collect();
+        with_aliases(s.with_map(&map), self.speaker_aliases.as_deref())
     }
 
     /// The library's evaluation settings for this configuration (the
