@@ -47,6 +47,7 @@ macro_rules! errln {
 }
 
 pub mod agreement;
+pub mod check_report;
 pub mod citations;
 #[cfg(feature = "cli")]
 pub mod cli;
