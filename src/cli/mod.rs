@@ -16,6 +16,7 @@ macro_rules! outln {
 
 mod agreement;
 mod build_lexicon;
+mod check_report;
 mod compare;
 mod evaluate;
 mod grounding;
@@ -207,6 +208,8 @@ pub struct WordnetArgs {
 pub enum Command {
     /// Score a question corpus and verify its quotes; writes a run folder.
     Evaluate(evaluate::EvaluateArgs),
+    /// Find the quotes of a written report (Markdown, text, .docx), resolve who each is attributed to, and check them against the transcripts; writes a run folder.
+    CheckReport(check_report::CheckReportArgs),
     /// HotpotQA answer, citation and supporting-fact metrics; writes a run folder and an HTML report.
     Hotpot(hotpot::HotpotArgs),
     /// Compare systems side by side, with paired bootstrap tests of every difference.
@@ -261,6 +264,7 @@ pub fn run_code(cli: Cli) -> u8 {
     let result = match cli.command {
         Command::Evaluate(a) => evaluate::run(a),
         Command::Transcript(a) => transcript::run(a),
+        Command::CheckReport(a) => check_report::run(a),
         Command::Hotpot(a) => hotpot::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Score(a) => score::run_score(a),

@@ -52,6 +52,7 @@
 //! folder.
 
 pub mod agreement;
+pub mod check_report;
 pub mod compare;
 pub mod evaluate;
 pub mod grounding;

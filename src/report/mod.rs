@@ -8,6 +8,7 @@
 pub mod audit;
 #[cfg(feature = "charts")]
 pub mod charts;
+pub mod check_report;
 pub mod csv;
 pub mod html;
 pub mod manifest;

@@ -138,12 +138,16 @@ pub fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
     Ok(out)
 }
 
-/// The turns of a `.docx` transcript.
-pub fn parse(path: &Path) -> Result<Vec<TimedTurn>, CorpusError> {
+/// The text of a `.docx` file: its paragraphs, one per line.
+pub fn text(path: &Path) -> Result<String, CorpusError> {
     let mut archive = open_zip(path, "Word document")?;
     let xml = zip_part(&mut archive, path, "word/document.xml")?;
-    let text = paragraphs(path, &xml)?.join("\n");
-    super::text::parse(path, &text)
+    Ok(paragraphs(path, &xml)?.join("\n"))
+}
+
+/// The turns of a `.docx` transcript.
+pub fn parse(path: &Path) -> Result<Vec<TimedTurn>, CorpusError> {
+    super::text::parse(path, &text(path)?)
 }
 
 #[cfg(test)]

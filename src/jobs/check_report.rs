@@ -1,0 +1,387 @@
+//! `corpus-eval check-report` as a typed job: the quotes of a written
+//! report (Markdown, plain text or `.docx`) found, attributed and checked
+//! against transcripts ([`crate::check_report`]); a run folder with
+//! `results.json`, `quotes.csv`, `summary.json` and `report.html`.
+
+use super::{check_unit, ConfigError, JobConfig, JobError};
+use crate::check_report::cite::SourceMap;
+use crate::check_report::{self as checking, CheckedQuote, Summary};
+use crate::citations::attribution::Attribution;
+use crate::citations::MatchLevel;
+use crate::corpus::TranscriptSet;
+use crate::report::manifest::{InputFile, Manifest};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// The settings of `corpus-eval check-report` (the defaults are the
+/// command line's; matching and speaker settings as `evaluate`'s).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Format version of this configuration.
+    pub version: u32,
+    /// Parent folder of the run folder.
+    pub out: PathBuf,
+    /// A CSV file of `label,source,speaker` rows: what the report's labels
+    /// (`P3`, `Gwen`) stand for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sources: Option<PathBuf>,
+    /// Quotes with fewer words are not checked (scare quotes).
+    pub min_words: usize,
+    /// The weakest quote verdict that counts as found (`--match`).
+    #[serde(rename = "match")]
+    pub match_level: MatchLevel,
+    /// Similarity (0..1) a fuzzy match needs.
+    pub fuzzy_threshold: f64,
+    /// How the fuzzy search finds its passages (`lossless`, `fast`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fuzzy_search: Option<crate::citations::FuzzySearch>,
+    /// Do not write report.html.
+    pub no_html: bool,
+    /// The speaker-label pattern (see `evaluate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_pattern: Option<String>,
+    /// Labels of the interviewer's turns (see `evaluate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interviewer_labels: Option<Vec<String>>,
+    /// Filler words quote matching ignores (see `evaluate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fillers: Option<Vec<String>>,
+    /// A CSV file of speaker aliases, `alias,label` (see `evaluate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_aliases: Option<PathBuf>,
+    /// Names of diarized speakers (see `evaluate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker_map: Option<String>,
+    /// Quality gate: exit 3, once the run folder is written, when a quote
+    /// falls in one of these attribution classes (`--fail-on`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fail_on: Vec<Attribution>,
+}
+
+/// The default `--min-words`.
+pub const DEFAULT_MIN_WORDS: usize = 4;
+/// The largest `--min-words`.
+pub const MAX_MIN_WORDS: usize = 1000;
+
+impl Default for Config {
+    fn default() -> Self {
+        let e = super::evaluate::Config::default();
+        Config {
+            version: Self::VERSION,
+            out: e.out,
+            sources: None,
+            min_words: DEFAULT_MIN_WORDS,
+            match_level: e.match_level,
+            fuzzy_threshold: e.fuzzy_threshold,
+            fuzzy_search: None,
+            no_html: false,
+            speaker_pattern: None,
+            interviewer_labels: None,
+            fillers: None,
+            speaker_aliases: None,
+            speaker_map: None,
+            fail_on: Vec::new(),
+        }
+    }
+}
+
+impl JobConfig for Config {
+    const COMMAND: &'static str = "check-report";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if !(1..=MAX_MIN_WORDS).contains(&self.min_words) {
+            return Err(ConfigError::Invalid {
+                field: "--min-words".into(),
+                message: format!("{} is out of range (1..={MAX_MIN_WORDS})", self.min_words),
+            });
+        }
+        check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
+        self.matching().validate()
+    }
+
+    fn resolved_for_print(&self) -> Self {
+        let mut c = self.clone();
+        crate::citations::turns::fill_speaker_defaults(
+            &mut c.speaker_pattern,
+            &mut c.interviewer_labels,
+        );
+        c.fillers
+            .get_or_insert_with(super::evaluate::default_fillers);
+        c.fuzzy_search.get_or_insert_with(Default::default);
+        c
+    }
+
+    fn unset(&self) -> Vec<(&'static str, &'static str)> {
+        super::unset_notes!(self; sources => "no map: labels resolve to transcript ids and speakers", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are")
+    }
+}
+
+impl Config {
+    /// The matching and speaker settings as an `evaluate` configuration
+    /// (the same engine checks the quotes).
+    pub fn matching(&self) -> super::evaluate::Config {
+        super::evaluate::Config {
+            match_level: self.match_level,
+            fuzzy_threshold: self.fuzzy_threshold,
+            fuzzy_search: self.fuzzy_search,
+            speaker_pattern: self.speaker_pattern.clone(),
+            interviewer_labels: self.interviewer_labels.clone(),
+            fillers: self.fillers.clone(),
+            speaker_aliases: self.speaker_aliases.clone(),
+            speaker_map: self.speaker_map.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+/// What the job produces.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// Every quote, checked, in report order.
+    pub quotes: Vec<CheckedQuote>,
+    /// The counts and the signature.
+    pub summary: Summary,
+    /// The report's text as read (a `.docx` report's paragraphs, one per
+    /// line).
+    pub text: String,
+}
+
+/// The text of a report: a `.docx` file's paragraphs one per line, any
+/// other file as UTF-8 text (a byte-order mark dropped).
+pub fn read_report(path: &Path) -> Result<String, JobError> {
+    let is_docx = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("docx"));
+    if is_docx {
+        return Ok(crate::corpus::formats::docx::text(path)?);
+    }
+    let text = super::read_text(path)?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
+/// Checks a report's text against parsed transcripts.
+pub fn run(
+    config: &Config,
+    report: &str,
+    transcripts: &TranscriptSet,
+    map: &SourceMap,
+    map_digest: Option<&str>,
+) -> Result<Output, JobError> {
+    config.validate()?;
+    let eval = config.matching().eval_config();
+    let quotes = checking::check(report, transcripts, map, &eval, config.min_words)?;
+    let signature =
+        checking::signature(&eval, config.min_words, map_digest.map(|d| (map.len(), d)));
+    let summary = checking::summarize(&quotes, signature);
+    Ok(Output {
+        quotes,
+        summary,
+        text: report.to_string(),
+    })
+}
+
+/// Runs the job on its input files and writes its run folder; returns the
+/// folder and the output (`rerun` calls this too).
+pub fn execute(
+    config: &Config,
+    report_path: &Path,
+    transcripts_path: &Path,
+) -> Result<(PathBuf, Output), JobError> {
+    let started = SystemTime::now();
+    config.validate()?;
+    let text = read_report(report_path)?;
+    let report_info = InputFile::new(report_path, &super::read_input(report_path)?);
+    let (transcripts, t_info) =
+        super::evaluate::load_transcripts(transcripts_path, &config.matching(), false)?;
+    let mut inputs = BTreeMap::from([
+        ("report".to_string(), report_info),
+        ("transcripts".to_string(), t_info),
+    ]);
+    let map = match &config.sources {
+        Some(path) => {
+            let bytes = super::read_input(path)?;
+            let map_text = super::utf8(path, bytes.clone())?;
+            let map = SourceMap::parse(path, &map_text, &transcripts)?;
+            inputs.insert("sources".to_string(), InputFile::new(path, &bytes));
+            Some((map, crate::text::hash::sha256_hex(&bytes)))
+        }
+        None => None,
+    };
+    let empty = SourceMap::default();
+    let (map_ref, digest) = match &map {
+        Some((m, d)) => (m, Some(d.as_str())),
+        None => (&empty, None),
+    };
+    let output = run(config, &text, &transcripts, map_ref, digest)?;
+    let manifest = Manifest::new(
+        "check-report",
+        inputs,
+        json!({
+            "match": config.match_level,
+            "fuzzy_threshold": config.fuzzy_threshold,
+            "min_words": config.min_words,
+            "quote_normalizer": config.matching().eval_config().normalize.signature(),
+            "html": !config.no_html,
+            "out": config.out.display().to_string(),
+            "span_unit": "unicode scalar values (chars) into the transcript joined with \\n",
+            "line_column_unit": "1-based lines and characters of the report (a .docx report: one line per paragraph)",
+        }),
+        output.summary.signature.clone(),
+        started,
+    )
+    .with_config(super::to_value(config));
+    let mut writer = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
+    writer.write_json("results.json", &results_json(&output))?;
+    writer.write("quotes.csv", &quotes_csv(&output.quotes))?;
+    writer.write_json("summary.json", &output.summary)?;
+    if !config.no_html {
+        let page = crate::report::check_report::render(
+            &output.text,
+            &output.quotes,
+            &output.summary,
+            &transcripts,
+        )
+        .map_err(|e| JobError::Input(e.to_string()))?;
+        writer.write("report.html", page.as_bytes())?;
+    }
+    Ok((writer.finish()?, output))
+}
+
+/// One quote's record in results.json.
+pub fn quote_record(q: &CheckedQuote) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert("quote_id".into(), json!(q.quote_id));
+    m.insert("text".into(), json!(q.text));
+    m.insert("line".into(), json!(q.line));
+    m.insert("column".into(), json!(q.column));
+    m.insert("block".into(), json!(q.block));
+    m.insert("cue".into(), json!(q.cue));
+    m.insert("cited".into(), json!(q.cited));
+    m.insert("source".into(), json!(q.result.source));
+    m.extend(crate::evaluate::quote_fields(&q.result));
+    Value::Object(m)
+}
+
+/// results.json: `{"quotes": [...], "signature": ...}`.
+pub fn results_json(output: &Output) -> Value {
+    json!({
+        "quotes": output.quotes.iter().map(quote_record).collect::<Vec<_>>(),
+        "signature": output.summary.signature,
+    })
+}
+
+/// The columns of `quotes.csv`.
+pub const QUOTE_COLUMNS: [&str; 20] = [
+    "quote_id",
+    "line",
+    "column",
+    "text",
+    "cue",
+    "cited_label",
+    "cited_source",
+    "cited_speaker",
+    "source",
+    "verdict",
+    "attribution",
+    "found",
+    "similarity",
+    "span_start",
+    "span_end",
+    "span_speaker",
+    "time_start",
+    "time_end",
+    "differences",
+    "other_source",
+];
+
+/// `quotes.csv`: one row per quote, flat.
+pub fn quotes_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
+    let mut out = crate::report::csv::CsvBuffer::new();
+    out.record(QUOTE_COLUMNS);
+    for q in quotes {
+        let r = &q.result;
+        let cited = q.cited.as_ref();
+        let opt = |s: Option<&str>| s.unwrap_or("").to_string();
+        let number = |x: Option<f64>| x.map(|x| (x + 0.0).to_string()).unwrap_or_default();
+        let span = r.check.span.as_ref();
+        let differences = r
+            .check
+            .differences
+            .as_ref()
+            .map(|d| d.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(";"))
+            .unwrap_or_default();
+        out.record([
+            q.quote_id.clone(),
+            q.line.to_string(),
+            q.column.to_string(),
+            q.text.clone(),
+            opt(q.cue),
+            opt(cited.map(|c| c.label.as_str())),
+            opt(cited.and_then(|c| c.source.as_deref())),
+            opt(cited.and_then(|c| c.speaker.as_deref())),
+            opt(r.source.as_deref()),
+            r.check.verdict.as_str().to_string(),
+            opt(r.attributed.attribution.map(Attribution::as_str)),
+            r.found.to_string(),
+            number(Some((r.check.similarity * 1e6).round() / 1e6)),
+            span.map(|s| s.start.to_string()).unwrap_or_default(),
+            span.map(|s| s.end.to_string()).unwrap_or_default(),
+            opt(r.attributed.span_speaker.as_deref()),
+            number(r.time.as_ref().and_then(|t| t.start)),
+            number(r.time.as_ref().and_then(|t| t.end)),
+            differences,
+            opt(r
+                .attributed
+                .other_source
+                .as_ref()
+                .map(|o| o.source.as_str())),
+        ]);
+    }
+    out.into_bytes()
+}
+
+/// The quotes that fall in a `--fail-on` class, in report order.
+pub fn gate_failures<'a>(config: &Config, quotes: &'a [CheckedQuote]) -> Vec<&'a CheckedQuote> {
+    quotes
+        .iter()
+        .filter(|q| {
+            q.result
+                .attributed
+                .attribution
+                .is_some_and(|a| config.fail_on.contains(&a))
+        })
+        .collect()
+}
+
+/// Parses `--fail-on` classes (comma-separated attribution classes); an
+/// unknown one is an error naming every class.
+pub fn parse_classes(spec: &str) -> Result<Vec<Attribution>, ConfigError> {
+    let mut out = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let class = Attribution::ALL
+            .iter()
+            .copied()
+            .find(|a| a.as_str() == name)
+            .ok_or_else(|| ConfigError::Invalid {
+                field: "--fail-on".into(),
+                message: format!(
+                    "unknown attribution class {}; classes: {}",
+                    crate::corpus::preview(name),
+                    Attribution::ALL.map(Attribution::as_str).join(", ")
+                ),
+            })?;
+        if !out.contains(&class) {
+            out.push(class);
+        }
+    }
+    Ok(out)
+}
