@@ -68,7 +68,7 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
     let command = manifest.command.clone();
     let config = manifest.config.clone().ok_or_else(|| {
         JobError::Input(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, hotpot, compare, grounding, text-eval, judge-answers, rag run, agreement",
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, check-report, hotpot, compare, grounding, text-eval, judge-answers, rag run, agreement",
             manifest_path.display()
         ))
     })?;
@@ -109,6 +109,15 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
             let (q, t) = (input("questions")?, input("transcripts")?);
             c.out = parent;
             jobs::evaluate::execute(&c, &q, &t)?.0
+        }
+        "check-report" => {
+            let mut c: jobs::check_report::Config = config_of(&manifest_path, config)?;
+            let (r, t) = (input("report")?, input("transcripts")?);
+            if c.sources.is_some() {
+                c.sources = Some(input("sources")?);
+            }
+            c.out = parent;
+            jobs::check_report::execute(&c, &r, &t)?.0
         }
         "hotpot" => {
             let mut c: jobs::hotpot::Config = config_of(&manifest_path, config)?;
@@ -189,7 +198,7 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
         }
         other => {
             return Err(JobError::Input(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, hotpot, compare, grounding, text-eval, judge-answers, threshold, rag run, agreement, lexical)",
+                "{}: rerun does not support `{other}` runs yet (supported: evaluate, check-report, hotpot, compare, grounding, text-eval, judge-answers, threshold, rag run, agreement, lexical)",
                 manifest_path.display()
             ))
             )

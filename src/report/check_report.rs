@@ -3,6 +3,7 @@
 //! not colour alone), the counts on top, a filter by class, and for each
 //! quote a card with its source passage, speaker and time that a click on
 //! the quote opens. One self-contained file (styles and script inline).
+//! The filter can be set from the address: `report.html#class=fabricated`.
 
 use super::audit::{context, Context};
 use super::html::{escape, HtmlPage};
@@ -33,10 +34,11 @@ details.card summary{cursor:pointer}\
 
 const SCRIPT: &str = "(function(){\
 var f=document.getElementById('filter');\
-function apply(){var v=f.value;\
+var m=/class=([a-z_]+)/.exec(location.hash);if(m){f.value=m[1];}\
+function apply(){var v=f.value,n=0;\
 document.querySelectorAll('a.q').forEach(function(a){a.classList.toggle('off',v!=='all'&&a.dataset.class!==v);});\
-document.querySelectorAll('details.card').forEach(function(d){d.hidden=v!=='all'&&d.dataset.class!==v;});\
-document.body.setAttribute('data-filter',v);}\
+document.querySelectorAll('details.card').forEach(function(d){d.hidden=v!=='all'&&d.dataset.class!==v;if(!d.hidden){n++;}});\
+document.body.setAttribute('data-filter',v);document.body.setAttribute('data-shown',n);}\
 f.addEventListener('change',apply);\
 document.querySelectorAll('a.q').forEach(function(a){a.addEventListener('click',function(e){\
 var d=document.getElementById('card-'+a.dataset.q);if(!d){return;}e.preventDefault();\
@@ -53,7 +55,7 @@ fn class_of(q: &CheckedQuote) -> &'static str {
 
 /// `h:mm:ss` (or `m:ss`) of a time in seconds.
 fn clock(t: f64) -> String {
-    let t = t.max(0.0).round() as u64;
+    let t = t.max(0.0).floor() as u64;
     let (h, m, s) = (t / 3600, t / 60 % 60, t % 60);
     if h > 0 {
         format!("{h}:{m:02}:{s:02}")
@@ -254,7 +256,7 @@ mod tests {
     #[test]
     fn clock_times() {
         assert_eq!(clock(0.0), "0:00");
-        assert_eq!(clock(751.4), "12:31");
+        assert_eq!(clock(751.9), "12:31");
         assert_eq!(clock(3725.0), "1:02:05");
     }
 }
