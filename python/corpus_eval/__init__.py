@@ -25,6 +25,7 @@ __all__ = [
     "QuoteChecks",
     "evaluate",
     "verify_quotes",
+    "check_report",
     "score_answer",
     "hotpot",
     "text_eval",
@@ -153,6 +154,9 @@ class Corpus:
 
     def __init__(self, transcripts: Any, **config: Any) -> None:
         path = _path_of(transcripts)
+        # What `check_report` reads again (it resolves labels through the
+        # transcripts' speakers).
+        self._source = path if path is not None else _document(transcripts, "transcripts")
         if path is not None:
             self._inner = _native.Corpus(path, _dumps(config, "config"), True)
         else:
@@ -237,6 +241,45 @@ def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: 
     """
     out = _native.verify_quotes_json(_dumps(list(quotes), "quotes"), _corpus(transcripts, config), _dumps(config, "config"))
     return QuoteChecks(_json.loads(out))
+
+
+def check_report(report: Any, corpus: Any, sources: Any = None, **config: Any) -> List[Dict[str, Any]]:
+    """Find the quotes of a written report, resolve whom each is attributed
+    to, and check each against the transcripts (the CLI's `corpus-eval
+    check-report REPORT TRANSCRIPTS`).
+
+    report: the path (str or os.PathLike) of a Markdown, text or .docx
+        report, or the report's text (a str that names no file).
+    corpus: the transcripts, as for `evaluate`: a path (folder, transcript
+        file, .qdpx project), the JSON chunks or their text, or a `Corpus`
+        made from a path or JSON.
+    sources: the path of a CSV map of `label,source,speaker` rows (what
+        the report's labels stand for), or None.
+    config (the CLI's flags): min_words (default 4), match, fuzzy_threshold,
+        fuzzy_search, speaker_pattern, interviewer_labels, fillers,
+        speaker_aliases, speaker_map.
+
+    Returns one dict per quote, in report order: quote_id, text, line,
+    column, block, cue, cited ({"label", "source", "speaker"} or None),
+    source, verdict, found, similarity, span, time, span_speaker,
+    attribution, differences, and other_source or pieces where they apply.
+    """
+    if isinstance(report, _os.PathLike) or (isinstance(report, str) and "\n" not in report and _os.path.isfile(report)):
+        report_text, report_is_path = _os.fspath(report), True
+    elif isinstance(report, str):
+        report_text, report_is_path = report, False
+    else:
+        raise TypeError(f"report: a path or the report's text, not {type(report).__name__}")
+    if isinstance(corpus, Corpus):
+        corpus = corpus._source
+    path = _path_of(corpus)
+    transcripts = path if path is not None else _document(corpus, "transcripts")
+    if sources is not None:
+        sources = _os.fspath(sources)
+    out = _native.check_report_json(
+        report_text, report_is_path, transcripts, path is not None, sources, _dumps(config, "config")
+    )
+    return _json.loads(out)
 
 
 def score_answer(answer: str, type: str, metric: Any) -> Optional[float]:

@@ -260,6 +260,38 @@ fn verify_quotes_json(
     })
 }
 
+/// `check_report`: the report as its text or (`report_is_path`) a path,
+/// the transcripts as JSON text or (`is_path`) a path, a source map path;
+/// returns results.json's `quotes` (JSON text of an array).
+#[pyfunction]
+#[pyo3(signature = (report, report_is_path, transcripts, is_path, sources, config_json))]
+fn check_report_json(
+    py: Python<'_>,
+    report: &str,
+    report_is_path: bool,
+    transcripts: &str,
+    is_path: bool,
+    sources: Option<&str>,
+    config_json: &str,
+) -> PyResult<String> {
+    let config: jobs::check_report::Config = config(config_json)?;
+    py.detach(|| {
+        let report = if report_is_path {
+            inline::ReportInput::Path(Path::new(report))
+        } else {
+            inline::ReportInput::Text(report)
+        };
+        let records = inline::check_report(
+            &config,
+            report,
+            transcripts_input(transcripts, is_path),
+            sources.map(Path::new),
+        )
+        .map_err(value_error)?;
+        to_json(&records)
+    })
+}
+
 /// `score_answer`: one answer's score under a question type and metric
 /// (JSON text); None when it cannot be scored.
 #[pyfunction]
@@ -410,6 +442,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_tables_json, m)?)?;
     m.add_function(wrap_pyfunction!(verify_quotes_json, m)?)?;
+    m.add_function(wrap_pyfunction!(check_report_json, m)?)?;
     m.add_function(wrap_pyfunction!(score_answer, m)?)?;
     m.add_function(wrap_pyfunction!(hotpot_json, m)?)?;
     m.add_function(wrap_pyfunction!(text_eval_json, m)?)?;

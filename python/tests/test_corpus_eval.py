@@ -324,6 +324,35 @@ def test_issue_43_transcript_files_times_and_dataframes():
         corpus_eval.Corpus(bad)
 
 
+def test_issue_44_check_report_returns_the_records_of_the_cli(tmp_path):
+    sample = REPO / "evaluation" / "check-report"
+    records = corpus_eval.check_report(sample / "report.md", sample / "transcripts",
+                                       sources=sample / "sources.csv")
+    assert [r["quote_id"] for r in records[:2]] == ["q1", "q2"]
+    classes = sorted(r["attribution"] for r in records)
+    assert classes.count("ok") == 6 and "fabricated" in classes and "stitched" in classes
+    # The same records as the CLI's results.json.
+    out = tmp_path / "runs"
+    subprocess.run([BIN, "check-report", str(sample / "report.md"), str(sample / "transcripts"),
+                    "--sources", str(sample / "sources.csv"), "--out", str(out)], check=True,
+                   capture_output=True)
+    folder = next(out.iterdir())
+    cli = json.loads((folder / "results.json").read_text(encoding="utf-8"))["quotes"]
+    assert records == cli
+    # The report as text, the .docx, a Corpus, settings.
+    text = (sample / "report.md").read_text(encoding="utf-8")
+    assert corpus_eval.check_report(text, str(sample / "transcripts"),
+                                    sources=str(sample / "sources.csv")) == records
+    docx = corpus_eval.check_report(sample / "report.docx", corpus_eval.Corpus(sample / "transcripts"),
+                                    sources=sample / "sources.csv")
+    assert [r["attribution"] for r in docx] == [r["attribution"] for r in records]
+    assert corpus_eval.check_report("He said “we never went back”.", sample / "transcripts", min_words=9) == []
+    with pytest.raises(ValueError, match="min_words|--min-words"):
+        corpus_eval.check_report(text, sample / "transcripts", min_words=0)
+    with pytest.raises(TypeError):
+        corpus_eval.check_report(42, sample / "transcripts")
+
+
 def _python_blocks():
     """Every ```python block of the README and the docs/ chapters."""
     blocks = []

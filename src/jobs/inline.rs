@@ -66,6 +66,48 @@ fn transcripts_of(
     }
 }
 
+/// The report of [`check_report`]: its text, or the path of a Markdown,
+/// text or `.docx` file.
+#[derive(Debug, Clone, Copy)]
+pub enum ReportInput<'a> {
+    /// The report's text.
+    Text(&'a str),
+    /// A report file.
+    Path(&'a Path),
+}
+
+/// `check-report`: the records of results.json's `quotes` (each quote of
+/// the report, found, attributed and checked), with a source map file when
+/// given.
+pub fn check_report(
+    config: &super::check_report::Config,
+    report: ReportInput<'_>,
+    transcripts: TranscriptsInput<'_>,
+    sources: Option<&Path>,
+) -> Result<Vec<Value>, JobError> {
+    config.validate()?;
+    let text = match report {
+        ReportInput::Text(t) => t.to_string(),
+        ReportInput::Path(p) => super::check_report::read_report(p)?,
+    };
+    let set = transcripts_of(&config.matching(), transcripts)?;
+    let (map, digest) = match sources {
+        Some(path) => {
+            let bytes = super::read_input(path)?;
+            let map_text = super::utf8(path, bytes.clone())?;
+            let map = crate::check_report::cite::SourceMap::parse(path, &map_text, &set)?;
+            (map, Some(crate::text::hash::sha256_hex(&bytes)))
+        }
+        None => Default::default(),
+    };
+    let out = super::check_report::run(config, &text, &set, &map, digest.as_deref())?;
+    Ok(out
+        .quotes
+        .iter()
+        .map(super::check_report::quote_record)
+        .collect())
+}
+
 /// What [`evaluate_tables`] returns: results.json, summary.json and the
 /// run folder's per-quote and per-item tables.
 #[derive(Debug, Clone)]
