@@ -150,7 +150,27 @@ fn issue_44_the_sample_report_has_every_class_in_markdown_and_docx() {
     ]);
     let rerun = rerun.expect_code(0);
     assert!(!rerun.stdout().contains("differs"), "{}", rerun.stdout());
-    assert_eq!(rerun.stdout().matches("identical").count(), 4);
+    assert_eq!(rerun.stdout().matches("identical").count(), 5);
+    // compare pairs the quotes of two runs: the same report checked with
+    // `--match fuzzy` finds the altered quote.
+    let fuzzy = check(
+        &dir,
+        &sample("report.md"),
+        &["--sources", &sources, "--match", "fuzzy"],
+        0,
+    );
+    let cmp = dir
+        .run(&[
+            "compare",
+            &format!("normalized={}", md.display()),
+            &format!("fuzzy={}", fuzzy.display()),
+            "--out",
+            &dir.path().join("cmp").display().to_string(),
+            "--json",
+        ])
+        .expect_code(0);
+    let out: serde_json::Value = serde_json::from_str(cmp.stdout().trim()).unwrap();
+    assert_eq!(out["command"], "check-report", "{out}");
 }
 
 #[test]

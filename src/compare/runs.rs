@@ -4,6 +4,7 @@
 //! | command | items paired by | metrics | `--cluster source` |
 //! |---|---|---|---|
 //! | `evaluate` | `item_id` (`PAIR/ANSWER`) | `score`; `existence`, `strict_existence` (per pair: its first answer's row) | the answer's `source` |
+//! | `check-report` | `quote_id` (`q1`, ... in report order) | `ok`, `found` (1 or 0) | the transcript the quote was checked in |
 //! | `judge-answers` | `id` (`id/system` when a run holds several systems) | each method's `score` | - |
 //! | `text-eval` | `id` | `overall_score`, `composite_accuracy`, `composite_relevance`, `composite_safety`, `composite_quality` | - |
 //! | `grounding` | `id` | `relevance`, `completeness`, `hallucination` | - |
@@ -53,7 +54,7 @@ pub enum Metrics {
 
 /// The commands whose run folders `compare` reads (hotpot has its own
 /// loader).
-pub const SPECS: [RunSpec; 6] = [
+pub const SPECS: [RunSpec; 7] = [
     RunSpec {
         command: "evaluate",
         answer_roles: &["questions"],
@@ -62,6 +63,16 @@ pub const SPECS: [RunSpec; 6] = [
         metrics: Metrics::Columns {
             items: &["score"],
             pair_level: &["existence", "strict_existence"],
+        },
+    },
+    RunSpec {
+        command: "check-report",
+        answer_roles: &["report"],
+        key: "quote_id",
+        cluster: Some("source"),
+        metrics: Metrics::Columns {
+            items: &["ok", "found"],
+            pair_level: &[],
         },
     },
     RunSpec {

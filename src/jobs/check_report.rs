@@ -243,6 +243,7 @@ pub fn execute(
     writer.write_json("results.json", &results_json(&output))?;
     writer.write("quotes.csv", &quotes_csv(&output.quotes))?;
     writer.write_json("summary.json", &output.summary)?;
+    writer.write("items.csv", &items_csv(&output.quotes))?;
     if !config.no_html {
         let page = crate::report::check_report::render(
             &output.text,
@@ -344,6 +345,22 @@ pub fn quotes_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
                 .other_source
                 .as_ref()
                 .map(|o| o.source.as_str())),
+        ]);
+    }
+    out.into_bytes()
+}
+
+/// `items.csv`, what `compare` pairs: `quote_id,source,ok,found` (1 or 0).
+pub fn items_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
+    let mut out = crate::report::csv::CsvBuffer::new();
+    out.record(["quote_id", "source", "ok", "found"]);
+    let bit = |b: bool| if b { "1" } else { "0" };
+    for q in quotes {
+        out.record([
+            q.quote_id.as_str(),
+            q.result.source.as_deref().unwrap_or(""),
+            bit(q.ok()),
+            bit(q.result.found),
         ]);
     }
     out.into_bytes()
