@@ -2,19 +2,9 @@
 //! flags, `--print-config`, the resolved config in the manifest, and
 //! `corpus-eval rerun` reproducing a run from its folder alone.
 
-use crate::util::{read_json, repo, Dir};
+use crate::util::{read_json, repo, sample, Dir};
 use serde_json::json;
 use std::path::PathBuf;
-
-fn sample() -> (String, String) {
-    (
-        repo()
-            .join("evaluation/data_fixture.json")
-            .display()
-            .to_string(),
-        repo().join("datasets/corpus.json").display().to_string(),
-    )
-}
 
 #[test]
 fn print_config_gives_the_defaults_as_toml() {

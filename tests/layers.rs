@@ -20,6 +20,14 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// `file` relative to `src`, with `/`.
+fn relative(src: &Path, file: &Path) -> String {
+    file.strip_prefix(src)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
 /// The `crate::MODULE` paths a file names, outside comments.
 fn imports(path: &Path) -> Vec<(usize, String)> {
     let text = std::fs::read_to_string(path).unwrap();
@@ -45,11 +53,7 @@ fn issue_42_no_import_points_up_into_jobs_or_cli() {
     let src = repo().join("src");
     let mut up = Vec::new();
     for f in rust_files(&src) {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(&src, &f);
         if rel.starts_with("jobs/")
             || rel.starts_with("cli/")
             || rel == "main.rs"
@@ -94,11 +98,7 @@ fn issue_42_only_the_program_and_the_jobs_call_sys() {
     let src = repo().join("src");
     let mut calls = Vec::new();
     for f in rust_files(&src) {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(&src, &f);
         if ["jobs/", "cli/", "sys/"].iter().any(|d| rel.starts_with(d)) || rel == "lib.rs" {
             continue;
         }

@@ -2,19 +2,9 @@
 //! `merge` and `compare`: a field missing or of the wrong type is an
 //! error (exit 2) naming the file and the field, never a default.
 
-use crate::util::{read_json, repo, Dir};
+use crate::util::{read_json, sample, Dir};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-
-fn sample() -> (String, String) {
-    (
-        repo()
-            .join("evaluation/data_fixture.json")
-            .display()
-            .to_string(),
-        repo().join("datasets/corpus.json").display().to_string(),
-    )
-}
 
 /// A change made to a manifest.
 type Change = Box<dyn Fn(&mut Value)>;

@@ -22,6 +22,7 @@ from . import _native
 __all__ = [
     "Corpus",
     "Evaluation",
+    "Result",
     "QuoteChecks",
     "evaluate",
     "verify_quotes",
@@ -92,6 +93,56 @@ def _frame(csv_text: str) -> Any:
     return pd.read_csv(_io.StringIO(csv_text), keep_default_na=False, na_values=[""])
 
 
+_ITEMS_FRAME: Any = None
+
+
+def _items_table(csv_text: str, mapping: Dict[str, Any]) -> Any:
+    """items.csv as a pandas DataFrame that, called, is still the dict's
+    `items()`: `result.items` is the table, `result.items()` the dict's
+    (key, value) pairs, so code that treats the result as a dict keeps
+    working. Without pandas, only the dict's `items()`."""
+    global _ITEMS_FRAME
+    try:
+        import pandas as pd
+    except ImportError:
+        return lambda: dict.items(mapping)
+    if _ITEMS_FRAME is None:
+
+        class ItemsFrame(pd.DataFrame):
+            """A per-item table that, called, gives its result's dict items."""
+
+            _metadata = ["_mapping"]
+
+            @property
+            def _constructor(self) -> Any:
+                return pd.DataFrame
+
+            def __call__(self) -> Any:
+                return dict.items(self._mapping)
+
+        _ITEMS_FRAME = ItemsFrame
+    frame = _ITEMS_FRAME(_frame(csv_text))
+    frame._mapping = mapping
+    return frame
+
+
+class Result(dict):
+    """What `hotpot`, `text_eval`, `grounding`, `lexical` and `agreement`
+    return: the job's JSON outputs as a dict, with the run folder's
+    per-item table (items.csv) as a pandas DataFrame: `.items` (called,
+    `.items()` is still the dict's items)."""
+
+    def __init__(self, out: Dict[str, Any]) -> None:
+        items_csv = out.pop("items_csv", "")
+        super().__init__(out)
+        self._items_csv = items_csv
+
+    @property
+    def items(self) -> Any:  # type: ignore[override]
+        """items.csv as a DataFrame (callable as `dict.items`)."""
+        return _items_table(self._items_csv, self)
+
+
 class Evaluation(dict):
     """What `evaluate` returns: {"results": <results.json>, "summary":
     <summary.json>}, with the run folder's tables as pandas DataFrames:
@@ -109,9 +160,9 @@ class Evaluation(dict):
         return _frame(self._quotes_csv)
 
     @property
-    def items(self) -> Any:
-        """items.csv as a DataFrame."""
-        return _frame(self._items_csv)
+    def items(self) -> Any:  # type: ignore[override]
+        """items.csv as a DataFrame (callable as `dict.items`)."""
+        return _items_table(self._items_csv, self)
 
 
 class QuoteChecks(list):
@@ -243,7 +294,7 @@ def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: 
     return QuoteChecks(_json.loads(out))
 
 
-def check_report(report: Any, corpus: Any, sources: Any = None, **config: Any) -> List[Dict[str, Any]]:
+def check_report(report: Any, corpus: Any, sources: Any = None, **config: Any) -> "QuoteChecks":
     """Find the quotes of a written report, resolve whom each is attributed
     to, and check each against the transcripts (the CLI's `corpus-eval
     check-report REPORT TRANSCRIPTS`).
@@ -262,7 +313,8 @@ def check_report(report: Any, corpus: Any, sources: Any = None, **config: Any) -
     Returns one dict per quote, in report order: quote_id, text, line,
     column, block, cue, cited ({"label", "source", "speaker"} or None),
     source, verdict, found, similarity, span, time, span_speaker,
-    attribution, differences, and other_source or pieces where they apply.
+    attribution, differences, and other_source or pieces where they apply;
+    `.quotes` gives them as a pandas DataFrame.
     """
     if isinstance(report, _os.PathLike) or (isinstance(report, str) and "\n" not in report and _os.path.isfile(report)):
         report_text, report_is_path = _os.fspath(report), True
@@ -279,7 +331,7 @@ def check_report(report: Any, corpus: Any, sources: Any = None, **config: Any) -
     out = _native.check_report_json(
         report_text, report_is_path, transcripts, path is not None, sources, _dumps(config, "config")
     )
-    return _json.loads(out)
+    return QuoteChecks(_json.loads(out))
 
 
 def score_answer(answer: str, type: str, metric: Any) -> Optional[float]:
@@ -290,7 +342,7 @@ def score_answer(answer: str, type: str, metric: Any) -> Optional[float]:
     return _native.score_answer(answer, type, _dumps(metric, "metric"))
 
 
-def hotpot(predictions: Any, gold: Any, **config: Any) -> Dict[str, Any]:
+def hotpot(predictions: Any, gold: Any, **config: Any) -> "Result":
     """HotpotQA answer, citation and supporting-fact metrics (the CLI's
     `corpus-eval hotpot PREDICTIONS GOLD`): simple-format arrays, or
     official {"answer", "sp"} predictions with the HotpotQA gold.
@@ -299,13 +351,14 @@ def hotpot(predictions: Any, gold: Any, **config: Any) -> Dict[str, Any]:
     name in metrics.json; default "predictions", where the CLI uses the
     predictions file's name), shard.
 
-    Returns {"metrics": <metrics.json>, "per_example": <per_example.json>}.
+    Returns {"metrics": <metrics.json>, "per_example": <per_example.json>},
+    with `.items`, items.csv (one row per example) as a DataFrame.
     """
     out = _native.hotpot_json(_dumps(predictions, "predictions"), _dumps(gold, "gold"), _dumps(config, "config"))
-    return _json.loads(out)
+    return Result(_json.loads(out))
 
 
-def text_eval(rows: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
+def text_eval(rows: Sequence[Dict[str, Any]], **config: Any) -> "Result":
     """The text evaluator (the CLI's `corpus-eval text-eval INPUT`):
     accuracy, relevance, safety and quality per question category.
 
@@ -315,13 +368,14 @@ def text_eval(rows: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
         cosines instead of sentence embeddings), require_model, model_dir,
         engine, weights, thresholds, patterns (files), wordnet, shard.
 
-    Returns {"results": <results.json>, "summary": <summary.json>}.
+    Returns {"results": <results.json>, "summary": <summary.json>}, with
+    `.items`, items.csv (one row per row scored) as a DataFrame.
     """
     out = _native.text_eval_json(_dumps(list(rows), "rows"), _dumps(config, "config"))
-    return _json.loads(out)
+    return Result(_json.loads(out))
 
 
-def grounding(rows: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
+def grounding(rows: Sequence[Dict[str, Any]], **config: Any) -> "Result":
     """Grounding metrics of RAG responses (the CLI's `corpus-eval grounding
     INPUT`): relevance, completeness and hallucination of each response
     against its retrieved context.
@@ -330,13 +384,14 @@ def grounding(rows: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
         of texts)}.
     config: wordnet, shard.
 
-    Returns {"results": <grounding.json>, "summary": <summary.json>}.
+    Returns {"results": <grounding.json>, "summary": <summary.json>}, with
+    `.items`, items.csv (one row per response) as a DataFrame.
     """
     out = _native.grounding_json(_dumps(list(rows), "rows"), _dumps(config, "config"))
-    return _json.loads(out)
+    return Result(_json.loads(out))
 
 
-def lexical(items: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
+def lexical(items: Sequence[Dict[str, Any]], **config: Any) -> "Result":
     """ROUGE, BLEU, chrF and SQuAD EM/F1 equal to rouge-score, sacrebleu and
     the official SQuAD scripts (the CLI's `corpus-eval lexical INPUT`).
 
@@ -347,13 +402,13 @@ def lexical(items: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
         reference_field, resamples and seed (bootstrap intervals).
 
     Returns {"summary": <what --json prints>, "items": <what --per-item
-    writes, one dict per item>}.
+    writes, one dict per item>}, with `.items`, items.csv as a DataFrame.
     """
     out = _native.lexical_json(_dumps(list(items), "items"), _dumps(config, "config"))
-    return _json.loads(out)
+    return Result(_json.loads(out))
 
 
-def agreement(table: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
+def agreement(table: Sequence[Dict[str, Any]], **config: Any) -> "Result":
     """Agreement between raters (the CLI's `corpus-eval agreement FILE
     --id COL`): Cohen's kappa, Fleiss' kappa, Krippendorff's alpha, Gwet's
     AC1/AC2 and more, with bootstrap intervals.
@@ -365,10 +420,12 @@ def agreement(table: Sequence[Dict[str, Any]], **config: Any) -> Dict[str, Any]:
         resamples, seed.
 
     Returns agreement.json: every coefficient with its interval, counts,
-    the confusion matrix (two raters), the disagreements and the signature.
+    the confusion matrix (two raters), the disagreements and the signature;
+    `.items` is items.csv (one row per item, a column per rater) as a
+    DataFrame.
     """
     out = _native.agreement_json(_dumps(list(table), "table"), _dumps(config, "config"))
-    return _json.loads(out)
+    return Result(_json.loads(out))
 
 
 def similarity(a: str, b: str) -> float:

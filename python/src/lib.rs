@@ -338,9 +338,11 @@ fn hotpot_json(
         let system = config.name.clone().unwrap_or_else(|| "predictions".into());
         let per_example: serde_json::Value =
             serde_json::from_slice(&eval.per_example_json()).map_err(value_error)?;
-        to_json(
-            &serde_json::json!({"metrics": eval.metrics_json(&system), "per_example": per_example}),
-        )
+        to_json(&serde_json::json!({
+            "metrics": eval.metrics_json(&system),
+            "per_example": per_example,
+            "items_csv": eval.per_example_csv(),
+        }))
     })
 }
 
@@ -352,7 +354,11 @@ fn text_eval_json(py: Python<'_>, rows: &str, config_json: &str) -> PyResult<Str
     py.detach(|| {
         let lexicon = lexicon(config.wordnet.as_deref())?;
         let out = inline::text_eval(&config, rows, &lexicon).map_err(value_error)?;
-        to_json(&serde_json::json!({"results": out.results, "summary": out.summary}))
+        to_json(&serde_json::json!({
+            "results": out.results,
+            "summary": out.summary,
+            "items_csv": corpus_eval::texteval::output::items_csv(&out.results),
+        }))
     })
 }
 
@@ -364,7 +370,11 @@ fn grounding_json(py: Python<'_>, rows: &str, config_json: &str) -> PyResult<Str
     py.detach(|| {
         let lexicon = lexicon(config.wordnet.as_deref())?;
         let out = inline::grounding(&config, rows, &lexicon).map_err(value_error)?;
-        to_json(&serde_json::json!({"results": out.results, "summary": out.summary}))
+        to_json(&serde_json::json!({
+            "results": out.results,
+            "summary": out.summary,
+            "items_csv": jobs::grounding::items_csv(&out.results),
+        }))
     })
 }
 
@@ -375,7 +385,11 @@ fn lexical_json(py: Python<'_>, items: &str, config_json: &str) -> PyResult<Stri
     let config: jobs::lexical::Config = config(config_json)?;
     py.detach(|| {
         let out = inline::lexical(&config, items).map_err(value_error)?;
-        to_json(&serde_json::json!({"summary": out.summary, "items": out.items()}))
+        to_json(&serde_json::json!({
+            "summary": out.summary,
+            "items": out.items(),
+            "items_csv": out.items_csv(),
+        }))
     })
 }
 
@@ -385,8 +399,12 @@ fn lexical_json(py: Python<'_>, items: &str, config_json: &str) -> PyResult<Stri
 fn agreement_json(py: Python<'_>, table: &str, config_json: &str) -> PyResult<String> {
     let config: jobs::agreement::Config = config(config_json)?;
     py.detach(|| {
-        let out = inline::agreement(&config, table).map_err(value_error)?;
-        to_json(&out)
+        let (out, items_csv) = inline::agreement_tables(&config, table).map_err(value_error)?;
+        let mut value = serde_json::to_value(&out).map_err(value_error)?;
+        if let Some(m) = value.as_object_mut() {
+            m.insert("items_csv".into(), items_csv.into());
+        }
+        to_json(&value)
     })
 }
 

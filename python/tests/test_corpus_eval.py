@@ -67,6 +67,18 @@ def test_hotpot_equals_the_cli(tmp_path):
     out = corpus_eval.hotpot(load(p), load(g))
     assert out["metrics"] == json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
     assert out["per_example"] == json.loads((folder / "per_example.json").read_text(encoding="utf-8"))
+    _same_items(out, folder)
+
+
+def _same_items(out, folder):
+    """`.items` is the run folder's items.csv as a DataFrame; `.items()` is
+    still the dict's items (issue 43)."""
+    pd = pytest.importorskip("pandas")
+    frame = out.items
+    assert isinstance(frame, pd.DataFrame)
+    want = pd.read_csv(folder / "items.csv", keep_default_na=False, na_values=[""])
+    pd.testing.assert_frame_equal(pd.DataFrame(frame), want)
+    assert dict(out.items()) == dict(out)
 
 
 def test_similarity_and_embed_equal_the_cli(tmp_path):
@@ -151,6 +163,7 @@ def test_text_eval_grounding_lexical_agreement_equal_the_cli(tmp_path):
     out = corpus_eval.text_eval(rows, no_embeddings=True)
     assert out["results"] == json.loads((folder / "results.json").read_text(encoding="utf-8"))
     assert out["summary"] == json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    _same_items(out, folder)
 
     rows = load("evaluation/grounding/sample.json")
     cli("grounding", str(REPO / "evaluation/grounding/sample.json"), "--out", "g", cwd=tmp_path)
@@ -158,6 +171,7 @@ def test_text_eval_grounding_lexical_agreement_equal_the_cli(tmp_path):
     out = corpus_eval.grounding(rows)
     assert out["results"] == json.loads((folder / "grounding.json").read_text(encoding="utf-8"))
     assert out["summary"] == json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    _same_items(out, folder)
 
     pairs = REPO / "fixtures/lexical/pairs.jsonl"
     items = [json.loads(line) for line in pairs.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -174,7 +188,11 @@ def test_text_eval_grounding_lexical_agreement_equal_the_cli(tmp_path):
 
     with open(table, encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert corpus_eval.agreement(rows, id="quote_id") == want
+    got = corpus_eval.agreement(rows, id="quote_id")
+    assert got == want
+    cli("agreement", str(table), "--id", "quote_id", "--out", "ag", cwd=tmp_path)
+    _same_items(got, only_run_folder(tmp_path / "ag"))
+    assert len(corpus_eval.lexical(items, metrics=["rouge1"]).items) == len(items)
 
 
 def test_score_answers_and_summarize_through_arrow_equal_the_cli(tmp_path):
@@ -300,6 +318,7 @@ def test_issue_43_transcript_files_times_and_dataframes():
     assert list(quotes["time_start"][:2]) == [4.5, 11.5]
     assert pd.isna(quotes["time_start"][2])
     assert len(out.items) == 1
+    assert sorted(k for k, _ in out.items()) == ["results", "summary"]
     # A str path, a whisperX file with its speaker map, a project.
     mapped = corpus_eval.evaluate(q, str(REPO / "datasets/interview/harbour.json"),
                                   speaker_map="SPEAKER_00=Interviewer,SPEAKER_01=Ana Lopez")

@@ -186,6 +186,12 @@ fn search_everywhere(
     // The first transcript, and (by the multi-pattern search of the
     // others) every transcript where a quote stands exactly or normalized.
     let mut best: Vec<QuoteResult> = check_quotes(&at(&first.file), &groups, transcripts, config)?;
+    // Found exactly or normalized in the first transcript: there. A weaker
+    // match there (edited, fuzzy) may stand better in another transcript,
+    // so such quotes are searched everywhere below.
+    let settled = |r: &QuoteResult| {
+        r.found && matches!(r.check.verdict, Verdict::Exact | Verdict::Normalized)
+    };
     let elsewhere: Vec<usize> = (0..asked.len())
         .filter(|&k| best[k].attributed.attribution == Some(Attribution::OtherSource))
         .collect();
@@ -209,12 +215,12 @@ fn search_everywhere(
             best[k] = r;
         }
     }
-    // The rest (not found verbatim anywhere): each transcript's fuzzy
+    // The rest (not exact or normalized anywhere): each transcript's fuzzy
     // search and pieces; the best outcome wins, the first transcript on a
     // tie.
     let rest: Vec<usize> = (0..asked.len())
         .filter(|&k| {
-            !best[k].found && best[k].attributed.attribution != Some(Attribution::OtherSource)
+            !settled(&best[k]) && best[k].attributed.attribution != Some(Attribution::OtherSource)
         })
         .collect();
     if !rest.is_empty() && transcripts.transcripts.len() > 1 {
@@ -382,4 +388,105 @@ pub fn signature(config: &EvalConfig, min_words: usize, map: Option<(usize, &str
         )
         .field("sources", sources)
         .long()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::citations::MatchLevel;
+    use crate::corpus::Transcript;
+
+    fn set(texts: &[(&str, &str)]) -> TranscriptSet {
+        TranscriptSet::from_transcripts(
+            texts
+                .iter()
+                .map(|(f, t)| Transcript::new(f.to_string(), t.to_string(), 1))
+                .collect(),
+        )
+    }
+
+    fn classes(checked: &[CheckedQuote]) -> Vec<(&str, Option<&str>)> {
+        checked
+            .iter()
+            .map(|q| {
+                (
+                    q.result.attributed.attribution.map_or("", |a| a.as_str()),
+                    q.result.source.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_uncited_quote_takes_its_best_transcript_not_the_first() {
+        let t = set(&[
+            (
+                "a.txt",
+                "Ann: we grew the leeks in the lower field by the river.\n",
+            ),
+            (
+                "b.txt",
+                "Bob: we grow the leeks in the lower field by the river.\n",
+            ),
+        ]);
+        let config = EvalConfig {
+            match_level: MatchLevel::Fuzzy,
+            ..EvalConfig::default()
+        };
+        let report = "They said “we grow the leeks in the lower field by the river”.";
+        let checked = check(report, &t, &SourceMap::default(), &config, 4).unwrap();
+        assert_eq!(classes(&checked), [("ok", Some("b.txt"))]);
+        assert_eq!(checked[0].result.check.verdict, Verdict::Exact);
+        // An ambiguous name is a speaker claim: the transcript where it
+        // holds wins.
+        let t = set(&[
+            ("a.txt", "Gwen Hall: the boats were sold that winter.\n"),
+            (
+                "b.txt",
+                "Gwen Price: hello.\nTom: the boats were sold that winter.\n",
+            ),
+        ]);
+        let checked = check(
+            "Tom remembered “the boats were sold that winter” well.",
+            &t,
+            &SourceMap::default(),
+            &EvalConfig::default(),
+            4,
+        )
+        .unwrap();
+        assert_eq!(classes(&checked), [("ok", Some("b.txt"))]);
+        let checked = check(
+            "Gwen remembered “the boats were sold that winter” well.",
+            &t,
+            &SourceMap::default(),
+            &EvalConfig::default(),
+            4,
+        )
+        .unwrap();
+        let cited = checked[0].cited.as_ref().unwrap();
+        assert_eq!(
+            (cited.source.as_deref(), cited.speaker.as_deref()),
+            (None, Some("Gwen"))
+        );
+        assert_eq!(classes(&checked), [("ok", Some("a.txt"))]);
+    }
+
+    #[test]
+    fn no_transcripts_and_no_quotes() {
+        let empty = set(&[]);
+        let checked = check(
+            "“we left in the spring of that year”",
+            &empty,
+            &SourceMap::default(),
+            &EvalConfig::default(),
+            4,
+        )
+        .unwrap();
+        assert_eq!(classes(&checked), [("fabricated", None)]);
+        let s = summarize(&checked, String::new());
+        assert_eq!((s.quotes, s.ok, s.ok_share), (1, 0, Some(0.0)));
+        let none = summarize(&[], String::new());
+        assert_eq!(none.ok_share, None);
+        assert_eq!(none.attribution.len(), 8);
+    }
 }

@@ -527,11 +527,21 @@ fn sentence_before(text: &str) -> &str {
 fn named(before: &str, is_name: &dyn Fn(&str) -> bool) -> Option<String> {
     let tokens: Vec<&str> = before
         .split(|c: char| c.is_whitespace())
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '\''))
+        .map(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '\'');
+            // `Gwen's words: “…”`: the possessive is not the name.
+            w.strip_suffix("'s")
+                .or_else(|| w.strip_suffix("’s"))
+                .unwrap_or(w)
+                .trim_end_matches(['\'', '’'])
+        })
         .filter(|w| !w.is_empty())
         .collect();
     let n = tokens.len();
-    let capital = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+    // A capitalized word of two or more letters: the pronoun `I` (also an
+    // interviewer label) and initials are not names.
+    let capital =
+        |w: &str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 2;
     // The name ends at most three words before the quote.
     for end in (n.saturating_sub(4)..n).rev() {
         let w = tokens[end];
@@ -623,6 +633,12 @@ mod tests {
         );
         let two = find("Ana Lopez said: “we left in the spring”", 4, &names);
         assert_eq!(two[0].cue, Some(Cue::Named("Ana Lopez".into())));
+        let possessive = find("In Gwen's words: “we left in the spring”", 4, &names);
+        assert_eq!(possessive[0].cue, Some(Cue::Named("Gwen".into())));
+        let pronoun = find("I was told “we left in the spring”", 4, &|n: &str| {
+            n == "I"
+        });
+        assert_eq!(pronoun[0].cue, None);
     }
 
     #[test]

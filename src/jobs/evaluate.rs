@@ -388,8 +388,8 @@ pub fn load_transcripts(
     pack: bool,
 ) -> Result<(TranscriptSet, InputFile), JobError> {
     if crate::corpus::formats::is_transcript_source(path) {
-        let set = crate::corpus::formats::load(path, &config.speaker_map()?, pack)?;
-        let (sha256, bytes) = crate::corpus::formats::digest(path)?;
+        let (set, (sha256, bytes)) =
+            crate::corpus::formats::load_digested(path, &config.speaker_map()?, pack)?;
         return Ok((set, InputFile::digested(path, sha256, bytes)));
     }
     let t_bytes = super::map_input(path)?;

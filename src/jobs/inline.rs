@@ -286,6 +286,15 @@ pub fn agreement(
     config: &super::agreement::Config,
     table: &str,
 ) -> Result<crate::agreement::coefficients::Agreement, JobError> {
+    Ok(agreement_tables(config, table)?.0)
+}
+
+/// [`agreement`] with the run folder's items.csv (one row per item, a
+/// column per rater).
+pub fn agreement_tables(
+    config: &super::agreement::Config,
+    table: &str,
+) -> Result<(crate::agreement::coefficients::Agreement, String), JobError> {
     config.validate()?;
     let spec = crate::agreement::table::Spec {
         files: &[],
@@ -294,9 +303,9 @@ pub fn agreement(
         level: config.level,
     };
     let ratings = crate::agreement::table::load_json_text(Path::new("table"), table, &spec)?;
-    Ok(crate::agreement::coefficients::agreement(
-        &ratings,
-        &config.settings(),
+    Ok((
+        crate::agreement::coefficients::agreement(&ratings, &config.settings()),
+        super::agreement::items_csv(&ratings),
     ))
 }
 

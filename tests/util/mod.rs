@@ -16,6 +16,18 @@ pub fn repo() -> PathBuf {
 
 pub use rag_server::{encodings, escaped_encodings};
 
+/// The sample questions and transcripts (paths as text): the main job's
+/// bundled inputs.
+pub fn sample() -> (String, String) {
+    (
+        repo()
+            .join("evaluation/data_fixture.json")
+            .display()
+            .to_string(),
+        repo().join("datasets/corpus.json").display().to_string(),
+    )
+}
+
 /// A fixture path.
 pub fn fixture(rel: &str) -> PathBuf {
     repo().join("fixtures").join(rel)

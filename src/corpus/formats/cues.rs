@@ -7,7 +7,7 @@
 //! removed). Consecutive cues of one speaker are one turn, joined with a
 //! space.
 
-use super::{line_error, seconds, Cue, TimedTurn};
+use super::{line_error, seconds, TimedTurn};
 use crate::corpus::CorpusError;
 use regex::Regex;
 use std::path::Path;
@@ -122,15 +122,6 @@ fn voice() -> &'static Regex {
     })
 }
 
-/// A `Name:` prefix.
-fn label() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"^\s*(\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?)\s*:\s+(.*)$")
-            .expect("the label pattern compiles")
-    })
-}
-
 /// `text` without its tags (`<...>`, and SubRip's `{\an8}`-style ones).
 fn without_tags(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -218,7 +209,7 @@ fn payload(lines: &[&str]) -> Vec<(Option<String>, String)> {
     let spans: Vec<_> = voice().captures_iter(&joined).collect();
     if spans.is_empty() {
         let text = clean(&joined);
-        return vec![match label().captures(&text) {
+        return vec![match super::label().captures(&text) {
             Some(c) => (name(&c[1]), c[2].trim().to_string()),
             None => (None, text),
         }];
@@ -245,23 +236,7 @@ fn payload(lines: &[&str]) -> Vec<(Option<String>, String)> {
 fn turns_of(captions: Vec<Caption>) -> Vec<TimedTurn> {
     let mut turns: Vec<TimedTurn> = Vec::new();
     for c in captions.into_iter().filter(|c| !c.text.is_empty()) {
-        let cue = |at| Cue {
-            at,
-            start: Some(c.start),
-            end: Some(c.end),
-        };
-        match turns.last_mut() {
-            Some(t) if t.speaker == c.speaker => {
-                t.text.push(' ');
-                t.cues.push(cue(t.text.len()));
-                t.text.push_str(&c.text);
-            }
-            _ => turns.push(TimedTurn {
-                speaker: c.speaker.clone(),
-                text: c.text.clone(),
-                cues: vec![cue(0)],
-            }),
-        }
+        super::push_cue(&mut turns, c.speaker, c.text, c.start, c.end);
     }
     turns
 }

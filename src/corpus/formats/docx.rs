@@ -4,86 +4,10 @@
 //! timestamps). Read with the `zip` and `quick-xml` crates, no office
 //! suite.
 
-use super::TimedTurn;
+use super::{open_zip, reference, xml_error, zip_part, TimedTurn};
 use crate::corpus::CorpusError;
 use quick_xml::events::Event;
-use std::io::Read;
 use std::path::Path;
-
-/// A part of a zip archive (`.docx`, `.qdpx`) as text; errors name the
-/// file and the missing or unreadable part.
-pub(crate) fn zip_part(
-    archive: &mut zip::ZipArchive<std::fs::File>,
-    path: &Path,
-    part: &str,
-) -> Result<String, CorpusError> {
-    let bad = |message: String| CorpusError::Record {
-        path: path.to_path_buf(),
-        record: "(archive)".into(),
-        field: part.to_string(),
-        message,
-    };
-    let mut f = archive.by_name(part).map_err(|e| match e {
-        zip::result::ZipError::FileNotFound => bad("missing from the archive".into()),
-        other => bad(format!("cannot be read: {other}")),
-    })?;
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        bad(format!(
-            "not valid UTF-8 (byte {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
-}
-
-/// Opens a zip archive; a file that is not one is an error naming it.
-pub(crate) fn open_zip(
-    path: &Path,
-    what: &str,
-) -> Result<zip::ZipArchive<std::fs::File>, CorpusError> {
-    let file = std::fs::File::open(path).map_err(|source| CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    zip::ZipArchive::new(file).map_err(|e| CorpusError::Record {
-        path: path.to_path_buf(),
-        record: "(file)".into(),
-        field: "(archive)".into(),
-        message: format!("not a {what} (not a zip archive: {e})"),
-    })
-}
-
-/// An XML error of `part`, naming the file, the part and the byte.
-pub(crate) fn xml_error(
-    path: &Path,
-    part: &str,
-    at: u64,
-    e: impl std::fmt::Display,
-) -> CorpusError {
-    CorpusError::Record {
-        path: path.to_path_buf(),
-        record: format!("{part} byte {at}"),
-        field: "(xml)".into(),
-        message: e.to_string(),
-    }
-}
-
-/// The text of an entity or character reference (`amp`, `#39`, ...).
-pub(crate) fn reference(r: &quick_xml::events::BytesRef<'_>) -> String {
-    if let Ok(Some(c)) = r.resolve_char_ref() {
-        return c.to_string();
-    }
-    match r.decode().as_deref() {
-        Ok("amp") => "&".into(),
-        Ok("lt") => "<".into(),
-        Ok("gt") => ">".into(),
-        Ok("quot") => "\"".into(),
-        Ok("apos") => "'".into(),
-        Ok(other) => format!("&{other};"),
-        Err(_) => String::new(),
-    }
-}
 
 /// The paragraphs of a WordprocessingML document, in order.
 pub fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {

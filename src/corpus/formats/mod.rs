@@ -17,6 +17,7 @@ pub mod whisper;
 use super::{CorpusError, Transcript, TranscriptSet};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A transcript file's format.
@@ -249,6 +250,124 @@ fn unquote(s: &str) -> String {
         .replace("\"\"", "\"")
 }
 
+/// A part of a zip archive (`.docx`, `.qdpx`) as text; errors name the
+/// file and the missing or unreadable part.
+pub(crate) fn zip_part(
+    archive: &mut zip::ZipArchive<std::fs::File>,
+    path: &Path,
+    part: &str,
+) -> Result<String, CorpusError> {
+    let bad = |message: String| CorpusError::Record {
+        path: path.to_path_buf(),
+        record: "(archive)".into(),
+        field: part.to_string(),
+        message,
+    };
+    let mut f = archive.by_name(part).map_err(|e| match e {
+        zip::result::ZipError::FileNotFound => bad("missing from the archive".into()),
+        other => bad(format!("cannot be read: {other}")),
+    })?;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "not valid UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Opens a zip archive; a file that is not one is an error naming it.
+pub(crate) fn open_zip(
+    path: &Path,
+    what: &str,
+) -> Result<zip::ZipArchive<std::fs::File>, CorpusError> {
+    let file = std::fs::File::open(path).map_err(|source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    zip::ZipArchive::new(file).map_err(|e| CorpusError::Record {
+        path: path.to_path_buf(),
+        record: "(file)".into(),
+        field: "(archive)".into(),
+        message: format!("not a {what} (not a zip archive: {e})"),
+    })
+}
+
+/// An XML error of `part`, naming the file, the part and the byte.
+pub(crate) fn xml_error(
+    path: &Path,
+    part: &str,
+    at: u64,
+    e: impl std::fmt::Display,
+) -> CorpusError {
+    CorpusError::Record {
+        path: path.to_path_buf(),
+        record: format!("{part} byte {at}"),
+        field: "(xml)".into(),
+        message: e.to_string(),
+    }
+}
+
+/// The text of an entity or character reference (`amp`, `#39`, ...).
+pub(crate) fn reference(r: &quick_xml::events::BytesRef<'_>) -> String {
+    if let Ok(Some(c)) = r.resolve_char_ref() {
+        return c.to_string();
+    }
+    match r.decode().as_deref() {
+        Ok("amp") => "&".into(),
+        Ok("lt") => "<".into(),
+        Ok("gt") => ">".into(),
+        Ok("quot") => "\"".into(),
+        Ok("apos") => "'".into(),
+        Ok(other) => format!("&{other};"),
+        Err(_) => String::new(),
+    }
+}
+
+/// A speaker's name in a label: a capital, then up to 40 letters, digits,
+/// `_`, spaces, `.`, `'`, `’` or `-` (the class of the default speaker
+/// pattern).
+pub(crate) const NAME: &str = r"\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?";
+
+/// A line that opens with a `Name:` label: the name, then the text.
+pub(crate) fn label() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(&format!(r"^\s*({NAME})\s*:\s+(.*)$"))
+            .expect("the label pattern compiles")
+    })
+}
+
+/// Appends a cue or segment to the turns: to the last turn when the same
+/// speaker speaks (joined with a space), else as a new turn; its text is
+/// anchored at `start`..`end`.
+pub(crate) fn push_cue(
+    turns: &mut Vec<TimedTurn>,
+    speaker: Option<String>,
+    text: String,
+    start: f64,
+    end: f64,
+) {
+    let cue = |at| Cue {
+        at,
+        start: Some(start),
+        end: Some(end),
+    };
+    match turns.last_mut() {
+        Some(t) if t.speaker == speaker => {
+            t.text.push(' ');
+            t.cues.push(cue(t.text.len()));
+            t.text.push_str(&text);
+        }
+        _ => turns.push(TimedTurn {
+            speaker,
+            text,
+            cues: vec![cue(0)],
+        }),
+    }
+}
+
 /// Whether `path` is read by the transcript loaders here rather than as
 /// corpus-eval's JSON chunks: a folder, a file of a supported extension
 /// other than `.json`, or a `.json` file whose top-level object has
@@ -320,6 +439,16 @@ fn relative_id(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
+/// A file's bytes as UTF-8 text; an error names the file and the byte.
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, CorpusError> {
+    String::from_utf8(bytes).map_err(|e| CorpusError::Record {
+        path: path.to_path_buf(),
+        record: format!("byte {}", e.utf8_error().valid_up_to()),
+        field: "(file)".into(),
+        message: "the file is not valid UTF-8".into(),
+    })
+}
+
 /// Reads one file (any supported format) into its transcripts: one, or a
 /// project's text sources, or a chunk file's FILEs. `id` is the id of a
 /// single-transcript file.
@@ -328,46 +457,67 @@ pub fn read_file(
     id: &str,
     speakers: &SpeakerMap,
 ) -> Result<Vec<TimedTranscript>, CorpusError> {
+    Ok(read_file_digested(path, id, speakers)?.0)
+}
+
+/// [`read_file`], with the file's SHA-256 and size: every file is read
+/// once (a Word or REFI-QDA archive's parts are then read from it again).
+fn read_file_digested(
+    path: &Path,
+    id: &str,
+    speakers: &SpeakerMap,
+) -> Result<(Vec<TimedTranscript>, String, u64), CorpusError> {
+    let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let (sha, size) = (crate::text::hash::sha256_hex(&bytes), bytes.len() as u64);
     let one = |format: Format, turns: Vec<TimedTurn>| {
-        Ok(vec![TimedTranscript {
+        vec![TimedTranscript {
             id: id.to_string(),
             format,
             turns,
-        }])
+        }]
     };
-    match extension(path).as_deref() {
-        Some("txt") => one(Format::Text, text::parse(path, &super::read_text(path)?)?),
-        Some("md") => one(Format::Markdown, text::parse(path, &super::read_text(path)?)?),
-        Some("vtt") => one(Format::WebVtt, cues::parse_vtt(path, &super::read_text(path)?)?),
-        Some("srt") => one(Format::Srt, cues::parse_srt(path, &super::read_text(path)?)?),
+    let read = match extension(path).as_deref() {
+        Some("txt") => one(Format::Text, text::parse(path, &utf8(path, bytes)?)?),
+        Some("md") => one(Format::Markdown, text::parse(path, &utf8(path, bytes)?)?),
+        Some("vtt") => one(Format::WebVtt, cues::parse_vtt(path, &utf8(path, bytes)?)?),
+        Some("srt") => one(Format::Srt, cues::parse_srt(path, &utf8(path, bytes)?)?),
         Some("docx") => one(Format::Docx, docx::parse(path)?),
-        Some("qdpx") => Ok(qdpx::read(path)?.transcripts),
-        Some("json") if whisper::looks_like_whisper(path) => one(
-            Format::Whisper,
-            whisper::parse(path, &super::read_text(path)?, speakers)?,
-        ),
-        Some("json") => Ok(super::load_transcripts(path)?
-            .transcripts
-            .iter()
-            .map(|t| {
-                Ok(TimedTranscript {
-                    id: t.file.clone(),
-                    format: Format::Chunks,
-                    turns: vec![TimedTurn {
-                        speaker: None,
-                        text: t.text()?.into_owned(),
-                        cues: Vec::new(),
-                    }],
-                })
+        Some("qdpx") => qdpx::read(path)?.transcripts,
+        Some("json") => {
+            let text = utf8(path, bytes)?;
+            if whisper::is_whisper_text(&text) {
+                one(Format::Whisper, whisper::parse(path, &text, speakers)?)
+            } else {
+                super::parse_transcripts_owned(path, text)?
+                    .transcripts
+                    .iter()
+                    .map(|t| {
+                        Ok(TimedTranscript {
+                            id: t.file.clone(),
+                            format: Format::Chunks,
+                            turns: vec![TimedTurn {
+                                speaker: None,
+                                text: t.text()?.into_owned(),
+                                cues: Vec::new(),
+                            }],
+                        })
+                    })
+                    .collect::<Result<_, CorpusError>>()?
+            }
+        }
+        _ => {
+            return Err(CorpusError::Record {
+                path: path.to_path_buf(),
+                record: "(file)".into(),
+                field: "(extension)".into(),
+                message: "not a transcript format corpus-eval reads (.txt, .md, .vtt, .srt, .json, .docx, .qdpx)".into(),
             })
-            .collect::<Result<_, CorpusError>>()?),
-        _ => Err(CorpusError::Record {
-            path: path.to_path_buf(),
-            record: "(file)".into(),
-            field: "(extension)".into(),
-            message: "not a transcript format corpus-eval reads (.txt, .md, .vtt, .srt, .json, .docx, .qdpx)".into(),
-        }),
-    }
+        }
+    };
+    Ok((read, sha, size))
 }
 
 /// Every transcript of `path`: a folder (every supported file in it,
@@ -376,7 +526,17 @@ pub fn read_file(
 /// (ids are its sources' names). Two transcripts with one id are an error
 /// naming both.
 pub fn read_all(path: &Path, speakers: &SpeakerMap) -> Result<Vec<TimedTranscript>, CorpusError> {
-    let files: Vec<(PathBuf, String)> = if path.is_dir() {
+    Ok(read_all_digested(path, speakers)?.0)
+}
+
+/// [`read_all`], with the digest [`digest`] gives of `path`, made from the
+/// bytes read (no file is read twice).
+pub fn read_all_digested(
+    path: &Path,
+    speakers: &SpeakerMap,
+) -> Result<(Vec<TimedTranscript>, (String, u64)), CorpusError> {
+    let folder = path.is_dir();
+    let files: Vec<(PathBuf, String)> = if folder {
         files_in(path)?
             .into_iter()
             .map(|f| {
@@ -391,13 +551,25 @@ pub fn read_all(path: &Path, speakers: &SpeakerMap) -> Result<Vec<TimedTranscrip
             .unwrap_or_default();
         vec![(path.to_path_buf(), id)]
     };
-    let read: Vec<Vec<TimedTranscript>> = files
+    let read: Vec<(Vec<TimedTranscript>, String, u64)> = files
         .par_iter()
-        .map(|(f, id)| read_file(f, id, speakers))
+        .map(|(f, id)| read_file_digested(f, id, speakers))
         .collect::<Result<_, _>>()?;
+    let digest = if folder {
+        listing_digest(
+            files
+                .iter()
+                .zip(&read)
+                .map(|((_, id), (_, sha, size))| (id.as_str(), sha.as_str(), *size)),
+        )
+    } else {
+        read.first()
+            .map(|(_, sha, size)| (sha.clone(), *size))
+            .unwrap_or_default()
+    };
     let mut seen: BTreeMap<String, &Path> = BTreeMap::new();
     let mut out = Vec::new();
-    for ((file, _), ts) in files.iter().zip(read) {
+    for ((file, _), (ts, _, _)) in files.iter().zip(read) {
         for t in ts {
             if let Some(first) = seen.insert(t.id.clone(), file) {
                 return Err(CorpusError::Record {
@@ -410,21 +582,44 @@ pub fn read_all(path: &Path, speakers: &SpeakerMap) -> Result<Vec<TimedTranscrip
             out.push(t);
         }
     }
-    Ok(out)
+    Ok((out, digest))
+}
+
+/// A folder's digest: the SHA-256 of its listing (`SHA256  ID` lines in
+/// the files' order) and the files' total size.
+fn listing_digest<'a>(files: impl Iterator<Item = (&'a str, &'a str, u64)>) -> (String, u64) {
+    let mut listing = String::new();
+    let mut total = 0;
+    for (id, sum, size) in files {
+        listing.push_str(&format!("{sum}  {id}\n"));
+        total += size;
+    }
+    (crate::text::hash::sha256_hex(listing.as_bytes()), total)
 }
 
 /// [`read_all`] as a set of transcripts to match quotes against (each
 /// packed once built, when `pack` is set); a quote's source names an id,
 /// or an id without its extension when that is unique.
 pub fn load(path: &Path, speakers: &SpeakerMap, pack: bool) -> Result<TranscriptSet, CorpusError> {
-    let mut transcripts: Vec<Transcript> = read_all(path, speakers)?
+    Ok(load_digested(path, speakers, pack)?.0)
+}
+
+/// [`load`], with the digest of `path` ([`digest`]) made from the bytes
+/// read.
+pub fn load_digested(
+    path: &Path,
+    speakers: &SpeakerMap,
+    pack: bool,
+) -> Result<(TranscriptSet, (String, u64)), CorpusError> {
+    let (read, digest) = read_all_digested(path, speakers)?;
+    let mut transcripts: Vec<Transcript> = read
         .into_par_iter()
         .map(TimedTranscript::into_transcript)
         .collect();
     if pack {
         transcripts.par_iter_mut().for_each(Transcript::pack);
     }
-    Ok(TranscriptSet::from_transcripts(transcripts))
+    Ok((TranscriptSet::from_transcripts(transcripts), digest))
 }
 
 /// The SHA-256 and size that a run's manifest records of a transcripts
@@ -451,13 +646,9 @@ pub fn digest(path: &Path) -> Result<(String, u64), CorpusError> {
             Ok((relative_id(path, f), sha256_hex(&bytes), bytes.len() as u64))
         })
         .collect::<Result<_, CorpusError>>()?;
-    let listing: String = sums
-        .iter()
-        .map(|(id, sum, _)| format!("{sum}  {id}\n"))
-        .collect();
-    Ok((
-        sha256_hex(listing.as_bytes()),
-        sums.iter().map(|s| s.2).sum(),
+    Ok(listing_digest(
+        sums.iter()
+            .map(|(id, sum, size)| (id.as_str(), sum.as_str(), *size)),
     ))
 }
 
@@ -499,6 +690,31 @@ pub(crate) fn seconds(h: Option<u64>, m: u64, s: u64, frac: Option<&str>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_read_gives_the_digest_a_second_read_gives() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/interview");
+        let map = SpeakerMap::default();
+        for path in [
+            root.clone(),
+            root.join("harbour.vtt"),
+            root.join("harbour.json"),
+            root.join("harbour.qdpx"),
+        ] {
+            let (set, digested) = load_digested(&path, &map, false).unwrap();
+            assert_eq!(digested, digest(&path).unwrap(), "{}", path.display());
+            assert!(!set.transcripts.is_empty());
+        }
+        // whisper JSON is told from chunks by its text.
+        let whisper = std::fs::read_to_string(root.join("harbour.json")).unwrap();
+        assert!(whisper::is_whisper_text(&whisper));
+        assert!(!whisper::is_whisper_text(
+            r#"{"documents": [{"segments": 1}]}"#
+        ));
+        assert!(!whisper::is_whisper_text(
+            r#"[{"page_content": "segments"}]"#
+        ));
+    }
 
     #[test]
     fn huge_or_out_of_range_timestamps_are_errors_not_overflows() {

@@ -7,7 +7,7 @@
 //! a text transcript. The project's codes and codings are kept for the
 //! library ([`Project::codings`]).
 
-use super::docx::{open_zip, reference, xml_error, zip_part};
+use super::{open_zip, reference, xml_error, zip_part};
 use super::{Format, TimedTranscript};
 use crate::corpus::CorpusError;
 use quick_xml::events::{BytesStart, Event};
@@ -190,6 +190,19 @@ pub fn read(path: &Path) -> Result<Project, CorpusError> {
     Ok(project)
 }
 
+/// The local path a `plainTextPath` names: a `file://` URL (host empty or
+/// `localhost`) or a relative reference, both URIs, so percent-decoded
+/// (`file:///home/a/IS%20004.txt` is `/home/a/IS 004.txt`).
+fn local_path(text_path: &str) -> String {
+    let rest = match text_path.strip_prefix("file://") {
+        Some(r) => r.strip_prefix("localhost").unwrap_or(r),
+        None => text_path,
+    };
+    percent_encoding::percent_decode_str(rest)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
 /// A source's plain text: `internal://FILE` from the archive's `sources/`,
 /// another path (or `file://` URL) relative to the project's folder.
 fn source_text(
@@ -201,8 +214,7 @@ fn source_text(
     if let Some(file) = text_path.strip_prefix("internal://") {
         return zip_part(archive, path, &format!("sources/{file}"));
     }
-    let local = text_path.strip_prefix("file://").unwrap_or(text_path);
-    let p = PathBuf::from(local);
+    let p = PathBuf::from(local_path(text_path));
     let p = if p.is_relative() { folder.join(p) } else { p };
     crate::corpus::read_text(&p).map_err(|e| CorpusError::Record {
         path: path.to_path_buf(),
@@ -215,6 +227,20 @@ fn source_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_paths_are_uris() {
+        assert_eq!(
+            local_path("file:///home/a/IS%20004.txt"),
+            "/home/a/IS 004.txt"
+        );
+        assert_eq!(
+            local_path("file://localhost/srv/x%C3%A9.txt"),
+            "/srv/xé.txt"
+        );
+        assert_eq!(local_path("texts/IS%20004.txt"), "texts/IS 004.txt");
+        assert_eq!(local_path("texts/plain.txt"), "texts/plain.txt");
+    }
     use std::io::Write;
 
     /// A `.qdpx` of `files` (name, contents).

@@ -31,9 +31,10 @@ fn stamps() -> &'static Regex {
 fn otter_label() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(
-            r"^\s*(\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?)[ \t]{2,}(?:([0-9]{1,2}):)?([0-9]{1,3}):([0-9]{2})\s*$",
-        )
+        Regex::new(&format!(
+            r"^\s*({})[ \t]{{2,}}(?:([0-9]{{1,2}}):)?([0-9]{{1,3}}):([0-9]{{2}})\s*$",
+            super::NAME
+        ))
         .expect("the Otter label pattern compiles")
     })
 }
@@ -52,15 +53,6 @@ fn close_otter(turns: &mut Vec<TimedTurn>, otter: &mut Option<TimedTurn>, line: 
             turn
         });
     }
-}
-
-/// A line that opens with a `Name:` label.
-fn label_line() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"^\s*\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?\s*:\s")
-            .expect("the label pattern compiles")
-    })
 }
 
 /// The seconds of a timestamp match (`caps`), range-checked.
@@ -158,7 +150,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
             close_otter(&mut turns, &mut otter, &mut otter_line);
             continue;
         }
-        if label_line().is_match(&clean) {
+        if super::label().is_match(&clean) {
             close_otter(&mut turns, &mut otter, &mut otter_line);
         }
         match &mut otter {

@@ -3,7 +3,7 @@
 //! which a [`SpeakerMap`] names). Consecutive segments of one speaker are
 //! one turn, joined with a space.
 
-use super::{Cue, SpeakerMap, TimedTurn};
+use super::{SpeakerMap, TimedTurn};
 use crate::corpus::CorpusError;
 use serde_json::Value;
 use std::io::Read;
@@ -19,15 +19,24 @@ pub fn looks_like_whisper(path: &Path) -> bool {
     };
     let mut head = vec![0u8; 4096];
     let n = f.read(&mut head).unwrap_or(0);
-    let head = String::from_utf8_lossy(&head[..n]);
-    let head = head.trim_start_matches('\u{feff}').trim_start();
-    let Some(rest) = head.strip_prefix('{') else {
-        return false;
-    };
-    if rest.trim_start().starts_with("\"documents\"") {
+    if !whisper_head(&String::from_utf8_lossy(&head[..n])) {
         return false;
     }
     std::fs::read(path).is_ok_and(|bytes| memchr::memmem::find(&bytes, b"\"segments\"").is_some())
+}
+
+/// [`looks_like_whisper`] of a file's text already read.
+pub fn is_whisper_text(text: &str) -> bool {
+    whisper_head(text) && memchr::memmem::find(text.as_bytes(), b"\"segments\"").is_some()
+}
+
+/// A document's start as whisper's: an object that is not `{"documents"`.
+fn whisper_head(head: &str) -> bool {
+    let head = head.trim_start_matches('\u{feff}').trim_start();
+    match head.strip_prefix('{') {
+        Some(rest) => !rest.trim_start().starts_with("\"documents\""),
+        None => false,
+    }
 }
 
 /// The turns of a whisper JSON document.
@@ -84,23 +93,7 @@ pub fn parse(
         if text.is_empty() {
             continue;
         }
-        let cue = |at| Cue {
-            at,
-            start: Some(start),
-            end: Some(end),
-        };
-        match turns.last_mut() {
-            Some(t) if t.speaker == speaker => {
-                t.text.push(' ');
-                t.cues.push(cue(t.text.len()));
-                t.text.push_str(&text);
-            }
-            _ => turns.push(TimedTurn {
-                speaker,
-                text,
-                cues: vec![cue(0)],
-            }),
-        }
+        super::push_cue(&mut turns, speaker, text, start, end);
     }
     Ok(turns)
 }
