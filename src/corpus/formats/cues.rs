@@ -210,7 +210,10 @@ fn payload(lines: &[&str]) -> Vec<(Option<String>, String)> {
     if spans.is_empty() {
         let text = clean(&joined);
         return vec![match super::label().captures(&text) {
-            Some(c) => (name(&c[1]), c[2].trim().to_string()),
+            Some(c) => {
+                let rest = c.get(0).map_or(0, |m| m.end());
+                (name(&c[1]), text[rest..].trim().to_string())
+            }
             None => (None, text),
         }];
     }

@@ -330,11 +330,13 @@ pub(crate) fn reference(r: &quick_xml::events::BytesRef<'_>) -> String {
 /// pattern).
 pub(crate) const NAME: &str = r"\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?";
 
-/// A line that opens with a `Name:` label: the name, then the text.
+/// The `Name:` label a line opens with (the name is group 1; the text
+/// follows the match). Only the label is matched: a long line is not
+/// scanned to its end.
 pub(crate) fn label() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(&format!(r"^\s*({NAME})\s*:\s+(.*)$"))
+        regex::Regex::new(&format!(r"^\s*({NAME})\s*:\s+"))
             .expect("the label pattern compiles")
     })
 }
