@@ -102,7 +102,11 @@ def summarize(pairs: Any, answers: Any, quotes: Any, **config: Any) -> Dict[str,
     signature and (the same seed) the same bootstrap intervals.
 
     pairs columns: pair_index (position in the question file), id, type,
-        metric (as for score_answers).
+        metric (as for score_answers), and answers and quotes: how many
+        the pair has in the question file (optional; item_tables writes
+        them). With them, answer or quote rows lost or doubled (a lost
+        partition, a retried task written twice) raise ValueError naming
+        the pairs.
     answers columns: pair_index, answer_index, source, score.
     quotes columns: pair_index, answer_index, quote_index, source, verdict,
         found, attribution (as verify_quotes returns them).
@@ -127,7 +131,8 @@ def item_tables(questions: Any) -> Any:
     questions: the document ({"qa_pairs": [...]} or a list of pairs), or its
         JSON text.
 
-    pairs: pair_index, id, type, metric (JSON text); answers: pair_index,
+    pairs: pair_index, id, type, metric (JSON text), answers and quotes
+    (the pair's counts, for summarize's completeness check); answers: pair_index,
     answer_index, answer, source, type, metric; quotes: pair_index,
     answer_index, quote_index, quote, source, speaker, answer (the answer's
     key "PAIR_INDEX/ANSWER_INDEX", for the repeated-quote rule).
@@ -141,8 +146,10 @@ def item_tables(questions: Any) -> Any:
         q = p["question"]
         pid = str(pi) if p.get("id") is None else _field_text(p["id"])
         metric = _json.dumps(q.get("metric"), ensure_ascii=False)
-        pairs.append({"pair_index": pi, "id": pid, "type": q.get("type"), "metric": metric})
-        for ai, a in enumerate(p.get("answers") or []):
+        given = p.get("answers") or []
+        pairs.append({"pair_index": pi, "id": pid, "type": q.get("type"), "metric": metric,
+                      "answers": len(given), "quotes": sum(len(a.get("verbatims") or []) for a in given)})
+        for ai, a in enumerate(given):
             answers.append({"pair_index": pi, "answer_index": ai, "answer": _field_text(a.get("answer")) or "",
                             "source": _field_text(a.get("source")), "type": q.get("type"), "metric": metric})
             for k, v in enumerate(a.get("verbatims") or []):
@@ -161,7 +168,7 @@ def PAIRS_SCHEMA() -> Any:  # noqa: N802 - a schema, named as a constant
     import pyarrow as pa
 
     return pa.schema([("pair_index", pa.int64()), ("id", pa.string()), ("type", pa.string()),
-                      ("metric", pa.string())])
+                      ("metric", pa.string()), ("answers", pa.int64()), ("quotes", pa.int64())])
 
 
 def ANSWERS_SCHEMA() -> Any:  # noqa: N802

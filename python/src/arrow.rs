@@ -87,6 +87,14 @@ fn required<'b>(batches: &'b [RecordBatch], name: &str) -> PyResult<Vec<Option<&
     strings(batches, name)?.ok_or_else(|| value_error(format!("the table has no column {name:?}")))
 }
 
+/// [`integers`] of a column the table may lack (empty then).
+fn optional_integers(batches: &[RecordBatch], name: &str) -> PyResult<Vec<Option<i64>>> {
+    if batches.iter().any(|b| b.column_by_name(name).is_none()) {
+        return Ok(Vec::new());
+    }
+    integers(batches, name)
+}
+
 /// The integer cells of column `name` (any integer type; None where null).
 fn integers(batches: &[RecordBatch], name: &str) -> PyResult<Vec<Option<i64>>> {
     use arrow_array::types::*;
@@ -422,6 +430,10 @@ pub fn summarize_arrow(
                 .into_iter()
                 .map(metric_value)
                 .collect(),
+            // The counts of the question file (item_tables writes them):
+            // rows lost or doubled are an error naming the pairs.
+            answers: optional_integers(&pairs, "answers")?,
+            quotes: optional_integers(&pairs, "quotes")?,
         };
         let a = corpus_eval::evaluate::items::Answers {
             pair: integers(&answers, "pair_index")?,

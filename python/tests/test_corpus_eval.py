@@ -234,6 +234,28 @@ def test_score_answers_and_summarize_through_arrow_equal_the_cli(tmp_path):
     ])[::-1]
     summary = A.summarize(pa.Table.from_pylist(pairs), answer_table, quote_table)
     assert summary == json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    # Issue 45: with the pairs' counts (item_tables writes them), rows lost
+    # or doubled are a ValueError naming the pairs, not a smaller summary.
+    import pyarrow.compute as pc
+
+    counted, _, _ = A.item_tables(doc)
+    assert A.summarize(counted, answer_table, quote_table) == summary
+    last = quotes[-1]
+    lost = quote_table.filter(pc.invert(pc.and_(
+        pc.equal(quote_table["pair_index"], last["pair_index"]),
+        pc.equal(quote_table["answer_index"], last["answer_index"]))))
+    with pytest.raises(ValueError, match=r"rows lost or doubled: 1 pair\(s\).*quotes expected"):
+        A.summarize(counted, answer_table, lost)
+    trailing = [a for a in answers if a["pair_index"] == answers[-1]["pair_index"]]
+    if len(trailing) > 1:
+        fewer = answer_table.filter(pc.invert(pc.and_(
+            pc.equal(answer_table["pair_index"], trailing[-1]["pair_index"]),
+            pc.equal(answer_table["answer_index"], trailing[-1]["answer_index"]))))
+        kept = quote_table.filter(pc.invert(pc.and_(
+            pc.equal(quote_table["pair_index"], trailing[-1]["pair_index"]),
+            pc.equal(quote_table["answer_index"], trailing[-1]["answer_index"]))))
+        with pytest.raises(ValueError, match="answers expected"):
+            A.summarize(counted, fewer, kept)
 
 
 def _generated(tmp_path, scale):

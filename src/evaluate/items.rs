@@ -23,6 +23,11 @@ pub struct Pairs<'a> {
     pub qtype: Vec<Option<&'a str>>,
     /// The metric.
     pub metric: Vec<Value>,
+    /// How many answers the pair has in the question file (empty: not
+    /// known, not checked).
+    pub answers: Vec<Option<i64>>,
+    /// How many quotes its answers hold together (empty: not checked).
+    pub quotes: Vec<Option<i64>>,
 }
 
 /// One row per answer.
@@ -68,6 +73,59 @@ fn parse_verdict(s: &str) -> Option<Verdict> {
 
 fn parse_attribution(s: &str) -> Option<Attribution> {
     serde_json::from_value(Value::String(s.to_string())).ok()
+}
+
+/// Most pairs a completeness error names.
+const NAMED: usize = 10;
+
+/// Every pair whose answer or quote rows are fewer or more than the pairs
+/// table says it has (rows lost or doubled by the engine that made the
+/// tables) is an error naming the pairs; a pair without counts is not
+/// checked.
+fn check_complete(
+    pairs: &Pairs<'_>,
+    order: &[(usize, usize)],
+    out: &[PairResult],
+) -> Result<(), String> {
+    let mut wrong: Vec<String> = Vec::new();
+    for (k, &(index, r)) in order.iter().enumerate() {
+        let pair = &out[k];
+        let have_answers = pair.answers.len() as i64;
+        let have_quotes: i64 = pair.answers.iter().map(|a| a.quotes.len() as i64).sum();
+        let mut say = Vec::new();
+        if let Some(want) = pairs.answers.get(r).copied().flatten() {
+            if want != have_answers {
+                say.push(format!("{want} answers expected, {have_answers} found"));
+            }
+        }
+        if let Some(want) = pairs.quotes.get(r).copied().flatten() {
+            if want != have_quotes {
+                say.push(format!("{want} quotes expected, {have_quotes} found"));
+            }
+        }
+        if !say.is_empty() {
+            wrong.push(format!(
+                "pair {index} (id {:?}): {}",
+                crate::corpus::Preview(&pair.id),
+                say.join(", ")
+            ));
+        }
+    }
+    if wrong.is_empty() {
+        return Ok(());
+    }
+    let n = wrong.len();
+    let more = n.saturating_sub(NAMED);
+    wrong.truncate(NAMED);
+    Err(format!(
+        "rows lost or doubled: {n} pair(s) do not have the answers and quotes the pairs table counts: {}{}",
+        wrong.join("; "),
+        if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        }
+    ))
 }
 
 /// The evaluation the tables describe (its quotes' similarities and spans
@@ -214,6 +272,7 @@ pub fn evaluation(
             time: None,
         });
     }
+    check_complete(pairs, &order, &out)?;
     super::set_existence_scores(&mut out);
     Ok(Evaluation {
         pairs: out,

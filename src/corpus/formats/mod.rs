@@ -336,8 +336,7 @@ pub(crate) const NAME: &str = r"\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?";
 pub(crate) fn label() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
-        regex::Regex::new(&format!(r"^\s*({NAME})\s*:\s+"))
-            .expect("the label pattern compiles")
+        regex::Regex::new(&format!(r"^\s*({NAME})\s*:\s+")).expect("the label pattern compiles")
     })
 }
 
