@@ -124,7 +124,7 @@ fn issue_44_the_sample_report_has_every_class_in_markdown_and_docx() {
     assert_eq!(summary["attribution"]["fabricated"], 1);
     assert_eq!(summary["attribution"].as_object().unwrap().len(), 8);
     let signature = summary["signature"].as_str().unwrap();
-    assert!(signature.contains("min-words:4") && signature.contains("sources:3:sha256:"));
+    assert!(signature.contains("min-words=4") && signature.contains("sources:3:sha256:"));
     // quotes.csv: a header and one row per quote.
     let csv = std::fs::read_to_string(md.join("quotes.csv")).unwrap();
     let mut reader = csv::Reader::from_reader(csv.as_bytes());

@@ -67,7 +67,9 @@ impl SourceMap {
             .has_headers(false)
             .flexible(true)
             .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
-        let mut rows = Vec::new();
+        let mut rows: Vec<Row> = Vec::new();
+        let mut lines: Vec<u64> = Vec::new();
+        let mut first = true;
         for (k, record) in reader.records().enumerate() {
             let line = k as u64 + 1;
             let record = record.map_err(|e| fail(line, "(csv)", e.to_string()))?;
@@ -76,14 +78,15 @@ impl SourceMap {
             if cells.iter().all(|c| c.is_empty()) {
                 continue;
             }
-            if k == 0
+            let header = first
                 && cells
                     .first()
                     .is_some_and(|c| c.eq_ignore_ascii_case("label"))
                 && cells
                     .get(1)
-                    .is_some_and(|c| c.eq_ignore_ascii_case("source"))
-            {
+                    .is_some_and(|c| c.eq_ignore_ascii_case("source"));
+            first = false;
+            if header {
                 continue;
             }
             let (label, source) = match cells.as_slice() {
@@ -110,6 +113,18 @@ impl SourceMap {
                     ),
                 ));
             };
+            if let Some(j) = rows.iter().position(|r| same_label(&r.label, label)) {
+                return Err(fail(
+                    line,
+                    "label",
+                    format!(
+                        "{} is also the label of line {}",
+                        crate::corpus::preview(label),
+                        lines[j]
+                    ),
+                ));
+            }
+            lines.push(line);
             rows.push(Row {
                 label: label.to_string(),
                 source: transcripts.transcripts[t].file.clone(),
@@ -229,7 +244,7 @@ impl<'a> Resolver<'a> {
             .filter(|&t| {
                 self.by_transcript[t]
                     .iter()
-                    .any(|s| self.speakers.same_speaker(name, s))
+                    .any(|s| self.speakers.names(name, s))
             })
             .collect()
     }
@@ -291,6 +306,14 @@ impl<'a> Resolver<'a> {
     /// of it resolves). A speaker named alongside a transcript is looked
     /// for in that transcript.
     pub fn resolve(&self, label: &str) -> Cited {
+        // The whole label first: a map's label may hold `,` (`Morgan, Gwen`).
+        if let Some(r) = self.map.rows.iter().find(|r| same_label(&r.label, label)) {
+            return Cited {
+                label: label.to_string(),
+                source: Some(r.source.clone()),
+                speaker: r.speaker.clone(),
+            };
+        }
         let parts: Vec<&str> = label
             .split([',', ';'])
             .map(str::trim)
@@ -371,6 +394,22 @@ mod tests {
         );
         assert_eq!(cited("Smith 2020"), (None, None));
         assert!(r.is_name("Declan") && r.is_name("P3") && !r.is_name("Smith"));
+        // A label names a speaker only with words of the speaker's name.
+        assert_eq!(cited("translated by Maeve"), (None, None));
+        assert_eq!(cited("as the interviewer noted"), (None, None));
+        assert!(!r.is_name("When Declan"));
+        let comma = SourceMap::parse(
+            Path::new("map.csv"),
+            "\"Morgan, Gwen\",UK-210,Gwen Morgan\n",
+            &t,
+        )
+        .unwrap();
+        let r2 = Resolver::new(&comma, &t, &speakers).unwrap();
+        let c = r2.resolve("Morgan, Gwen");
+        assert_eq!(
+            (c.source.as_deref(), c.speaker.as_deref()),
+            (Some("UK-210.txt"), Some("Gwen Morgan"))
+        );
         let no_map = SourceMap::default();
         let r = Resolver::new(&no_map, &t, &speakers).unwrap();
         assert_eq!(r.resolve("Gwen").source, None);
@@ -392,6 +431,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 1"), "{e}");
+        let e = SourceMap::parse(
+            Path::new("map.csv"),
+            "P3,UK-210\nP4,IS-001\np3,IS-002\n",
+            &t,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("line 3") && e.contains("label of line 1"), "{e}");
+        // A blank row before the header.
+        let map =
+            SourceMap::parse(Path::new("map.csv"), ",,\nlabel,source\nP3,UK-210\n", &t).unwrap();
+        assert_eq!(map.len(), 1);
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! ]);
 //! let report = "Gwen said “we never went back to the house”. Others recalled \
 //!               “the boats were all sold by then” and “the sea took everything from us”.";
-//! let checked = check(report, &t, &SourceMap::default(), &EvalConfig::default(), 4).unwrap();
+//! let checked = check(report, &t, &SourceMap::default(), &EvalConfig::default(), &Default::default()).unwrap();
 //! let classes: Vec<&str> = checked.iter()
 //!     .map(|q| q.result.attributed.attribution.map_or("", |a| a.as_str())).collect();
 //! assert_eq!(classes, ["ok", "ok", "fabricated"]);
@@ -74,17 +74,17 @@ impl CheckedQuote {
     }
 }
 
-/// Finds, attributes and checks every quote of `report` with at least
-/// `min_words` words.
+/// Finds (as `options` say), attributes and checks every quote of
+/// `report`.
 pub fn check(
     report: &str,
     transcripts: &TranscriptSet,
     map: &SourceMap,
     config: &EvalConfig,
-    min_words: usize,
+    options: &quotes::Options,
 ) -> Result<Vec<CheckedQuote>, CorpusError> {
     let resolver = Resolver::new(map, transcripts, &config.speakers)?;
-    let found = quotes::find(report, min_words, &|w| resolver.is_name(w));
+    let found = quotes::find_with(report, options, &|w| resolver.is_name(w));
     let cited: Vec<Option<Cited>> = found
         .iter()
         .map(|q| q.cue.as_ref().map(|c| resolver.resolve(c.label())))
@@ -186,11 +186,15 @@ fn search_everywhere(
     // The first transcript, and (by the multi-pattern search of the
     // others) every transcript where a quote stands exactly or normalized.
     let mut best: Vec<QuoteResult> = check_quotes(&at(&first.file), &groups, transcripts, config)?;
-    // Found exactly or normalized in the first transcript: there. A weaker
-    // match there (edited, fuzzy) may stand better in another transcript,
-    // so such quotes are searched everywhere below.
+    // Found exactly or normalized, attribution `ok`, in the first
+    // transcript (or where the multi-pattern search found it): there. A
+    // weaker match (edited, fuzzy) or another speaker's turn may stand
+    // better in another transcript, so such quotes are searched everywhere
+    // below.
     let settled = |r: &QuoteResult| {
-        r.found && matches!(r.check.verdict, Verdict::Exact | Verdict::Normalized)
+        r.found
+            && matches!(r.check.verdict, Verdict::Exact | Verdict::Normalized)
+            && r.attributed.attribution == Some(Attribution::Ok)
     };
     let elsewhere: Vec<usize> = (0..asked.len())
         .filter(|&k| best[k].attributed.attribution == Some(Attribution::OtherSource))
@@ -384,7 +388,7 @@ pub fn signature(config: &EvalConfig, min_words: usize, map: Option<(usize, &str
         )
         .field(
             "report-quotes",
-            format!("marks:straight,curly,low,guillemets|block:markdown|min-words:{min_words}"),
+            format!("marks=straight+curly+low+guillemets;block=markdown;min-words={min_words}"),
         )
         .field("sources", sources)
         .long()
@@ -434,7 +438,14 @@ mod tests {
             ..EvalConfig::default()
         };
         let report = "They said “we grow the leeks in the lower field by the river”.";
-        let checked = check(report, &t, &SourceMap::default(), &config, 4).unwrap();
+        let checked = check(
+            report,
+            &t,
+            &SourceMap::default(),
+            &config,
+            &Default::default(),
+        )
+        .unwrap();
         assert_eq!(classes(&checked), [("ok", Some("b.txt"))]);
         assert_eq!(checked[0].result.check.verdict, Verdict::Exact);
         // An ambiguous name is a speaker claim: the transcript where it
@@ -451,7 +462,7 @@ mod tests {
             &t,
             &SourceMap::default(),
             &EvalConfig::default(),
-            4,
+            &Default::default(),
         )
         .unwrap();
         assert_eq!(classes(&checked), [("ok", Some("b.txt"))]);
@@ -460,7 +471,7 @@ mod tests {
             &t,
             &SourceMap::default(),
             &EvalConfig::default(),
-            4,
+            &Default::default(),
         )
         .unwrap();
         let cited = checked[0].cited.as_ref().unwrap();
@@ -469,6 +480,25 @@ mod tests {
             (None, Some("Gwen"))
         );
         assert_eq!(classes(&checked), [("ok", Some("a.txt"))]);
+        // The first transcript holds it as another speaker's words: the
+        // transcript where the named speaker says it wins.
+        let t = set(&[
+            ("a.txt", "Tom: the boats were sold that winter.\n"),
+            (
+                "b.txt",
+                "Gwen Price: the boats were sold that winter.\nAnn: hi.\n",
+            ),
+            ("c.txt", "Gwen Hall: hello there.\n"),
+        ]);
+        let checked = check(
+            "Gwen remembered “the boats were sold that winter” well.",
+            &t,
+            &SourceMap::default(),
+            &EvalConfig::default(),
+            &Default::default(),
+        )
+        .unwrap();
+        assert_eq!(classes(&checked), [("ok", Some("b.txt"))]);
     }
 
     #[test]
@@ -479,7 +509,7 @@ mod tests {
             &empty,
             &SourceMap::default(),
             &EvalConfig::default(),
-            4,
+            &Default::default(),
         )
         .unwrap();
         assert_eq!(classes(&checked), [("fabricated", None)]);

@@ -68,19 +68,60 @@ pub struct FoundQuote {
     pub cue: Option<Cue>,
 }
 
-/// The quotes of `report` with at least `min_words` words, in report
-/// order. `is_name` says whether one or two words name a speaker (a
-/// label the caller can resolve); only such a name before a quote is a
-/// [`Cue::Named`].
+/// How a report is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Quotes with fewer words are skipped (scare quotes).
+    pub min_words: usize,
+    /// Markdown: indented code blocks, inline HTML tags and link
+    /// destinations are not prose either (plain text keeps them).
+    pub markdown: bool,
+    /// Every line is a paragraph of its own (a Word document's
+    /// paragraphs, one per line), rather than text between blank lines.
+    pub line_paragraphs: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            min_words: 4,
+            markdown: true,
+            line_paragraphs: false,
+        }
+    }
+}
+
+/// The quotes of a Markdown `report` with at least `min_words` words, in
+/// report order ([`find_with`] with the other options at their defaults).
 pub fn find(report: &str, min_words: usize, is_name: &dyn Fn(&str) -> bool) -> Vec<FoundQuote> {
+    find_with(
+        report,
+        &Options {
+            min_words,
+            ..Options::default()
+        },
+        is_name,
+    )
+}
+
+/// The quotes of `report`, in report order. `is_name` says whether one or
+/// two words name a speaker (a label the caller can resolve); only such a
+/// name before a quote is a [`Cue::Named`].
+pub fn find_with(
+    report: &str,
+    options: &Options,
+    is_name: &dyn Fn(&str) -> bool,
+) -> Vec<FoundQuote> {
+    let min_words = options.min_words;
     let lines = line_starts(report);
-    let code = code_ranges(report);
+    let paras = paragraphs(report, options.line_paragraphs);
+    let code = code_ranges(report, &paras, options.markdown);
     let blocks = block_quotes(report, &code);
     let mut out: Vec<FoundQuote> = Vec::new();
     for b in &blocks {
         if words(&b.text) >= min_words {
             let (line, column) = position(report, &lines, b.text_start);
-            let cue = b.cue.clone().map(Cue::Dash).or_else(|| {
+            let cue = b.cue.clone().or_else(|| {
                 // The line before the block: `Gwen described it:`.
                 let before = &report[..b.bytes.start];
                 let before = before.trim_end();
@@ -107,7 +148,7 @@ pub fn find(report: &str, min_words: usize, is_name: &dyn Fn(&str) -> bool) -> V
     let mut skip: Vec<Range<usize>> = code.clone();
     skip.extend(blocks.iter().map(|b| b.bytes.clone()));
     skip.sort_by_key(|r| r.start);
-    for para in paragraphs(report) {
+    for para in paras {
         let mut sentence_from = para.start;
         for q in inline_in(report, para.clone(), &skip) {
             let inner = &report[q.inner.clone()];
@@ -138,6 +179,12 @@ pub fn find(report: &str, min_words: usize, is_name: &dyn Fn(&str) -> bool) -> V
     out
 }
 
+/// True when sorted, disjoint `ranges` hold `at`.
+fn inside(ranges: &[Range<usize>], at: usize) -> bool {
+    let k = ranges.partition_point(|r| r.end <= at);
+    ranges.get(k).is_some_and(|r| r.start <= at)
+}
+
 /// Byte offsets where each line starts.
 fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
@@ -152,9 +199,19 @@ fn position(text: &str, lines: &[usize], at: usize) -> (usize, usize) {
     (line, text[start..at].chars().count() + 1)
 }
 
-/// Words in a quote: runs of letters or digits.
+/// A Han ideograph or a kana: written without spaces, each counts as a
+/// word.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
+}
+
+/// Words in a quote: runs of letters or digits; each CJK ideograph or
+/// kana one.
 fn words(text: &str) -> usize {
-    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+    let cjk = text.chars().filter(|c| is_cjk(*c)).count();
+    cjk + text
+        .split(|c: char| (!c.is_alphanumeric() && c != '\'' && c != '’') || is_cjk(c))
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .count()
 }
@@ -164,10 +221,13 @@ fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Fenced code blocks (``` or ~~~ lines to the closing fence, or the end)
-/// and code spans (a run of backticks to the next run of the same
-/// length in its paragraph).
-fn code_ranges(text: &str) -> Vec<Range<usize>> {
+/// What is not prose: fenced code blocks (``` or ~~~ lines to the
+/// closing fence, or the end) and code spans (a run of backticks to the
+/// next run of the same length in its paragraph); in Markdown also
+/// indented code blocks (a paragraph whose every line is indented by four
+/// spaces or a tab, not a list item), inline HTML tags and link
+/// destinations (`](url "title")`). Sorted and disjoint.
+fn code_ranges(text: &str, paras: &[Range<usize>], markdown: bool) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut fence: Option<(char, usize, usize)> = None;
     let mut at = 0;
@@ -193,58 +253,122 @@ fn code_ranges(text: &str) -> Vec<Range<usize>> {
     if let Some((_, _, start)) = fence {
         out.push(start..text.len());
     }
-    // Code spans, outside the blocks.
-    for para in paragraphs(text) {
-        let bytes = text.as_bytes();
+    let fenced = out.clone();
+    if markdown {
+        for para in paras {
+            if inside(&fenced, para.start) {
+                continue;
+            }
+            let body = &text[para.clone()];
+            let indented = body.lines().all(|l| {
+                let t = l.trim_start_matches([' ', '\t']);
+                (l.starts_with("    ") || l.starts_with('\t'))
+                    && !t.starts_with(['-', '*', '+', '>'])
+                    && !t.split_once(['.', ')']).is_some_and(|(n, _)| {
+                        !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit())
+                    })
+            });
+            if indented {
+                out.push(para.clone());
+            }
+        }
+        out.sort_by_key(|r| r.start);
+    }
+    let blocks = out.clone();
+    let bytes = text.as_bytes();
+    for para in paras {
         let mut k = para.start;
         while k < para.end {
-            if bytes[k] != b'`' || out.iter().any(|r| r.contains(&k)) {
+            if inside(&blocks, k) {
                 k += 1;
                 continue;
             }
-            let n = bytes[k..para.end]
-                .iter()
-                .take_while(|b| **b == b'`')
-                .count();
-            let mut j = k + n;
-            let mut closed = None;
-            while j < para.end {
-                if bytes[j] == b'`' {
-                    let m = bytes[j..para.end]
+            match bytes[k] {
+                b'`' => {
+                    let n = bytes[k..para.end]
                         .iter()
                         .take_while(|b| **b == b'`')
                         .count();
-                    if m == n {
-                        closed = Some(j + m);
-                        break;
+                    let mut j = k + n;
+                    let mut closed = None;
+                    while j < para.end {
+                        if bytes[j] == b'`' {
+                            let m = bytes[j..para.end]
+                                .iter()
+                                .take_while(|b| **b == b'`')
+                                .count();
+                            if m == n {
+                                closed = Some(j + m);
+                                break;
+                            }
+                            j += m;
+                        } else {
+                            j += 1;
+                        }
                     }
-                    j += m;
-                } else {
-                    j += 1;
+                    match closed {
+                        Some(end) => {
+                            out.push(k..end);
+                            k = end;
+                        }
+                        None => k += n,
+                    }
                 }
-            }
-            match closed {
-                Some(end) => {
-                    out.push(k..end);
-                    k = end;
+                // `<tag ...>`, `</tag>`, `<!-- ... -->`.
+                b'<' if markdown
+                    && bytes
+                        .get(k + 1)
+                        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'/' || *b == b'!') =>
+                {
+                    match text[k..para.end].find('>') {
+                        Some(e) => {
+                            out.push(k..k + e + 1);
+                            k += e + 1;
+                        }
+                        None => k += 1,
+                    }
                 }
-                None => k += n,
+                // A link's destination and title: `](` to its `)`.
+                b']' if markdown && bytes.get(k + 1) == Some(&b'(') => {
+                    match text[k..para.end].find(')') {
+                        Some(e) => {
+                            out.push(k..k + e + 1);
+                            k += e + 1;
+                        }
+                        None => k += 1,
+                    }
+                }
+                _ => k += 1,
             }
         }
     }
     out.sort_by_key(|r| r.start);
-    out
+    // Disjoint: a range inside another is dropped.
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(out.len());
+    for r in out {
+        match merged.last_mut() {
+            Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
 }
 
-/// Paragraphs: byte ranges between blank lines.
-fn paragraphs(text: &str) -> Vec<Range<usize>> {
+/// Paragraphs: byte ranges between blank lines (a `#` heading line is
+/// one of its own), or every line when `per_line`.
+fn paragraphs(text: &str, per_line: bool) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
-        if line.trim().is_empty() {
+        let blank = line.trim().is_empty();
+        let alone = per_line || line.trim_start().starts_with('#');
+        if blank || alone {
             if let Some(s) = start.take() {
                 out.push(s..at);
+            }
+            if !blank {
+                out.push(at..at + line.len());
             }
         } else if start.is_none() {
             start = Some(at);
@@ -262,43 +386,53 @@ struct Block {
     bytes: Range<usize>,
     text: String,
     text_start: usize,
-    cue: Option<String>,
+    cue: Option<Cue>,
 }
 
 /// The content of a `>` line (up to three spaces, one or more `>`, an
-/// optional space), with its byte offset in the line.
-fn quoted_line(line: &str) -> Option<(usize, &str)> {
+/// optional space), with its byte offset in the line and its depth (the
+/// number of `>`).
+fn quoted_line(line: &str) -> Option<(usize, &str, usize)> {
     let t = line.trim_start_matches(' ');
     if line.len() - t.len() > 3 || !t.starts_with('>') {
         return None;
     }
     let mut rest = t;
+    let mut depth = 0;
     while let Some(r) = rest.strip_prefix('>') {
         rest = r.strip_prefix(' ').unwrap_or(r);
+        depth += 1;
     }
-    Some((line.len() - rest.len(), rest))
+    Some((line.len() - rest.len(), rest, depth))
 }
 
-/// `— Label`, `– Label`, `―Label` or `-- Label`: the label.
+/// `— Label`, `– Label`, `―Label` or `-- Label`: the label. A label is
+/// short (at most ten words), starts with a capital or a digit and holds
+/// no quotation mark: a sentence that opens with a dash is prose.
 fn dash_label(line: &str) -> Option<String> {
     let t = line.trim();
     let rest = ["—", "–", "―", "--"]
         .iter()
         .find_map(|d| t.strip_prefix(d))?;
     let label = rest.trim_start_matches('-').trim();
-    (!label.is_empty() && label.chars().count() <= 120).then(|| label.to_string())
+    let first = label.chars().next()?;
+    let ok = (first.is_uppercase() || first.is_ascii_digit())
+        && label.split_whitespace().count() <= 10
+        && !label.contains(['"', '“', '”', '„', '«', '»']);
+    ok.then(|| label.to_string())
 }
 
 fn block_quotes(text: &str, code: &[Range<usize>]) -> Vec<Block> {
     let mut out = Vec::new();
     let mut lines: Vec<(usize, &str)> = Vec::new();
     let mut at = 0;
-    let mut current: Vec<(usize, usize, &str)> = Vec::new(); // (line start, content start, content)
+    // (line start, content start, content, depth)
+    let mut current: Vec<(usize, usize, &str, usize)> = Vec::new();
     for line in text.split_inclusive('\n') {
         lines.push((at, line));
         at += line.len();
     }
-    let in_code = |k: usize| code.iter().any(|r| r.contains(&k));
+    let in_code = |k: usize| inside(code, k);
     let mut k = 0;
     while k <= lines.len() {
         let quoted = lines
@@ -306,7 +440,7 @@ fn block_quotes(text: &str, code: &[Range<usize>]) -> Vec<Block> {
             .filter(|(s, _)| !in_code(*s))
             .and_then(|(s, l)| quoted_line(l.trim_end_matches(['\n', '\r'])).map(|q| (*s, q)));
         match quoted {
-            Some((s, (off, content))) => current.push((s, s + off, content)),
+            Some((s, (off, content, depth))) => current.push((s, s + off, content, depth)),
             None if !current.is_empty() => {
                 // The line after it, or after one blank line.
                 let next = match lines.get(k) {
@@ -326,23 +460,33 @@ fn block_quotes(text: &str, code: &[Range<usize>]) -> Vec<Block> {
 /// A block quote from its lines; `next` is the line after it (a dash
 /// attribution may stand there).
 fn block_of(
-    lines: Vec<(usize, usize, &str)>,
+    lines: Vec<(usize, usize, &str, usize)>,
     next: Option<(usize, &str)>,
     text: &str,
 ) -> Option<Block> {
     let (first, last) = (lines.first()?, lines.last()?);
     let mut end = last.1 + last.2.len();
-    let mut content: Vec<(usize, &str)> = lines.iter().map(|(_, c, t)| (*c, *t)).collect();
+    // A quote inside the quote (`>>`, a reply's quoted text) is not its
+    // text.
+    let depth = first.3;
+    let mut content: Vec<(usize, &str)> = lines
+        .iter()
+        .filter(|l| l.3 <= depth)
+        .map(|(_, c, t, _)| (*c, *t))
+        .collect();
     // Trailing blank lines, then a final dash line, are not the quote.
     while content.last().is_some_and(|(_, t)| t.trim().is_empty()) {
         content.pop();
     }
-    let mut cue = content.last().and_then(|(_, t)| dash_label(t));
+    let mut cue = content
+        .last()
+        .and_then(|(_, t)| dash_label(t))
+        .map(Cue::Dash);
     if cue.is_some() {
         content.pop();
     } else if let Some((at, line)) = next {
         if let Some(label) = dash_label(line) {
-            cue = Some(label);
+            cue = Some(Cue::Dash(label));
             end = at + line.trim_end_matches(['\n', '\r']).len();
         }
     }
@@ -354,10 +498,9 @@ fn block_of(
     // A parenthesis closing the block attributes it: `… (Gwen)`.
     if cue.is_none() {
         if let Some(open) = body.rfind(" (").filter(|_| body.ends_with(')')) {
-            let label = body[open + 2..body.len() - 1].trim().to_string();
-            if !label.is_empty() && !label.contains(['(', ')']) {
+            if let Some(label) = paren_label(&body[open + 2..body.len() - 1]) {
                 body.truncate(open);
-                cue = Some(label);
+                cue = Some(Cue::Parenthesis(label));
             }
         }
     }
@@ -444,20 +587,50 @@ struct Inline {
     inner: Range<usize>,
 }
 
-/// The quotes of one paragraph, outside the `skip` ranges (sorted).
+/// Whether the mark at `k` (of kind `mark`, `c`) may open a quote: a
+/// straight or reversed mark opens before a word and not right after a
+/// letter or digit (`2"x4"`, `5"pipe` and `File » Export` are no quotes).
+fn may_open(text: &str, k: usize, mark: Mark, c: char) -> bool {
+    let after = text[k + c.len_utf8()..].chars().next();
+    let before = text[..k].chars().next_back();
+    match mark {
+        Mark::Straight | Mark::Reversed => {
+            after.is_some_and(|a| !a.is_whitespace())
+                && !before.is_some_and(|b| b.is_alphanumeric())
+        }
+        _ => true,
+    }
+}
+
+/// Whether a straight mark at `k` may close a quote: not right before a
+/// letter or digit.
+fn may_close(text: &str, k: usize, mark: Mark, c: char) -> bool {
+    mark != Mark::Straight
+        || !text[k + c.len_utf8()..]
+            .chars()
+            .next()
+            .is_some_and(|a| a.is_alphanumeric())
+}
+
+/// The quotes of one paragraph, outside the `skip` ranges (sorted). A mark
+/// that is never closed in its paragraph opens nothing: the search goes on
+/// right after it. Curly marks and guillemets nest (`“he said “go” and
+/// left”` is one quote).
 fn inline_in(text: &str, para: Range<usize>, skip: &[Range<usize>]) -> Vec<Inline> {
     let mut out = Vec::new();
-    let mut open: Option<(Mark, usize, usize)> = None;
+    // (kind, its start, the inside's start, nesting depth)
+    let mut open: Option<(Mark, usize, usize, usize)> = None;
     let mut k = para.start;
-    let mut s = skip.partition_point(|r| r.end <= para.start);
     while k < para.end {
-        if let Some(r) = skip.get(s).filter(|r| r.start <= k) {
-            if k < r.end {
-                // A quote does not run across code or a block quote.
-                open = None;
-                k = r.end;
+        if inside(skip, k) {
+            // A quote does not run across code or a block quote: an open
+            // one is dropped and the search goes on after its mark.
+            if let Some((_, _, i, _)) = open.take() {
+                k = i;
+                continue;
             }
-            s += 1;
+            let s = skip.partition_point(|r| r.end <= k);
+            k = skip.get(s).map_or(k + 1, |r| r.end);
             continue;
         }
         let Some(c) = text[k..].chars().next() else {
@@ -465,30 +638,34 @@ fn inline_in(text: &str, para: Range<usize>, skip: &[Range<usize>]) -> Vec<Inlin
         };
         let next = k + c.len_utf8();
         match open {
-            Some((mark, o, i)) if mark.closes(c) => {
-                out.push(Inline {
-                    outer: o..next,
-                    inner: i..k,
-                });
-                open = None;
+            Some((mark, o, i, depth)) if mark.closes(c) && may_close(text, k, mark, c) => {
+                if depth > 0 {
+                    open = Some((mark, o, i, depth - 1));
+                } else {
+                    out.push(Inline {
+                        outer: o..next,
+                        inner: i..k,
+                    });
+                    open = None;
+                }
+            }
+            Some((mark, o, i, depth)) if opening(c) == Some(mark) && mark != Mark::Straight => {
+                open = Some((mark, o, i, depth + 1));
             }
             Some(_) => {}
             None => {
-                if let Some(mark) = opening(c) {
-                    // A straight mark opens before a word, not after one
-                    // (`5" pipe` is not a quote).
-                    let after = text[next..].chars().next();
-                    let opens = match mark {
-                        Mark::Straight => after.is_some_and(|a| !a.is_whitespace()),
-                        _ => true,
-                    };
-                    if opens {
-                        open = Some((mark, k, next));
-                    }
+                if let Some(mark) = opening(c).filter(|m| may_open(text, k, *m, c)) {
+                    open = Some((mark, k, next, 0));
                 }
             }
         }
         k = next;
+        if k >= para.end {
+            // Unclosed: it opens nothing; search again right after it.
+            if let Some((_, _, i, _)) = open.take() {
+                k = i;
+            }
+        }
     }
     out
 }
@@ -498,13 +675,23 @@ fn inline_in(text: &str, para: Range<usize>, skip: &[Range<usize>]) -> Vec<Inlin
 fn parenthesis(after: &str) -> Option<String> {
     let t = after.trim_start_matches([' ', '\t', '\u{a0}']);
     let t = t
-        .strip_prefix('\n')
+        .strip_prefix("\r\n")
+        .or_else(|| t.strip_prefix('\n'))
         .map(|r| r.trim_start_matches([' ', '\t']))
         .unwrap_or(t);
     let inside = t.strip_prefix('(')?;
     let close = inside.find(')')?;
-    let label = collapse(&inside[..close]);
-    (!label.is_empty() && label.chars().count() <= 120 && !label.contains('(')).then_some(label)
+    paren_label(&inside[..close])
+}
+
+/// The label inside a parenthesis, when it is one: not empty, at most 120
+/// characters, not opening with a lower-case letter (`(laughs)`,
+/// `(emphasis added)`, `(p. 12)` are no attributions).
+fn paren_label(inside: &str) -> Option<String> {
+    let label = collapse(inside);
+    let first = label.chars().next()?;
+    (!first.is_lowercase() && label.chars().count() <= 120 && !label.contains(['(', ')']))
+        .then_some(label)
 }
 
 /// The part of `text` (what precedes a quote) in the quote's sentence.
@@ -542,10 +729,12 @@ fn named(before: &str, is_name: &dyn Fn(&str) -> bool) -> Option<String> {
     // interviewer label) and initials are not names.
     let capital =
         |w: &str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 2;
-    // The name ends at most three words before the quote.
+    // The name ends at most three words before the quote; a capitalized
+    // word followed by another is part of a longer name (`Dr Jones`), not
+    // a name of its own.
     for end in (n.saturating_sub(4)..n).rev() {
         let w = tokens[end];
-        if !capital(w) {
+        if !capital(w) || tokens.get(end + 1).is_some_and(|x| capital(x)) {
             continue;
         }
         if end > 0 && capital(tokens[end - 1]) {
@@ -667,6 +856,100 @@ mod tests {
         assert_eq!(q.len(), 1);
         assert!(q[0].block);
         assert_eq!(q[0].cue, Some(Cue::Named("Gwen".into())));
+    }
+
+    #[test]
+    fn stray_marks_open_nothing_and_curly_marks_nest() {
+        let r = "The 2\"x4\" boards, 5\"diameter pipes. Gwen said \"we never went back to the old house\" (P3).";
+        let q = find(r, 4, &names);
+        assert_eq!(q.len(), 1, "{q:?}");
+        assert_eq!(q[0].text, "we never went back to the old house");
+        assert_eq!(q[0].cue, Some(Cue::Parenthesis("P3".into())));
+        let r =
+            "Go to File » Export » Save as. Then Declan recalled “the boats were all sold” (P3).";
+        assert_eq!(texts(r), ["the boats were all sold"]);
+        let r =
+            "Text with \"unbalanced mark and then Declan recalled “the boats were all sold” (P3).";
+        assert_eq!(texts(r), ["the boats were all sold"]);
+        let r = "“He said “go away now please” and then left the room” (P3)";
+        assert_eq!(
+            texts(r),
+            ["He said “go away now please” and then left the room"]
+        );
+    }
+
+    #[test]
+    fn markdown_markup_is_not_prose_but_plain_text_keeps_it() {
+        let r = "Intro.\n\n    print(\"we left in the spring of 1987\")\n\n\
+                 See [our page](https://x.org \"Our project page about the coast\") and \
+                 <img alt=\"the empty harbour in the winter fog\">.\n\n\
+                 - item \"we left in the spring of 1987\"\n";
+        assert_eq!(texts(r), ["we left in the spring of 1987"]);
+        let plain = Options {
+            markdown: false,
+            ..Options::default()
+        };
+        let q = find_with(r, &plain, &names);
+        assert_eq!(q.len(), 4);
+    }
+
+    #[test]
+    fn word_paragraphs_end_at_each_line_and_crlf_parentheses() {
+        let r = "A heading with an unclosed “mark here\nDeclan recalled “the boats were all sold” (P3).";
+        let per_line = Options {
+            line_paragraphs: true,
+            ..Options::default()
+        };
+        let q = find_with(r, &per_line, &names);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q[0].text, "the boats were all sold");
+        assert_eq!(q[0].cue, Some(Cue::Parenthesis("P3".into())));
+        let q = find(
+            "Declan recalled “the boats were all sold”\r\n(P3).",
+            4,
+            &names,
+        );
+        assert_eq!(q[0].cue, Some(Cue::Parenthesis("P3".into())));
+        // Lower-case parentheses are no attributions.
+        let q = find(
+            "Declan recalled “the boats were all sold” (laughs).",
+            4,
+            &names,
+        );
+        assert_eq!(q[0].cue, Some(Cue::Named("Declan".into())));
+    }
+
+    #[test]
+    fn dash_lines_are_short_labels_and_nested_replies_are_not_the_quote() {
+        let r = "> We never went back to the old house.\n\n— and yet Declan recalled “the boats were all sold” (P3).\n";
+        let q = find(r, 4, &names);
+        assert_eq!(q.len(), 2, "{q:?}");
+        assert_eq!(q[0].cue, None);
+        assert_eq!(q[1].text, "the boats were all sold");
+        let r = "> We never went back to the old house\n>> an earlier reply quoted here\n> after the strike (P3)\n";
+        let q = find(r, 4, &names);
+        assert_eq!(
+            q[0].text,
+            "We never went back to the old house after the strike"
+        );
+        assert_eq!(q[0].cue, Some(Cue::Parenthesis("P3".into())));
+    }
+
+    #[test]
+    fn cjk_characters_count_as_words() {
+        assert_eq!(words("我们再也没有回到那座老房子"), 13);
+        assert_eq!(words("we left 我们"), 4);
+        assert_eq!(
+            texts("她说“我们再也没有回到那座老房子”。"),
+            ["我们再也没有回到那座老房子"]
+        );
+    }
+
+    #[test]
+    fn many_code_spans_stay_linear() {
+        let line = "Run `x` then `y` here.\n";
+        let r = line.repeat(20_000) + "Declan recalled “the boats were all sold”.";
+        assert_eq!(texts(&r), ["the boats were all sold"]);
     }
 
     #[test]

@@ -129,6 +129,24 @@ impl SpeakerConfig {
                 .any(|(alias, to)| name_words(alias) == name_words(claimed) && same_name(to, label))
     }
 
+    /// True when `words` (a name as a report writes it: `Gwen`, `Gwen
+    /// Morgan`) names the transcript's speaker `label`: every word of
+    /// `words` is a word of the label (not the reverse: `translated by
+    /// Maeve` does not name `Maeve`), or an alias written as `words`
+    /// names it.
+    pub fn names(&self, words: &str, label: &str) -> bool {
+        let given = name_words(words);
+        if given.is_empty() {
+            return false;
+        }
+        let of_label = name_words(label);
+        given.iter().all(|w| of_label.contains(w))
+            || self
+                .aliases
+                .iter()
+                .any(|(alias, to)| name_words(alias) == given && same_name(to, label))
+    }
+
     /// The settings for signatures: the pattern's digest (default or
     /// custom) and the interviewer labels.
     pub fn signature(&self) -> String {

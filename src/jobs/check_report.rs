@@ -151,41 +151,80 @@ pub struct Output {
     pub text: String,
 }
 
-/// The text of a report: a `.docx` file's paragraphs one per line, any
-/// other file as UTF-8 text (a byte-order mark dropped).
-pub fn read_report(path: &Path) -> Result<String, JobError> {
-    let is_docx = path
+/// A report as read: its text and how its quotes are found.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The text (a `.docx` file's paragraphs one per line, a soft line
+    /// break inside a paragraph as a space).
+    pub text: String,
+    /// Markdown rules (`.md`, `.markdown`, or text given directly).
+    pub markdown: bool,
+    /// One paragraph per line (`.docx`).
+    pub line_paragraphs: bool,
+}
+
+impl Report {
+    /// Report text given directly (read as Markdown).
+    pub fn markdown(text: &str) -> Report {
+        Report {
+            text: text.strip_prefix('\u{feff}').unwrap_or(text).to_string(),
+            markdown: true,
+            line_paragraphs: false,
+        }
+    }
+}
+
+/// Reads a report: a `.docx` file's paragraphs, a Markdown file (`.md`,
+/// `.markdown`), any other file as plain UTF-8 text (a byte-order mark
+/// dropped).
+pub fn read_report(path: &Path) -> Result<Report, JobError> {
+    let ext = path
         .extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("docx"));
-    if is_docx {
-        return Ok(crate::corpus::formats::docx::text(path)?);
+        .map(str::to_ascii_lowercase);
+    if ext.as_deref() == Some("docx") {
+        let paragraphs = crate::corpus::formats::docx::paragraph_texts(path)?;
+        return Ok(Report {
+            text: paragraphs
+                .iter()
+                .map(|p| p.replace(['\n', '\r'], " "))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            markdown: false,
+            line_paragraphs: true,
+        });
     }
     let text = super::read_text(path)?;
-    Ok(match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
+    Ok(Report {
+        text: text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
+        markdown: matches!(ext.as_deref(), Some("md" | "markdown")),
+        line_paragraphs: false,
     })
 }
 
-/// Checks a report's text against parsed transcripts.
+/// Checks a report against parsed transcripts.
 pub fn run(
     config: &Config,
-    report: &str,
+    report: &Report,
     transcripts: &TranscriptSet,
     map: &SourceMap,
     map_digest: Option<&str>,
 ) -> Result<Output, JobError> {
     config.validate()?;
     let eval = config.matching().eval_config();
-    let quotes = checking::check(report, transcripts, map, &eval, config.min_words)?;
+    let options = crate::check_report::quotes::Options {
+        min_words: config.min_words,
+        markdown: report.markdown,
+        line_paragraphs: report.line_paragraphs,
+    };
+    let quotes = checking::check(&report.text, transcripts, map, &eval, &options)?;
     let signature =
         checking::signature(&eval, config.min_words, map_digest.map(|d| (map.len(), d)));
     let summary = checking::summarize(&quotes, signature);
     Ok(Output {
         quotes,
         summary,
-        text: report.to_string(),
+        text: report.text.clone(),
     })
 }
 

@@ -87,7 +87,7 @@ pub fn check_report(
 ) -> Result<Vec<Value>, JobError> {
     config.validate()?;
     let text = match report {
-        ReportInput::Text(t) => t.to_string(),
+        ReportInput::Text(t) => super::check_report::Report::markdown(t),
         ReportInput::Path(p) => super::check_report::read_report(p)?,
     };
     let set = transcripts_of(&config.matching(), transcripts)?;

@@ -121,7 +121,12 @@ fn card(q: &CheckedQuote, transcripts: &TranscriptSet) -> Result<String, CorpusE
             escape(&os.source)
         ));
         if let Some(text) = text_of(&os.source)? {
-            body.push_str(&meta(&os.source, os.span_speaker.as_deref(), None));
+            let when = transcripts
+                .get(&os.source)
+                .and_then(|t| t.time_of(os.byte_span.clone()))
+                .and_then(|t| t.start)
+                .map(clock);
+            body.push_str(&meta(&os.source, os.span_speaker.as_deref(), when));
             body.push_str(&passage(&context(
                 &text,
                 os.byte_span.clone(),

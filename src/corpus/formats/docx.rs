@@ -62,11 +62,17 @@ pub fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
     Ok(out)
 }
 
-/// The text of a `.docx` file: its paragraphs, one per line.
-pub fn text(path: &Path) -> Result<String, CorpusError> {
+/// The paragraphs of a `.docx` file, in order (a soft line break inside
+/// one is a `\n` in it).
+pub fn paragraph_texts(path: &Path) -> Result<Vec<String>, CorpusError> {
     let mut archive = open_zip(path, "Word document")?;
     let xml = zip_part(&mut archive, path, "word/document.xml")?;
-    Ok(paragraphs(path, &xml)?.join("\n"))
+    paragraphs(path, &xml)
+}
+
+/// The text of a `.docx` file: its paragraphs, one per line.
+pub fn text(path: &Path) -> Result<String, CorpusError> {
+    Ok(paragraph_texts(path)?.join("\n"))
 }
 
 /// The turns of a `.docx` transcript.
