@@ -157,12 +157,14 @@ pub fn find_with(
             let starts = q.inner.start + lead;
             if words(&text) >= min_words && !text.is_empty() {
                 let (line, column) = position(report, &lines, starts);
-                let cue = parenthesis(&report[q.outer.end..para.end])
+                let after = &report[q.outer.end..para.end];
+                let cue = parenthesis(after)
                     .map(Cue::Parenthesis)
                     .or_else(|| {
                         let before = sentence_before(&report[sentence_from..q.outer.start]);
                         named(before, is_name).map(Cue::Named)
-                    });
+                    })
+                    .or_else(|| named_after(after, is_name).map(Cue::Named));
                 out.push(FoundQuote {
                     text,
                     line,
@@ -750,6 +752,42 @@ fn named(before: &str, is_name: &dyn Fn(&str) -> bool) -> Option<String> {
     None
 }
 
+/// A name in a short clause that ends the quote's sentence right after
+/// it (`“…,” Gwen said.`, `“…” said Declan.`): at most three words up to
+/// the sentence's end, one of them (or two) a name `is_name` accepts.
+fn named_after(after: &str, is_name: &dyn Fn(&str) -> bool) -> Option<String> {
+    let end = after
+        .find(['.', '!', '?', ';', ':', '\n', '(', '"', '“', '„', '«', '»'])
+        .unwrap_or(after.len());
+    let clause = after[..end].trim_start_matches([',', ' ', '\t']);
+    let tokens: Vec<&str> = clause
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if tokens.is_empty() || tokens.len() > 3 {
+        return None;
+    }
+    let capital =
+        |w: &str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 2;
+    for k in 0..tokens.len() {
+        if !capital(tokens[k]) {
+            continue;
+        }
+        if let Some(next) = tokens.get(k + 1).filter(|n| capital(n)) {
+            let two = format!("{} {next}", tokens[k]);
+            if is_name(&two) {
+                return Some(two);
+            }
+            continue;
+        }
+        if is_name(tokens[k]) {
+            return Some(tokens[k].to_string());
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -950,6 +988,22 @@ mod tests {
         let line = "Run `x` then `y` here.\n";
         let r = line.repeat(20_000) + "Declan recalled “the boats were all sold”.";
         assert_eq!(texts(&r), ["the boats were all sold"]);
+    }
+
+    #[test]
+    fn a_name_right_after_the_quote_attributes_it() {
+        let r = "“We never went back to the old house,” Gwen said. \
+                 “The boats were all sold by then” said Declan. \
+                 “Nobody talked about the closure” Then Gwen went home to the village.";
+        let cues: Vec<Option<Cue>> = find(r, 4, &names).into_iter().map(|q| q.cue).collect();
+        assert_eq!(
+            cues,
+            [
+                Some(Cue::Named("Gwen".into())),
+                Some(Cue::Named("Declan".into())),
+                None
+            ]
+        );
     }
 
     #[test]
