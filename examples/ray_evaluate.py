@@ -16,8 +16,10 @@ flattened into three item tables under OUT_DIR/items/ (pairs, answers,
 quotes; JSON Lines or Parquet), which Ray reads as Datasets; or a folder
 that already holds pairs, answers and quotes tables in that layout.
 Writes OUT_DIR/answers/ and OUT_DIR/quotes/ (Parquet, one row per answer
-and per quote) and OUT_DIR/summary.json. Needs `pip install "ray[data]"
-pyarrow` and the corpus_eval package.
+and per quote) and OUT_DIR/summary.json. It joins the Ray cluster it is
+connected to or that runs on this machine; only without one does it start
+a local one of --num-cpus CPUs. Needs `pip install "ray[data]" pyarrow`
+and the corpus_eval package.
 """
 
 from __future__ import annotations
@@ -81,6 +83,19 @@ class VerifyQuotes:
         return out
 
 
+def connect(ray, num_cpus: int) -> None:
+    """Joins the Ray cluster this process is connected to, or the one
+    running on this machine (`address="auto"`, never with `num_cpus`: a
+    running cluster's resources are its own); only without any, starts a
+    local one with `num_cpus` CPUs."""
+    if ray.is_initialized():
+        return
+    try:
+        ray.init(address="auto", include_dashboard=False, log_to_driver=False)
+    except ConnectionError:
+        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+
+
 def read(ray, folder: str, name: str, schema: pa.Schema):
     """An item table of `folder` as a Ray Dataset (Parquet or JSON Lines)."""
     parquet = os.path.join(folder, f"{name}.parquet")
@@ -103,8 +118,7 @@ def run(questions: str, transcripts: str, out: str, num_cpus: int = 2, batch_siz
     if not os.path.isdir(questions):
         folder = os.path.join(out, "items")
         flatten(questions, folder, items)
-    if not ray.is_initialized():
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+    connect(ray, num_cpus)
     # Each kernel call runs on every core of its worker (the Rust core is
     # parallel), so one actor per node or two suffices; CPUs are left to the
     # read and write tasks.

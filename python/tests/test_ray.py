@@ -65,3 +65,40 @@ def test_ray_pipeline_equals_the_cli(tmp_path):
     for q, row in zip(quotes, rows):
         assert (q["verdict"], q["attribution"] or "") == (row["verdict"], row["attribution"]), row
         assert str(q["span_start"] if q["span_start"] is not None else "") == row["span_start"], row
+
+
+def test_issue_45_the_example_joins_a_running_cluster(tmp_path):
+    """On a machine where a Ray cluster runs, the example joins it
+    (`address="auto"`) instead of failing on `ray.init(num_cpus=...)`, and
+    gives the CLI's summary."""
+    pytest.importorskip("ray", reason="Ray is not installed: pip install 'ray[data]'")
+    pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed")
+    import os
+    import sys
+
+    from test_corpus_eval import BIN, only_run_folder
+
+    data = tmp_path / "data"
+    subprocess.run(["python3", str(REPO / "scripts/gen-evaluate.py"), str(data), "--scale", "0.05"],
+                   check=True, capture_output=True)
+    run = subprocess.run([BIN, "evaluate", str(data / "questions.json"), str(data / "transcripts.json"),
+                          "--no-plots", "--no-html", "--out", "runs"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    want = json.loads((only_run_folder(tmp_path / "runs") / "summary.json").read_text(encoding="utf-8"))
+
+    import ray
+
+    cli = str(Path(sys.executable).parent / "ray")
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    started = subprocess.run([cli, "start", "--head", "--num-cpus", "2", "--include-dashboard", "false"],
+                             capture_output=True, text=True, env=env)
+    assert started.returncode == 0, started.stderr
+    try:
+        got = _example().run(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray"),
+                             num_cpus=1, items="parquet")
+        # Joined the running cluster (its 2 CPUs), not a new local one of 1.
+        assert ray.cluster_resources().get("CPU") == 2.0
+    finally:
+        ray.shutdown()
+        subprocess.run([cli, "stop", "--force"], capture_output=True, env=env)
+    assert got == want
