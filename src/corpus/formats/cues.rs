@@ -13,15 +13,6 @@ use regex::Regex;
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// One cue: its times, speaker and text.
-#[derive(Debug, Clone, PartialEq)]
-struct Caption {
-    start: f64,
-    end: f64,
-    speaker: Option<String>,
-    text: String,
-}
-
 /// A cue timestamp: `hh:mm:ss.ttt` or `mm:ss.ttt` (WebVTT), `hh:mm:ss,mmm`
 /// (SubRip; a `.` is taken too).
 fn timestamp() -> &'static Regex {
@@ -234,14 +225,27 @@ fn payload(lines: &[&str]) -> Vec<(Option<String>, String)> {
     out
 }
 
-/// Consecutive cues of one speaker as one turn (texts joined with a
-/// space), each cue an anchor; cues without text are skipped.
-fn turns_of(captions: Vec<Caption>) -> Vec<TimedTurn> {
-    let mut turns: Vec<TimedTurn> = Vec::new();
-    for c in captions.into_iter().filter(|c| !c.text.is_empty()) {
-        super::push_cue(&mut turns, c.speaker, c.text, c.start, c.end);
+/// One cue block, WebVTT's or SubRip's: an optional cue id (or number),
+/// the timing line, then its payload. Its texts join the turns
+/// (consecutive cues of one speaker are one turn, each cue an anchor);
+/// cues without text are skipped. `first` is the block's first line.
+fn cue_into(
+    path: &Path,
+    first: usize,
+    lines: &[&str],
+    turns: &mut Vec<TimedTurn>,
+) -> Result<(), CorpusError> {
+    let t = usize::from(!lines.first().is_some_and(|l| l.contains("-->")));
+    let Some(line) = lines.get(t) else {
+        return Err(line_error(path, first, "a timing line without `-->`"));
+    };
+    let (start, end) = timing(path, first + t, line)?;
+    for (speaker, text) in payload(&lines[t + 1..]) {
+        if !text.is_empty() {
+            super::push_cue(turns, speaker, text, start, end);
+        }
     }
-    turns
+    Ok(())
 }
 
 /// The turns of a WebVTT file.
@@ -264,7 +268,7 @@ pub fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError>
             "not a WebVTT file (no `WEBVTT` header)",
         ));
     }
-    let mut captions = Vec::new();
+    let mut turns = Vec::new();
     for (first, lines) in blocks.iter().skip(1) {
         let head = lines[0];
         let keyword = |k: &str| {
@@ -274,47 +278,18 @@ pub fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError>
         if keyword("NOTE") || keyword("STYLE") || keyword("REGION") {
             continue;
         }
-        // An optional cue id, then the timing line.
-        let (t, at) = if head.contains("-->") {
-            (0, *first)
-        } else if lines.len() > 1 {
-            (1, first + 1)
-        } else {
-            return Err(line_error(path, *first, "a timing line without `-->`"));
-        };
-        let (start, end) = timing(path, at, lines[t])?;
-        for (speaker, text) in payload(&lines[t + 1..]) {
-            captions.push(Caption {
-                start,
-                end,
-                speaker,
-                text,
-            });
-        }
+        cue_into(path, *first, lines, &mut turns)?;
     }
-    Ok(turns_of(captions))
+    Ok(turns)
 }
 
 /// The turns of a SubRip file.
 pub fn parse_srt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
-    let mut captions = Vec::new();
+    let mut turns = Vec::new();
     for (first, lines) in blocks(text) {
-        // The cue number (optional), then the timing line.
-        let t = usize::from(!lines[0].contains("-->"));
-        let Some(line) = lines.get(t) else {
-            return Err(line_error(path, first, "a timing line without `-->`"));
-        };
-        let (start, end) = timing(path, first + t, line)?;
-        for (speaker, text) in payload(&lines[t + 1..]) {
-            captions.push(Caption {
-                start,
-                end,
-                speaker,
-                text,
-            });
-        }
+        cue_into(path, first, &lines, &mut turns)?;
     }
-    Ok(turns_of(captions))
+    Ok(turns)
 }
 
 #[cfg(test)]
