@@ -369,23 +369,13 @@ pub fn summarize(quotes: &[CheckedQuote], signature: String) -> Summary {
 /// The signature of a check: the matching and speaker settings, the
 /// attribution rules, how quotes are found and the source map's digest.
 pub fn signature(config: &EvalConfig, min_words: usize, map: Option<(usize, &str)>) -> String {
-    use crate::citations::attribution::{MIN_PIECE_COVER, MIN_PIECE_WORDS};
     let sources = match map {
         Some((n, sha)) => format!("{n}:sha256:{}", &sha[..sha.len().min(12)]),
         None => "none".into(),
     };
-    crate::signature::Signature::new(format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")))
-        .part(crate::citations::signature(
-            config.match_level,
-            config.fuzzy_threshold,
-            &config.normalize,
-            config.fuzzy_search,
-        ))
-        .part(config.speakers.signature())
-        .field(
-            "attribution",
-            format!("pieces>={MIN_PIECE_WORDS}w,cover>={MIN_PIECE_COVER}"),
-        )
+    let head =
+        crate::signature::Signature::new(format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")));
+    crate::evaluate::with_verification(head, config)
         .field(
             "report-quotes",
             format!("marks=straight+curly+low+guillemets;block=markdown;min-words={min_words}"),

@@ -705,10 +705,14 @@ fn check_transcript(
         .collect()
 }
 
-/// The signature of an evaluation's settings.
-pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
-    crate::signature::Signature::new(format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")))
-        .part(scoring::signature(lexicon))
+/// `signature` with the quote verification's settings added: matching,
+/// speakers and the attribution rules (`evaluate` and `check-report` sign
+/// them alike).
+pub fn with_verification(
+    signature: crate::signature::Signature,
+    config: &EvalConfig,
+) -> crate::signature::Signature {
+    signature
         .part(citations::signature(
             config.match_level,
             config.fuzzy_threshold,
@@ -724,6 +728,14 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
                 attribution::MIN_PIECE_COVER
             ),
         )
+}
+
+/// The signature of an evaluation's settings.
+pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
+    let head =
+        crate::signature::Signature::new(format!("corpus-eval:{}", env!("CARGO_PKG_VERSION")))
+            .part(scoring::signature(lexicon));
+    with_verification(head, config)
         .field(
             "ci",
             format!(
