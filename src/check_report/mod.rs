@@ -399,6 +399,18 @@ mod tests {
         )
     }
 
+    /// `report` checked against `t` with the default settings.
+    fn check_default(report: &str, t: &TranscriptSet) -> Vec<CheckedQuote> {
+        check(
+            report,
+            t,
+            &SourceMap::default(),
+            &EvalConfig::default(),
+            &Default::default(),
+        )
+        .unwrap()
+    }
+
     fn classes(checked: &[CheckedQuote]) -> Vec<(&str, Option<&str>)> {
         checked
             .iter()
@@ -447,23 +459,12 @@ mod tests {
                 "Gwen Price: hello.\nTom: the boats were sold that winter.\n",
             ),
         ]);
-        let checked = check(
-            "Tom remembered “the boats were sold that winter” well.",
-            &t,
-            &SourceMap::default(),
-            &EvalConfig::default(),
-            &Default::default(),
-        )
-        .unwrap();
+        let checked = check_default("Tom remembered “the boats were sold that winter” well.", &t);
         assert_eq!(classes(&checked), [("ok", Some("b.txt"))]);
-        let checked = check(
+        let checked = check_default(
             "Gwen remembered “the boats were sold that winter” well.",
             &t,
-            &SourceMap::default(),
-            &EvalConfig::default(),
-            &Default::default(),
-        )
-        .unwrap();
+        );
         let cited = checked[0].cited.as_ref().unwrap();
         assert_eq!(
             (cited.source.as_deref(), cited.speaker.as_deref()),
@@ -480,28 +481,17 @@ mod tests {
             ),
             ("c.txt", "Gwen Hall: hello there.\n"),
         ]);
-        let checked = check(
+        let checked = check_default(
             "Gwen remembered “the boats were sold that winter” well.",
             &t,
-            &SourceMap::default(),
-            &EvalConfig::default(),
-            &Default::default(),
-        )
-        .unwrap();
+        );
         assert_eq!(classes(&checked), [("ok", Some("b.txt"))]);
     }
 
     #[test]
     fn no_transcripts_and_no_quotes() {
         let empty = set(&[]);
-        let checked = check(
-            "“we left in the spring of that year”",
-            &empty,
-            &SourceMap::default(),
-            &EvalConfig::default(),
-            &Default::default(),
-        )
-        .unwrap();
+        let checked = check_default("“we left in the spring of that year”", &empty);
         assert_eq!(classes(&checked), [("fabricated", None)]);
         let s = summarize(&checked, String::new());
         assert_eq!((s.quotes, s.ok, s.ok_share), (1, 0, Some(0.0)));
