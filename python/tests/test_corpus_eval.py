@@ -33,6 +33,19 @@ def only_run_folder(parent):
     return folder
 
 
+def generated_run(tmp_path, scale):
+    """The generated benchmark input at `scale` (scripts/gen-evaluate.py)
+    under tmp_path/data, and the run folder of `corpus-eval evaluate` on it
+    under tmp_path/runs."""
+    data = tmp_path / "data"
+    subprocess.run(["python3", str(REPO / "scripts/gen-evaluate.py"), str(data), "--scale", str(scale)],
+                   check=True, capture_output=True)
+    run = subprocess.run([BIN, "evaluate", str(data / "questions.json"), str(data / "transcripts.json"),
+                          "--no-plots", "--no-html", "--out", "runs"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return data, only_run_folder(tmp_path / "runs")
+
+
 def test_evaluate_equals_the_cli(tmp_path):
     q, t = "evaluation/data_fixture.json", "datasets/corpus.json"
     cli("evaluate", str(REPO / q), str(REPO / t), "--no-plots", "--no-html", "--out", "runs", cwd=tmp_path)

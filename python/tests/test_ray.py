@@ -25,15 +25,9 @@ def _example():
 def test_ray_pipeline_equals_the_cli(tmp_path):
     pytest.importorskip("ray", reason="Ray is not installed: pip install 'ray[data]'")
     pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed")
-    from test_corpus_eval import BIN, only_run_folder
+    from test_corpus_eval import generated_run
 
-    data = tmp_path / "data"
-    subprocess.run(["python3", str(REPO / "scripts/gen-evaluate.py"), str(data), "--scale", "0.5"],
-                   check=True, capture_output=True)
-    run = subprocess.run([BIN, "evaluate", str(data / "questions.json"), str(data / "transcripts.json"),
-                          "--no-plots", "--no-html", "--out", "runs"], cwd=tmp_path, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    folder = only_run_folder(tmp_path / "runs")
+    data, folder = generated_run(tmp_path, 0.5)
     want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     assert want["counts"]["answers"] >= 20_000
 
@@ -76,15 +70,10 @@ def test_issue_45_the_example_joins_a_running_cluster(tmp_path):
     import os
     import sys
 
-    from test_corpus_eval import BIN, only_run_folder
+    from test_corpus_eval import generated_run
 
-    data = tmp_path / "data"
-    subprocess.run(["python3", str(REPO / "scripts/gen-evaluate.py"), str(data), "--scale", "0.05"],
-                   check=True, capture_output=True)
-    run = subprocess.run([BIN, "evaluate", str(data / "questions.json"), str(data / "transcripts.json"),
-                          "--no-plots", "--no-html", "--out", "runs"], cwd=tmp_path, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    want = json.loads((only_run_folder(tmp_path / "runs") / "summary.json").read_text(encoding="utf-8"))
+    data, folder = generated_run(tmp_path, 0.05)
+    want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
 
     import ray
 
