@@ -178,13 +178,21 @@ impl Report {
 /// `.markdown`), any other file as plain UTF-8 text (a byte-order mark
 /// dropped).
 pub fn read_report(path: &Path) -> Result<Report, JobError> {
+    Ok(read_report_recorded(path)?.0)
+}
+
+/// [`read_report`], with the file's manifest record (digest and size of
+/// the bytes read; a `.docx` archive's part is then read from the file).
+pub fn read_report_recorded(path: &Path) -> Result<(Report, InputFile), JobError> {
+    let bytes = super::read_input(path)?;
+    let info = InputFile::new(path, &bytes);
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     if ext.as_deref() == Some("docx") {
         let paragraphs = crate::corpus::formats::docx::paragraph_texts(path)?;
-        return Ok(Report {
+        let report = Report {
             text: paragraphs
                 .iter()
                 .map(|p| p.replace(['\n', '\r'], " "))
@@ -192,14 +200,28 @@ pub fn read_report(path: &Path) -> Result<Report, JobError> {
                 .join("\n"),
             markdown: false,
             line_paragraphs: true,
-        });
+        };
+        return Ok((report, info));
     }
-    let text = super::read_text(path)?;
-    Ok(Report {
+    let text = super::utf8(path, bytes)?;
+    let report = Report {
         text: text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
         markdown: matches!(ext.as_deref(), Some("md" | "markdown")),
         line_paragraphs: false,
-    })
+    };
+    Ok((report, info))
+}
+
+/// Reads a `--sources` map (checked against the transcripts) and its
+/// manifest record, from one read of the file.
+pub fn read_sources(
+    path: &Path,
+    transcripts: &TranscriptSet,
+) -> Result<(SourceMap, InputFile), JobError> {
+    let bytes = super::read_input(path)?;
+    let info = InputFile::new(path, &bytes);
+    let text = super::utf8(path, bytes)?;
+    Ok((SourceMap::parse(path, &text, transcripts)?, info))
 }
 
 /// Checks a report against parsed transcripts.
@@ -237,8 +259,7 @@ pub fn execute(
 ) -> Result<(PathBuf, Output), JobError> {
     let started = SystemTime::now();
     config.validate()?;
-    let text = read_report(report_path)?;
-    let report_info = InputFile::new(report_path, &super::read_input(report_path)?);
+    let (text, report_info) = read_report_recorded(report_path)?;
     let (transcripts, t_info) =
         super::evaluate::load_transcripts(transcripts_path, &config.matching(), false)?;
     let mut inputs = BTreeMap::from([
@@ -247,11 +268,10 @@ pub fn execute(
     ]);
     let map = match &config.sources {
         Some(path) => {
-            let bytes = super::read_input(path)?;
-            let map_text = super::utf8(path, bytes.clone())?;
-            let map = SourceMap::parse(path, &map_text, &transcripts)?;
-            inputs.insert("sources".to_string(), InputFile::new(path, &bytes));
-            Some((map, crate::text::hash::sha256_hex(&bytes)))
+            let (map, info) = read_sources(path, &transcripts)?;
+            let digest = info.sha256.clone();
+            inputs.insert("sources".to_string(), info);
+            Some((map, digest))
         }
         None => None,
     };

@@ -93,10 +93,8 @@ pub fn check_report(
     let set = transcripts_of(&config.matching(), transcripts)?;
     let (map, digest) = match sources {
         Some(path) => {
-            let bytes = super::read_input(path)?;
-            let map_text = super::utf8(path, bytes.clone())?;
-            let map = crate::check_report::cite::SourceMap::parse(path, &map_text, &set)?;
-            (map, Some(crate::text::hash::sha256_hex(&bytes)))
+            let (map, info) = super::check_report::read_sources(path, &set)?;
+            (map, Some(info.sha256))
         }
         None => Default::default(),
     };
