@@ -39,19 +39,11 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
-    /// Reads a map: CSV rows `label,source,speaker` (`speaker` optional, a
-    /// header row `label,source[,speaker]` optional). Every source must be
-    /// a transcript of `transcripts` (an id, or an id without its
-    /// extension); errors name the file, the line and the field.
-    pub fn read(path: &Path, transcripts: &TranscriptSet) -> Result<SourceMap, CorpusError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        SourceMap::parse(path, &text, transcripts)
-    }
-
-    /// [`SourceMap::read`] of text already read (`path` names it in errors).
+    /// Reads a map from its text: CSV rows `label,source,speaker`
+    /// (`speaker` optional, a header row `label,source[,speaker]` optional).
+    /// Every source must be a transcript of `transcripts` (an id, or an id
+    /// without its extension), and no label may come twice (any case);
+    /// errors name the file (`path`), the line and the field.
     pub fn parse(
         path: &Path,
         text: &str,
@@ -249,10 +241,15 @@ impl<'a> Resolver<'a> {
             .collect()
     }
 
+    /// The map's row of a label.
+    fn row(&self, label: &str) -> Option<&Row> {
+        self.map.rows.iter().find(|r| same_label(&r.label, label))
+    }
+
     /// One part of a label.
     fn part(&self, part: &str) -> Option<Part> {
         let rows = &self.map.rows;
-        if let Some(r) = rows.iter().find(|r| same_label(&r.label, part)) {
+        if let Some(r) = self.row(part) {
             return Some(Part {
                 source: Some(r.source.clone()),
                 speaker: r.speaker.clone(),
@@ -307,7 +304,7 @@ impl<'a> Resolver<'a> {
     /// for in that transcript.
     pub fn resolve(&self, label: &str) -> Cited {
         // The whole label first: a map's label may hold `,` (`Morgan, Gwen`).
-        if let Some(r) = self.map.rows.iter().find(|r| same_label(&r.label, label)) {
+        if let Some(r) = self.row(label) {
             return Cited {
                 label: label.to_string(),
                 source: Some(r.source.clone()),

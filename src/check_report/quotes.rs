@@ -710,6 +710,17 @@ fn sentence_before(text: &str) -> &str {
     &text[from..]
 }
 
+/// A word without the punctuation around it (inner `-` and `'` kept).
+fn bare(w: &str) -> &str {
+    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '\'')
+}
+
+/// A capitalized word of two or more letters, as a name is written: the
+/// pronoun `I` (also an interviewer label) and initials are not names.
+fn capital(w: &str) -> bool {
+    w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 2
+}
+
 /// A name within three words before a quote (`Gwen said that`, `Ana
 /// Lopez recalled`), the nearest first: a word or two capitalized words
 /// that `is_name` accepts.
@@ -717,7 +728,7 @@ fn named(before: &str, is_name: &dyn Fn(&str) -> bool) -> Option<String> {
     let tokens: Vec<&str> = before
         .split(|c: char| c.is_whitespace())
         .map(|w| {
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '\'');
+            let w = bare(w);
             // `Gwen's words: “…”`: the possessive is not the name.
             w.strip_suffix("'s")
                 .or_else(|| w.strip_suffix("’s"))
@@ -727,10 +738,6 @@ fn named(before: &str, is_name: &dyn Fn(&str) -> bool) -> Option<String> {
         .filter(|w| !w.is_empty())
         .collect();
     let n = tokens.len();
-    // A capitalized word of two or more letters: the pronoun `I` (also an
-    // interviewer label) and initials are not names.
-    let capital =
-        |w: &str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 2;
     // The name ends at most three words before the quote; a capitalized
     // word followed by another is part of a longer name (`Dr Jones`), not
     // a name of its own.
@@ -762,14 +769,12 @@ fn named_after(after: &str, is_name: &dyn Fn(&str) -> bool) -> Option<String> {
     let clause = after[..end].trim_start_matches([',', ' ', '\t']);
     let tokens: Vec<&str> = clause
         .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '\''))
+        .map(bare)
         .filter(|w| !w.is_empty())
         .collect();
     if tokens.is_empty() || tokens.len() > 3 {
         return None;
     }
-    let capital =
-        |w: &str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 2;
     for k in 0..tokens.len() {
         if !capital(tokens[k]) {
             continue;
