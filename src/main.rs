@@ -59,7 +59,7 @@ include!(concat!(env!("OUT_DIR"), "/mimalloc_options.rs"));
 /// in the other-transcript search, +29 ms in report.html; at scale 4, 3
 /// alternating runs each, 11.69 and 11.67 s (5 ms and 1 s). Since each
 /// transcript is built into the buffers of the one before
-/// (`corpus_eval::citations::Spare`), fewer pages churn: at scale 1, 10
+/// (`citations::Workspace`), fewer pages churn: at scale 1, 10
 /// alternating runs each, page faults 98k before and 60k after, median
 /// 1.81 and 1.70 s, peak RSS 78-82 and 75-81 MB; with those buffers kept,
 /// a 100 ms or 1 s delay gave 79-85 MB for no time measurably saved.

@@ -199,8 +199,8 @@ pub struct SourceText<'a> {
     /// The q-gram index of the lossless fuzzy filter, built on first use.
     qgrams: OnceLock<fuzzy::qgram::QgramIndex>,
     /// Buffers of an earlier transcript that the structures built on
-    /// first use are built into.
-    spare: std::sync::Mutex<Spare>,
+    /// first use are built into (see [`Workspace`]).
+    spare: std::sync::Mutex<Workspace>,
     /// The quote normalizer's settings (the fillers it drops), for the
     /// transcript and the quotes looked up in it alike.
     options: NormalizeOptions,
@@ -232,71 +232,40 @@ impl FuzzySearch {
     }
 }
 
-/// The large buffers of a dropped [`SourceText`]: its text (when owned),
-/// its spoken text, its normalized text and its word index
-/// ([`SourceText::into_spare`]). The next transcript prepared with them
-/// ([`SourceText::from_cow_with_speakers_in`]) is built into them, so that
-/// transcripts prepared one after another allocate their large buffers,
-/// and fault their pages in, once rather than once per transcript.
+/// One worker's reusable buffers: the text (when read back owned), the
+/// spoken text, the normalized text and the word index of the transcript
+/// it prepared last. A transcript prepared in a workspace
+/// ([`Workspace::prepare`]) is built into them, and gives them back when
+/// done with ([`Workspace::recycle`]), so that transcripts prepared one
+/// after another allocate their large buffers, and fault their pages in,
+/// once rather than once per transcript. This is the one door through
+/// which buffer reuse reaches the lookups; a [`SourceText`] made with
+/// [`SourceText::new`] or [`SourceText::with_speakers`] owns fresh ones.
 #[derive(Debug, Default)]
-pub struct Spare {
+pub(crate) struct Workspace {
     text: String,
     spoken: String,
     normalized: crate::text::aligned::NormalizedSpare,
     index: fuzzy::IndexSpare,
 }
 
-impl Spare {
+impl Workspace {
     /// The text's buffer, for a text read back into it (e.g.
     /// [`crate::corpus::Transcript::text_in`]) and handed to
-    /// [`SourceText::from_cow_with_speakers_in`] as an owned text.
-    pub fn text_buffer(&mut self) -> &mut String {
+    /// [`Workspace::prepare`] as an owned text.
+    pub(crate) fn text_buffer(&mut self) -> &mut String {
         &mut self.text
     }
-}
 
-impl SourceText<'static> {
-    /// Wraps a transcript (matching runs over the whole text).
-    pub fn new(text: String) -> SourceText<'static> {
-        SourceText::of(std::borrow::Cow::Owned(text))
-    }
-
-    /// Wraps a transcript split into turns by `speakers`.
-    pub fn with_speakers(text: String, speakers: &turns::SpeakerConfig) -> SourceText<'static> {
-        SourceText::split(std::borrow::Cow::Owned(text), speakers)
-    }
-}
-
-impl<'a> SourceText<'a> {
-    /// [`SourceText::new`] over a borrowed text (no copy).
-    pub fn borrowed(text: &'a str) -> SourceText<'a> {
-        SourceText::of(std::borrow::Cow::Borrowed(text))
-    }
-
-    /// [`SourceText::with_speakers`] over a borrowed text (no copy).
-    pub fn borrowed_with_speakers(
-        text: &'a str,
-        speakers: &turns::SpeakerConfig,
-    ) -> SourceText<'a> {
-        SourceText::split(std::borrow::Cow::Borrowed(text), speakers)
-    }
-
-    /// [`SourceText::with_speakers`] over a text borrowed or owned (e.g.
-    /// a [`crate::corpus::Transcript::text`]).
-    pub fn from_cow_with_speakers(
+    /// A transcript split into turns by `speakers`, its structures built
+    /// into this workspace's buffers (taken: the workspace is left empty
+    /// until [`Workspace::recycle`] gives them back).
+    pub(crate) fn prepare<'a>(
+        &mut self,
         text: std::borrow::Cow<'a, str>,
         speakers: &turns::SpeakerConfig,
     ) -> SourceText<'a> {
-        SourceText::split(text, speakers)
-    }
-
-    /// [`SourceText::from_cow_with_speakers`] built into the buffers of
-    /// `spare` (see [`Spare`]).
-    pub fn from_cow_with_speakers_in(
-        text: std::borrow::Cow<'a, str>,
-        speakers: &turns::SpeakerConfig,
-        mut spare: Spare,
-    ) -> SourceText<'a> {
+        let mut spare = std::mem::take(self);
         let t = turns::Turns::parse_in(&text, speakers, std::mem::take(&mut spare.spoken));
         SourceText {
             turns: Some(t),
@@ -305,26 +274,43 @@ impl<'a> SourceText<'a> {
         }
     }
 
-    /// Its large buffers, for the next transcript (see [`Spare`]).
-    pub fn into_spare(self) -> Spare {
-        let mut spare = self.spare.into_inner().unwrap_or_else(|e| e.into_inner());
-        if let std::borrow::Cow::Owned(text) = self.text {
+    /// Takes back the large buffers of a transcript done with.
+    pub(crate) fn recycle(&mut self, source: SourceText<'_>) {
+        let mut spare = source.spare.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let std::borrow::Cow::Owned(text) = source.text {
             spare.text = text;
         }
-        if let Some(t) = self.turns {
+        if let Some(t) = source.turns {
             spare.spoken = t.into_spoken_buffer();
         }
-        if let Some(n) = self.normalized.into_inner() {
+        if let Some(n) = source.normalized.into_inner() {
             spare.normalized = n.into_spare();
         }
-        if let Some(i) = self.index.into_inner() {
+        if let Some(i) = source.index.into_inner() {
             spare.index = i.into_spare();
         }
-        spare
+        *self = spare;
+    }
+}
+
+impl<'a> SourceText<'a> {
+    /// Wraps a transcript, owned or borrowed (matching runs over the whole
+    /// text).
+    pub fn new(text: impl Into<std::borrow::Cow<'a, str>>) -> SourceText<'a> {
+        SourceText::of(text.into())
+    }
+
+    /// Wraps a transcript, owned or borrowed, split into turns by
+    /// `speakers`.
+    pub fn with_speakers(
+        text: impl Into<std::borrow::Cow<'a, str>>,
+        speakers: &turns::SpeakerConfig,
+    ) -> SourceText<'a> {
+        Workspace::default().prepare(text.into(), speakers)
     }
 
     /// A buffer taken from the spare ones (empty when none is left).
-    fn take_spare<T: Default>(&self, part: impl FnOnce(&mut Spare) -> &mut T) -> T {
+    fn take_spare<T: Default>(&self, part: impl FnOnce(&mut Workspace) -> &mut T) -> T {
         match self.spare.lock() {
             Ok(mut s) => std::mem::take(part(&mut s)),
             Err(_) => T::default(),
@@ -341,7 +327,7 @@ impl<'a> SourceText<'a> {
             char_checkpoints: OnceLock::new(),
             index: OnceLock::new(),
             qgrams: OnceLock::new(),
-            spare: std::sync::Mutex::new(Spare::default()),
+            spare: std::sync::Mutex::new(Workspace::default()),
             options: NormalizeOptions::default(),
             search: FuzzySearch::default(),
         }
@@ -374,10 +360,6 @@ impl<'a> SourceText<'a> {
     /// A quote normalized as this transcript is.
     pub(crate) fn normalize_quote(&self, quote: &str) -> Normalized {
         Normalized::with_options(quote, &self.options)
-    }
-
-    fn split(text: std::borrow::Cow<'a, str>, speakers: &turns::SpeakerConfig) -> SourceText<'a> {
-        SourceText::from_cow_with_speakers_in(text, speakers, Spare::default())
     }
 
     /// The transcript text.
@@ -1046,7 +1028,7 @@ mod tests {
 
     #[test]
     fn exact_with_trimming() {
-        let s = SourceText::new(T.into());
+        let s = SourceText::new(T);
         let c = s.check("  grown potatoes here since 1987 ", 0.9);
         assert_eq!(c.verdict, Verdict::Exact);
         assert_eq!(
@@ -1057,7 +1039,7 @@ mod tests {
 
     #[test]
     fn normalized_ignores_case_quotes_dashes_diacritics() {
-        let s = SourceText::new(T.into());
+        let s = SourceText::new(T);
         let c = s.check(
             "marie-helene: well, WE'VE grown potatoes here since 1987 - my grandfather",
             0.9,
@@ -1072,7 +1054,7 @@ mod tests {
 
     #[test]
     fn fuzzy_reports_the_matched_span() {
-        let s = SourceText::new(T.into());
+        let s = SourceText::new(T);
         let c = s.check("The soil is very sandy so irrigation matters a lot", 0.8);
         assert_eq!(c.verdict, Verdict::Fuzzy);
         assert!(c.similarity >= 0.8 && c.similarity < 1.0, "{c:?}");
@@ -1085,7 +1067,7 @@ mod tests {
 
     #[test]
     fn invented_and_empty_quotes_are_not_found() {
-        let s = SourceText::new(T.into());
+        let s = SourceText::new(T);
         let c = s.check("We sold the farm to a supermarket chain in 2003", 0.9);
         assert_eq!(c.verdict, Verdict::NotFound);
         assert!(c.similarity < 0.9);
@@ -1141,16 +1123,12 @@ mod tests {
     #[test]
     fn built_into_spare_buffers_checks_the_same() {
         let speakers = turns::SpeakerConfig::default();
-        let mut spare = Spare::default();
+        let mut workspace = Workspace::default();
         // Long, short, then long again: buffers shrink and grow in turn.
         for (seed, turns) in [(1, 400), (2, 30), (3, 700), (4, 1)] {
             let text = generated(seed, turns);
             let fresh = SourceText::with_speakers(text.clone(), &speakers);
-            let reused = SourceText::from_cow_with_speakers_in(
-                std::borrow::Cow::Owned(text.clone()),
-                &speakers,
-                spare,
-            );
+            let reused = workspace.prepare(std::borrow::Cow::Owned(text.clone()), &speakers);
             let spoken = fresh.spoken().to_string();
             let words: Vec<&str> = spoken.split_whitespace().collect();
             let mut quotes: Vec<String> = Vec::new();
@@ -1165,10 +1143,10 @@ mod tests {
                 assert_eq!(reused.check(q, 0.8), fresh.check(q, 0.8), "{q}");
             }
             assert_eq!(reused.normalized_text(), fresh.normalized_text());
-            spare = reused.into_spare();
+            workspace.recycle(reused);
             // The buffers come back with their room.
-            assert!(spare.text.capacity() >= text.len());
-            assert!(spare.spoken.capacity() >= spoken.len());
+            assert!(workspace.text.capacity() >= text.len());
+            assert!(workspace.spoken.capacity() >= spoken.len());
         }
     }
 

@@ -299,7 +299,7 @@ impl Turns {
 
     /// [`Turns::parse`], the spoken text built into `spoken` (a buffer
     /// kept from an earlier transcript: [`Turns::into_spoken_buffer`]).
-    pub fn parse_in(text: &str, config: &SpeakerConfig, mut spoken: String) -> Turns {
+    pub(crate) fn parse_in(text: &str, config: &SpeakerConfig, mut spoken: String) -> Turns {
         let mut labels: Vec<(Range<usize>, String)> = Vec::new();
         match &config.pattern {
             // The default pattern's label is the match up to its first `:`
@@ -365,7 +365,7 @@ impl Turns {
     }
 
     /// The spoken text's buffer, for [`Turns::parse_in`].
-    pub fn into_spoken_buffer(self) -> String {
+    pub(crate) fn into_spoken_buffer(self) -> String {
         self.spoken.text
     }
 

@@ -92,8 +92,8 @@ impl Transcript {
 
     /// [`Transcript::text`], a packed text read back into the buffer of
     /// `spare` (taken; left empty for a plain text), which
-    /// [`crate::citations::SourceText::into_spare`] gives back.
-    pub fn text_in(&self, spare: &mut String) -> Result<Cow<'_, str>, CorpusError> {
+    /// a workspace (`citations::Workspace`) gives back.
+    pub(crate) fn text_in(&self, spare: &mut String) -> Result<Cow<'_, str>, CorpusError> {
         match &self.text {
             Stored::Plain(s) => Ok(Cow::Borrowed(s)),
             Stored::Packed(p) => match p.unpack_into(std::mem::take(spare)) {

@@ -431,7 +431,7 @@ fn score_pair(
 /// Each transcript's lookup structures (turns, normalized text, word
 /// index) live only while its own quotes are checked (transcripts in
 /// parallel), so memory holds a few of them at a time, not the corpus's;
-/// the next transcript is built into their buffers ([`citations::Spare`]),
+/// the next transcript is built into their buffers ([`citations::Workspace`]),
 /// so that their pages are not given back and faulted in again for each.
 /// Quotes found in their transcript are attributed by their turn; the
 /// others are looked up in the other transcripts (one automaton over all
@@ -495,15 +495,16 @@ fn verify_quotes_in(
     order.sort_by_key(|&i| std::cmp::Reverse(transcripts.transcripts[i].len()));
     // Each transcript is built into the buffers of one done with before
     // (a few sets of them, one per transcript prepared at once).
-    let spares: crate::pool::Pool<citations::Spare> = crate::pool::Pool::default();
+    let workspaces: crate::pool::Pool<citations::Workspace> = crate::pool::Pool::default();
     let prepare = |t: usize| -> Result<Source<'_>, CorpusError> {
         Ok(match kept {
             Some(k) => Source::Kept(k.source(t)?),
             None => {
-                let mut spare = spares.take();
-                let text = transcripts.transcripts[t].text_in(spare.text_buffer())?;
+                let mut workspace = workspaces.take();
+                let text = transcripts.transcripts[t].text_in(workspace.text_buffer())?;
                 Source::Fresh(Box::new(
-                    SourceText::from_cow_with_speakers_in(text, &config.speakers, spare)
+                    workspace
+                        .prepare(text, &config.speakers)
                         .normalizing(&config.normalize)
                         .searching(config.fuzzy_search),
                 ))
@@ -512,7 +513,9 @@ fn verify_quotes_in(
     };
     let done_with = |src: Source<'_>| {
         if let Source::Fresh(s) = src {
-            spares.put(s.into_spare());
+            let mut workspace = citations::Workspace::default();
+            workspace.recycle(*s);
+            workspaces.put(workspace);
         }
     };
     // Each transcript's lookup structures are done with once its quotes
@@ -531,7 +534,7 @@ fn verify_quotes_in(
         })
         .collect::<Result<_, CorpusError>>()?;
     // The transcripts' lookup structures are freed (unless prepared ahead).
-    spares.clear();
+    workspaces.clear();
     let mut checks: Vec<QuoteCheck> = vec![QuoteCheck::unknown_source(); n];
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
     let mut stitched: Vec<Option<Vec<attribution::Piece>>> = vec![None; n];
@@ -593,7 +596,7 @@ fn verify_quotes_in(
             return Err(e);
         }
         // Their lookup structures again.
-        spares.clear();
+        workspaces.clear();
         found
     };
     for (&k, other) in missing.iter().zip(elsewhere) {

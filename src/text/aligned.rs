@@ -246,10 +246,10 @@ pub(crate) fn fold_typographic(c: char) -> char {
 }
 
 /// The buffers of a dropped [`Normalized`], kept to build the next one
-/// into ([`Normalized::into_spare`], [`Normalized::new_in`]): a text
+/// into ([`Normalized::into_spare`], [`Normalized::build`]): a text
 /// normalized after another of about its size then allocates nothing.
 #[derive(Debug, Default)]
-pub struct NormalizedSpare {
+pub(crate) struct NormalizedSpare {
     text: Vec<u8>,
     segments: Vec<Segment>,
 }
@@ -270,13 +270,12 @@ impl Normalized {
         Normalized::build(original, NormalizedSpare::default(), options)
     }
 
-    /// [`Normalized::new`] built into the buffers of `spare`.
-    pub fn new_in(original: &str, spare: NormalizedSpare) -> Normalized {
-        Normalized::build(original, spare, &NormalizeOptions::default())
-    }
-
     /// [`Normalized::with_options`] built into the buffers of `spare`.
-    pub fn build(original: &str, spare: NormalizedSpare, options: &NormalizeOptions) -> Normalized {
+    pub(crate) fn build(
+        original: &str,
+        spare: NormalizedSpare,
+        options: &NormalizeOptions,
+    ) -> Normalized {
         let bytes = original.as_bytes();
         // Built as bytes (ASCII fast path) and checked as UTF-8 at the end.
         let NormalizedSpare {
@@ -541,7 +540,7 @@ impl Normalized {
     }
 
     /// Its buffers, for [`Normalized::new_in`].
-    pub fn into_spare(self) -> NormalizedSpare {
+    pub(crate) fn into_spare(self) -> NormalizedSpare {
         NormalizedSpare {
             text: self.text.into_bytes(),
             segments: self.segments,
@@ -678,7 +677,7 @@ mod tests {
         for _ in 0..500 {
             let text = crate::test_rng::text_of(&mut next, &pieces, 64);
             let fresh = Normalized::new(&text);
-            let reused = Normalized::new_in(&text, spare);
+            let reused = Normalized::build(&text, spare, &NormalizeOptions::default());
             assert_eq!(format!("{reused:?}"), format!("{fresh:?}"), "{text:?}");
             spare = reused.into_spare();
         }

@@ -220,7 +220,7 @@ where
 /// The buffers of a dropped [`BigramIndex`], kept to build the next one
 /// into ([`BigramIndex::into_spare`], [`BigramIndex::new_in`]).
 #[derive(Debug, Default)]
-pub struct IndexSpare {
+pub(crate) struct IndexSpare {
     starts: Vec<u32>,
     ids: Vec<u32>,
     vocab: FxMap<u64, u32>,
@@ -236,7 +236,7 @@ impl BigramIndex {
     }
 
     /// [`BigramIndex::new`] built into the buffers of `spare`.
-    pub fn new_in(text: &str, spare: IndexSpare) -> BigramIndex {
+    pub(crate) fn new_in(text: &str, spare: IndexSpare) -> BigramIndex {
         let IndexSpare {
             mut starts,
             mut ids,
@@ -286,7 +286,7 @@ impl BigramIndex {
     }
 
     /// Its buffers, for [`BigramIndex::new_in`].
-    pub fn into_spare(self) -> IndexSpare {
+    pub(crate) fn into_spare(self) -> IndexSpare {
         IndexSpare {
             starts: self.starts,
             ids: self.ids,
