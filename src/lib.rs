@@ -56,14 +56,14 @@ pub mod corpus;
 pub mod evaluate;
 pub mod gates;
 pub mod grounding;
-pub mod hotpot;
+pub(crate) mod hotpot;
 #[cfg(feature = "net")]
-pub mod http;
+pub(crate) mod http;
 pub mod jobs;
-#[cfg(feature = "net")]
-pub mod judge;
 #[cfg(all(feature = "net", feature = "semantic"))]
-pub mod judge_answers;
+pub(crate) mod judge;
+#[cfg(all(feature = "net", feature = "semantic"))]
+pub(crate) mod judge_answers;
 pub mod lexical;
 pub mod lexicon;
 pub mod metrics;

@@ -29,7 +29,7 @@
 //! ```
 
 pub mod coefficients;
-pub mod table;
+pub(crate) mod table;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -21,7 +21,7 @@
 //! use corpus_eval::citations::SourceText;
 //!
 //! let t = SourceText::with_speakers(
-//!     "Interviewer: Do you sell at the market?\nAnna: Every Saturday, rain or shine.\n".into(),
+//!     "Interviewer: Do you sell at the market?\nAnna: Every Saturday, rain or shine.\n",
 //!     &SpeakerConfig::default(),
 //! );
 //! let c = t.check("Every Saturday, rain or shine", 0.9);

@@ -24,7 +24,7 @@ mod hotpot;
 mod judge_answers;
 mod lexical;
 mod merge;
-pub mod progress;
+pub(crate) mod progress;
 mod rag;
 mod rerun;
 mod score;

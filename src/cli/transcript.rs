@@ -5,7 +5,7 @@
 
 use super::EXIT_OK;
 use crate::citations::turns::{SpeakerConfig, Turns};
-use crate::corpus::formats::{read_all, SpeakerMap, TimedTranscript};
+use crate::corpus::formats::{SpeakerMap, TimedTranscript};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -61,7 +61,9 @@ pub fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
         }
         None => SpeakerMap::default(),
     };
-    let transcripts = read_all(&args.file, &speakers)?;
+    let transcripts = crate::corpus::Loader::new()
+        .speakers(speakers)
+        .timed_transcripts(&args.file)?;
     if args.json {
         let mut all: Vec<Value> = transcripts.into_iter().map(transcript_json).collect();
         let v = if all.len() == 1 {

@@ -10,8 +10,8 @@
 //! come from the same command and the same reference inputs (the
 //! manifests' SHA-256); only the answers may differ.
 
-pub mod hotpot;
-pub mod runs;
+pub(crate) mod hotpot;
+pub(crate) mod runs;
 
 use crate::corpus::CorpusError;
 use crate::hotpot::HotpotFormat;

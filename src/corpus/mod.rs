@@ -6,26 +6,24 @@
 //! its id and the field at fault.
 
 pub mod formats;
-pub mod hotpot;
+pub(crate) mod hotpot;
 pub mod judged;
+mod load;
 pub mod packed;
 pub mod pieces;
 mod questions;
-pub mod records;
+pub(crate) mod records;
 pub mod skim;
 pub mod strict_json;
-pub mod tabular;
+pub(crate) mod tabular;
 pub mod tape;
 mod transcripts;
 
-pub use questions::{
-    load_questions, parse_questions, parse_questions_owned, parse_questions_with, Answer, QaPair,
-    QuestionSet, Quote,
-};
-pub use transcripts::{
-    load_transcripts, parse_transcripts, parse_transcripts_borrowed, parse_transcripts_owned,
-    parse_transcripts_with, Transcript, TranscriptSet,
-};
+pub use load::{Loaded, Loader};
+pub(crate) use questions::parse_questions;
+pub use questions::{Answer, QaPair, QuestionSet, Quote};
+pub(crate) use transcripts::parse_transcripts;
+pub use transcripts::{Transcript, TranscriptSet};
 
 use std::path::PathBuf;
 

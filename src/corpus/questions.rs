@@ -3,7 +3,7 @@
 
 use super::packed::{PackedTexts, Unpacked};
 use super::tape::{Kind, Tape};
-use super::{read_text, CorpusError};
+use super::CorpusError;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::path::Path;
@@ -140,12 +140,6 @@ impl QuestionSet {
     }
 }
 
-/// Reads a question file.
-pub fn load_questions(path: &Path) -> Result<QuestionSet, CorpusError> {
-    let text = read_text(path)?;
-    parse_questions_owned(path, text)
-}
-
 /// A scalar node as text (strings, numbers, booleans), as the previous
 /// loader read ids, answers and sources.
 fn as_text(tape: &Tape, text: &str, k: usize) -> Option<String> {
@@ -161,18 +155,13 @@ fn as_text(tape: &Tape, text: &str, k: usize) -> Option<String> {
 }
 
 /// Parses a question file's text; `path` is used in error messages.
-pub fn parse_questions(path: &Path, text: &str) -> Result<QuestionSet, CorpusError> {
-    parse_questions_owned(path, text.to_string())
+pub(crate) fn parse_questions(path: &Path, text: &str) -> Result<QuestionSet, CorpusError> {
+    parse_questions_with(path, text.to_string(), |_| ()).map(|(set, ())| set)
 }
 
-/// [`parse_questions`] taking the text (no copy of it).
-pub fn parse_questions_owned(path: &Path, text: String) -> Result<QuestionSet, CorpusError> {
-    parse_questions_with(path, text, |_| ()).map(|(set, ())| set)
-}
-
-/// [`parse_questions_owned`], running `alongside` over the file's text on
+/// [`parse_questions`] taking the text, running `alongside` over the file's text on
 /// another thread while it is scanned (e.g. its SHA-256).
-pub fn parse_questions_with<R: Send>(
+pub(crate) fn parse_questions_with<R: Send>(
     path: &Path,
     text: String,
     alongside: impl FnOnce(&[u8]) -> R + Send,

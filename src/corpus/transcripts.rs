@@ -3,7 +3,7 @@
 
 use super::packed::PackedText;
 use super::tape::{Kind, Tape};
-use super::{read_text, CorpusError};
+use super::CorpusError;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -258,27 +258,24 @@ impl TranscriptSet {
     }
 }
 
-/// Reads a transcript corpus file.
-pub fn load_transcripts(path: &Path) -> Result<TranscriptSet, CorpusError> {
-    let text = read_text(path)?;
-    parse_transcripts(path, &text)
-}
-
 /// Parses a transcript corpus: an array of chunks or `{"documents": [...]}`.
-pub fn parse_transcripts(path: &Path, text: &str) -> Result<TranscriptSet, CorpusError> {
+pub(crate) fn parse_transcripts(path: &Path, text: &str) -> Result<TranscriptSet, CorpusError> {
     parse_transcripts_owned(path, text.to_string())
 }
 
 /// [`parse_transcripts`] taking the text: the chunks are read from the
 /// document's tape (no value tree) and each FILE's text is built once at
 /// its final size.
-pub fn parse_transcripts_owned(path: &Path, text: String) -> Result<TranscriptSet, CorpusError> {
+pub(crate) fn parse_transcripts_owned(
+    path: &Path,
+    text: String,
+) -> Result<TranscriptSet, CorpusError> {
     parse_transcripts_with(path, text, |_| ()).map(|(set, ())| set)
 }
 
 /// [`parse_transcripts_owned`], running `alongside` over the file's text
 /// on another thread while it is scanned (e.g. its SHA-256).
-pub fn parse_transcripts_with<R: Send>(
+pub(crate) fn parse_transcripts_with<R: Send>(
     path: &Path,
     text: String,
     alongside: impl FnOnce(&[u8]) -> R + Send,
@@ -292,7 +289,7 @@ pub fn parse_transcripts_with<R: Send>(
 /// tape is scanned. Transcripts are joined in parallel, each held
 /// compressed ([`Transcript::pack`]) as soon as it is joined, so that the
 /// corpus's joined texts are never all held as is.
-pub fn parse_transcripts_borrowed<R: Send>(
+pub(crate) fn parse_transcripts_borrowed<R: Send>(
     path: &Path,
     text: &str,
     alongside: impl FnOnce(&[u8]) -> R + Send,

@@ -1461,10 +1461,14 @@ mod tests {
     #[test]
     fn owned_lexicon_and_packed_transcripts_give_the_same_evaluation() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let questions =
-            crate::corpus::load_questions(&root.join("evaluation/data_fixture.json")).unwrap();
-        let mut transcripts =
-            crate::corpus::load_transcripts(&root.join("datasets/corpus.json")).unwrap();
+        let questions = crate::corpus::Loader::new()
+            .questions(&root.join("evaluation/data_fixture.json"))
+            .unwrap()
+            .data;
+        let mut transcripts = crate::corpus::Loader::new()
+            .transcripts(&root.join("datasets/corpus.json"))
+            .unwrap()
+            .data;
         let lexicon = Lexicon::embedded().unwrap();
         let info = lexicon.info();
         assert_eq!(

@@ -3,10 +3,10 @@
 //! Jaccard), completeness (query keywords answered) and hallucination
 //! (anchors unsupported by the context, or topic drift).
 
-pub mod claims;
+pub(crate) mod claims;
 pub mod input;
-pub mod quantities;
-pub mod text;
+pub(crate) mod quantities;
+pub(crate) mod text;
 
 use crate::lexicon::Lexicon;
 use crate::text::tfidf::{is_word_char, Tfidf};

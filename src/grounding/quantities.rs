@@ -2,7 +2,7 @@
 //! normalized so that "five" = 5 = 5.0, "1,000" = 1000, "$3.5 million" =
 //! 3500000, "March 3, 2021" = "2021-03-03" and "5 pm" = 17:00.
 
-use super::text::{words, Word};
+use super::text::Word;
 use crate::text::numbers::parse_prefix;
 use regex::{Captures, Regex};
 use std::ops::Range;
@@ -459,8 +459,9 @@ pub fn scan(text: &str, toks: &[Word]) -> Scan {
 }
 
 /// Every quantity of `text` (see [`Scan::found`]).
+#[cfg(test)]
 pub fn quantities(text: &str) -> Vec<Found> {
-    scan(text, &words(text)).found
+    scan(text, &super::text::words(text)).found
 }
 
 /// True when two amounts are the same value.

@@ -2,16 +2,16 @@
 //! verify every quote against its transcript.
 //!
 //! ```
-//! use corpus_eval::corpus::{parse_questions, parse_transcripts};
+//! use corpus_eval::corpus::Loader;
 //! use corpus_eval::jobs::evaluate::{run, Config};
 //! use corpus_eval::lexicon::Lexicon;
 //! use std::path::Path;
 //!
-//! let questions = parse_questions(Path::new("q.json"), r#"{"qa_pairs": [
+//! let questions = Loader::new().questions_text(Path::new("q.json"), r#"{"qa_pairs": [
 //!   {"id": "q1", "question": {"text": "Main crop?", "type": "ListOne", "metric": {"potato": 1}},
 //!    "answers": [{"answer": "Potatoes, mostly.", "source": "a.csv",
 //!                 "verbatims": [{"quote": "we grow potatoes", "source": "a.csv"}]}]}]}"#).unwrap();
-//! let transcripts = parse_transcripts(Path::new("t.json"),
+//! let transcripts = Loader::new().transcripts_text(Path::new("t.json"),
 //!   r#"[{"page_content": "Farmer: we grow potatoes here.", "metadata": {"FILE": "a.csv"}}]"#).unwrap();
 //! let out = run(&Config::default(), &questions, &transcripts, &Lexicon::embedded().unwrap()).unwrap();
 //! assert_eq!(out.summary.overall.mean, 1.0);
@@ -22,7 +22,7 @@
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
-use crate::corpus::{parse_questions_with, parse_transcripts_borrowed, QuestionSet, TranscriptSet};
+use crate::corpus::{Loader, QuestionSet, TranscriptSet};
 use crate::evaluate::{
     annotate, evaluate, evaluate_owned, summarize_evaluation, Annotated, EvalConfig, Summary,
 };
@@ -325,10 +325,9 @@ pub fn execute(
     // load's peak (a document, its tape, what is built from it) comes
     // alone. A questions error is reported first, then a transcripts one.
     let load_questions = || -> Result<_, JobError> {
-        let q_text = super::utf8(questions_path, super::read_input(questions_path)?)?;
-        let (mut questions, q_info) = parse_questions_with(questions_path, q_text, |b| {
-            InputFile::new(questions_path, b)
-        })?;
+        let loaded = Loader::new().questions(questions_path)?;
+        let q_info = InputFile::digested(questions_path, loaded.sha256, loaded.bytes);
+        let mut questions = loaded.data;
         if let Some(shard) = config.shard {
             keep_shard(&mut questions, shard)?;
         }
@@ -387,18 +386,13 @@ pub fn load_transcripts(
     config: &Config,
     pack: bool,
 ) -> Result<(TranscriptSet, InputFile), JobError> {
-    if crate::corpus::formats::is_transcript_source(path) {
-        let (set, (sha256, bytes)) =
-            crate::corpus::formats::load_digested(path, &config.speaker_map()?, pack)?;
-        return Ok((set, InputFile::digested(path, sha256, bytes)));
-    }
-    let t_bytes = super::map_input(path)?;
-    let t_text = t_bytes.text(path)?;
-    let (mut set, info) = parse_transcripts_borrowed(path, t_text, |b| InputFile::new(path, b))?;
-    if !pack {
-        set.unpack()?;
-    }
-    Ok((set, info))
+    let loaded = Loader::new()
+        .speakers(config.speaker_map()?)
+        .packed(pack)
+        .mapped(true)
+        .transcripts(path)?;
+    let info = InputFile::digested(path, loaded.sha256, loaded.bytes);
+    Ok((loaded.data, info))
 }
 
 /// The manifest of an evaluate run (`execute` and `merge` write it).

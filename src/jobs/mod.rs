@@ -15,8 +15,9 @@
 //!
 //! let lexicon = Lexicon::embedded()?;
 //! // evaluate: score answers, verify quotes.
-//! let q = corpus::load_questions(Path::new("evaluation/data_fixture.json"))?;
-//! let t = corpus::load_transcripts(Path::new("datasets/corpus.json"))?;
+//! let loader = corpus::Loader::new();
+//! let q = loader.questions(Path::new("evaluation/data_fixture.json"))?.data;
+//! let t = loader.transcripts(Path::new("datasets/corpus.json"))?.data;
 //! let eval = jobs::evaluate::run(&jobs::evaluate::Config::default(), &q, &t, &lexicon)?;
 //! println!("{} {:?}", eval.summary.overall.mean, eval.summary.verdicts);
 //! // hotpot: bytes of the two files (paths name them in errors).
@@ -123,7 +124,7 @@ pub enum JobError {
     #[error(transparent)]
     Rag(#[from] crate::rag::RagError),
     /// The LLM judge failed (or is misconfigured).
-    #[cfg(feature = "net")]
+    #[cfg(all(feature = "net", feature = "semantic"))]
     #[error(transparent)]
     Judge(#[from] crate::judge::JudgeError),
 }
@@ -156,7 +157,7 @@ impl JobError {
             JobError::Semantic(e) => e.is_missing_model(),
             #[cfg(feature = "net")]
             JobError::Rag(e) => e.is_input(),
-            #[cfg(feature = "net")]
+            #[cfg(all(feature = "net", feature = "semantic"))]
             JobError::Judge(e) => matches!(e, crate::judge::JudgeError::Config { .. }),
         }
     }

@@ -11,10 +11,10 @@
 //! - [`cache`]: the verdict cache;
 //! - [`cost`]: the cost estimate.
 
-pub mod cache;
-pub mod client;
-pub mod cost;
-pub mod prompt;
+pub(crate) mod cache;
+pub(crate) mod client;
+pub(crate) mod cost;
+pub(crate) mod prompt;
 
 pub use cache::VerdictCache;
 pub use client::{JudgeClient, JudgeConfig};

@@ -8,7 +8,7 @@
 
 pub mod bleu;
 pub mod chrf;
-pub mod fastread;
+pub(crate) mod fastread;
 pub mod porter;
 pub mod pytext;
 pub mod rouge;

@@ -5,6 +5,6 @@
 //! lives in [`crate::corpus`], writing outputs in [`crate::report`].
 
 pub mod hotpot;
-pub mod squad;
+pub(crate) mod squad;
 
 pub use squad::{normalize_answer, token_overlap, Overlap};

@@ -3,13 +3,13 @@
 //! batch runs journaled to `responses.jsonl` so that nothing is lost or asked
 //! twice when a run is interrupted and resumed.
 
-pub mod batch;
-pub mod client;
-pub mod journal;
+pub(crate) mod batch;
+pub(crate) mod client;
+pub(crate) mod journal;
 pub mod questions;
-pub mod reply;
-pub mod summary;
-pub mod verify;
+pub(crate) mod reply;
+pub(crate) mod summary;
+pub(crate) mod verify;
 
 use serde_json::{Map, Value};
 

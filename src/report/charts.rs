@@ -331,6 +331,7 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
 }
 
 /// A histogram of scores in [0, 1]: 11 bins centred on 0.0, 0.1, ..., 1.0.
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone)]
 pub struct ScoreHistogram<'a> {
     /// Chart title.
@@ -347,10 +348,12 @@ pub fn score_bin(score: f64) -> usize {
 }
 
 /// Renders a score histogram as a PNG at `path` (through a temporary file).
+#[cfg(feature = "cli")]
 pub fn render_score_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), ReportError> {
     render_atomically(path, |tmp| draw_histogram(tmp, chart))
 }
 
+#[cfg(feature = "cli")]
 fn draw_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), String> {
     let (root, main) = canvas(path, 560, chart.footnote)?;
     draw_histogram_panel(&main, chart.title, 24, chart.scores)?;

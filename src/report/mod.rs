@@ -7,21 +7,22 @@
 
 pub mod audit;
 #[cfg(feature = "charts")]
-pub mod charts;
-pub mod check_report;
+pub(crate) mod charts;
+pub(crate) mod check_report;
 pub mod csv;
 pub mod html;
 pub mod manifest;
 #[cfg(feature = "charts")]
-pub mod panels;
-pub mod pngenc;
+pub(crate) mod panels;
+#[cfg(feature = "charts")]
+pub(crate) mod pngenc;
 pub mod run;
 pub mod spill;
 pub mod svg;
 #[cfg(feature = "cli")]
-pub mod table;
+pub(crate) mod table;
 #[cfg(feature = "cli")]
-pub mod text;
+pub(crate) mod text;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

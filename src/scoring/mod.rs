@@ -14,7 +14,7 @@
 //! assert_eq!(score_answer("Yes/No", &serde_json::json!("yes"), "Yep, often", &lex).unwrap(), 1.0);
 //! ```
 
-pub mod metric;
+pub(crate) mod metric;
 pub mod phrases;
 
 use crate::lexicon::Lexicon;

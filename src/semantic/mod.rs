@@ -22,12 +22,13 @@
 //! ```
 
 pub mod anchors;
-pub mod bert;
-pub mod cache;
-pub mod embedder;
+pub(crate) mod bert;
+pub(crate) mod cache;
+pub(crate) mod embedder;
 pub mod methods;
-pub mod model_dir;
-pub mod texts;
+pub(crate) mod model_dir;
+#[cfg(feature = "cli")]
+pub(crate) mod texts;
 
 pub use cache::{cosine, EmbeddingCache};
 pub use embedder::{Embedder, EngineKind};

@@ -9,11 +9,11 @@
 //! outside the SIMD kernels (and candle's map of the model's weights)
 //! lives here.
 
-pub mod io;
+pub(crate) mod io;
 pub mod memory;
 #[cfg(feature = "cli")]
 pub(crate) mod pages;
-pub mod timings;
+pub(crate) mod timings;
 
 /// Ends the process with `code` once stdout and stderr are flushed.
 ///

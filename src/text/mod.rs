@@ -18,9 +18,9 @@ pub mod hash;
 pub mod json_str;
 pub mod multifind;
 pub mod numbers;
-pub mod sklearn_stopwords;
-pub mod stopwords;
-pub mod swar;
+pub(crate) mod sklearn_stopwords;
+pub(crate) mod stopwords;
+pub(crate) mod swar;
 pub mod tfidf;
 
 use unicode_normalization::char::is_combining_mark;

@@ -14,10 +14,10 @@ pub mod lexical;
 pub mod output;
 pub mod patterns;
 pub mod prep;
-pub mod quality;
-pub mod relevance;
-pub mod safety;
-pub mod verdict;
+pub(crate) mod quality;
+pub(crate) mod relevance;
+pub(crate) mod safety;
+pub(crate) mod verdict;
 
 use crate::lexicon::Lexicon;
 use crate::text::tfidf::Tfidf;

@@ -35,7 +35,7 @@
 //! tracking is cheaper and is computed instead: the same numbers either way.
 
 pub mod lanes;
-pub mod myers;
+pub(crate) mod myers;
 pub mod qgram;
 
 use myers::Pattern;

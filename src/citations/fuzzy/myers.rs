@@ -87,16 +87,6 @@ impl Pattern {
         }
     }
 
-    /// The quote's length in characters.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True for an empty quote.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     #[inline(always)]
     fn eq(&self, c: char) -> &[u64] {
         let slot = if c.is_ascii() {

@@ -8,11 +8,11 @@
 //! text is one `Label: text` line per turn (timestamps and cue markup
 //! taken out, as labels are from what was said) with its time anchors.
 
-pub mod cues;
-pub mod docx;
-pub mod qdpx;
-pub mod text;
-pub mod whisper;
+pub(crate) mod cues;
+pub(crate) mod docx;
+pub(crate) mod qdpx;
+pub(crate) mod text;
+pub(crate) mod whisper;
 
 use super::{CorpusError, Transcript, TranscriptSet};
 use rayon::prelude::*;
@@ -451,17 +451,8 @@ fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, CorpusError> {
 }
 
 /// Reads one file (any supported format) into its transcripts: one, or a
-/// project's text sources, or a chunk file's FILEs. `id` is the id of a
-/// single-transcript file.
-pub fn read_file(
-    path: &Path,
-    id: &str,
-    speakers: &SpeakerMap,
-) -> Result<Vec<TimedTranscript>, CorpusError> {
-    Ok(read_file_digested(path, id, speakers)?.0)
-}
-
-/// [`read_file`], with the file's SHA-256 and size: every file is read
+/// project's text sources, or a chunk file's FILEs (`id` is the id of a
+/// single-transcript file), with the file's SHA-256 and size: every file is read
 /// once (a Word or REFI-QDA archive's parts are then read from it again).
 fn read_file_digested(
     path: &Path,
@@ -492,7 +483,7 @@ fn read_file_digested(
             if whisper::is_whisper_text(&text) {
                 one(Format::Whisper, whisper::parse(path, &text, speakers)?)
             } else {
-                super::parse_transcripts_owned(path, text)?
+                super::transcripts::parse_transcripts_owned(path, text)?
                     .transcripts
                     .iter()
                     .map(|t| {
@@ -526,13 +517,16 @@ fn read_file_digested(
 /// any supported format (its id is its file name) or a `.qdpx` project
 /// (ids are its sources' names). Two transcripts with one id are an error
 /// naming both.
-pub fn read_all(path: &Path, speakers: &SpeakerMap) -> Result<Vec<TimedTranscript>, CorpusError> {
+pub(crate) fn read_all(
+    path: &Path,
+    speakers: &SpeakerMap,
+) -> Result<Vec<TimedTranscript>, CorpusError> {
     Ok(read_all_digested(path, speakers)?.0)
 }
 
 /// [`read_all`], with the digest [`digest`] gives of `path`, made from the
 /// bytes read (no file is read twice).
-pub fn read_all_digested(
+pub(crate) fn read_all_digested(
     path: &Path,
     speakers: &SpeakerMap,
 ) -> Result<(Vec<TimedTranscript>, (String, u64)), CorpusError> {
@@ -599,15 +593,10 @@ fn listing_digest<'a>(files: impl Iterator<Item = (&'a str, &'a str, u64)>) -> (
 }
 
 /// [`read_all`] as a set of transcripts to match quotes against (each
-/// packed once built, when `pack` is set); a quote's source names an id,
-/// or an id without its extension when that is unique.
-pub fn load(path: &Path, speakers: &SpeakerMap, pack: bool) -> Result<TranscriptSet, CorpusError> {
-    Ok(load_digested(path, speakers, pack)?.0)
-}
-
-/// [`load`], with the digest of `path` ([`digest`]) made from the bytes
-/// read.
-pub fn load_digested(
+/// packed once built, when `pack` is set; a quote's source names an id,
+/// or an id without its extension when that is unique), with the digest
+/// of `path` ([`digest`]) made from the bytes read.
+pub(crate) fn load_digested(
     path: &Path,
     speakers: &SpeakerMap,
     pack: bool,
