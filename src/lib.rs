@@ -13,7 +13,7 @@
 //! - [`metrics`]: HotpotQA answer, citation and supporting-fact metrics;
 //! - [`semantic`]: sentence embeddings (all-MiniLM-L6-v2 with candle), anchors,
 //!   the answer-judging methods and threshold search;
-//! - [`judge`]: LLM-as-judge over an OpenAI-compatible API, with a verdict cache;
+//! - `judge`: LLM-as-judge over an OpenAI-compatible API, with a verdict cache;
 //! - [`cli`]: the command line that wires them.
 //!
 //! The library's guide (the typed jobs, the loaders, features and an

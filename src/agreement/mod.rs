@@ -10,7 +10,7 @@
 //! package, coincidence-matrix method, with missing values), Gwet's AC1 and
 //! AC2 (as irrCAC's `CAC.gwet`), and for two raters the prevalence and bias
 //! indices and PABAK; each with a percentile-bootstrap interval over items.
-//! [`table`] reads and joins the coders' files.
+//! `table` reads and joins the coders' files.
 //!
 //! ```
 //! use corpus_eval::agreement::{coefficients::{agreement, Settings}, Level, Ratings};

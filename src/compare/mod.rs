@@ -5,7 +5,7 @@
 //!
 //! A system is a run folder of `evaluate`, `judge-answers`, `text-eval`,
 //! `grounding`, `rag run` or `lexical` (read from its items.csv, see
-//! [`runs`]), or HotpotQA results (see [`hotpot`]): a `hotpot` run folder,
+//! `runs`), or HotpotQA results (see `hotpot`): a `hotpot` run folder,
 //! a metrics JSON or a per_example.json. All systems of one comparison
 //! come from the same command and the same reference inputs (the
 //! manifests' SHA-256); only the answers may differ.

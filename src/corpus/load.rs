@@ -173,7 +173,7 @@ impl Loader {
     }
 
     /// Every transcript of `path` turn by turn, with the times of its cues
-    /// (see [`super::formats::read_all`]).
+    /// (see `super::formats::read_all`).
     pub fn timed_transcripts(&self, path: &Path) -> Result<Vec<TimedTranscript>, CorpusError> {
         super::formats::read_all(path, &self.speakers)
     }

@@ -176,7 +176,7 @@ pub fn completeness(
 }
 
 /// Share of the response's word bigrams (as a set) that occur in a context
-/// sentence (words as [`text::words`] splits them); a one-word response is
+/// sentence (words as `text::words` splits them); a one-word response is
 /// compared by its word; 1.0 for an empty response (it drifts nowhere).
 pub fn bigram_overlap<R: AsRef<str>, C: AsRef<str>>(response: &[R], sentences: &[&[C]]) -> f64 {
     if response.is_empty() {

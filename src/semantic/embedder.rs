@@ -31,7 +31,7 @@ const MAX_BATCH: usize = 128;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EngineKind {
-    /// The fused pass of [`super::bert::FusedBert`] on candle tensors (default, ~2x faster).
+    /// The fused pass of `super::bert::FusedBert` on candle tensors (default, ~2x faster).
     #[default]
     Fused,
     /// candle-transformers' `BertModel`, unchanged (the reference).

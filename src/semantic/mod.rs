@@ -4,10 +4,10 @@
 //! answer-judging methods of the semantic-evaluation design: keyword,
 //! semantic_fixed, semantic_dynamic (threshold search), llm_judge, hybrid.
 //!
-//! - [`model_dir`]: where the model folder comes from;
-//! - [`embedder`]: the model (tokenizer, BERT, mean pooling, L2 norm);
-//! - [`bert`]: the fused BERT forward pass on candle tensors;
-//! - [`cache`]: embeddings by text, cosine;
+//! - `model_dir`: where the model folder comes from;
+//! - `embedder`: the model (tokenizer, BERT, mean pooling, L2 norm);
+//! - `bert`: the fused BERT forward pass on candle tensors;
+//! - `cache`: embeddings by text, cosine;
 //! - [`anchors`]: anchor extraction and checks;
 //! - [`methods`]: scores, threshold search and metrics against labels.
 //!

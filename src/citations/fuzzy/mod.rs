@@ -25,7 +25,7 @@
 //! no word either, a transcript of at most [`FULL_SCAN_CHARS`] characters is
 //! one window.
 //!
-//! **Verification.** A bit-parallel edit distance ([`myers`]) gives `d(j)`
+//! **Verification.** A bit-parallel edit distance (`myers`) gives `d(j)`
 //! for every end of a window at 64 quote characters per machine word.
 //! Ends are visited by increasing distance; since `j - s(j) <= m + d(j)`,
 //! an end's similarity is at most `m / (m + d(j))`, so the visit stops as
