@@ -46,36 +46,52 @@ macro_rules! errln {
     }};
 }
 
-pub mod agreement;
-pub mod check_report;
-pub mod citations;
+// The modules by layer, top to bottom; each imports only from the layers
+// below it (tests/layers.rs checks it). ARCHITECTURE.md has a table per
+// layer.
+
+// 1. The command line.
 #[cfg(feature = "cli")]
 pub mod cli;
+
+// 2. Jobs: one typed job per command (configuration, run, run folder).
+pub mod jobs;
+
+// 3-4. Per-command computations (their views are files of `report`).
+pub mod agreement;
+pub mod check_report;
 pub mod compare;
-pub mod corpus;
 pub mod evaluate;
 pub mod gates;
 pub mod grounding;
 pub(crate) mod hotpot;
-#[cfg(feature = "net")]
-pub(crate) mod http;
-pub mod jobs;
-#[cfg(all(feature = "net", feature = "semantic"))]
-pub(crate) mod judge;
 #[cfg(all(feature = "net", feature = "semantic"))]
 pub(crate) mod judge_answers;
 pub mod lexical;
-pub mod lexicon;
+pub mod texteval;
+
+// 5. Stages.
+pub mod citations;
+#[cfg(all(feature = "net", feature = "semantic"))]
+pub(crate) mod judge;
 pub mod metrics;
-pub(crate) mod pool;
-pub mod progress;
 #[cfg(feature = "net")]
 pub mod rag;
-pub mod report;
 pub mod scoring;
-pub mod secrets;
 #[cfg(feature = "semantic")]
 pub mod semantic;
+
+// 6. Inputs, lexicon and outputs.
+pub mod corpus;
+pub mod lexicon;
+pub mod report;
+
+// 7. Base.
+#[cfg(feature = "net")]
+pub(crate) mod http;
+pub(crate) mod pool;
+pub mod progress;
+pub mod secrets;
 pub mod shard;
 pub mod signature;
 pub mod stats;
@@ -83,4 +99,11 @@ pub mod sys;
 #[cfg(test)]
 mod test_rng;
 pub mod text;
-pub mod texteval;
+
+// What a library user needs most, at the crate root.
+pub use citations::{SourceText, Verdict};
+pub use corpus::{Loaded, Loader, QuestionSet, TranscriptSet};
+pub use evaluate::{evaluate, EvalConfig};
+pub use jobs::{JobConfig, JobError};
+pub use lexicon::Lexicon;
+pub use signature::Signature;
