@@ -195,7 +195,8 @@ pub(crate) fn check(
             inline::verify_quotes_prepared(config, inputs, p).map_err(|e| e.to_string())
         }
         Transcripts::Text(text) => {
-            let t = corpus_eval::corpus::Loader::new().transcripts_text(Path::new("transcripts"), text)
+            let t = corpus_eval::corpus::Loader::new()
+                .transcripts_text(Path::new("transcripts"), text)
                 .map_err(|e| e.to_string())?;
             inline::verify_quotes(config, inputs, &t).map_err(|e| e.to_string())
         }

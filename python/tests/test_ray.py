@@ -1,13 +1,16 @@
-"""examples/ray_evaluate.py on Ray Data in local mode (2 CPUs) against the
-command line, on a generated input of 20,000 answers: the summary must be
-equal (means, counts, intervals, signature), and every answer's score and
-every quote's verdict. Skipped only when Ray cannot be imported (the reason
-is printed with `pytest -rs`)."""
+"""`corpus_eval.ray.evaluate` against the command line, on generated input:
+in local mode, on a running cluster it joins, and on a three-node cluster
+(`ray.cluster_utils.Cluster`: a head and two workers) with `file://`
+inputs. The summary must be equal (means, counts, intervals, signature),
+and every answer's score and every quote's verdict; a lost partition is
+caught. Skipped only when Ray cannot be imported (the reason is printed
+with `pytest -rs`)."""
 
 import csv
-import importlib.util
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,43 +18,29 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _example():
-    spec = importlib.util.spec_from_file_location("ray_evaluate", REPO / "examples" / "ray_evaluate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_ray_pipeline_equals_the_cli(tmp_path):
+def _ray():
     pytest.importorskip("ray", reason="Ray is not installed: pip install 'ray[data]'")
-    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed")
-    from test_corpus_eval import generated_run
-
-    data, folder = generated_run(tmp_path, 0.5)
-    want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-    assert want["counts"]["answers"] >= 20_000
-
+    pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed")
     import ray
 
-    example = _example()
-    try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-        got = example.run(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray"),
-                          num_cpus=2, items="parquet")
-    finally:
-        ray.shutdown()
-    assert got == want
-    assert json.loads((tmp_path / "ray" / "summary.json").read_text(encoding="utf-8")) == want
+    import corpus_eval.ray
 
-    # Item by item, against the run folder's tables.
-    answers = pq.read_table(tmp_path / "ray" / "answers").to_pylist()
+    return ray, corpus_eval.ray
+
+
+def _check_items(out: Path, folder: Path) -> None:
+    """Every answer's score and every quote's verdict equal the run
+    folder's, one row per item."""
+    import pyarrow.parquet as pq
+
+    answers = pq.read_table(out / "answers").to_pylist()
     answers.sort(key=lambda r: (r["pair_index"], r["answer_index"]))
     with open(folder / "items.csv", encoding="utf-8", newline="") as f:
         items = list(csv.DictReader(f))
     assert len(answers) == len(items)
     for a, row in zip(answers, items):
         assert a["score"] == (float(row["score"]) if row["score"] else None), row
-    quotes = pq.read_table(tmp_path / "ray" / "quotes").to_pylist()
+    quotes = pq.read_table(out / "quotes").to_pylist()
     quotes.sort(key=lambda r: (r["pair_index"], r["answer_index"], r["quote_index"]))
     with open(folder / "quotes.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -61,33 +50,99 @@ def test_ray_pipeline_equals_the_cli(tmp_path):
         assert str(q["span_start"] if q["span_start"] is not None else "") == row["span_start"], row
 
 
-def test_issue_45_the_example_joins_a_running_cluster(tmp_path):
-    """On a machine where a Ray cluster runs, the example joins it
-    (`address="auto"`) instead of failing on `ray.init(num_cpus=...)`, and
-    gives the CLI's summary."""
-    pytest.importorskip("ray", reason="Ray is not installed: pip install 'ray[data]'")
-    pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed")
-    import os
-    import sys
+def test_ray_module_equals_the_cli_in_local_mode(tmp_path):
+    ray, cer = _ray()
+    from test_corpus_eval import generated_run
 
+    data, folder = generated_run(tmp_path, 0.5)
+    want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    assert want["counts"]["answers"] >= 20_000
+    try:
+        # Already connected: the module uses this cluster as it is.
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        got = cer.evaluate(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray"),
+                           partitions=4)
+        assert ray.cluster_resources().get("CPU") == 2.0
+    finally:
+        ray.shutdown()
+    assert got == want
+    assert json.loads((tmp_path / "ray" / "summary.json").read_text(encoding="utf-8")) == want
+    _check_items(tmp_path / "ray", folder)
+
+
+def test_issue_45_three_nodes_file_uris_and_a_lost_partition(tmp_path):
+    """A head and two worker nodes; inputs and output as file:// URIs; the
+    actors spread over the nodes; rows in = rows out; one answers file
+    removed makes the summary fail naming the pairs."""
+    ray, cer = _ray()
+    from ray.cluster_utils import Cluster
+
+    import corpus_eval.arrow as cea
+    import pyarrow.parquet as pq
     from test_corpus_eval import generated_run
 
     data, folder = generated_run(tmp_path, 0.05)
     want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    for _ in range(2):
+        cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    out = tmp_path / "cluster"
+    try:
+        ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+        assert len([n for n in ray.nodes() if n["Alive"]]) == 3
+        got = cer.evaluate((data / "questions.json").as_uri(), (data / "transcripts.json").as_uri(), out.as_uri(),
+                           partitions=6, batch_size=512)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    assert got == want
+    _check_items(out, folder)
+    pairs = pq.read_table(out / "items" / "pairs.parquet")
+    answers = pq.read_table(out / "answers")
+    quotes = pq.read_table(out / "quotes")
+    assert answers.num_rows == want["counts"]["answers"]
+    assert quotes.num_rows == sum(pairs.column("quotes").to_pylist())
+    # A lost partition: one of the answers files gone.
+    files = sorted((out / "answers").iterdir())
+    assert len(files) >= 2, files
+    files[0].unlink()
+    with pytest.raises(ValueError, match="pair"):
+        cea.summarize(pairs, pq.read_table(out / "answers"), quotes)
+    # Doubled rows (a retried task written twice) are caught too.
+    import pyarrow as pa
 
-    import ray
+    doubled = pa.concat_tables([answers, answers.slice(0, 3)])
+    with pytest.raises(ValueError, match="pair"):
+        cea.summarize(pairs, doubled, quotes)
 
+
+def test_issue_45_joins_a_running_cluster(tmp_path):
+    """Not connected, on a machine where a Ray cluster runs: the module
+    joins it (`address="auto"`) instead of starting one, and gives the
+    CLI's summary; the example is a thin caller of the module."""
+    ray, cer = _ray()
+    from test_corpus_eval import generated_run
+
+    data, folder = generated_run(tmp_path, 0.05)
+    want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     cli = str(Path(sys.executable).parent / "ray")
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
-    started = subprocess.run([cli, "start", "--head", "--num-cpus", "2", "--include-dashboard", "false"],
+    started = subprocess.run([cli, "start", "--head", "--num-cpus", "3", "--include-dashboard", "false"],
                              capture_output=True, text=True, env=env)
     assert started.returncode == 0, started.stderr
     try:
-        got = _example().run(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray"),
-                             num_cpus=1, items="parquet")
-        # Joined the running cluster (its 2 CPUs), not a new local one of 1.
-        assert ray.cluster_resources().get("CPU") == 2.0
+        assert not ray.is_initialized()
+        got = cer.evaluate(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray"))
+        # Joined the running cluster (its 3 CPUs), not a new local one.
+        assert ray.cluster_resources().get("CPU") == 3.0
+        ray.shutdown()
+        example = subprocess.run([sys.executable, str(REPO / "examples" / "ray_evaluate.py"),
+                                  str(data / "questions.json"), str(data / "transcripts.json"),
+                                  str(tmp_path / "example")], capture_output=True, text=True, env=env)
+        assert example.returncode == 0, example.stderr
     finally:
         ray.shutdown()
         subprocess.run([cli, "stop", "--force"], capture_output=True, env=env)
     assert got == want
+    assert json.loads((tmp_path / "example" / "summary.json").read_text(encoding="utf-8")) == want
