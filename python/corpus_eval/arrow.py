@@ -116,6 +116,27 @@ def summarize(pairs: Any, answers: Any, quotes: Any, **config: Any) -> Dict[str,
     return _json.loads(out)
 
 
+def summary_parts(pairs: Any, answers: Any, quotes: Any, **config: Any) -> str:
+    """A partition's contribution to `evaluate`'s summary.json (JSON text):
+    value counts of every group's scores, verdict and attribution counts,
+    item counts and warnings. The tables hold some of the pairs, each with
+    all its answers and quotes (columns as for `summarize`; a lost or
+    doubled row raises ValueError naming the pairs). Parts add up:
+    `combine` of the parts of any split of the pairs equals `summarize` of
+    them all, so a distributed run's driver holds parts, never rows."""
+    return _native.summary_parts_arrow(_stream(pairs), _stream(answers), _stream(quotes),
+                                       _dumps(config, "config"))
+
+
+def combine(parts: Any, **config: Any) -> Dict[str, Any]:
+    """summary.json from partitions' `summary_parts`, in any order: equal
+    to `summarize` of all their rows (and to `corpus-eval evaluate`'s
+    summary.json). Parts made with other settings than `config` raise
+    ValueError."""
+    out = _native.combine_parts([str(p) for p in parts], _dumps(config, "config"))
+    return _json.loads(out)
+
+
 def _field_text(v: Any) -> Any:
     """A field as evaluate reads it: strings as they are, numbers and
     booleans as JSON writes them, null as None."""

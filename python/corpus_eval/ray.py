@@ -32,7 +32,7 @@ from typing import Any, Dict, Optional, Tuple
 from . import Corpus
 from . import arrow as _arrow
 
-__all__ = ["evaluate", "connect", "filesystem"]
+__all__ = ["evaluate", "summarize", "connect", "filesystem"]
 
 # Measured: a prepared corpus holds about 7 times its JSON size (5.7-5.9 GB
 # for 840 MB); an actor asks Ray for that much memory, and this base.
@@ -169,7 +169,6 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
         settings, ...), as for `corpus_eval.evaluate`.
     """
     import ray
-    import pyarrow.parquet as pq
 
     if threads < 1 or batch_size < 1 or (partitions is not None and partitions < 1):
         raise ValueError("threads, batch_size and partitions must be at least 1")
@@ -178,7 +177,7 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
     fs, base = filesystem(out)
     fs.create_dir(base, recursive=True)
     items = out.rstrip("/") + "/items"
-    counts = ray.get(ray.remote(_flatten).options(num_cpus=1).remote(questions, items))
+    ray.get(ray.remote(_flatten).options(num_cpus=1).remote(questions, items))
     cpus = int(ray.cluster_resources().get("CPU", 1))
     # One CPU is left to the read and write tasks.
     actors = actors or max(1, (cpus - 1) // threads)
@@ -199,17 +198,64 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
         memory=memory, runtime_env=env)
     answers.write_parquet(f"{base}/answers", filesystem=fs)
     quotes.write_parquet(f"{base}/quotes", filesystem=fs)
-    pairs = pq.read_table(f"{items_base}/pairs.parquet", filesystem=items_fs)
-    answer_rows = pq.read_table(f"{base}/answers", filesystem=fs,
-                                columns=["pair_index", "answer_index", "source", "score"])
-    quote_rows = pq.read_table(f"{base}/quotes", filesystem=fs,
-                               columns=["pair_index", "answer_index", "quote_index", "source", "verdict",
-                                        "found", "attribution"])
-    # Rows in = rows out (summarize names the pairs of a lost or doubled row).
-    summary = _arrow.summarize(pairs, answer_rows, quote_rows, **config)
-    if (answer_rows.num_rows, quote_rows.num_rows) != (counts["answers"], counts["quotes"]):
-        raise ValueError(f"{out}: {answer_rows.num_rows} answer and {quote_rows.num_rows} quote rows written "
-                         f"for {counts['answers']} answers and {counts['quotes']} quotes")
+    summary = summarize(out, partitions=partitions or 2 * actors, **config)
     with fs.open_output_stream(f"{base}/summary.json") as f:
         f.write(_json.dumps(summary, ensure_ascii=False, indent=2).encode("utf-8"))
     return summary
+
+
+_ANSWER_COLUMNS = ["pair_index", "answer_index", "source", "score"]
+_QUOTE_COLUMNS = ["pair_index", "answer_index", "quote_index", "source", "verdict", "found", "attribution"]
+
+
+def _range_parts(out: str, lo: int, hi: int, config: dict) -> Tuple[str, int, int]:
+    """A task: the summary parts of the pairs at positions lo..hi (their
+    rows read from OUT with a filter), and how many answer and quote rows
+    it read."""
+    import pyarrow.dataset as pads
+
+    fs, base = filesystem(out)
+    keep = (pads.field("pair_index") >= lo) & (pads.field("pair_index") < hi)
+
+    def table(path: str, columns: Optional[list] = None) -> Any:
+        return pads.dataset(path, filesystem=fs, format="parquet").to_table(columns=columns, filter=keep)
+
+    pairs = table(f"{base}/items/pairs.parquet")
+    answers = table(f"{base}/answers", _ANSWER_COLUMNS)
+    quotes = table(f"{base}/quotes", _QUOTE_COLUMNS)
+    return _arrow.summary_parts(pairs, answers, quotes, **config), answers.num_rows, quotes.num_rows
+
+
+def summarize(out: str, *, partitions: int = 8, **config: Any) -> Dict[str, Any]:
+    """summary.json of a finished run folder OUT (items/, answers/,
+    quotes/, as `evaluate` writes them) from partial aggregates: one Ray
+    task per range of pairs returns its summary parts (value counts,
+    counts, warnings; never rows), and the driver combines them. Rows lost
+    or doubled raise ValueError naming the pairs; answer or quote rows of
+    no pair too."""
+    import ray
+    import pyarrow.parquet as pq
+
+    if partitions < 1:
+        raise ValueError("partitions must be at least 1")
+    connect()
+    fs, base = filesystem(out)
+    meta = pq.read_metadata(f"{base}/items/pairs.parquet", filesystem=fs)
+    n_pairs = meta.num_rows
+    step = max(1, -(-n_pairs // partitions))
+    task = ray.remote(_range_parts).options(num_cpus=1)
+    done = ray.get([task.remote(out, lo, lo + step, config) for lo in range(0, max(n_pairs, 1), step)])
+    answer_rows = sum(d[1] for d in done)
+    quote_rows = sum(d[2] for d in done)
+    written = (_rows(fs, f"{base}/answers"), _rows(fs, f"{base}/quotes"))
+    if written != (answer_rows, quote_rows):
+        raise ValueError(f"{out}: {written[0] - answer_rows} answer and {written[1] - quote_rows} quote rows "
+                         f"name no pair of the question file")
+    return _arrow.combine([d[0] for d in done], **config)
+
+
+def _rows(fs: Any, path: str) -> int:
+    """The rows of a Parquet dataset (from its files' footers)."""
+    import pyarrow.dataset as pads
+
+    return pads.dataset(path, filesystem=fs, format="parquet").count_rows()

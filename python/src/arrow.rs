@@ -410,6 +410,57 @@ pub fn score_answers_arrow<'py>(
 /// (`pair_index`, `answer_index`, `source`, `score`) and quotes
 /// (`pair_index`, `answer_index`, `quote_index`, `source`, `verdict`,
 /// `found`, `attribution`), in any row order; returns it as JSON text.
+/// The evaluation three item tables describe, with its pairs' positions
+/// in the question file (in the evaluation's pair order).
+fn tables_evaluation(
+    pairs: &[RecordBatch],
+    answers: &[RecordBatch],
+    quotes: &[RecordBatch],
+    config: &jobs::evaluate::Config,
+) -> PyResult<(corpus_eval::evaluate::Evaluation, Vec<usize>)> {
+    let lexicon = super::lexicon(config.wordnet.as_deref())?;
+    let p = corpus_eval::evaluate::items::Pairs {
+        index: integers(pairs, "pair_index")?,
+        id: required(pairs, "id")?,
+        qtype: required(pairs, "type")?,
+        metric: required(pairs, "metric")?
+            .into_iter()
+            .map(metric_value)
+            .collect(),
+        // The counts of the question file (item_tables writes them):
+        // rows lost or doubled are an error naming the pairs.
+        answers: optional_integers(pairs, "answers")?,
+        quotes: optional_integers(pairs, "quotes")?,
+    };
+    let a = corpus_eval::evaluate::items::Answers {
+        pair: integers(answers, "pair_index")?,
+        index: integers(answers, "answer_index")?,
+        source: required(answers, "source")?,
+        score: numbers(answers, "score")?,
+    };
+    let q = corpus_eval::evaluate::items::Quotes {
+        pair: integers(quotes, "pair_index")?,
+        answer: integers(quotes, "answer_index")?,
+        index: integers(quotes, "quote_index")?,
+        source: required(quotes, "source")?,
+        verdict: required(quotes, "verdict")?,
+        found: booleans(quotes, "found")?,
+        attribution: required(quotes, "attribution")?,
+    };
+    let eval =
+        corpus_eval::evaluate::items::evaluation(&p, &a, &q, &lexicon, &config.eval_config())
+            .map_err(value_error)?;
+    // evaluation() orders the pairs by position (each checked there).
+    let mut positions: Vec<usize> = p
+        .index
+        .iter()
+        .filter_map(|i| i.and_then(|i| usize::try_from(i).ok()))
+        .collect();
+    positions.sort_unstable();
+    Ok((eval, positions))
+}
+
+/// `arrow.summarize`: summary.json from the three item tables.
 #[pyfunction]
 pub fn summarize_arrow(
     py: Python<'_>,
@@ -421,39 +472,59 @@ pub fn summarize_arrow(
     let config: jobs::evaluate::Config = super::config(config_json)?;
     let (pairs, answers, quotes) = (import(pairs)?, import(answers)?, import(quotes)?);
     py.detach(|| {
-        let lexicon = super::lexicon(config.wordnet.as_deref())?;
-        let p = corpus_eval::evaluate::items::Pairs {
-            index: integers(&pairs, "pair_index")?,
-            id: required(&pairs, "id")?,
-            qtype: required(&pairs, "type")?,
-            metric: required(&pairs, "metric")?
-                .into_iter()
-                .map(metric_value)
-                .collect(),
-            // The counts of the question file (item_tables writes them):
-            // rows lost or doubled are an error naming the pairs.
-            answers: optional_integers(&pairs, "answers")?,
-            quotes: optional_integers(&pairs, "quotes")?,
-        };
-        let a = corpus_eval::evaluate::items::Answers {
-            pair: integers(&answers, "pair_index")?,
-            index: integers(&answers, "answer_index")?,
-            source: required(&answers, "source")?,
-            score: numbers(&answers, "score")?,
-        };
-        let q = corpus_eval::evaluate::items::Quotes {
-            pair: integers(&quotes, "pair_index")?,
-            answer: integers(&quotes, "answer_index")?,
-            index: integers(&quotes, "quote_index")?,
-            source: required(&quotes, "source")?,
-            verdict: required(&quotes, "verdict")?,
-            found: booleans(&quotes, "found")?,
-            attribution: required(&quotes, "attribution")?,
-        };
-        let eval =
-            corpus_eval::evaluate::items::evaluation(&p, &a, &q, &lexicon, &config.eval_config())
-                .map_err(value_error)?;
+        let (eval, _) = tables_evaluation(&pairs, &answers, &quotes, &config)?;
         let summary = corpus_eval::evaluate::summarize_evaluation(&eval);
+        serde_json::to_string(&summary).map_err(value_error)
+    })
+}
+
+/// `arrow.summary_parts`: a partition's summary parts (JSON) from the item
+/// tables of some of the pairs (each pair with all its answers and quotes).
+#[pyfunction]
+pub fn summary_parts_arrow(
+    py: Python<'_>,
+    pairs: &Bound<'_, PyCapsule>,
+    answers: &Bound<'_, PyCapsule>,
+    quotes: &Bound<'_, PyCapsule>,
+    config_json: &str,
+) -> PyResult<String> {
+    let config: jobs::evaluate::Config = super::config(config_json)?;
+    let (pairs, answers, quotes) = (import(pairs)?, import(answers)?, import(quotes)?);
+    py.detach(|| {
+        let (eval, positions) = tables_evaluation(&pairs, &answers, &quotes, &config)?;
+        let parts = corpus_eval::evaluate::SummaryParts::of_pairs(&eval, &positions);
+        serde_json::to_string(&parts).map_err(value_error)
+    })
+}
+
+/// `arrow.combine`: summary.json from partitions' summary parts (JSON
+/// texts), merged in any order.
+#[pyfunction]
+pub fn combine_parts(py: Python<'_>, parts: Vec<String>, config_json: &str) -> PyResult<String> {
+    let config: jobs::evaluate::Config = super::config(config_json)?;
+    py.detach(|| {
+        if parts.is_empty() {
+            return Err(value_error("combine needs at least one summary part"));
+        }
+        let mut all = corpus_eval::evaluate::SummaryParts::default();
+        for (k, text) in parts.iter().enumerate() {
+            let part: corpus_eval::evaluate::SummaryParts = serde_json::from_str(text)
+                .map_err(|e| value_error(format!("summary part {k}: {e}")))?;
+            all.merge(&part)
+                .map_err(|e| value_error(format!("summary part {k}: {e}")))?;
+        }
+        // The parts' settings must be these (the seed and resamples of
+        // the intervals come from here).
+        let lexicon = super::lexicon(config.wordnet.as_deref())?;
+        let eval_config = config.eval_config();
+        let want = corpus_eval::evaluate::signature(&lexicon, &eval_config);
+        if all.signature != want {
+            return Err(value_error(format!(
+                "the summary parts were made with other settings ({}) than these ({want})",
+                all.signature
+            )));
+        }
+        let summary = all.finish(&eval_config);
         serde_json::to_string(&summary).map_err(value_error)
     })
 }

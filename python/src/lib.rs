@@ -473,5 +473,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow::verify_quotes_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::score_answers_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::summarize_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::summary_parts_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::combine_parts, m)?)?;
     Ok(())
 }

@@ -247,9 +247,26 @@ def test_score_answers_and_summarize_through_arrow_equal_the_cli(tmp_path):
     ])[::-1]
     summary = A.summarize(pa.Table.from_pylist(pairs), answer_table, quote_table)
     assert summary == json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    # Issue 45: summaries from partial aggregates. The pairs split into
+    # ranges, each range's summary parts made from its rows alone and
+    # combined in any order, give the same summary.json.
+    import pyarrow.compute as pc
+
+    pair_table = pa.Table.from_pylist(pairs)
+    n = len(pairs)
+    for cuts in ([0, n], [0, n // 3, n // 2, n], [0, 1, 2, n - 1, n]):
+        parts = []
+        for lo, hi in zip(cuts, cuts[1:]):
+            def keep(t):
+                return t.filter(pc.and_(pc.greater_equal(t["pair_index"], lo), pc.less(t["pair_index"], hi)))
+            parts.append(A.summary_parts(keep(pair_table), keep(answer_table), keep(quote_table)))
+        assert A.combine(parts[::-1]) == summary, cuts
+    with pytest.raises(ValueError, match="at least one"):
+        A.combine([])
+    with pytest.raises(ValueError, match="summary part 0"):
+        A.combine(["{}"])
     # Issue 45: with the pairs' counts (item_tables writes them), rows lost
     # or doubled are a ValueError naming the pairs, not a smaller summary.
-    import pyarrow.compute as pc
 
     counted, _, _ = A.item_tables(doc)
     assert A.summarize(counted, answer_table, quote_table) == summary

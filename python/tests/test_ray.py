@@ -71,9 +71,10 @@ def test_ray_module_equals_the_cli_in_local_mode(tmp_path):
 
 
 def test_issue_45_three_nodes_file_uris_and_a_lost_partition(tmp_path):
-    """A head and two worker nodes; inputs and output as file:// URIs; the
-    actors spread over the nodes; rows in = rows out; one answers file
-    removed makes the summary fail naming the pairs."""
+    """A head and two worker nodes; inputs and output as file:// URIs;
+    rows in = rows out; the summary from partial aggregates (any split)
+    equals the CLI's; doubled rows, and one answers file removed, make the
+    summary fail naming the pairs."""
     ray, cer = _ray()
     from ray.cluster_utils import Cluster
 
@@ -93,28 +94,34 @@ def test_issue_45_three_nodes_file_uris_and_a_lost_partition(tmp_path):
         assert len([n for n in ray.nodes() if n["Alive"]]) == 3
         got = cer.evaluate((data / "questions.json").as_uri(), (data / "transcripts.json").as_uri(), out.as_uri(),
                            partitions=6, batch_size=512)
+        assert got == want
+        _check_items(out, folder)
+        pairs = pq.read_table(out / "items" / "pairs.parquet")
+        answers = pq.read_table(out / "answers")
+        quotes = pq.read_table(out / "quotes")
+        assert answers.num_rows == want["counts"]["answers"]
+        assert quotes.num_rows == sum(pairs.column("quotes").to_pylist())
+        # The summary again, from other splits of the pairs into parts.
+        for partitions in (1, 5):
+            assert cer.summarize(out.as_uri(), partitions=partitions) == want
+        # Parts made with other settings do not combine under these.
+        with pytest.raises(ValueError, match="other settings"):
+            cea.combine([cea.summary_parts(pairs, answers, quotes, seed=7)])
+        # Doubled rows (a retried task written twice) are caught.
+        doubled = out / "answers" / "doubled.parquet"
+        pq.write_table(answers.slice(0, 3), doubled)
+        with pytest.raises(ValueError, match="pair"):
+            cer.summarize(out.as_uri())
+        doubled.unlink()
+        # A lost partition: one of the answers files gone.
+        files = sorted((out / "answers").iterdir())
+        assert len(files) >= 2, files
+        files[0].unlink()
+        with pytest.raises(ValueError, match="pair"):
+            cer.summarize(out.as_uri())
     finally:
         ray.shutdown()
         cluster.shutdown()
-    assert got == want
-    _check_items(out, folder)
-    pairs = pq.read_table(out / "items" / "pairs.parquet")
-    answers = pq.read_table(out / "answers")
-    quotes = pq.read_table(out / "quotes")
-    assert answers.num_rows == want["counts"]["answers"]
-    assert quotes.num_rows == sum(pairs.column("quotes").to_pylist())
-    # A lost partition: one of the answers files gone.
-    files = sorted((out / "answers").iterdir())
-    assert len(files) >= 2, files
-    files[0].unlink()
-    with pytest.raises(ValueError, match="pair"):
-        cea.summarize(pairs, pq.read_table(out / "answers"), quotes)
-    # Doubled rows (a retried task written twice) are caught too.
-    import pyarrow as pa
-
-    doubled = pa.concat_tables([answers, answers.slice(0, 3)])
-    with pytest.raises(ValueError, match="pair"):
-        cea.summarize(pairs, doubled, quotes)
 
 
 def test_issue_45_joins_a_running_cluster(tmp_path):

@@ -5,15 +5,18 @@
 //! belong to [`crate::corpus`] and [`crate::report`].
 
 pub mod items;
+mod parts;
+
+pub use parts::SummaryParts;
 
 use crate::citations::attribution::{self, Attributed, Attribution};
 use crate::citations::turns::SpeakerConfig;
-use crate::citations::{self, Located, MatchLevel, QuoteCheck, SourceText, Verdict};
+use crate::citations::{self, Located, MatchLevel, QuoteCheck, SourceText};
 use crate::corpus::tape::{newline, write_json_string, Kind, Tape};
 use crate::corpus::{CorpusError, QuestionSet, TranscriptSet};
 use crate::lexicon::Lexicon;
 use crate::scoring::{self, phrases::Analyzer, CompiledQuestion, QuestionType};
-use crate::stats::{summarize, GroupStat};
+use crate::stats::GroupStat;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -745,158 +748,18 @@ pub fn signature(lexicon: &Lexicon, config: &EvalConfig) -> String {
                 "percentile-bootstrap-95,n={},seed={},draw:{}",
                 config.resamples,
                 config.seed,
-                crate::stats::SUMMARIZE_DRAW
+                crate::stats::COUNTS_DRAW
             ),
         )
         .long()
 }
 
-/// Groups scores by key and summarizes each group (groups in parallel).
-/// Each group's bootstrap is seeded with the run seed mixed with the
-/// group's name, so adding a group does not change another's interval.
-fn grouped(groups: BTreeMap<&str, Vec<f64>>, config: &EvalConfig) -> BTreeMap<String, GroupStat> {
-    let groups: Vec<(&str, Vec<f64>)> = groups.into_iter().collect();
-    groups
-        .par_iter()
-        .map(|(k, xs)| {
-            let seed = crate::stats::group_seed(config.seed, k);
-            (k.to_string(), summarize(xs, seed, config.resamples))
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .collect()
-}
-
-/// Aggregates an evaluation.
+/// Aggregates an evaluation: its [`SummaryParts`], finished. The means
+/// and intervals depend on each group's value counts only, so a run split
+/// into shards or partitions gives the same summary once its parts are
+/// merged.
 pub fn summarize_evaluation(eval: &Evaluation) -> Summary {
-    let config = &eval.config;
-    let mut by_source: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    let mut by_quote_source: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    let mut by_type: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    let mut all = Vec::new();
-    let mut existence = Vec::new();
-    let mut strict = Vec::new();
-    const VERDICTS: [Verdict; 6] = [
-        Verdict::Exact,
-        Verdict::Normalized,
-        Verdict::Edited,
-        Verdict::Fuzzy,
-        Verdict::NotFound,
-        Verdict::UnknownSource,
-    ];
-    let mut verdict_counts = [0usize; VERDICTS.len()];
-    let mut overall = [0usize; Attribution::ALL.len()];
-    let mut per_transcript: BTreeMap<&str, [usize; Attribution::ALL.len()]> = BTreeMap::new();
-    let (mut answers, mut scored, mut quotes) = (0, 0, 0);
-    for p in &eval.pairs {
-        if let Some(e) = p.existence_score {
-            existence.push(e);
-        }
-        if let Some(s) = p.strict_existence() {
-            strict.push(s);
-        }
-        for a in &p.answers {
-            answers += 1;
-            if let Some(s) = a.score {
-                scored += 1;
-                all.push(s);
-                let src = a.source.as_deref().unwrap_or(NO_SOURCE);
-                by_source.entry(src).or_default().push(s);
-                if let Some(t) = p.qtype {
-                    by_type.entry(t.name()).or_default().push(s);
-                }
-            }
-            for q in &a.quotes {
-                quotes += 1;
-                if let Some(v) = VERDICTS.iter().position(|&v| v == q.check.verdict) {
-                    verdict_counts[v] += 1;
-                }
-                let src = q.source.as_deref().unwrap_or(NO_SOURCE);
-                if let Some(at) = q.attributed.attribution {
-                    if let Some(k) = Attribution::ALL.iter().position(|&x| x == at) {
-                        overall[k] += 1;
-                        per_transcript.entry(src).or_default()[k] += 1;
-                    }
-                }
-                by_quote_source
-                    .entry(src)
-                    .or_default()
-                    .push(if q.found { 1.0 } else { 0.0 });
-            }
-        }
-    }
-    let named = |counts: &[usize], only_used: bool| -> BTreeMap<String, usize> {
-        Attribution::ALL
-            .iter()
-            .zip(counts)
-            .filter(|(_, &c)| !only_used || c > 0)
-            .map(|(a, &c)| (a.as_str().to_string(), c))
-            .collect()
-    };
-    let attribution = AttributionCounts {
-        overall: named(&overall, false),
-        by_transcript: per_transcript
-            .iter()
-            .map(|(t, c)| (t.to_string(), named(c, true)))
-            .collect(),
-    };
-    let verdicts: BTreeMap<String, usize> = VERDICTS
-        .iter()
-        .zip(verdict_counts)
-        .map(|(v, c)| (v.as_str().to_string(), c))
-        .collect();
-    let counts = BTreeMap::from([
-        ("pairs".to_string(), eval.pairs.len()),
-        ("answers".to_string(), answers),
-        ("scored_answers".to_string(), scored),
-        ("unscored_answers".to_string(), answers - scored),
-        ("quotes".to_string(), quotes),
-    ]);
-    let (
-        (transcript_average_scores, verbatim_average_scores),
-        (by_type, (overall, (existence, strict_existence))),
-    ) = rayon::join(
-        || {
-            rayon::join(
-                || grouped(by_source, config),
-                || grouped(by_quote_source, config),
-            )
-        },
-        || {
-            rayon::join(
-                || grouped(by_type, config),
-                || {
-                    rayon::join(
-                        || summarize(&all, config.seed, config.resamples),
-                        || {
-                            rayon::join(
-                                || summarize(&existence, config.seed ^ 1, config.resamples),
-                                || summarize(&strict, config.seed ^ 2, config.resamples),
-                            )
-                        },
-                    )
-                },
-            )
-        },
-    );
-    Summary {
-        signature: eval.signature.clone(),
-        transcript_average_scores,
-        verbatim_average_scores,
-        by_type,
-        overall,
-        existence,
-        strict_existence,
-        attribution,
-        verdicts,
-        counts,
-        warnings: eval
-            .pairs
-            .iter()
-            .filter_map(|p| p.warning.clone())
-            .chain(eval.unlabelled.iter().map(|t| unlabelled_warning(t)))
-            .collect(),
-    }
+    SummaryParts::of(eval).finish(&eval.config)
 }
 
 /// The input document with results added: `score` on every answer,

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub mod binomial;
+mod counts;
 pub mod detmath;
 pub mod multiple;
 pub mod paired;
@@ -27,6 +28,14 @@ pub const DEFAULT_RESAMPLES: usize = 2000;
 /// resample; a group of few distinct values by binomial counts per value,
 /// any other by one index per item (multiply-shift, no modulo).
 pub const SUMMARIZE_DRAW: &str = "splitmix64-stretch-per-resample+binomial-counts|indices";
+
+pub use counts::ValueCounts;
+
+/// How [`ValueCounts::summarize`] draws its resamples, for signatures: as
+/// [`SUMMARIZE_DRAW`]'s count draws, for every group (its means and
+/// intervals depend on the values' counts only, never on the items' order
+/// or on how they were partitioned).
+pub const COUNTS_DRAW: &str = "splitmix64-stretch-per-resample+binomial-counts";
 
 /// How the per-item bootstraps of `lexical` and `agreement` draw: one
 /// SplitMix64 stretch of n indices per resample (multiply-shift).
@@ -172,6 +181,48 @@ fn few_values(xs: &[f64]) -> Option<Vec<(f64, u64)>> {
     (cost < n as f64).then_some(out)
 }
 
+/// The means of `resamples` bootstrap resamples of the `n` items whose
+/// distinct values (ascending) and counts are `values`, each resample drawn
+/// as the counts it gives each value (see [`summarize`]).
+pub(crate) fn count_means(
+    values: &[(f64, u64)],
+    n: usize,
+    seed: u64,
+    resamples: usize,
+) -> Vec<f64> {
+    let draws = (values.len() as u64).saturating_sub(1);
+    let table = binomial::LnFactorials::up_to(n as u64);
+    // Value j's probability among the items of values j.. .
+    let mut items_left = n as u64;
+    let probs: Vec<binomial::Prob> = values
+        .iter()
+        .map(|&(_, count)| {
+            let p = binomial::Prob::new(count as f64 / items_left.max(1) as f64);
+            items_left = items_left.saturating_sub(count);
+            p
+        })
+        .collect();
+    (0..resamples)
+        .into_par_iter()
+        .map(|r| {
+            let mut rng = SplitMix64::new(seed).skipped(r as u64 * draws);
+            let mut left = n as u64;
+            let mut sum = 0.0;
+            for (j, (&(v, _), prob)) in values.iter().zip(&probs).enumerate() {
+                let c = if j + 1 == values.len() {
+                    left
+                } else {
+                    let u = binomial::uniform(&mut rng);
+                    binomial::binomial_table(left, prob, &table, u)
+                };
+                sum += v * c as f64;
+                left -= c;
+            }
+            sum / n as f64
+        })
+        .collect()
+}
+
 /// Mean, n and a 95% percentile bootstrap interval of `xs` (`resamples`
 /// resamples with replacement, generator seeded with `seed`).
 ///
@@ -197,39 +248,7 @@ pub fn summarize(xs: &[f64], seed: u64, resamples: usize) -> GroupStat {
     }
     let n = xs.len();
     let mut means: Vec<f64> = match few_values(xs) {
-        Some(values) => {
-            let draws = values.len() as u64 - 1;
-            let table = binomial::LnFactorials::up_to(n as u64);
-            // Value j's probability among the items of values j.. .
-            let mut items_left = n as u64;
-            let probs: Vec<binomial::Prob> = values
-                .iter()
-                .map(|&(_, count)| {
-                    let p = binomial::Prob::new(count as f64 / items_left as f64);
-                    items_left -= count;
-                    p
-                })
-                .collect();
-            (0..resamples)
-                .into_par_iter()
-                .map(|r| {
-                    let mut rng = SplitMix64::new(seed).skipped(r as u64 * draws);
-                    let mut left = n as u64;
-                    let mut sum = 0.0;
-                    for (j, (&(v, _), prob)) in values.iter().zip(&probs).enumerate() {
-                        let c = if j + 1 == values.len() {
-                            left
-                        } else {
-                            let u = binomial::uniform(&mut rng);
-                            binomial::binomial_table(left, prob, &table, u)
-                        };
-                        sum += v * c as f64;
-                        left -= c;
-                    }
-                    sum / n as f64
-                })
-                .collect()
-        }
+        Some(values) => count_means(&values, n, seed, resamples),
         None => (0..resamples)
             .into_par_iter()
             .map(|r| {
