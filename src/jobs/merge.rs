@@ -32,7 +32,7 @@ pub struct Request {
 }
 
 /// One shard's run folder, read.
-struct ShardRun {
+pub(crate) struct ShardRun {
     folder: PathBuf,
     manifest_path: PathBuf,
     manifest: crate::report::manifest::Manifest,
@@ -256,22 +256,18 @@ pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
         .map(|f| read_shard(f))
         .collect::<Result<Vec<_>, _>>()?;
     let shards = check_shards(shards)?;
-    match shards[0].command.as_str() {
-        "evaluate" => merge_evaluate(req, &shards, started),
-        "hotpot" => merge_hotpot(req, &shards, started),
-        "grounding" => merge_grounding(req, &shards, started),
-        "text-eval" => merge_text_eval(req, &shards, started),
-        #[cfg(feature = "net")]
-        "rag run" => merge_rag(req, &shards, started),
-        #[cfg(all(feature = "net", feature = "semantic"))]
-        "judge-answers" => merge_judge(req, &shards, started),
-        other => Err(input_error(format!(
-            "merge joins shards of evaluate, hotpot, grounding, text-eval, judge-answers and rag run runs; {other} runs cannot be sharded"
-        ))),
-    }
+    let command = shards[0].command.as_str();
+    super::registry::find(command)
+        .and_then(|job| job.merge(req, &shards, started))
+        .unwrap_or_else(|| {
+            Err(input_error(format!(
+                "merge joins shards of {} runs; {command} runs cannot be sharded",
+                super::registry::merge_commands()
+            )))
+        })
 }
 
-fn merge_evaluate(
+pub(crate) fn merge_evaluate(
     req: &Request,
     shards: &[ShardRun],
     started: SystemTime,
@@ -459,7 +455,7 @@ fn read_json(path: &Path) -> Result<Value, JobError> {
         .map_err(|e| crate::corpus::json_error(path, &e).into())
 }
 
-fn merge_hotpot(
+pub(crate) fn merge_hotpot(
     req: &Request,
     shards: &[ShardRun],
     started: SystemTime,
@@ -571,7 +567,11 @@ fn merged_from(shards: &[ShardRun]) -> Value {
 }
 
 #[cfg(feature = "net")]
-fn merge_rag(req: &Request, shards: &[ShardRun], started: SystemTime) -> Result<PathBuf, JobError> {
+pub(crate) fn merge_rag(
+    req: &Request,
+    shards: &[ShardRun],
+    started: SystemTime,
+) -> Result<PathBuf, JobError> {
     let first = &shards[0];
     let config: super::rag::Config = first.merged_config(req)?;
     let questions = first.input("questions", req)?;
@@ -583,7 +583,7 @@ fn merge_rag(req: &Request, shards: &[ShardRun], started: SystemTime) -> Result<
 /// summary (judge counts summed over the shards), agreement and score
 /// distributions recomputed.
 #[cfg(all(feature = "net", feature = "semantic"))]
-fn merge_judge(
+pub(crate) fn merge_judge(
     req: &Request,
     shards: &[ShardRun],
     started: SystemTime,
@@ -691,7 +691,7 @@ fn shard_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Result<VecDeque<T
         .collect()
 }
 
-fn merge_grounding(
+pub(crate) fn merge_grounding(
     req: &Request,
     shards: &[ShardRun],
     started: SystemTime,
@@ -789,7 +789,7 @@ fn shard_arrays<T: serde::de::DeserializeOwned>(
         .collect()
 }
 
-fn merge_text_eval(
+pub(crate) fn merge_text_eval(
     req: &Request,
     shards: &[ShardRun],
     started: SystemTime,

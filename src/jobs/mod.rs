@@ -65,6 +65,7 @@ pub mod lexical;
 pub mod merge;
 #[cfg(feature = "net")]
 pub mod rag;
+pub(crate) mod registry;
 pub mod rerun;
 pub mod text_eval;
 

@@ -5,7 +5,6 @@
 //! cache.
 
 use super::{JobConfig, JobError};
-use crate::jobs;
 use crate::report::manifest::Manifest;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -68,8 +67,9 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
     let command = manifest.command.clone();
     let config = manifest.config.clone().ok_or_else(|| {
         JobError::Input(format!(
-            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: evaluate, check-report, hotpot, compare, grounding, text-eval, judge-answers, rag run, agreement",
-            manifest_path.display()
+            "{}: no `config` recorded ({command} runs are not yet typed jobs, or the run predates rerun); rerun supports: {}",
+            manifest_path.display(),
+            super::registry::rerun_commands()
         ))
     })?;
     // Every recorded input is found and checked first (all roles), as an
@@ -79,14 +79,6 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
         let found = locate_input(&manifest_path, &manifest, &role, args.inputs.as_deref())?;
         located.insert(role, absolute(&found));
     }
-    let input = |role: &str| -> Result<PathBuf, JobError> {
-        located.get(role).cloned().ok_or_else(|| {
-            JobError::Input(format!(
-                "{}: no `{role}` input recorded",
-                manifest_path.display()
-            ))
-        })
-    };
     let parent = args
         .out
         .clone()
@@ -103,107 +95,20 @@ pub fn rerun(req: &Request) -> Result<Outcome, JobError> {
             source,
         })?;
     }
-    let new_folder = match command.as_str() {
-        "evaluate" => {
-            let mut c: jobs::evaluate::Config = config_of(&manifest_path, config)?;
-            let (q, t) = (input("questions")?, input("transcripts")?);
-            c.out = parent;
-            jobs::evaluate::execute(&c, &q, &t)?.0
-        }
-        "check-report" => {
-            let mut c: jobs::check_report::Config = config_of(&manifest_path, config)?;
-            let (r, t) = (input("report")?, input("transcripts")?);
-            if c.sources.is_some() {
-                c.sources = Some(input("sources")?);
-            }
-            c.out = parent;
-            jobs::check_report::execute(&c, &r, &t)?.0
-        }
-        "hotpot" => {
-            let mut c: jobs::hotpot::Config = config_of(&manifest_path, config)?;
-            // Inputs are found under their recorded file names, so a
-            // system named after the predictions file keeps its name.
-            let (p, g) = (input("predictions")?, input("gold")?);
-            c.out = parent;
-            jobs::hotpot::execute(&c, &p, &g)?.0
-        }
-        "grounding" => {
-            let mut c: jobs::grounding::Config = config_of(&manifest_path, config)?;
-            let i = input("input")?;
-            c.out = parent;
-            jobs::grounding::execute(&c, &i)?.0
-        }
-        "text-eval" => {
-            let mut c: jobs::text_eval::Config = config_of(&manifest_path, config)?;
-            let i = input("input")?;
-            // Weight, threshold and pattern files are inputs too.
-            for (role, field) in [
-                ("weights", &mut c.weights),
-                ("thresholds", &mut c.thresholds),
-                ("patterns", &mut c.patterns),
-            ] {
-                if field.is_some() {
-                    *field = Some(input(role)?);
-                }
-            }
-            c.out = parent;
-            jobs::text_eval::execute(&c, &i)?.0
-        }
-        "agreement" => {
-            let mut c: jobs::agreement::Config = config_of(&manifest_path, config)?;
-            let files = jobs::agreement::recorded_files(&located);
-            c.out = Some(parent);
-            jobs::agreement::execute(&c, &files)?.0.unwrap_or_default()
-        }
-        #[cfg(all(feature = "net", feature = "semantic"))]
-        "threshold" => {
-            let mut c: jobs::judge_answers::ThresholdConfig = config_of(&manifest_path, config)?;
-            let i = input("input")?;
-            c.out = Some(parent);
-            jobs::judge_answers::execute_threshold_run(&c, &i)?
-                .0
-                .unwrap_or_default()
-        }
-        "lexical" => {
-            let mut c: jobs::lexical::Config = config_of(&manifest_path, config)?;
-            let files = jobs::agreement::recorded_files(&located);
-            c.out = Some(parent);
-            c.per_item = None;
-            jobs::lexical::execute(&c, &files)?.0.unwrap_or_default()
-        }
-        "compare" => {
-            let mut c: jobs::compare::Config = config_of(&manifest_path, config)?;
-            c.out = parent;
-            jobs::compare::execute(&c)?.0
-        }
-        #[cfg(feature = "net")]
-        "rag run" => {
-            let c: jobs::rag::Config = config_of(&manifest_path, config)?;
-            let q = input("questions")?;
-            errln!("note: rag run reruns from its journal: the recorded replies are copied and summarized again, no request is sent");
-            jobs::rag::resummarize(&c, &args.run_folder, &q, &parent)?
-        }
-        #[cfg(all(feature = "net", feature = "semantic"))]
-        "judge-answers" => {
-            let mut c: jobs::judge_answers::Config = config_of(&manifest_path, config)?;
-            let i = input("input")?;
-            if c.validation.is_some() {
-                c.validation = Some(input("validation")?);
-            }
-            if c.method.uses_judge() {
-                errln!("note: {} runs the LLM judge again: verdicts in the verdict cache are reused, others are asked again (set $CORPUS_EVAL_JUDGE_URL and the key; judge call counts in summary.json differ from the original's)", c.method.as_str());
-            }
-            c.out = parent;
-            jobs::judge_answers::execute(&c, &i)?.0
-        }
-        other => {
-            return Err(JobError::Input(format!(
-                "{}: rerun does not support `{other}` runs yet (supported: evaluate, check-report, hotpot, compare, grounding, text-eval, judge-answers, threshold, rag run, agreement, lexical)",
-                manifest_path.display()
-            ))
-            )
-        }
-    };
+    let job = super::registry::find(&command).ok_or_else(|| {
+        JobError::Input(format!(
+            "{}: rerun does not support `{command}` runs yet (supported: {})",
+            manifest_path.display(),
+            super::registry::rerun_commands()
+        ))
+    })?;
+    let new_folder = job.rerun(&super::registry::Replay {
+        manifest_path: &manifest_path,
+        config,
+        located: &located,
+        parent,
+        run_folder: &args.run_folder,
+    })?;
     let files = compare_outputs(&manifest, &args.run_folder, &new_folder)?;
     Ok(Outcome {
         folder: new_folder,
