@@ -278,27 +278,96 @@ pub fn client(config: &Config, fallback_url: Option<&str>) -> Result<RagClient, 
 }
 
 /// What a run folder's run.json records (no secret: the URL without
-/// credentials).
-pub fn run_settings(config: &Config, questions: &Path, digest: &str, url: &str) -> Value {
-    json!({
-        "questions": questions.display().to_string(),
-        "questions_sha256": digest,
-        "api_url": redact_url(url),
-        "api_url_redacted": redact_url(url) != url,
-        "k": config.k,
-        "model": config.model,
-        "filter": config.filter,
-        "timeout_s": config.timeout,
-        "max_retries": config.max_retries,
-        "backoff_ms": config.backoff_ms,
-        "concurrency": config.concurrency,
-        "match": config.match_level.as_str(),
-        "fuzzy_threshold": config.fuzzy_threshold,
-        "speaker_pattern": config.speaker_pattern,
-        "interviewer_labels": config.interviewer_labels,
-        "seed": config.seed,
-        "shard": config.shard,
-    })
+/// credentials), typed both ways: a resume reads it back as this type, and
+/// a missing or malformed field is an error naming the file and the field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSettings {
+    /// The question file (absolute).
+    pub questions: String,
+    /// Its SHA-256 when the run started.
+    pub questions_sha256: String,
+    /// The API URL, credentials and query values redacted.
+    pub api_url: String,
+    /// True when the stored URL differs from the one used (it cannot be
+    /// used as is).
+    pub api_url_redacted: bool,
+    /// Passages asked for.
+    pub k: u64,
+    /// The model asked for.
+    pub model: String,
+    /// The retrieval filter.
+    pub filter: Vec<String>,
+    /// The request timeout, in seconds.
+    pub timeout_s: f64,
+    /// Retries per request.
+    pub max_retries: u32,
+    /// The first retry's backoff.
+    pub backoff_ms: u64,
+    /// Requests at once.
+    pub concurrency: usize,
+    /// The weakest verdict that counts as found.
+    #[serde(rename = "match")]
+    pub match_level: MatchLevel,
+    /// The fuzzy threshold.
+    pub fuzzy_threshold: f64,
+    /// The speaker pattern, when set.
+    pub speaker_pattern: Option<String>,
+    /// The interviewer labels, when set.
+    pub interviewer_labels: Option<Vec<String>>,
+    /// The bootstrap seed.
+    pub seed: u64,
+    /// The shard, when the run is one.
+    pub shard: Option<crate::shard::Shard>,
+}
+
+impl RunSettings {
+    /// Reads a run folder's run.json; a missing or malformed field is an
+    /// error naming the file and the field.
+    pub fn read(path: &Path) -> Result<RunSettings, JobError> {
+        let text = super::read_text(path)?;
+        let mut de = serde_json::Deserializer::from_str(&text);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let field = e.path().to_string();
+            let inner = e.into_inner();
+            if inner.is_syntax() || inner.is_eof() {
+                JobError::from(crate::corpus::json_error(path, &inner))
+            } else {
+                JobError::Input(format!(
+                    "{}: run.json: field `{field}`: {inner}",
+                    path.display()
+                ))
+            }
+        })
+    }
+
+    /// As JSON (what the manifest records).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// What a run folder's run.json records for a run starting now.
+pub fn run_settings(config: &Config, questions: &Path, digest: &str, url: &str) -> RunSettings {
+    RunSettings {
+        questions: questions.display().to_string(),
+        questions_sha256: digest.to_string(),
+        api_url: redact_url(url),
+        api_url_redacted: redact_url(url) != url,
+        k: config.k,
+        model: config.model.clone(),
+        filter: config.filter.clone(),
+        timeout_s: config.timeout,
+        max_retries: config.max_retries,
+        backoff_ms: config.backoff_ms,
+        concurrency: config.concurrency,
+        match_level: config.match_level,
+        fuzzy_threshold: config.fuzzy_threshold,
+        speaker_pattern: config.speaker_pattern.clone(),
+        interviewer_labels: config.interviewer_labels.clone(),
+        seed: config.seed,
+        shard: config.shard,
+    }
 }
 
 /// What a resume reads back from run.json.
@@ -313,7 +382,7 @@ pub struct Resumed {
     /// The stored API URL, unless it was stored without credentials.
     pub url: Option<String>,
     /// run.json itself (the manifest's settings).
-    pub settings: Value,
+    pub settings: RunSettings,
     /// Settings given now that the run's own settings override.
     pub ignored: Vec<&'static str>,
 }
@@ -332,31 +401,14 @@ pub fn resume(dir: &Path, config: &mut Config, questions_given: bool) -> Result<
             dir.display()
         )));
     }
-    let text = super::read_text(&path)?;
-    let s: Value = serde_json::from_str(&text).map_err(|e| crate::corpus::json_error(&path, &e))?;
-    let bad = |f: &str| {
-        JobError::Input(format!(
-            "{}: field `{f}` is missing or malformed",
-            path.display()
-        ))
-    };
-    let questions = PathBuf::from(s["questions"].as_str().ok_or_else(|| bad("questions"))?);
-    let digest = s["questions_sha256"]
-        .as_str()
-        .ok_or_else(|| bad("questions_sha256"))?
-        .to_string();
-    let k = s["k"].as_u64().ok_or_else(|| bad("k"))?;
-    let model = s["model"].as_str().ok_or_else(|| bad("model"))?.to_string();
-    let filter: Vec<String> =
-        serde_json::from_value(s["filter"].clone()).map_err(|_| bad("filter"))?;
-    let level = match s["match"].as_str() {
-        Some("exact") => MatchLevel::Exact,
-        Some("fuzzy") => MatchLevel::Fuzzy,
-        _ => MatchLevel::Normalized,
-    };
-    let threshold = s["fuzzy_threshold"]
-        .as_f64()
-        .ok_or_else(|| bad("fuzzy_threshold"))?;
+    let s = RunSettings::read(&path)?;
+    let (questions, digest, k, model, filter) = (
+        PathBuf::from(&s.questions),
+        s.questions_sha256.clone(),
+        s.k,
+        s.model.clone(),
+        s.filter.clone(),
+    );
     let defaults = Config::default();
     let mut ignored = Vec::new();
     if config.k != defaults.k && config.k != k {
@@ -374,18 +426,14 @@ pub fn resume(dir: &Path, config: &mut Config, questions_given: bool) -> Result<
     config.k = k;
     config.model = model;
     config.filter = filter;
-    config.match_level = level;
-    config.fuzzy_threshold = threshold;
-    config.seed = s["seed"].as_u64().unwrap_or(config.seed);
-    config.speaker_pattern = s["speaker_pattern"].as_str().map(str::to_string);
-    config.interviewer_labels = serde_json::from_value(s["interviewer_labels"].clone()).ok();
-    config.shard = serde_json::from_value(s["shard"].clone()).ok().flatten();
+    config.match_level = s.match_level;
+    config.fuzzy_threshold = s.fuzzy_threshold;
+    config.seed = s.seed;
+    config.speaker_pattern = s.speaker_pattern.clone();
+    config.interviewer_labels = s.interviewer_labels.clone();
+    config.shard = s.shard;
     // A URL stored without its credentials or query cannot be used as is.
-    let url = if s["api_url_redacted"].as_bool() == Some(true) {
-        None
-    } else {
-        s["api_url"].as_str().map(str::to_string)
-    };
+    let url = (!s.api_url_redacted).then(|| s.api_url.clone());
     Ok(Resumed {
         folder: dir.to_path_buf(),
         questions,
@@ -462,7 +510,7 @@ pub fn open_batch(
     let lexicon = Arc::new(super::load_lexicon(config.wordnet.as_deref())?);
     let is_resumed = resumed.is_some();
     let (folder, run_json) = match resumed {
-        Some(r) => (r.folder, r.settings),
+        Some(r) => (r.folder, r.settings.to_value()),
         None => {
             let abs = std::fs::canonicalize(questions).unwrap_or(questions.to_path_buf());
             let settings = run_settings(config, &abs, &q_digest, &client.config().url);
@@ -476,7 +524,7 @@ pub fn open_batch(
                 .map_err(io)
                 .and_then(|()| write_json(&staged.file("run.json"), &settings));
             match made {
-                Ok(()) => (staged.finish()?, settings),
+                Ok(()) => (staged.finish()?, settings.to_value()),
                 Err(e) => {
                     staged.abandon();
                     return Err(e.into());
@@ -830,8 +878,7 @@ pub fn write_merged(
     }
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
     let first_run: Value = match shards.first() {
-        Some(f) => serde_json::from_str(&super::read_text(&f.join("run.json"))?)
-            .map_err(|e| crate::corpus::json_error(&f.join("run.json"), &e))?,
+        Some(f) => RunSettings::read(&f.join("run.json"))?.to_value(),
         None => Value::Null,
     };
     let mut run_json = first_run;
@@ -906,4 +953,58 @@ pub fn resummarize(
         run.write(name, &super::read_input(&original.join(name))?)?;
     }
     summarize_into(run, &all, config, &lexicon)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_42_run_json_is_read_typed_and_names_a_bad_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        let config = Config {
+            shard: Some(crate::shard::Shard { index: 2, count: 3 }),
+            ..Config::default()
+        };
+        let settings = run_settings(
+            &config,
+            Path::new("/data/q.json"),
+            "ab12",
+            "https://user:pw@rag.example/ask?key=s3cret",
+        );
+        assert!(settings.api_url_redacted);
+        assert!(!settings.api_url.contains("s3cret") && !settings.api_url.contains("pw"));
+        write_json(&path, &settings).unwrap();
+        assert_eq!(RunSettings::read(&path).unwrap(), settings);
+        // Resumed: the settings that shape a request come back.
+        let mut given = Config::default();
+        let resumed = resume(dir.path(), &mut given, false).unwrap();
+        assert_eq!(
+            (given.shard, given.seed, resumed.url),
+            (config.shard, config.seed, None)
+        );
+        // A missing field, a mistyped one, an unknown one: errors naming
+        // the file and the field, never a default.
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let cases: [(&str, Box<dyn Fn(&mut serde_json::Map<String, Value>)>); 3] = [
+            ("seed", Box::new(|m| drop(m.remove("seed")))),
+            ("k", Box::new(|m| drop(m.insert("k".into(), json!("five"))))),
+            (
+                "extra",
+                Box::new(|m| drop(m.insert("extra".into(), json!(1)))),
+            ),
+        ];
+        for (field, change) in cases {
+            let mut bad = doc.clone();
+            if let Value::Object(m) = &mut bad {
+                change(m);
+            }
+            std::fs::write(&path, bad.to_string()).unwrap();
+            let e = resume(dir.path(), &mut Config::default(), false)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("run.json") && e.contains(field), "{field}: {e}");
+        }
+    }
 }
