@@ -137,6 +137,23 @@ def combine(parts: Any, **config: Any) -> Dict[str, Any]:
     return _json.loads(out)
 
 
+def other_sources(batch: Any, corpus: Any) -> Any:
+    """For each quote of an Arrow table (columns quote, source), the first
+    transcript of `corpus` (a `corpus_eval.Corpus`) in corpus order, other
+    than the one the quote cites, that holds it exactly or normalized: the
+    search `evaluate` makes for the quotes not found in their own
+    transcript. The cited transcripts need not be in `corpus`, so a corpus
+    split into partitions is searched one partition at a time.
+
+    Returns a pyarrow Table with one column, other_source (JSON text as
+    `verify_quotes` writes it; null when no transcript holds the quote)."""
+    from . import Corpus
+
+    if not isinstance(corpus, Corpus):
+        raise ValueError("other_sources takes a corpus_eval.Corpus")
+    return _table(_native.other_sources_arrow(_stream(batch), corpus._inner))
+
+
 def _field_text(v: Any) -> Any:
     """A field as evaluate reads it: strings as they are, numbers and
     booleans as JSON writes them, null as None."""

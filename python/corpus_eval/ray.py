@@ -102,6 +102,217 @@ def _local_transcripts(location: str) -> Any:
     return pathlib.Path(target)
 
 
+# A quote whose source names no transcript of the corpus is checked under
+# this source (no transcript of any partition has it), so that a partition
+# never resolves, by an id without its extension, a name that the whole
+# corpus finds ambiguous.
+_NO_TRANSCRIPT = "\u0000(no transcript)"
+
+# The attributions of a quote not found in its own transcript: a transcript
+# of another partition may hold it.
+_MISSING = ("other_source", "altered", "stitched", "fabricated")
+
+
+def _aliases(names: list) -> Dict[str, str]:
+    """The ids without their extension that find a transcript (where
+    unique, and not an id themselves), as the folder loaders make them."""
+    stems: Dict[str, list] = {}
+    for name in names:
+        stem, dot, ext = name.rpartition(".")
+        if dot and stem and "/" not in ext:
+            stems.setdefault(stem, []).append(name)
+    ids = set(names)
+    return {stem: found[0] for stem, found in stems.items() if len(found) == 1 and stem not in ids}
+
+
+def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, Any]:
+    """A task: the corpus's transcript ids in corpus order, split into at
+    most `parts` partitions of about equal size (largest transcripts
+    first), each written under OUT/transcripts/ as a corpus of its own (a
+    JSON chunk file, or a folder of the transcript files). A corpus that
+    cannot be split by file (a .qdpx project, one transcript file) is one
+    partition, read where it is."""
+    import pyarrow.fs as pafs
+
+    local = _local_transcripts(transcripts)
+    corpus = Corpus(local)
+    names = corpus.files()
+    chunked = local.is_file() and local.suffix.lower() == ".json" and not _is_whisper(local)
+    folder = local.is_dir() and all((local / n).is_file() for n in names)
+    one = {"names": names, "partition": [0] * len(names), "locations": [transcripts],
+           "aliases": _aliases(names) if not chunked else {}, "sizes": [0]}
+    if parts < 2 or len(names) < 2 or not (chunked or folder):
+        one["sizes"] = [_size(transcripts)]
+        return one
+    if chunked:
+        with open(local, encoding="utf-8-sig") as f:
+            doc = _json.load(f)
+        chunks = doc if isinstance(doc, list) else doc["documents"]
+        size: Dict[str, int] = {}
+        for c in chunks:
+            name = c["metadata"]["FILE"]
+            size[name] = size.get(name, 0) + len(c["page_content"].encode("utf-8"))
+    else:
+        size = {n: (local / n).stat().st_size for n in names}
+    parts = min(parts, len(names))
+    loads = [0] * parts
+    partition_of: Dict[str, int] = {}
+    for name in sorted(names, key=lambda n: -size.get(n, 0)):
+        k = loads.index(min(loads))
+        partition_of[name] = k
+        loads[k] += size.get(name, 0)
+    fs, base = filesystem(out.rstrip("/") + "/transcripts")
+    fs.create_dir(base, recursive=True)
+    locations = []
+    for k in range(parts):
+        if chunked:
+            mine = [c for c in chunks if partition_of[c["metadata"]["FILE"]] == k]
+            path = f"{base}/part-{k}.json"
+            with fs.open_output_stream(path) as f:
+                f.write(_json.dumps(mine, ensure_ascii=False).encode("utf-8"))
+        else:
+            path = f"{base}/part-{k}"
+            for name in names:
+                if partition_of[name] == k:
+                    target = f"{path}/{name}"
+                    fs.create_dir(target.rsplit("/", 1)[0], recursive=True)
+                    with open(local / name, "rb") as src, fs.open_output_stream(target) as dst:
+                        dst.write(src.read())
+        locations.append(_uri_like(out, path))
+    return {"names": names, "partition": [partition_of[n] for n in names], "locations": locations,
+            "aliases": {} if chunked else _aliases(names), "sizes": loads}
+
+
+def _is_whisper(path: Any) -> bool:
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    return b'"segments"' in head and not head.lstrip().startswith(b"[")
+
+
+def _uri_like(out: str, path: str) -> str:
+    """`path` (in OUT's filesystem) written the way OUT is: a URI when OUT
+    is one."""
+    if "://" in out:
+        return out.split("://", 1)[0] + "://" + path.lstrip("/") if not out.startswith("file://") \
+            else "file://" + path
+    return path
+
+
+def _route(batch: Any, plan: Dict[str, Any]) -> Any:
+    """Adds each quote's partition and the source its check uses: the
+    transcript's full id, or a name no transcript has."""
+    import pyarrow as pa
+
+    partition = dict(zip(plan["names"], plan["partition"]))
+    aliases = plan["aliases"]
+    sources = batch.column("source").to_pylist()
+    resolved = [s if s in partition else aliases.get(s) if s is not None else None for s in sources]
+    parts = [partition[r] if r is not None else 0 for r in resolved]
+    lookup = [r if r is not None else _NO_TRANSCRIPT for r in resolved]
+    return batch.append_column("partition", pa.array(parts, pa.int64())).append_column(
+        "lookup_source", pa.array(lookup, pa.string()))
+
+
+class _VerifyPartition:
+    """Verifies the quotes of one transcript partition against that
+    partition alone (read from its location and prepared once per
+    partition the actor is handed)."""
+
+    def __init__(self, plan: Dict[str, Any], config: dict) -> None:
+        self.locations = plan["locations"]
+        self.config = config
+        self.loaded: Optional[Tuple[int, Any]] = None
+
+    def __call__(self, batch: Any) -> Any:
+        if batch.num_rows == 0:
+            return batch
+        k = batch.column("partition")[0].as_py()
+        if self.loaded is None or self.loaded[0] != k:
+            self.loaded = None
+            self.loaded = (k, Corpus(_local_transcripts(self.locations[k]), **self.config))
+        ask = batch.select(["quote", "lookup_source", "speaker", "answer"]).rename_columns(
+            ["quote", "source", "speaker", "answer"])
+        checked = _arrow.verify_quotes(ask, self.loaded[1], **self.config)
+        out = batch.select(["pair_index", "answer_index", "quote_index", "source", "quote", "lookup_source",
+                            "partition"])
+        for name in checked.column_names:
+            out = out.append_column(name, checked.column(name))
+        return out
+
+
+def _holders(out: str, plan: Dict[str, Any], k: int, config: dict) -> Any:
+    """A task: the quotes not found in their own transcript, searched in
+    partition k's transcripts (those of other partitions: a partition's own
+    were searched with its checks); the hits, with the holder's position in
+    the corpus."""
+    import pyarrow as pa
+    import pyarrow.dataset as pads
+
+    fs, base = filesystem(out)
+    missing = pads.dataset(f"{base}/_missing", filesystem=fs, format="parquet").to_table(
+        filter=pads.field("partition") != k)
+    empty = pa.table({"key": pa.array([], pa.string()), "holder": pa.array([], pa.int64()),
+                      "other_source": pa.array([], pa.string())})
+    if missing.num_rows == 0:
+        return empty
+    corpus = Corpus(_local_transcripts(plan["locations"][k]), **config)
+    found = _arrow.other_sources(missing.select(["quote", "lookup_source"]).rename_columns(["quote", "source"]),
+                                 corpus).column("other_source").to_pylist()
+    position = {n: i for i, n in enumerate(plan["names"])}
+    keys, holders, records = [], [], []
+    for key, record in zip(missing.column("key").to_pylist(), found):
+        if record is not None:
+            keys.append(key)
+            holders.append(position[_json.loads(record)["source"]])
+            records.append(record)
+    if not keys:
+        return empty
+    return pa.table({"key": pa.array(keys, pa.string()), "holder": pa.array(holders, pa.int64()),
+                     "other_source": pa.array(records, pa.string())})
+
+
+def _settle(batch: Any, settled: Dict[str, str]) -> Any:
+    """The quotes' final attribution: a quote not found in its own
+    transcript that a transcript of another partition holds first (in
+    corpus order) is `other_source` there, as one search over the whole
+    corpus finds it."""
+    import pyarrow as pa
+
+    keys = _keys(batch)
+    attribution = batch.column("attribution").to_pylist()
+    other = batch.column("other_source").to_pylist()
+    speaker = batch.column("span_speaker").to_pylist()
+    pieces = batch.column("pieces").to_pylist()
+    for i, key in enumerate(keys):
+        record = settled.get(key)
+        if record is not None:
+            attribution[i], other[i], speaker[i], pieces[i] = "other_source", record, None, None
+    names = [n for n in batch.column_names if n not in ("quote", "lookup_source", "partition")]
+    columns = {"span_speaker": speaker, "attribution": attribution, "other_source": other, "pieces": pieces}
+    out = batch.drop_columns(["quote", "lookup_source", "partition", *columns])
+    for name, values in columns.items():
+        out = out.append_column(name, pa.array(values, pa.string()))
+    return out.select(names)
+
+
+def _keys(batch: Any) -> list:
+    return [f"{p}/{a}/{q}" for p, a, q in zip(batch.column("pair_index").to_pylist(),
+                                             batch.column("answer_index").to_pylist(),
+                                             batch.column("quote_index").to_pylist())]
+
+
+def _missing_keys(batch: Any) -> Any:
+    """The quotes not found in their own transcript, keyed."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keep = pc.is_in(batch.column("attribution"), value_set=pa.array(_MISSING, pa.string()))
+    rows = batch.filter(pc.fill_null(keep, False))
+    return pa.table({"key": pa.array(_keys(rows), pa.string()), "quote": rows.column("quote"),
+                     "lookup_source": rows.column("lookup_source"), "partition": rows.column("partition"),
+                     "attribution": rows.column("attribution"), "other_source": rows.column("other_source")})
+
+
 def _flatten(questions: str, items: str) -> Dict[str, int]:
     """A task: the question file as three item tables under `items`."""
     import pyarrow.parquet as pq
@@ -147,8 +358,8 @@ class _VerifyQuotes:
 
 
 def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional[int] = None,
-             threads: int = 1, actors: Optional[int] = None, batch_size: int = 4096,
-             **config: Any) -> Dict[str, Any]:
+             transcript_partitions: Optional[int] = None, threads: int = 1, actors: Optional[int] = None,
+             batch_size: int = 4096, **config: Any) -> Dict[str, Any]:
     """Runs `evaluate` on the Ray cluster; returns the summary (also
     written to OUT/summary.json).
 
@@ -158,8 +369,16 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
         project), by path or URI.
     out: the folder (path or URI) that receives items/, answers/, quotes/
         and summary.json.
-    partitions: how many blocks the answers and quotes are split into
-        (default: twice the actors, so that every actor has work).
+    partitions: how many blocks the answers are split into, and how many
+        ranges of pairs the summary is made of (default: twice the actors).
+    transcript_partitions: how many partitions the transcripts are split
+        into (default: the actors; at most one per transcript): the quotes
+        are grouped by the partition of the transcript they cite, each group
+        checked by an actor that reads and prepares that partition alone,
+        and the quotes not found in their own transcript are then searched
+        in the other partitions, once per run (one task per partition). A
+        corpus that cannot be split by file (a .qdpx project, one
+        transcript file) is one partition.
     threads: the CPU threads each actor's Rust core uses; the actor asks Ray
         for that many CPUs (and for memory in proportion to the
         transcripts' size), so Ray places actors where they fit.
@@ -170,8 +389,8 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
     """
     import ray
 
-    if threads < 1 or batch_size < 1 or (partitions is not None and partitions < 1):
-        raise ValueError("threads, batch_size and partitions must be at least 1")
+    if threads < 1 or batch_size < 1 or any(p is not None and p < 1 for p in (partitions, transcript_partitions)):
+        raise ValueError("threads, batch_size, partitions and transcript_partitions must be at least 1")
     config = dict(config)
     connect()
     fs, base = filesystem(out)
@@ -192,16 +411,66 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
     answers = dataset("answers").map_batches(
         _ScoreAnswers, fn_constructor_kwargs={"config": config}, batch_format="pyarrow",
         batch_size=batch_size, concurrency=actors, num_cpus=threads, runtime_env=env)
-    quotes = dataset("quotes").map_batches(
-        _VerifyQuotes, fn_constructor_kwargs={"transcripts": transcripts, "config": config},
-        batch_format="pyarrow", batch_size=batch_size, concurrency=actors, num_cpus=threads,
-        memory=memory, runtime_env=env)
-    answers.write_parquet(f"{base}/answers", filesystem=fs)
-    quotes.write_parquet(f"{base}/quotes", filesystem=fs)
+    plan = ray.get(ray.remote(_partition_transcripts).options(num_cpus=1, memory=memory).remote(
+        transcripts, out, transcript_partitions or actors))
+    count = len(plan["locations"])
+    if count == 1:
+        quotes = dataset("quotes").map_batches(
+            _VerifyQuotes, fn_constructor_kwargs={"transcripts": transcripts, "config": config},
+            batch_format="pyarrow", batch_size=batch_size, concurrency=actors, num_cpus=threads,
+            memory=memory, runtime_env=env)
+        answers.write_parquet(f"{base}/answers", filesystem=fs)
+        quotes.write_parquet(f"{base}/quotes", filesystem=fs)
+    else:
+        answers.write_parquet(f"{base}/answers", filesystem=fs)
+        _verify_partitioned(dataset("quotes"), plan, out, config, actors, threads, env)
     summary = summarize(out, partitions=partitions or 2 * actors, **config)
     with fs.open_output_stream(f"{base}/summary.json") as f:
         f.write(_json.dumps(summary, ensure_ascii=False, indent=2).encode("utf-8"))
     return summary
+
+
+def _verify_partitioned(quotes: Any, plan: Dict[str, Any], out: str, config: dict, actors: int, threads: int,
+                        env: dict) -> None:
+    """The quotes checked partition by partition, then the ones not found
+    in their own transcript searched in the other partitions (one task per
+    partition), and OUT/quotes/ written with their final attribution."""
+    import ray
+    import pyarrow.parquet as pq
+
+    fs, base = filesystem(out)
+    memory = _BASE_MEMORY + _CORPUS_FACTOR * max(plan["sizes"])
+    local = quotes.map_batches(_route, fn_kwargs={"plan": plan}, batch_format="pyarrow").groupby(
+        "partition").map_groups(
+        _VerifyPartition, fn_constructor_kwargs={"plan": plan, "config": config}, batch_format="pyarrow",
+        concurrency=actors, num_cpus=threads, memory=memory, runtime_env=env).materialize()
+    missing_path = f"{base}/_missing"
+    local.map_batches(_missing_keys, batch_format="pyarrow").write_parquet(
+        missing_path, filesystem=fs)
+    settled: Dict[str, str] = {}
+    if _rows(fs, missing_path) > 0:
+        task = ray.remote(_holders).options(num_cpus=threads, memory=memory, runtime_env=env)
+        hits = ray.get([task.remote(out, plan, k, config) for k in range(len(plan["locations"]))])
+        best: Dict[str, Tuple[int, str]] = {}
+        for table in hits:
+            for key, holder, record in zip(table.column("key").to_pylist(), table.column("holder").to_pylist(),
+                                           table.column("other_source").to_pylist()):
+                if key not in best or holder < best[key][0]:
+                    best[key] = (holder, record)
+        position = {n: i for i, n in enumerate(plan["names"])}
+        mine = pq.read_table(missing_path, filesystem=fs, columns=["key", "attribution", "other_source"])
+        for key, attribution, record in zip(mine.column("key").to_pylist(), mine.column("attribution").to_pylist(),
+                                            mine.column("other_source").to_pylist()):
+            found = best.get(key)
+            if found is None:
+                continue
+            if attribution == "other_source" and record is not None:
+                if position[_json.loads(record)["source"]] < found[0]:
+                    continue
+            settled[key] = found[1]
+    local.map_batches(_settle, fn_kwargs={"settled": settled}, batch_format="pyarrow").write_parquet(
+        f"{base}/quotes", filesystem=fs)
+    fs.delete_dir(missing_path)
 
 
 _ANSWER_COLUMNS = ["pair_index", "answer_index", "source", "score"]
@@ -255,7 +524,11 @@ def summarize(out: str, *, partitions: int = 8, **config: Any) -> Dict[str, Any]
 
 
 def _rows(fs: Any, path: str) -> int:
-    """The rows of a Parquet dataset (from its files' footers)."""
+    """The rows of a Parquet dataset (from its files' footers; 0 when
+    nothing was written)."""
     import pyarrow.dataset as pads
+    import pyarrow.fs as pafs
 
+    if fs.get_file_info(path).type == pafs.FileType.NotFound:
+        return 0
     return pads.dataset(path, filesystem=fs, format="parquet").count_rows()

@@ -528,3 +528,40 @@ pub fn combine_parts(py: Python<'_>, parts: Vec<String>, config_json: &str) -> P
         serde_json::to_string(&summary).map_err(value_error)
     })
 }
+
+/// `arrow.other_sources`: for each quote of a batch (columns `quote`,
+/// `source`), the first transcript of a prepared corpus in corpus order,
+/// other than the one it cites, that holds it: `other_source` (JSON text,
+/// as `verify_quotes` writes it; null when none).
+#[pyfunction]
+pub fn other_sources_arrow<'py>(
+    py: Python<'py>,
+    stream: &Bound<'py, PyCapsule>,
+    transcripts: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let Ok(corpus) = transcripts.cast::<super::Corpus>() else {
+        return Err(value_error("other_sources takes a corpus_eval.Corpus"));
+    };
+    let prepared = corpus.get().prepared.clone();
+    let batches = import(stream)?;
+    let batch = py.detach(|| -> PyResult<RecordBatch> {
+        let quotes = required(&batches, "quote")?;
+        let sources = required(&batches, "source")?;
+        let lookups: Vec<(Option<&str>, &str)> = quotes
+            .iter()
+            .zip(&sources)
+            .map(|(q, s)| (*s, q.unwrap_or_default()))
+            .collect();
+        let found = corpus_eval::evaluate::other_sources_prepared(&lookups, &prepared)
+            .map_err(value_error)?;
+        let texts: Vec<Option<String>> = found
+            .iter()
+            .map(|o| o.as_ref().and_then(|o| serde_json::to_string(o).ok()))
+            .collect();
+        record_batch(vec![(
+            "other_source",
+            Arc::new(StringArray::from(texts)) as ArrayRef,
+        )])
+    })?;
+    export(py, batch)
+}

@@ -61,7 +61,7 @@ def test_ray_module_equals_the_cli_in_local_mode(tmp_path):
         # Already connected: the module uses this cluster as it is.
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         got = cer.evaluate(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray"),
-                           partitions=4)
+                           partitions=4, transcript_partitions=3)
         assert ray.cluster_resources().get("CPU") == 2.0
     finally:
         ray.shutdown()
@@ -153,3 +153,98 @@ def test_issue_45_joins_a_running_cluster(tmp_path):
         subprocess.run([cli, "stop", "--force"], capture_output=True, env=env)
     assert got == want
     assert json.loads((tmp_path / "example" / "summary.json").read_text(encoding="utf-8")) == want
+
+
+def _crossing_corpus(folder: Path) -> None:
+    """Six transcripts and quotes that cross them: each quote cites one
+    transcript and is found in its own, in one or two others (the first in
+    corpus order wins), nowhere (fabricated), in pieces (stitched), altered
+    in its own but verbatim in another (other_source wins), or cites an
+    unknown transcript."""
+    import random
+
+    rng = random.Random(45)
+    vocab = [f"{a}{b}" for a in ["ka", "lo", "mi", "nu", "pe", "ro", "si", "ta", "vu", "we"]
+             for b in ["bar", "den", "fil", "gor", "hun", "jik", "mol", "nap", "rus", "tep"]]
+
+    def sentence(n=10):
+        return " ".join(rng.choice(vocab) for _ in range(n))
+
+    n = 6
+    own = [[sentence() for _ in range(5)] for _ in range(n)]
+    shared = {(j, k): sentence() for j in range(n) for k in range(j + 1, n)}
+    changed = []
+    lines = [[] for _ in range(n)]
+    for i in range(n):
+        lines[i] += [f"Interviewer: Tell me about it.\nAnna: {s}." for s in own[i]]
+    for (j, k), s in shared.items():
+        lines[j].append(f"Anna: {s}.")
+        lines[k].append(f"Bo: {s}.")
+    for i in range(n):
+        words = own[i][3].split()
+        words[4] = "zzzchanged"
+        changed.append(" ".join(words))
+        lines[(i + 1) % n].append(f"Anna: {changed[i]}.")
+    chunks = [{"page_content": "\n".join(lines[i][c::2]), "metadata": {"FILE": f"t{i}.txt"}}
+              for i in range(n) for c in range(2)]
+    quotes = []
+    for i in range(n):
+        src = f"t{i}.txt"
+        quotes.append({"quote": own[i][0], "source": src})
+        quotes.append({"quote": "entirely invented words that nobody ever said here", "source": src})
+        quotes.append({"quote": " ".join(own[i][1].split()[:6] + own[i][2].split()[:6]), "source": src})
+        quotes.append({"quote": own[i][3].replace(own[i][3].split()[4], "zzzchanged", 1), "source": src})
+        for j in range(n):
+            if j != i:
+                quotes.append({"quote": own[j][1], "source": src})
+        for (j, k), s in shared.items():
+            quotes.append({"quote": s, "source": src})
+    quotes.append({"quote": own[0][0], "source": "nope.txt"})
+    pairs = []
+    for p in range(0, len(quotes), 7):
+        pairs.append({"id": f"p{p}", "question": {"text": "What?", "type": "ListOne", "metric": {"kabar": 1}},
+                      "answers": [{"answer": "kabar", "source": quotes[p]["source"],
+                                   "verbatims": quotes[p:p + 7]}]})
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "questions.json").write_text(json.dumps({"qa_pairs": pairs}), encoding="utf-8")
+    (folder / "transcripts.json").write_text(json.dumps(chunks), encoding="utf-8")
+
+
+def test_issue_45_quotes_partitioned_by_transcript_equal_the_cli(tmp_path):
+    """Quotes grouped by the partition of the transcript they cite, each
+    partition checked alone, the not-found ones searched in the other
+    partitions once: every quote's verdict, attribution, other_source and
+    pieces, and the summary, equal the command line's, for 2, 3 and 6
+    partitions."""
+    ray, cer = _ray()
+    import pyarrow.parquet as pq
+    from test_corpus_eval import cli, only_run_folder
+
+    data = tmp_path / "data"
+    _crossing_corpus(data)
+    cli("evaluate", str(data / "questions.json"), str(data / "transcripts.json"), "--no-plots", "--no-html",
+        "--out", "runs", cwd=tmp_path)
+    folder = only_run_folder(tmp_path / "runs")
+    want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    want_quotes = [v for p in results["qa_pairs"] for a in p["answers"] for v in a["verbatims"]]
+    kinds = {v["attribution"] for v in want_quotes}
+    assert {"ok", "other_source", "fabricated", "stitched"} <= kinds, kinds
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        for parts in (2, 3, 6):
+            out = tmp_path / f"ray-{parts}"
+            got = cer.evaluate(str(data / "questions.json"), str(data / "transcripts.json"), str(out),
+                               transcript_partitions=parts)
+            assert len(list((out / "transcripts").iterdir())) == parts
+            assert got == want, parts
+            rows = pq.read_table(out / "quotes").to_pylist()
+            rows.sort(key=lambda r: (r["pair_index"], r["answer_index"], r["quote_index"]))
+            assert len(rows) == len(want_quotes)
+            for r, v in zip(rows, want_quotes):
+                assert (r["verdict"], r["attribution"]) == (v["verdict"], v["attribution"]), (parts, r, v)
+                assert (json.loads(r["other_source"]) if r["other_source"] else None) == v.get("other_source")
+                assert (json.loads(r["pieces"]) if r["pieces"] else None) == v.get("pieces"), (parts, r, v)
+                assert r["span_speaker"] == v["span_speaker"], (parts, r, v)
+    finally:
+        ray.shutdown()

@@ -1253,6 +1253,53 @@ impl PreparedTranscripts {
     }
 }
 
+/// For each quote (the id of the transcript it cites, its text), the first
+/// transcript of `prepared` in corpus order, other than the cited one,
+/// that holds it (exactly or normalized), as a quote's `other_source`
+/// records it: the search [`evaluate`] makes for the quotes not found in
+/// their own transcript. The cited transcripts need not be in `prepared`,
+/// so a corpus split into partitions is searched one partition at a time
+/// (the first holder over the partitions, in the whole corpus's order, is
+/// the one a single search finds).
+pub fn other_sources_prepared(
+    quotes: &[(Option<&str>, &str)],
+    prepared: &PreparedTranscripts,
+) -> Result<Vec<Option<attribution::OtherSource>>, CorpusError> {
+    let set = &prepared.set;
+    let names: Vec<String> = set.transcripts.iter().map(|t| t.file.clone()).collect();
+    let lookups: Vec<(usize, &str)> = quotes
+        .iter()
+        .map(|(source, quote)| {
+            let cited = source.and_then(|s| set.position(s)).unwrap_or(usize::MAX);
+            (cited, *quote)
+        })
+        .collect();
+    let failed: std::sync::Mutex<Option<CorpusError>> = std::sync::Mutex::new(None);
+    let found = attribution::other_sources_in(
+        names.len().max(2),
+        &names,
+        &lookups,
+        &prepared.normalize,
+        |t, visit| {
+            if t >= names.len() {
+                return;
+            }
+            match prepared.source(t) {
+                Ok(src) => visit(src),
+                Err(e) => {
+                    if let Ok(mut f) = failed.lock() {
+                        f.get_or_insert(e);
+                    }
+                }
+            }
+        },
+    );
+    if let Some(e) = failed.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    Ok(found)
+}
+
 /// [`check_quotes`] against a prepared corpus (the same results; a
 /// configuration with other speaker settings prepares its own).
 pub fn check_quotes_prepared(
