@@ -987,13 +987,11 @@ mod tests {
         // A missing field, a mistyped one, an unknown one: errors naming
         // the file and the field, never a default.
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let cases: [(&str, Box<dyn Fn(&mut serde_json::Map<String, Value>)>); 3] = [
-            ("seed", Box::new(|m| drop(m.remove("seed")))),
-            ("k", Box::new(|m| drop(m.insert("k".into(), json!("five"))))),
-            (
-                "extra",
-                Box::new(|m| drop(m.insert("extra".into(), json!(1)))),
-            ),
+        type Change = fn(&mut serde_json::Map<String, Value>);
+        let cases: [(&str, Change); 3] = [
+            ("seed", |m| drop(m.remove("seed"))),
+            ("k", |m| drop(m.insert("k".into(), json!("five")))),
+            ("extra", |m| drop(m.insert("extra".into(), json!(1)))),
         ];
         for (field, change) in cases {
             let mut bad = doc.clone();
