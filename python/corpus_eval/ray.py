@@ -178,7 +178,9 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
                     fs.create_dir(target.rsplit("/", 1)[0], recursive=True)
                     with open(local / name, "rb") as src, fs.open_output_stream(target) as dst:
                         dst.write(src.read())
-        locations.append(_uri_like(out, path))
+        # The partition's location written as OUT is (a URI keeps its
+        # scheme and authority).
+        locations.append(f"{out.rstrip('/')}/transcripts/{path.rsplit('/', 1)[-1]}")
     return {"names": names, "partition": [partition_of[n] for n in names], "locations": locations,
             "aliases": {} if chunked else _aliases(names), "sizes": loads}
 
@@ -187,15 +189,6 @@ def _is_whisper(path: Any) -> bool:
     with open(path, "rb") as f:
         head = f.read(1 << 16)
     return b'"segments"' in head and not head.lstrip().startswith(b"[")
-
-
-def _uri_like(out: str, path: str) -> str:
-    """`path` (in OUT's filesystem) written the way OUT is: a URI when OUT
-    is one."""
-    if "://" in out:
-        return out.split("://", 1)[0] + "://" + path.lstrip("/") if not out.startswith("file://") \
-            else "file://" + path
-    return path
 
 
 def _route(batch: Any, plan: Dict[str, Any]) -> Any:
