@@ -137,7 +137,9 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
     local = _local_transcripts(transcripts)
     corpus = Corpus(local)
     names = corpus.files()
-    chunked = local.is_file() and local.suffix.lower() == ".json" and not _is_whisper(local)
+    # A .json file of two transcripts or more is a chunk corpus (a whisperX
+    # file is one transcript).
+    chunked = local.is_file() and local.suffix.lower() == ".json" and len(names) > 1
     folder = local.is_dir() and all((local / n).is_file() for n in names)
     one = {"names": names, "partition": [0] * len(names), "locations": [transcripts],
            "aliases": _aliases(names) if not chunked else {}, "sizes": [0]}
@@ -183,12 +185,6 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
         locations.append(f"{out.rstrip('/')}/transcripts/{path.rsplit('/', 1)[-1]}")
     return {"names": names, "partition": [partition_of[n] for n in names], "locations": locations,
             "aliases": {} if chunked else _aliases(names), "sizes": loads}
-
-
-def _is_whisper(path: Any) -> bool:
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
-    return b'"segments"' in head and not head.lstrip().startswith(b"[")
 
 
 def _route(batch: Any, plan: Dict[str, Any]) -> Any:
