@@ -208,6 +208,12 @@ def _crossing_corpus(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "questions.json").write_text(json.dumps({"qa_pairs": pairs}), encoding="utf-8")
     (folder / "transcripts.json").write_text(json.dumps(chunks), encoding="utf-8")
+    # The same transcripts as a folder of text files.
+    for i in range(n):
+        (folder / "texts").mkdir(exist_ok=True)
+        (folder / "texts" / f"t{i}.txt").write_text(
+            "\n".join(c["page_content"] for c in chunks if c["metadata"]["FILE"] == f"t{i}.txt") + "\n",
+            encoding="utf-8")
 
 
 def test_issue_45_quotes_partitioned_by_transcript_equal_the_cli(tmp_path):
@@ -215,36 +221,38 @@ def test_issue_45_quotes_partitioned_by_transcript_equal_the_cli(tmp_path):
     partition checked alone, the not-found ones searched in the other
     partitions once: every quote's verdict, attribution, other_source and
     pieces, and the summary, equal the command line's, for 2, 3 and 6
-    partitions."""
+    partitions of a chunk corpus and 3 of a folder of text files."""
     ray, cer = _ray()
     import pyarrow.parquet as pq
     from test_corpus_eval import cli, only_run_folder
 
     data = tmp_path / "data"
     _crossing_corpus(data)
-    cli("evaluate", str(data / "questions.json"), str(data / "transcripts.json"), "--no-plots", "--no-html",
-        "--out", "runs", cwd=tmp_path)
-    folder = only_run_folder(tmp_path / "runs")
-    want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
-    want_quotes = [v for p in results["qa_pairs"] for a in p["answers"] for v in a["verbatims"]]
-    kinds = {v["attribution"] for v in want_quotes}
-    assert {"ok", "other_source", "fabricated", "stitched"} <= kinds, kinds
     try:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-        for parts in (2, 3, 6):
-            out = tmp_path / f"ray-{parts}"
-            got = cer.evaluate(str(data / "questions.json"), str(data / "transcripts.json"), str(out),
-                               transcript_partitions=parts)
-            assert len(list((out / "transcripts").iterdir())) == parts
-            assert got == want, parts
-            rows = pq.read_table(out / "quotes").to_pylist()
-            rows.sort(key=lambda r: (r["pair_index"], r["answer_index"], r["quote_index"]))
-            assert len(rows) == len(want_quotes)
-            for r, v in zip(rows, want_quotes):
-                assert (r["verdict"], r["attribution"]) == (v["verdict"], v["attribution"]), (parts, r, v)
-                assert (json.loads(r["other_source"]) if r["other_source"] else None) == v.get("other_source")
-                assert (json.loads(r["pieces"]) if r["pieces"] else None) == v.get("pieces"), (parts, r, v)
-                assert r["span_speaker"] == v["span_speaker"], (parts, r, v)
+        for corpus, counts in (("transcripts.json", (2, 3, 6)), ("texts", (3,))):
+            runs = f"runs-{corpus}"
+            cli("evaluate", str(data / "questions.json"), str(data / corpus), "--no-plots", "--no-html",
+                "--out", runs, cwd=tmp_path)
+            folder = only_run_folder(tmp_path / runs)
+            want = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+            results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+            want_quotes = [v for p in results["qa_pairs"] for a in p["answers"] for v in a["verbatims"]]
+            kinds = {v["attribution"] for v in want_quotes}
+            assert {"ok", "other_source", "fabricated", "stitched"} <= kinds, kinds
+            for parts in counts:
+                out = tmp_path / f"ray-{corpus}-{parts}"
+                got = cer.evaluate(str(data / "questions.json"), str(data / corpus), str(out),
+                                   transcript_partitions=parts)
+                assert len(list((out / "transcripts").iterdir())) == parts
+                assert got == want, (corpus, parts)
+                rows = pq.read_table(out / "quotes").to_pylist()
+                rows.sort(key=lambda r: (r["pair_index"], r["answer_index"], r["quote_index"]))
+                assert len(rows) == len(want_quotes)
+                for r, v in zip(rows, want_quotes):
+                    assert (r["verdict"], r["attribution"]) == (v["verdict"], v["attribution"]), (parts, r, v)
+                    assert (json.loads(r["other_source"]) if r["other_source"] else None) == v.get("other_source")
+                    assert (json.loads(r["pieces"]) if r["pieces"] else None) == v.get("pieces"), (parts, r, v)
+                    assert r["span_speaker"] == v["span_speaker"], (parts, r, v)
     finally:
         ray.shutdown()
