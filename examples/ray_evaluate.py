@@ -3,7 +3,7 @@
 `corpus_eval.ray.evaluate` (see its documentation).
 
     python examples/ray_evaluate.py QUESTIONS TRANSCRIPTS OUT
-        [--threads 1] [--actors N] [--partitions N] [--batch-size 4096]
+        [--threads 1] [--actors N] [--partitions N] [--transcript-partitions N] [--batch-size 4096]
         [--match normalized] [--fuzzy-threshold 0.9] [--seed 42]
 
 QUESTIONS, TRANSCRIPTS and OUT are local paths or URIs that pyarrow.fs
@@ -33,6 +33,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--actors", type=int)
     ap.add_argument("--partitions", type=int)
+    ap.add_argument("--transcript-partitions", type=int)
     ap.add_argument("--batch-size", type=int, default=4096)
     ap.add_argument("--match", choices=["exact", "normalized", "fuzzy"])
     ap.add_argument("--fuzzy-threshold", type=float)
@@ -42,6 +43,7 @@ def main() -> int:
                                 ("seed", args.seed)] if v is not None}
     summary = corpus_eval.ray.evaluate(args.questions, args.transcripts, args.out, threads=args.threads,
                                        actors=args.actors, partitions=args.partitions,
+                                       transcript_partitions=args.transcript_partitions,
                                        batch_size=args.batch_size, **config)
     print(json.dumps({"overall": summary["overall"], "existence": summary["existence"],
                       "counts": summary["counts"]}))
