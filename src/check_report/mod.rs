@@ -319,23 +319,13 @@ pub struct Summary {
     pub signature: String,
 }
 
-/// Every verdict, in strength order.
-const VERDICTS: [Verdict; 6] = [
-    Verdict::Exact,
-    Verdict::Normalized,
-    Verdict::Edited,
-    Verdict::Fuzzy,
-    Verdict::NotFound,
-    Verdict::UnknownSource,
-];
-
 /// Counts a checked report's quotes.
 pub fn summarize(quotes: &[CheckedQuote], signature: String) -> Summary {
     let mut attribution: BTreeMap<String, usize> = Attribution::ALL
         .iter()
         .map(|a| (a.as_str().to_string(), 0))
         .collect();
-    let mut verdicts: BTreeMap<String, usize> = VERDICTS
+    let mut verdicts: BTreeMap<String, usize> = Verdict::ALL
         .iter()
         .map(|v| (v.as_str().to_string(), 0))
         .collect();

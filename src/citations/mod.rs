@@ -54,6 +54,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in strength order (how summaries list them).
+    pub const ALL: [Verdict; 6] = [
+        Verdict::Exact,
+        Verdict::Normalized,
+        Verdict::Edited,
+        Verdict::Fuzzy,
+        Verdict::NotFound,
+        Verdict::UnknownSource,
+    ];
+
     /// The verdict's name in output files.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -19,16 +19,6 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The verdicts summary.json counts (every one listed, zeros included).
-const VERDICTS: [Verdict; 6] = [
-    Verdict::Exact,
-    Verdict::Normalized,
-    Verdict::Edited,
-    Verdict::Fuzzy,
-    Verdict::NotFound,
-    Verdict::UnknownSource,
-];
-
 /// A partition's contribution to an evaluation's summary (see the module
 /// documentation). Serialized as JSON for the engines that carry parts
 /// between processes.
@@ -112,11 +102,9 @@ impl SummaryParts {
                 }
                 for q in &a.quotes {
                     s.quotes += 1;
-                    if VERDICTS.contains(&q.check.verdict) {
-                        *s.verdicts
-                            .entry(q.check.verdict.as_str().to_string())
-                            .or_default() += 1;
-                    }
+                    *s.verdicts
+                        .entry(q.check.verdict.as_str().to_string())
+                        .or_default() += 1;
                     let src = q.source.as_deref().unwrap_or(NO_SOURCE);
                     if let Some(at) = q.attributed.attribution {
                         let name = at.as_str().to_string();
@@ -247,7 +235,7 @@ impl SummaryParts {
                 })
                 .collect(),
         };
-        let verdicts = VERDICTS
+        let verdicts = Verdict::ALL
             .iter()
             .map(|v| {
                 let name = v.as_str();
