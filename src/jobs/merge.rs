@@ -257,14 +257,13 @@ pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
         .collect::<Result<Vec<_>, _>>()?;
     let shards = check_shards(shards)?;
     let command = shards[0].command.as_str();
-    super::registry::find(command)
-        .and_then(|job| job.merge(req, &shards, started))
-        .unwrap_or_else(|| {
-            Err(input_error(format!(
-                "merge joins shards of {} runs; {command} runs cannot be sharded",
-                super::registry::merge_commands()
-            )))
-        })
+    let Some(merger) = super::registry::find(command).and_then(|job| job.merger()) else {
+        return Err(input_error(format!(
+            "merge joins shards of {} runs; {command} runs cannot be sharded",
+            super::registry::merge_commands()
+        )));
+    };
+    merger(req, &shards, started)
 }
 
 pub(crate) fn merge_evaluate(

@@ -52,22 +52,15 @@ pub(crate) trait Job: Sync {
     /// Executes the recorded run again; the new run folder.
     fn rerun(&self, replay: &Replay<'_>) -> Result<PathBuf, JobError>;
 
-    /// Whether the command's runs can be sharded (`merge` joins them).
-    fn sharded(&self) -> bool {
-        false
-    }
-
-    /// Joins shard run folders into a new one; None when the command's
+    /// How `merge` joins the command's shard run folders; None when its
     /// runs cannot be sharded.
-    fn merge(
-        &self,
-        _req: &merge::Request,
-        _shards: &[ShardRun],
-        _started: SystemTime,
-    ) -> Option<Result<PathBuf, JobError>> {
+    fn merger(&self) -> Option<Merger> {
         None
     }
 }
+
+/// Joins shard run folders into a new run folder.
+pub(crate) type Merger = fn(&merge::Request, &[ShardRun], SystemTime) -> Result<PathBuf, JobError>;
 
 /// The job that `command` names.
 pub(crate) fn find(command: &str) -> Option<&'static dyn Job> {
@@ -85,7 +78,7 @@ pub(crate) fn rerun_commands() -> String {
 /// The commands whose runs `merge` joins, comma-separated (for messages).
 pub(crate) fn merge_commands() -> String {
     JOBS.iter()
-        .filter(|j| j.sharded())
+        .filter(|j| j.merger().is_some())
         .map(|j| j.command())
         .collect::<Vec<_>>()
         .join(", ")
@@ -123,17 +116,8 @@ impl Job for Evaluate {
         Ok(jobs::evaluate::execute(&c, &q, &t)?.0)
     }
 
-    fn sharded(&self) -> bool {
-        true
-    }
-
-    fn merge(
-        &self,
-        req: &merge::Request,
-        shards: &[ShardRun],
-        started: SystemTime,
-    ) -> Option<Result<PathBuf, JobError>> {
-        Some(merge::merge_evaluate(req, shards, started))
+    fn merger(&self) -> Option<Merger> {
+        Some(merge::merge_evaluate)
     }
 }
 
@@ -171,17 +155,8 @@ impl Job for Hotpot {
         Ok(jobs::hotpot::execute(&c, &p, &g)?.0)
     }
 
-    fn sharded(&self) -> bool {
-        true
-    }
-
-    fn merge(
-        &self,
-        req: &merge::Request,
-        shards: &[ShardRun],
-        started: SystemTime,
-    ) -> Option<Result<PathBuf, JobError>> {
-        Some(merge::merge_hotpot(req, shards, started))
+    fn merger(&self) -> Option<Merger> {
+        Some(merge::merge_hotpot)
     }
 }
 
@@ -213,17 +188,8 @@ impl Job for Grounding {
         Ok(jobs::grounding::execute(&c, &i)?.0)
     }
 
-    fn sharded(&self) -> bool {
-        true
-    }
-
-    fn merge(
-        &self,
-        req: &merge::Request,
-        shards: &[ShardRun],
-        started: SystemTime,
-    ) -> Option<Result<PathBuf, JobError>> {
-        Some(merge::merge_grounding(req, shards, started))
+    fn merger(&self) -> Option<Merger> {
+        Some(merge::merge_grounding)
     }
 }
 
@@ -251,17 +217,8 @@ impl Job for TextEval {
         Ok(jobs::text_eval::execute(&c, &i)?.0)
     }
 
-    fn sharded(&self) -> bool {
-        true
-    }
-
-    fn merge(
-        &self,
-        req: &merge::Request,
-        shards: &[ShardRun],
-        started: SystemTime,
-    ) -> Option<Result<PathBuf, JobError>> {
-        Some(merge::merge_text_eval(req, shards, started))
+    fn merger(&self) -> Option<Merger> {
+        Some(merge::merge_text_eval)
     }
 }
 
@@ -337,17 +294,8 @@ impl Job for JudgeAnswers {
         Ok(jobs::judge_answers::execute(&c, &i)?.0)
     }
 
-    fn sharded(&self) -> bool {
-        true
-    }
-
-    fn merge(
-        &self,
-        req: &merge::Request,
-        shards: &[ShardRun],
-        started: SystemTime,
-    ) -> Option<Result<PathBuf, JobError>> {
-        Some(merge::merge_judge(req, shards, started))
+    fn merger(&self) -> Option<Merger> {
+        Some(merge::merge_judge)
     }
 }
 
@@ -367,17 +315,8 @@ impl Job for Rag {
         jobs::rag::resummarize(&c, r.run_folder, &q, &r.parent)
     }
 
-    fn sharded(&self) -> bool {
-        true
-    }
-
-    fn merge(
-        &self,
-        req: &merge::Request,
-        shards: &[ShardRun],
-        started: SystemTime,
-    ) -> Option<Result<PathBuf, JobError>> {
-        Some(merge::merge_rag(req, shards, started))
+    fn merger(&self) -> Option<Merger> {
+        Some(merge::merge_rag)
     }
 }
 
