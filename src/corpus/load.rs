@@ -46,20 +46,44 @@ pub struct Loaded<T> {
     pub bytes: u64,
 }
 
-/// A file's bytes, mapped or read.
-enum Bytes {
+/// An input file's bytes: memory-mapped when the file is large, read
+/// otherwise (see `Loader::mapped`).
+pub enum InputBytes {
+    /// A mapped file.
     Mapped(memmap2::Mmap),
+    /// Bytes read into memory.
     Read(Vec<u8>),
 }
 
-impl std::ops::Deref for Bytes {
+impl std::ops::Deref for InputBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Mapped(m) => m,
-            Bytes::Read(v) => v,
+            InputBytes::Mapped(m) => m,
+            InputBytes::Read(v) => v,
         }
     }
+}
+
+/// A file's bytes: mapped (no copy; the page cache serves it) when `mmap`
+/// is set and the file is a regular file of 1 MiB or more, read otherwise.
+/// A failure names the file. The file is expected not to change while it
+/// is mapped.
+pub(crate) fn input_bytes(path: &Path, mmap: bool) -> Result<InputBytes, CorpusError> {
+    let io_err = |source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if mmap {
+        let file = std::fs::File::open(path).map_err(io_err)?;
+        let meta = file.metadata().map_err(io_err)?;
+        if meta.is_file() && meta.len() >= MAP_AT_LEAST {
+            return crate::sys::io::map_readonly(&file)
+                .map(InputBytes::Mapped)
+                .map_err(io_err);
+        }
+    }
+    std::fs::read(path).map(InputBytes::Read).map_err(io_err)
 }
 
 /// The error of a file that is not UTF-8: the file and the first bad byte.
@@ -135,8 +159,8 @@ impl Loader {
                 bytes,
             });
         }
-        let (mut data, (sha256, bytes)) = match self.read(path)? {
-            Bytes::Read(b) => {
+        let (mut data, (sha256, bytes)) = match input_bytes(path, self.mmap)? {
+            InputBytes::Read(b) => {
                 let text = String::from_utf8(b)
                     .map_err(|e| not_utf8(path, e.utf8_error().valid_up_to()))?;
                 let (mut set, d) = super::transcripts::parse_transcripts_with(path, text, digest)?;
@@ -176,25 +200,6 @@ impl Loader {
     /// (see `super::formats::read_all`).
     pub fn timed_transcripts(&self, path: &Path) -> Result<Vec<TimedTranscript>, CorpusError> {
         super::formats::read_all(path, &self.speakers)
-    }
-
-    /// A file's bytes: mapped when asked and the file is large enough,
-    /// read otherwise.
-    fn read(&self, path: &Path) -> Result<Bytes, CorpusError> {
-        let io_err = |source| CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        if self.mmap {
-            let file = std::fs::File::open(path).map_err(io_err)?;
-            let meta = file.metadata().map_err(io_err)?;
-            if meta.is_file() && meta.len() >= MAP_AT_LEAST {
-                return crate::sys::io::map_readonly(&file)
-                    .map(Bytes::Mapped)
-                    .map_err(io_err);
-            }
-        }
-        std::fs::read(path).map(Bytes::Read).map_err(io_err)
     }
 }
 

@@ -19,7 +19,8 @@ pub(crate) mod tabular;
 pub mod tape;
 mod transcripts;
 
-pub use load::{Loaded, Loader};
+pub(crate) use load::input_bytes;
+pub use load::{InputBytes, Loaded, Loader};
 pub(crate) use questions::parse_questions;
 pub use questions::{Answer, QaPair, QuestionSet, Quote};
 pub(crate) use transcripts::parse_transcripts;

@@ -197,24 +197,7 @@ fn not_utf8(path: &Path, e: std::str::Utf8Error) -> JobError {
     ))
 }
 
-/// An input file's bytes: memory-mapped when the file is large, read
-/// otherwise.
-pub enum InputBytes {
-    /// A mapped file.
-    Mapped(memmap2::Mmap),
-    /// Bytes read into memory.
-    Read(Vec<u8>),
-}
-
-impl std::ops::Deref for InputBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            InputBytes::Mapped(m) => m,
-            InputBytes::Read(v) => v,
-        }
-    }
-}
+pub use crate::corpus::InputBytes;
 
 impl InputBytes {
     /// The bytes as UTF-8 text; a failure names the file and the first
@@ -227,17 +210,7 @@ impl InputBytes {
 /// Maps a large input file into memory (no copy; the page cache serves it),
 /// or reads a small one. A failure names the file (exit 2).
 pub fn map_input(path: &Path) -> Result<InputBytes, JobError> {
-    let io_err = |source| crate::corpus::CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
-    if meta.len() < 1 << 20 || !meta.is_file() {
-        return read_input(path).map(InputBytes::Read);
-    }
-    let map = crate::sys::io::map_readonly(&file).map_err(io_err)?;
-    Ok(InputBytes::Mapped(map))
+    Ok(crate::corpus::input_bytes(path, true)?)
 }
 
 /// The embedded lexicon, or the one a WordNet dict folder holds.
