@@ -410,14 +410,14 @@ pub fn score_answers_arrow<'py>(
 /// (`pair_index`, `answer_index`, `source`, `score`) and quotes
 /// (`pair_index`, `answer_index`, `quote_index`, `source`, `verdict`,
 /// `found`, `attribution`), in any row order; returns it as JSON text.
-/// The evaluation three item tables describe, with its pairs' positions
-/// in the question file (in the evaluation's pair order).
-fn tables_evaluation(
+/// The summary parts of the evaluation three item tables describe (what
+/// `summarize` finishes and `summary_parts` returns).
+fn tables_parts(
     pairs: &[RecordBatch],
     answers: &[RecordBatch],
     quotes: &[RecordBatch],
     config: &jobs::evaluate::Config,
-) -> PyResult<(corpus_eval::evaluate::Evaluation, Vec<usize>)> {
+) -> PyResult<corpus_eval::evaluate::SummaryParts> {
     let lexicon = super::lexicon(config.wordnet.as_deref())?;
     let p = corpus_eval::evaluate::items::Pairs {
         index: integers(pairs, "pair_index")?,
@@ -457,7 +457,9 @@ fn tables_evaluation(
         .filter_map(|i| i.and_then(|i| usize::try_from(i).ok()))
         .collect();
     positions.sort_unstable();
-    Ok((eval, positions))
+    Ok(corpus_eval::evaluate::SummaryParts::of_pairs(
+        &eval, &positions,
+    ))
 }
 
 /// `arrow.summarize`: summary.json from the three item tables.
@@ -472,8 +474,8 @@ pub fn summarize_arrow(
     let config: jobs::evaluate::Config = super::config(config_json)?;
     let (pairs, answers, quotes) = (import(pairs)?, import(answers)?, import(quotes)?);
     py.detach(|| {
-        let (eval, _) = tables_evaluation(&pairs, &answers, &quotes, &config)?;
-        let summary = corpus_eval::evaluate::summarize_evaluation(&eval);
+        let summary =
+            tables_parts(&pairs, &answers, &quotes, &config)?.finish(&config.eval_config());
         serde_json::to_string(&summary).map_err(value_error)
     })
 }
@@ -491,8 +493,7 @@ pub fn summary_parts_arrow(
     let config: jobs::evaluate::Config = super::config(config_json)?;
     let (pairs, answers, quotes) = (import(pairs)?, import(answers)?, import(quotes)?);
     py.detach(|| {
-        let (eval, positions) = tables_evaluation(&pairs, &answers, &quotes, &config)?;
-        let parts = corpus_eval::evaluate::SummaryParts::of_pairs(&eval, &positions);
+        let parts = tables_parts(&pairs, &answers, &quotes, &config)?;
         serde_json::to_string(&parts).map_err(value_error)
     })
 }

@@ -350,7 +350,9 @@ where
         })
         .collect();
     drop(pattern_of);
-    if pattern_refs.is_empty() || count < 2 {
+    // No transcript but the cited ones: nothing can be found elsewhere.
+    let only_cited = quotes.iter().all(|(cited, _)| *cited < count) && count < 2;
+    if pattern_refs.is_empty() || count == 0 || only_cited {
         return vec![None; quotes.len()];
     }
     let finder = crate::text::multifind::MultiFind::new(&pattern_refs);

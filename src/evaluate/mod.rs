@@ -574,30 +574,12 @@ fn verify_quotes_in(
     let elsewhere = if lookups.is_empty() {
         Vec::new()
     } else {
-        // A transcript that fails to decode stops the run (its error
-        // kept from inside the search, which visits transcripts in
-        // parallel).
-        let failed: std::sync::Mutex<Option<CorpusError>> = std::sync::Mutex::new(None);
-        let found = attribution::other_sources_in(
-            names.len(),
-            &names,
-            &lookups,
-            &config.normalize,
-            |t, visit| match prepare(t) {
-                Ok(src) => {
-                    visit(&src);
-                    done_with(src);
-                }
-                Err(e) => {
-                    if let Ok(mut f) = failed.lock() {
-                        f.get_or_insert(e);
-                    }
-                }
-            },
-        );
-        if let Some(e) = failed.into_inner().ok().flatten() {
-            return Err(e);
-        }
+        let found = other_sources_or_error(&names, &lookups, &config.normalize, |t, visit| {
+            let src = prepare(t)?;
+            visit(&src);
+            done_with(src);
+            Ok(())
+        })?;
         // Their lookup structures again.
         workspaces.clear();
         found
@@ -1274,30 +1256,38 @@ pub fn other_sources_prepared(
             (cited, *quote)
         })
         .collect();
+    other_sources_or_error(&names, &lookups, &prepared.normalize, |t, visit| {
+        visit(prepared.source(t)?);
+        Ok(())
+    })
+}
+
+/// [`attribution::other_sources_in`] over the transcripts `names` lists,
+/// each handed to the search by `each` (which may fail to decode it: the
+/// first error, kept from inside the search, which visits transcripts in
+/// parallel, stops it).
+fn other_sources_or_error<F>(
+    names: &[String],
+    lookups: &[(usize, &str)],
+    normalize: &crate::text::aligned::NormalizeOptions,
+    each: F,
+) -> Result<Vec<Option<attribution::OtherSource>>, CorpusError>
+where
+    F: Fn(usize, &mut dyn FnMut(&SourceText<'_>)) -> Result<(), CorpusError> + Sync,
+{
     let failed: std::sync::Mutex<Option<CorpusError>> = std::sync::Mutex::new(None);
-    let found = attribution::other_sources_in(
-        names.len().max(2),
-        &names,
-        &lookups,
-        &prepared.normalize,
-        |t, visit| {
-            if t >= names.len() {
-                return;
-            }
-            match prepared.source(t) {
-                Ok(src) => visit(src),
-                Err(e) => {
-                    if let Ok(mut f) = failed.lock() {
-                        f.get_or_insert(e);
-                    }
+    let found =
+        attribution::other_sources_in(names.len(), names, lookups, normalize, |t, visit| {
+            if let Err(e) = each(t, visit) {
+                if let Ok(mut f) = failed.lock() {
+                    f.get_or_insert(e);
                 }
             }
-        },
-    );
-    if let Some(e) = failed.into_inner().ok().flatten() {
-        return Err(e);
+        });
+    match failed.into_inner().ok().flatten() {
+        Some(e) => Err(e),
+        None => Ok(found),
     }
-    Ok(found)
 }
 
 /// [`check_quotes`] against a prepared corpus (the same results; a
