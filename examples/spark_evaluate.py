@@ -87,7 +87,7 @@ def run(questions: str, transcripts: str, out: str, master: str = "local[2]", co
     items = os.path.join(out, "items")
     os.makedirs(items, exist_ok=True)
     with open(questions, encoding="utf-8-sig") as f:
-        pairs, answers, quotes = cea.item_tables(f.read())
+        pairs, answers, quotes = cea.item_tables(f.read(), questions)
     for name, table in [("pairs", pairs), ("answers", answers), ("quotes", quotes)]:
         pq.write_table(table, os.path.join(items, f"{name}.parquet"))
     own = spark is None

@@ -154,20 +154,16 @@ def other_sources(batch: Any, corpus: Any) -> Any:
     return _table(_native.other_sources_arrow(_stream(batch), corpus._inner))
 
 
-def _field_text(v: Any) -> Any:
-    """A field as evaluate reads it: strings as they are, numbers and
-    booleans as JSON writes them, null as None."""
-    if v is None or isinstance(v, str):
-        return v
-    return _json.dumps(v)
-
-
-def item_tables(questions: Any) -> Any:
+def item_tables(questions: Any, name: str = "<questions>") -> Any:
     """A question document as the three item tables the kernels and
-    `summarize` take: (pairs, answers, quotes) as pyarrow Tables.
+    `summarize` take: (pairs, answers, quotes) as pyarrow Tables. The
+    document is read and checked by the core's question loader (the CLI's),
+    so a bad document raises `ValueError` naming `name`, the record and the
+    field.
 
-    questions: the document ({"qa_pairs": [...]} or a list of pairs), or its
-        JSON text.
+    questions: the document's JSON text, or the document ({"qa_pairs": [...]}
+        or a list of pairs).
+    name: the file the text came from, for error messages.
 
     pairs: pair_index, id, type, metric (JSON text), answers and quotes
     (the pair's counts, for summarize's completeness check); answers: pair_index,
@@ -175,30 +171,9 @@ def item_tables(questions: Any) -> Any:
     answer_index, quote_index, quote, source, speaker, answer (the answer's
     key "PAIR_INDEX/ANSWER_INDEX", for the repeated-quote rule).
     """
-    import pyarrow as pa
-
-    doc = _json.loads(questions) if isinstance(questions, str) else questions
-    items = doc["qa_pairs"] if isinstance(doc, dict) else doc
-    pairs, answers, quotes = [], [], []
-    for pi, p in enumerate(items):
-        q = p["question"]
-        pid = str(pi) if p.get("id") is None else _field_text(p["id"])
-        metric = _json.dumps(q.get("metric"), ensure_ascii=False)
-        given = p.get("answers") or []
-        pairs.append({"pair_index": pi, "id": pid, "type": q.get("type"), "metric": metric,
-                      "answers": len(given), "quotes": sum(len(a.get("verbatims") or []) for a in given)})
-        for ai, a in enumerate(given):
-            answers.append({"pair_index": pi, "answer_index": ai, "answer": _field_text(a.get("answer")) or "",
-                            "source": _field_text(a.get("source")), "type": q.get("type"), "metric": metric})
-            for k, v in enumerate(a.get("verbatims") or []):
-                quotes.append({"pair_index": pi, "answer_index": ai, "quote_index": k, "quote": v.get("quote"),
-                               "source": _field_text(v.get("source")), "speaker": v.get("speaker"),
-                               "answer": f"{pi}/{ai}"})
-    return (
-        pa.Table.from_pylist(pairs, schema=PAIRS_SCHEMA()),
-        pa.Table.from_pylist(answers, schema=ANSWERS_SCHEMA()),
-        pa.Table.from_pylist(quotes, schema=QUOTES_SCHEMA()),
-    )
+    text = questions if isinstance(questions, str) else _json.dumps(questions, ensure_ascii=False)
+    pairs, answers, quotes = _native.item_tables_arrow(text, str(name))
+    return _table(pairs), _table(answers), _table(quotes)
 
 
 def PAIRS_SCHEMA() -> Any:  # noqa: N802 - a schema, named as a constant

@@ -306,7 +306,7 @@ def _flatten(questions: str, items: str) -> Dict[str, int]:
     """A task: the question file as three item tables under `items`."""
     import pyarrow.parquet as pq
 
-    tables = _arrow.item_tables(_read_text(questions))
+    tables = _arrow.item_tables(_read_text(questions), questions)
     fs, base = filesystem(items)
     fs.create_dir(base, recursive=True)
     counts = {}

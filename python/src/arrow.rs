@@ -6,8 +6,8 @@
 use arrow_array::cast::AsArray;
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, Float64Array, RecordBatch, RecordBatchIterator, StringArray,
-    UInt64Array,
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, RecordBatchIterator,
+    StringArray, UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema};
 use corpus_eval::jobs::{self, inline};
@@ -565,4 +565,119 @@ pub fn other_sources_arrow<'py>(
         )])
     })?;
     export(py, batch)
+}
+
+/// `arrow.item_tables`: a question document (its JSON text; `name` stands
+/// for its file in error messages), read by the core's question loader and
+/// flattened into the three item tables the kernels and `summarize` take:
+/// pairs (`pair_index`, `id`, `type`, `metric` as JSON text, and the
+/// pair's `answers` and `quotes` counts), answers (`pair_index`,
+/// `answer_index`, `answer`, `source`, `type`, `metric`) and quotes
+/// (`pair_index`, `answer_index`, `quote_index`, `quote`, `source`,
+/// `speaker`, `answer` as `"PAIR/ANSWER"`).
+#[pyfunction]
+pub fn item_tables_arrow<'py>(
+    py: Python<'py>,
+    text: &str,
+    name: &str,
+) -> PyResult<(
+    Bound<'py, PyCapsule>,
+    Bound<'py, PyCapsule>,
+    Bound<'py, PyCapsule>,
+)> {
+    let (pairs, answers, quotes) = py.detach(|| -> PyResult<_> {
+        let set = corpus_eval::corpus::Loader::new()
+            .questions_text(std::path::Path::new(name), text)
+            .map_err(value_error)?;
+        item_batches(&set.pairs)
+    })?;
+    Ok((
+        export(py, pairs)?,
+        export(py, answers)?,
+        export(py, quotes)?,
+    ))
+}
+
+/// The pairs, answers and quotes batches of [`item_tables_arrow`].
+fn item_batches(
+    pairs: &[corpus_eval::corpus::QaPair],
+) -> PyResult<(RecordBatch, RecordBatch, RecordBatch)> {
+    let count = |n: usize| i64::try_from(n).map_err(value_error);
+    let mut p = ItemColumns::default();
+    let mut a = ItemColumns::default();
+    let mut q = ItemColumns::default();
+    for (pi, pair) in pairs.iter().enumerate() {
+        let pi = count(pi)?;
+        let metric = serde_json::to_string(&pair.metric).map_err(value_error)?;
+        let quotes: usize = pair.answers.iter().map(|x| x.quotes.len()).sum();
+        p.ints[0].push(pi);
+        p.texts[0].push(Some(pair.id.clone()));
+        p.texts[1].push(Some(pair.qtype.clone()));
+        p.texts[2].push(Some(metric.clone()));
+        p.ints[1].push(count(pair.answers.len())?);
+        p.ints[2].push(count(quotes)?);
+        for (ai, answer) in pair.answers.iter().enumerate() {
+            let ai = count(ai)?;
+            a.ints[0].push(pi);
+            a.ints[1].push(ai);
+            a.texts[0].push(Some(answer.answer.clone()));
+            a.texts[1].push(answer.source.clone());
+            a.texts[2].push(Some(pair.qtype.clone()));
+            a.texts[3].push(Some(metric.clone()));
+            for (k, quote) in answer.quotes.iter().enumerate() {
+                q.ints[0].push(pi);
+                q.ints[1].push(ai);
+                q.ints[2].push(count(k)?);
+                q.texts[0].push(Some(quote.quote.clone()));
+                q.texts[1].push(quote.source.clone());
+                q.texts[2].push(quote.speaker.clone());
+                q.texts[3].push(Some(format!("{pi}/{ai}")));
+            }
+        }
+    }
+    let pairs = p.batch(
+        &["pair_index"],
+        &["id", "type", "metric"],
+        &["answers", "quotes"],
+    )?;
+    let answers = a.batch(
+        &["pair_index", "answer_index"],
+        &["answer", "source", "type", "metric"],
+        &[],
+    )?;
+    let quotes = q.batch(
+        &["pair_index", "answer_index", "quote_index"],
+        &["quote", "source", "speaker", "answer"],
+        &[],
+    )?;
+    Ok((pairs, answers, quotes))
+}
+
+/// The columns of one item table while it is filled: integer columns,
+/// then text columns.
+#[derive(Default)]
+struct ItemColumns {
+    ints: [Vec<i64>; 3],
+    texts: [Vec<Option<String>>; 4],
+}
+
+impl ItemColumns {
+    /// The batch: the `lead` integer columns, the `texts` columns, then the
+    /// `tail` integer columns (which follow the leading ones in `ints`).
+    fn batch(self, lead: &[&str], texts: &[&str], tail: &[&str]) -> PyResult<RecordBatch> {
+        let mut ints = self.ints.into_iter();
+        let mut columns: Vec<(&str, ArrayRef)> = Vec::new();
+        for name in lead {
+            let v = ints.next().unwrap_or_default();
+            columns.push((name, Arc::new(Int64Array::from(v))));
+        }
+        for (name, v) in texts.iter().zip(self.texts) {
+            columns.push((name, Arc::new(StringArray::from(v))));
+        }
+        for name in tail {
+            let v = ints.next().unwrap_or_default();
+            columns.push((name, Arc::new(Int64Array::from(v))));
+        }
+        record_batch(columns)
+    }
 }

@@ -476,5 +476,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow::summary_parts_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::combine_parts, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::other_sources_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::item_tables_arrow, m)?)?;
     Ok(())
 }

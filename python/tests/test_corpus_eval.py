@@ -440,3 +440,41 @@ def test_every_python_example_of_the_docs_runs_as_written(code, monkeypatch):
     pytest.importorskip("pyarrow")
     monkeypatch.chdir(REPO)
     exec(compile(code, "<docs>", "exec"), {"__name__": "__docs__"})
+
+
+def test_item_tables_are_read_by_the_core_loader():
+    """Issue 45: the question file is flattened by the Rust core (the CLI's
+    loader): ids as the CLI writes them (a number as its JSON text, the
+    position when absent), counts per pair, the answer key of every quote,
+    and a bad document is a ValueError naming the file, the record and the
+    field, as the CLI's exit-2 message does."""
+    import corpus_eval.arrow as A
+
+    doc = {"qa_pairs": [
+        {"id": 7, "question": {"text": "Q1", "type": "Yes/No", "metric": "yes"},
+         "answers": [{"answer": "Yes", "source": "a.txt",
+                      "verbatims": [{"quote": "x y", "source": "a.txt", "speaker": "Ann"},
+                                    {"quote": "z", "source": "b.txt"}]},
+                     {"answer": None}]},
+        {"question": {"text": "Q2", "type": "Multiple Choice", "metric": {"a": 1}}, "answers": []},
+    ]}
+    pairs, answers, quotes = A.item_tables(doc)
+    assert pairs.schema == A.PAIRS_SCHEMA()
+    assert answers.schema == A.ANSWERS_SCHEMA()
+    assert quotes.schema == A.QUOTES_SCHEMA()
+    assert pairs.column("id").to_pylist() == ["7", "1"]
+    assert pairs.column("answers").to_pylist() == [2, 0]
+    assert pairs.column("quotes").to_pylist() == [2, 0]
+    assert [json.loads(m) for m in pairs.column("metric").to_pylist()] == ["yes", {"a": 1}]
+    assert answers.column("answer").to_pylist() == ["Yes", ""]
+    assert answers.column("source").to_pylist() == ["a.txt", None]
+    assert quotes.column("answer").to_pylist() == ["0/0", "0/0"]
+    assert quotes.column("speaker").to_pylist() == ["Ann", None]
+    assert quotes.column("quote_index").to_pylist() == [0, 1]
+    # The text and the document give the same tables.
+    assert A.item_tables(json.dumps(doc))[2].equals(quotes)
+    bad = {"qa_pairs": [{"question": {"text": "Q", "metric": "yes"}}]}
+    with pytest.raises(ValueError, match=r"q\.json.*question\.type"):
+        A.item_tables(bad, "q.json")
+    with pytest.raises(ValueError, match=r"q\.json"):
+        A.item_tables("{not json", "q.json")
