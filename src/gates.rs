@@ -4,18 +4,19 @@
 //! exit 3 after its run folder is written ([`EXIT_GATE`]); a JUnit XML
 //! report (one test case per gate) is what CI systems display.
 //!
-//! Metric names are the keys of each command's summary ([`metrics`]);
+//! Metric names are the keys of each command's summary ([`EVALUATE`] and
+//! the other tables);
 //! an unknown name, or a bound outside the metric's range, is refused
 //! before anything runs.
 //!
 //! ```
-//! use corpus_eval::gates::{check, parse, results};
+//! use corpus_eval::gates::{check, parse, results, EVALUATE};
 //! let gates = parse("existence=0.8,score=0.5").unwrap();
-//! check("evaluate", &gates).unwrap();
+//! check("evaluate", EVALUATE, &gates).unwrap();
 //! let summary = serde_json::json!({"existence": {"mean": 0.75}, "overall": {"mean": 0.9}});
-//! let r = results("evaluate", &gates, &summary);
+//! let r = results(EVALUATE, &gates, &summary);
 //! assert!(!r[0].passed && r[1].passed);
-//! assert!(check("evaluate", &parse("bogus=1").unwrap()).is_err());
+//! assert!(check("evaluate", EVALUATE, &parse("bogus=1").unwrap()).is_err());
 //! ```
 
 use serde_json::Value;
@@ -47,111 +48,108 @@ const fn m(name: &'static str, lo: f64, hi: f64, pointer: &'static str) -> Metri
     }
 }
 
-/// The metrics each gated command's summary holds.
-pub fn metrics(command: &str) -> &'static [Metric] {
-    const EVALUATE: &[Metric] = &[
-        m("score", 0.0, 1.0, "/overall/mean"),
-        m("existence", 0.0, 1.0, "/existence/mean"),
-        m("strict_existence", 0.0, 1.0, "/strict_existence/mean"),
-    ];
-    const HOTPOT: &[Metric] = &[
-        m("answer_em", 0.0, 1.0, "/answer_em"),
-        m("answer_f1", 0.0, 1.0, "/answer_f1"),
-        m("citation_precision", 0.0, 1.0, "/citation_precision"),
-        m("citation_recall", 0.0, 1.0, "/citation_recall"),
-        m("citation_f1", 0.0, 1.0, "/citation_f1"),
-        m(
-            "insufficient_context_detection",
-            0.0,
-            1.0,
-            "/insufficient_context_detection",
-        ),
-        m("em", 0.0, 1.0, "/em"),
-        m("f1", 0.0, 1.0, "/f1"),
-        m("prec", 0.0, 1.0, "/prec"),
-        m("recall", 0.0, 1.0, "/recall"),
-        m("sp_em", 0.0, 1.0, "/sp_em"),
-        m("sp_f1", 0.0, 1.0, "/sp_f1"),
-        m("sp_prec", 0.0, 1.0, "/sp_prec"),
-        m("sp_recall", 0.0, 1.0, "/sp_recall"),
-        m("joint_em", 0.0, 1.0, "/joint_em"),
-        m("joint_f1", 0.0, 1.0, "/joint_f1"),
-        m("joint_prec", 0.0, 1.0, "/joint_prec"),
-        m("joint_recall", 0.0, 1.0, "/joint_recall"),
-    ];
-    const LEXICAL: &[Metric] = &[
-        m("rouge1", 0.0, 1.0, "/rouge1"),
-        m("rouge2", 0.0, 1.0, "/rouge2"),
-        m("rougeL", 0.0, 1.0, "/rougeL"),
-        m("rougeLsum", 0.0, 1.0, "/rougeLsum"),
-        m("bleu", 0.0, 100.0, "/bleu"),
-        m("chrf", 0.0, 100.0, "/chrf"),
-        m("squad_em", 0.0, 100.0, "/squad_em"),
-        m("squad_f1", 0.0, 100.0, "/squad_f1"),
-    ];
-    const TEXT_EVAL: &[Metric] = &[
-        m("overall_score", 0.0, 1.0, "/overall/means/overall_score"),
-        m(
-            "composite_accuracy",
-            0.0,
-            1.0,
-            "/overall/means/composite_accuracy",
-        ),
-        m(
-            "composite_relevance",
-            0.0,
-            1.0,
-            "/overall/means/composite_relevance",
-        ),
-        m(
-            "composite_safety",
-            0.0,
-            1.0,
-            "/overall/means/composite_safety",
-        ),
-        m(
-            "composite_quality",
-            0.0,
-            1.0,
-            "/overall/means/composite_quality",
-        ),
-        m("pass_rate", 0.0, 1.0, "/overall/pass_rates/all"),
-    ];
-    const GROUNDING: &[Metric] = &[
-        m("relevance", 0.0, 1.0, "/means/relevance"),
-        m("completeness", 0.0, 1.0, "/means/completeness"),
-    ];
-    const JUDGE: &[Metric] = &[
-        m("mean_score", 0.0, 1.0, "/mean_score"),
-        m("accuracy", 0.0, 1.0, "/accuracy"),
-        m("precision", 0.0, 1.0, "/precision"),
-        m("recall", 0.0, 1.0, "/recall"),
-        m("f1", 0.0, 1.0, "/f1"),
-    ];
-    const RAG: &[Metric] = &[
-        m("existence", 0.0, 1.0, "/existence/mean"),
-        m("score", 0.0, 1.0, "/score/mean"),
-    ];
-    const AGREEMENT: &[Metric] = &[
-        m("percent_agreement", 0.0, 1.0, "/percent_agreement/value"),
-        m("cohen_kappa", -1.0, 1.0, "/cohen_kappa/value"),
-        m("fleiss_kappa", -1.0, 1.0, "/fleiss_kappa/value"),
-        m("krippendorff_alpha", -1.0, 1.0, "/krippendorff_alpha/value"),
-        m("gwet_ac1", -1.0, 1.0, "/gwet_ac1/value"),
-        m("pabak", -1.0, 1.0, "/pabak/value"),
-    ];
-    match command {
-        "evaluate" => EVALUATE,
-        "hotpot" => HOTPOT,
-        "lexical" => LEXICAL,
-        "text-eval" => TEXT_EVAL,
-        "grounding" => GROUNDING,
-        "judge-answers" => JUDGE,
-        "rag run" => RAG,
-        "agreement" => AGREEMENT,
-        _ => &[],
-    }
-}
+// The metrics each gated command's summary holds; a job's configuration
+// names its table ([`crate::jobs::JobConfig::GATES`]).
+
+/// The metrics of `evaluate`'s summary.
+pub const EVALUATE: &[Metric] = &[
+    m("score", 0.0, 1.0, "/overall/mean"),
+    m("existence", 0.0, 1.0, "/existence/mean"),
+    m("strict_existence", 0.0, 1.0, "/strict_existence/mean"),
+];
+/// The metrics of `hotpot`'s summary.
+pub const HOTPOT: &[Metric] = &[
+    m("answer_em", 0.0, 1.0, "/answer_em"),
+    m("answer_f1", 0.0, 1.0, "/answer_f1"),
+    m("citation_precision", 0.0, 1.0, "/citation_precision"),
+    m("citation_recall", 0.0, 1.0, "/citation_recall"),
+    m("citation_f1", 0.0, 1.0, "/citation_f1"),
+    m(
+        "insufficient_context_detection",
+        0.0,
+        1.0,
+        "/insufficient_context_detection",
+    ),
+    m("em", 0.0, 1.0, "/em"),
+    m("f1", 0.0, 1.0, "/f1"),
+    m("prec", 0.0, 1.0, "/prec"),
+    m("recall", 0.0, 1.0, "/recall"),
+    m("sp_em", 0.0, 1.0, "/sp_em"),
+    m("sp_f1", 0.0, 1.0, "/sp_f1"),
+    m("sp_prec", 0.0, 1.0, "/sp_prec"),
+    m("sp_recall", 0.0, 1.0, "/sp_recall"),
+    m("joint_em", 0.0, 1.0, "/joint_em"),
+    m("joint_f1", 0.0, 1.0, "/joint_f1"),
+    m("joint_prec", 0.0, 1.0, "/joint_prec"),
+    m("joint_recall", 0.0, 1.0, "/joint_recall"),
+];
+/// The metrics of `lexical`'s summary.
+pub const LEXICAL: &[Metric] = &[
+    m("rouge1", 0.0, 1.0, "/rouge1"),
+    m("rouge2", 0.0, 1.0, "/rouge2"),
+    m("rougeL", 0.0, 1.0, "/rougeL"),
+    m("rougeLsum", 0.0, 1.0, "/rougeLsum"),
+    m("bleu", 0.0, 100.0, "/bleu"),
+    m("chrf", 0.0, 100.0, "/chrf"),
+    m("squad_em", 0.0, 100.0, "/squad_em"),
+    m("squad_f1", 0.0, 100.0, "/squad_f1"),
+];
+/// The metrics of `text-eval`'s summary.
+pub const TEXT_EVAL: &[Metric] = &[
+    m("overall_score", 0.0, 1.0, "/overall/means/overall_score"),
+    m(
+        "composite_accuracy",
+        0.0,
+        1.0,
+        "/overall/means/composite_accuracy",
+    ),
+    m(
+        "composite_relevance",
+        0.0,
+        1.0,
+        "/overall/means/composite_relevance",
+    ),
+    m(
+        "composite_safety",
+        0.0,
+        1.0,
+        "/overall/means/composite_safety",
+    ),
+    m(
+        "composite_quality",
+        0.0,
+        1.0,
+        "/overall/means/composite_quality",
+    ),
+    m("pass_rate", 0.0, 1.0, "/overall/pass_rates/all"),
+];
+/// The metrics of `grounding`'s summary.
+pub const GROUNDING: &[Metric] = &[
+    m("relevance", 0.0, 1.0, "/means/relevance"),
+    m("completeness", 0.0, 1.0, "/means/completeness"),
+];
+/// The metrics of `judge-answers`'s summary.
+pub const JUDGE: &[Metric] = &[
+    m("mean_score", 0.0, 1.0, "/mean_score"),
+    m("accuracy", 0.0, 1.0, "/accuracy"),
+    m("precision", 0.0, 1.0, "/precision"),
+    m("recall", 0.0, 1.0, "/recall"),
+    m("f1", 0.0, 1.0, "/f1"),
+];
+/// The metrics of `rag run`'s summary.
+pub const RAG: &[Metric] = &[
+    m("existence", 0.0, 1.0, "/existence/mean"),
+    m("score", 0.0, 1.0, "/score/mean"),
+];
+/// The metrics of `agreement`'s summary.
+pub const AGREEMENT: &[Metric] = &[
+    m("percent_agreement", 0.0, 1.0, "/percent_agreement/value"),
+    m("cohen_kappa", -1.0, 1.0, "/cohen_kappa/value"),
+    m("fleiss_kappa", -1.0, 1.0, "/fleiss_kappa/value"),
+    m("krippendorff_alpha", -1.0, 1.0, "/krippendorff_alpha/value"),
+    m("gwet_ac1", -1.0, 1.0, "/gwet_ac1/value"),
+    m("pabak", -1.0, 1.0, "/pabak/value"),
+];
 
 /// One `--fail-under` bound.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,10 +195,10 @@ pub fn from_table(table: &BTreeMap<String, f64>) -> Vec<Gate> {
         .collect()
 }
 
-/// Checks every gate's metric is one `command` writes and its bound lies
-/// in the metric's range; the error lists the valid names.
-pub fn check(command: &str, gates: &[Gate]) -> Result<(), String> {
-    let known = metrics(command);
+/// Checks every gate's metric is one of `known` (the metrics `command`
+/// writes) and its bound lies in the metric's range; the error lists the
+/// valid names.
+pub fn check(command: &str, known: &[Metric], gates: &[Gate]) -> Result<(), String> {
     for g in gates {
         let Some(metric) = known.iter().find(|m| m.name == g.metric) else {
             let names: Vec<&str> = known.iter().map(|m| m.name).collect();
@@ -241,9 +239,9 @@ pub struct Outcome {
     pub passed: bool,
 }
 
-/// Each gate against the run's summary (as JSON).
-pub fn results(command: &str, gates: &[Gate], summary: &Value) -> Vec<Outcome> {
-    let known = metrics(command);
+/// Each gate against the run's summary (as JSON), whose metrics are
+/// `known`.
+pub fn results(known: &[Metric], gates: &[Gate], summary: &Value) -> Vec<Outcome> {
     gates
         .iter()
         .map(|g| {
@@ -348,15 +346,17 @@ mod tests {
         );
         assert!(parse("existence").is_err());
         assert!(parse("existence=abc").is_err());
-        let e = check("evaluate", &parse("existance=0.8").unwrap()).unwrap_err();
+        let e = check("evaluate", EVALUATE, &parse("existance=0.8").unwrap()).unwrap_err();
         assert!(e.contains("existence, strict_existence"), "{e}");
-        assert!(check("evaluate", &parse("existence=1.5").unwrap()).is_err());
-        assert!(check("evaluate", &parse("existence=NaN").unwrap()).is_err());
-        assert!(check("agreement", &parse("cohen_kappa=-0.5").unwrap()).is_ok());
-        assert!(check("lexical", &parse("bleu=30").unwrap()).is_ok());
+        assert!(check("evaluate", EVALUATE, &parse("existence=1.5").unwrap()).is_err());
+        assert!(check("evaluate", EVALUATE, &parse("existence=NaN").unwrap()).is_err());
+        assert!(check("agreement", AGREEMENT, &parse("cohen_kappa=-0.5").unwrap()).is_ok());
+        assert!(check("lexical", LEXICAL, &parse("bleu=30").unwrap()).is_ok());
+        let e = check("compare", &[], &parse("score=0.5").unwrap()).unwrap_err();
+        assert_eq!(e, "compare has no quality gates");
         let summary = serde_json::json!({"existence": {"mean": 0.8}, "overall": {"mean": null}});
         let r = results(
-            "evaluate",
+            EVALUATE,
             &parse("existence=0.8,score=0.1").unwrap(),
             &summary,
         );

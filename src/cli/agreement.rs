@@ -72,8 +72,12 @@ impl AgreementArgs {
         super::set_some(&mut c.out, &self.out);
         c.no_plots |= self.no_plots;
         self.gates.apply(&mut c.fail_under)?;
-        crate::gates::check("agreement", &crate::gates::from_table(&c.fail_under))
-            .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
+        crate::gates::check(
+            Config::COMMAND,
+            Config::GATES,
+            &crate::gates::from_table(&c.fail_under),
+        )
+        .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
         if !self.settings.print_config {
             c.validate()?;
         }
@@ -100,5 +104,5 @@ pub fn run(args: AgreementArgs) -> anyhow::Result<u8> {
         }
     }
     args.gates
-        .finish("agreement", &config.fail_under, &result, EXIT_OK)
+        .finish::<Config>(&config.fail_under, &result, EXIT_OK)
 }

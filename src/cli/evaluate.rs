@@ -124,5 +124,5 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
         outln!("run folder: {}", path.display());
     }
     args.gates
-        .finish("evaluate", &config.fail_under, &summary, EXIT_OK)
+        .finish::<Config>(&config.fail_under, &summary, EXIT_OK)
 }

@@ -72,7 +72,7 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
         outln!("run folder: {}", path.display());
     }
     args.gates
-        .finish("grounding", &config.fail_under, summary, EXIT_OK)
+        .finish::<Config>(&config.fail_under, summary, EXIT_OK)
 }
 
 /// `grounding`'s terminal table: the mean of each metric and n.

@@ -85,5 +85,5 @@ pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
         outln!("run folder: {}", path.display());
     }
     args.gates
-        .finish("hotpot", &config.fail_under, &averages, EXIT_OK)
+        .finish::<Config>(&config.fail_under, &averages, EXIT_OK)
 }

@@ -319,7 +319,7 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_RUNTIME);
     }
     args.gates
-        .finish("judge-answers", &config.fail_under, summary, EXIT_OK)
+        .finish::<Config>(&config.fail_under, summary, EXIT_OK)
 }
 
 /// `threshold`'s output: the grid, the target and settings, and last

@@ -100,8 +100,12 @@ impl LexicalArgs {
         super::set_some(&mut c.per_item, &self.per_item);
         super::set_some(&mut c.out, &self.out);
         self.gates.apply(&mut c.fail_under)?;
-        crate::gates::check("lexical", &crate::gates::from_table(&c.fail_under))
-            .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
+        crate::gates::check(
+            Config::COMMAND,
+            Config::GATES,
+            &crate::gates::from_table(&c.fail_under),
+        )
+        .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
         if !self.settings.print_config {
             c.validate()?;
         }
@@ -128,5 +132,5 @@ pub fn run(args: LexicalArgs) -> anyhow::Result<u8> {
         }
     }
     args.gates
-        .finish("lexical", &config.fail_under, &output.summary, EXIT_OK)
+        .finish::<Config>(&config.fail_under, &output.summary, EXIT_OK)
 }

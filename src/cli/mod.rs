@@ -164,9 +164,8 @@ impl GateArgs {
     /// command's summary as `--json` prints it); failures named on stderr,
     /// the JUnit report written; [`crate::gates::EXIT_GATE`] when one
     /// failed, else `code`.
-    pub(crate) fn finish(
+    pub(crate) fn finish<C: crate::jobs::JobConfig>(
         &self,
-        command: &str,
         table: &std::collections::BTreeMap<String, f64>,
         summary: &impl serde::Serialize,
         code: u8,
@@ -176,7 +175,8 @@ impl GateArgs {
             return Ok(code);
         }
         let summary = serde_json::to_value(summary)?;
-        let outcomes = crate::gates::results(command, &gates, &summary);
+        let command = C::COMMAND;
+        let outcomes = crate::gates::results(C::GATES, &gates, &summary);
         for o in outcomes.iter().filter(|o| !o.passed) {
             errln!("quality gate failed: {}", crate::gates::failure_message(o));
         }

@@ -343,5 +343,5 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_RUNTIME);
     }
     args.gates
-        .finish("rag run", &config.fail_under, &summary, EXIT_OK)
+        .finish::<Config>(&config.fail_under, &summary, EXIT_OK)
 }

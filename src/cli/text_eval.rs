@@ -128,5 +128,5 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
         outln!("run folder: {}", path.display());
     }
     args.gates
-        .finish("text-eval", &config.fail_under, &output.summary, EXIT_OK)
+        .finish::<Config>(&config.fail_under, &output.summary, EXIT_OK)
 }

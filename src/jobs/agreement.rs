@@ -81,15 +81,19 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "agreement";
+    const GATES: &'static [crate::gates::Metric] = crate::gates::AGREEMENT;
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check("agreement", &crate::gates::from_table(&self.fail_under)).map_err(
-            |message| ConfigError::Invalid {
-                field: "--fail-under".into(),
-                message,
-            },
-        )?;
+        crate::gates::check(
+            Self::COMMAND,
+            Self::GATES,
+            &crate::gates::from_table(&self.fail_under),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            field: "--fail-under".into(),
+            message,
+        })?;
         if self.resamples != 0 && !(MIN_RESAMPLES..=MAX_RESAMPLES).contains(&self.resamples) {
             return Err(ConfigError::Invalid {
                 field: "--resamples".into(),

@@ -120,15 +120,19 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "evaluate";
+    const GATES: &'static [crate::gates::Metric] = crate::gates::EVALUATE;
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check("evaluate", &crate::gates::from_table(&self.fail_under)).map_err(
-            |message| ConfigError::Invalid {
-                field: "--fail-under".into(),
-                message,
-            },
-        )?;
+        crate::gates::check(
+            Self::COMMAND,
+            Self::GATES,
+            &crate::gates::from_table(&self.fail_under),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            field: "--fail-under".into(),
+            message,
+        })?;
         check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
         self.speaker_map()?;
         self.speakers().map(|_| ())

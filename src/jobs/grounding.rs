@@ -66,15 +66,19 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "grounding";
+    const GATES: &'static [crate::gates::Metric] = crate::gates::GROUNDING;
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check("grounding", &crate::gates::from_table(&self.fail_under)).map_err(
-            |message| ConfigError::Invalid {
-                field: "--fail-under".into(),
-                message,
-            },
-        )?;
+        crate::gates::check(
+            Self::COMMAND,
+            Self::GATES,
+            &crate::gates::from_table(&self.fail_under),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            field: "--fail-under".into(),
+            message,
+        })?;
         Ok(())
     }
 

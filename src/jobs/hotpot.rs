@@ -87,15 +87,19 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "hotpot";
+    const GATES: &'static [crate::gates::Metric] = crate::gates::HOTPOT;
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check("hotpot", &crate::gates::from_table(&self.fail_under)).map_err(
-            |message| ConfigError::Invalid {
-                field: "--fail-under".into(),
-                message,
-            },
-        )?;
+        crate::gates::check(
+            Self::COMMAND,
+            Self::GATES,
+            &crate::gates::from_table(&self.fail_under),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            field: "--fail-under".into(),
+            message,
+        })?;
         match &self.name {
             Some(n) if n.trim().is_empty() => Err(ConfigError::Invalid {
                 field: "--name".into(),

@@ -192,15 +192,19 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "judge-answers";
+    const GATES: &'static [crate::gates::Metric] = crate::gates::JUDGE;
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check("judge-answers", &crate::gates::from_table(&self.fail_under)).map_err(
-            |message| ConfigError::Invalid {
-                field: "--fail-under".into(),
-                message,
-            },
-        )?;
+        crate::gates::check(
+            Self::COMMAND,
+            Self::GATES,
+            &crate::gates::from_table(&self.fail_under),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            field: "--fail-under".into(),
+            message,
+        })?;
         check_in("--threshold", self.threshold, 0.0, 1.0)?;
         check_in("--band", self.band, 0.0, 1.0)?;
         check_in("--validation-fraction", self.validation_fraction, 1e-9, 1.0)?;

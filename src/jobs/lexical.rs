@@ -129,15 +129,19 @@ fn invalid(field: &str, message: String) -> ConfigError {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "lexical";
+    const GATES: &'static [crate::gates::Metric] = crate::gates::LEXICAL;
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check("lexical", &crate::gates::from_table(&self.fail_under)).map_err(
-            |message| ConfigError::Invalid {
-                field: "--fail-under".into(),
-                message,
-            },
-        )?;
+        crate::gates::check(
+            Self::COMMAND,
+            Self::GATES,
+            &crate::gates::from_table(&self.fail_under),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            field: "--fail-under".into(),
+            message,
+        })?;
         if self.metrics.is_empty() {
             return Err(invalid("--metric", "names no metric".into()));
         }

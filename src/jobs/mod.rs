@@ -227,6 +227,9 @@ pub trait JobConfig: Serialize + DeserializeOwned + Default + Clone {
     const COMMAND: &'static str;
     /// The configuration format's version (the `version` field).
     const VERSION: u32;
+    /// The metrics its `--fail-under` gates may name (none when the
+    /// command has no gates).
+    const GATES: &'static [crate::gates::Metric] = &[];
     /// Checks every setting's range.
     fn validate(&self) -> Result<(), ConfigError>;
 

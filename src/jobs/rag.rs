@@ -138,15 +138,19 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "rag run";
+    const GATES: &'static [crate::gates::Metric] = crate::gates::RAG;
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check("rag run", &crate::gates::from_table(&self.fail_under)).map_err(
-            |message| ConfigError::Invalid {
-                field: "--fail-under".into(),
-                message,
-            },
-        )?;
+        crate::gates::check(
+            Self::COMMAND,
+            Self::GATES,
+            &crate::gates::from_table(&self.fail_under),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            field: "--fail-under".into(),
+            message,
+        })?;
         check_in(
             "--concurrency",
             self.concurrency as f64,

@@ -105,15 +105,19 @@ impl Default for Config {
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "text-eval";
+    const GATES: &'static [crate::gates::Metric] = crate::gates::TEXT_EVAL;
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check("text-eval", &crate::gates::from_table(&self.fail_under)).map_err(
-            |message| ConfigError::Invalid {
-                field: "--fail-under".into(),
-                message,
-            },
-        )?;
+        crate::gates::check(
+            Self::COMMAND,
+            Self::GATES,
+            &crate::gates::from_table(&self.fail_under),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            field: "--fail-under".into(),
+            message,
+        })?;
         if self.require_model && self.no_embeddings {
             return Err(ConfigError::Invalid {
                 field: "--require-model".into(),
