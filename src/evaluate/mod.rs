@@ -764,7 +764,40 @@ pub fn annotate(questions: &QuestionSet, eval: &Evaluation) -> Value {
 #[derive(Debug, Clone, Copy)]
 pub struct Annotated<'a> {
     questions: &'a QuestionSet,
-    eval: &'a Evaluation,
+    rows: PairWindow<'a>,
+}
+
+/// Consecutive pairs' results: `pairs[i]` is the result of pair
+/// `first + i` of the question file. A whole evaluation is one window;
+/// `merge` writes its run folder window by window, so that it never holds
+/// every row.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PairWindow<'a> {
+    /// The position of `pairs[0]` in the question file.
+    pub first: usize,
+    /// The results.
+    pub pairs: &'a [PairResult],
+}
+
+impl<'a> PairWindow<'a> {
+    /// Every pair of `eval`.
+    pub fn all(eval: &'a Evaluation) -> PairWindow<'a> {
+        PairWindow {
+            first: 0,
+            pairs: &eval.pairs,
+        }
+    }
+
+    /// The positions of its pairs in the question file, at most `n` (the
+    /// number of questions).
+    pub fn range(&self, n: usize) -> std::ops::Range<usize> {
+        self.first.min(n)..(self.first + self.pairs.len()).min(n)
+    }
+
+    /// The result of pair `pi` (a position in [`PairWindow::range`]).
+    pub fn get(&self, pi: usize) -> &'a PairResult {
+        &self.pairs[pi - self.first]
+    }
 }
 
 /// Pairs written per batch (each batch in parallel, in order): enough to
@@ -800,7 +833,16 @@ fn write_text(json: &str, depth: usize, out: &mut Vec<u8>) -> std::io::Result<()
 impl<'a> Annotated<'a> {
     /// The annotated view of `questions` with `eval`'s results.
     pub fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Self {
-        Annotated { questions, eval }
+        Annotated {
+            questions,
+            rows: PairWindow::all(eval),
+        }
+    }
+
+    /// The annotated view of `questions` with the results of a window of
+    /// its pairs (see [`Annotated::write_pair_items`]).
+    pub(crate) fn window(questions: &'a QuestionSet, rows: PairWindow<'a>) -> Self {
+        Annotated { questions, rows }
     }
 
     /// Writes the annotated document (pretty JSON, no final newline) to
@@ -811,46 +853,84 @@ impl<'a> Annotated<'a> {
         out: &mut Vec<u8>,
         mut flush: impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let Some(wrapper) = self.questions.wrapper() else {
-            self.write_pairs(out, 0, &mut flush)?;
-            return flush(out);
-        };
-        // Every entry of the wrapper as written, qa_pairs patched.
-        out.push(b'{');
-        for (i, &(key, value)) in wrapper.entries.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            newline(out, 1);
-            write_text(key, 1, out)?;
-            out.extend_from_slice(b": ");
-            if i == wrapper.pairs_entry {
-                self.write_pairs(out, 1, &mut flush)?;
-            } else {
-                write_text(value, 1, out)?;
-            }
-        }
-        newline(out, 0);
-        out.push(b'}');
-        flush(out)
+        let n = self.rows.range(self.questions.pairs.len()).end;
+        write_document(self.questions, out, &mut flush, |out, depth, flush| {
+            pairs_array(out, depth, n, |out| {
+                self.write_pair_items(out, depth, flush)
+            })
+        })
     }
+}
 
-    /// The pairs array at `depth`, batch by batch.
-    fn write_pairs(
+/// Writes `questions`' document (pretty JSON, no final newline) with its
+/// pairs array written by `pairs(out, depth, flush)`, then flushes.
+pub(crate) fn write_document<F>(
+    questions: &QuestionSet,
+    out: &mut Vec<u8>,
+    flush: &mut F,
+    mut pairs: impl FnMut(&mut Vec<u8>, usize, &mut F) -> std::io::Result<()>,
+) -> std::io::Result<()>
+where
+    F: FnMut(&mut Vec<u8>) -> std::io::Result<()>,
+{
+    let Some(wrapper) = questions.wrapper() else {
+        pairs(out, 0, flush)?;
+        return flush(out);
+    };
+    // Every entry of the wrapper as written, qa_pairs patched.
+    out.push(b'{');
+    for (i, &(key, value)) in wrapper.entries.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        newline(out, 1);
+        write_text(key, 1, out)?;
+        out.extend_from_slice(b": ");
+        if i == wrapper.pairs_entry {
+            pairs(out, 1, flush)?;
+        } else {
+            write_text(value, 1, out)?;
+        }
+    }
+    newline(out, 0);
+    out.push(b'}');
+    flush(out)
+}
+
+/// The pairs array of `n` pairs at `depth`: `[]` when there are none, else
+/// `[`, the items `items(out)` writes, and `]` on its own line.
+pub(crate) fn pairs_array(
+    out: &mut Vec<u8>,
+    depth: usize,
+    n: usize,
+    items: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if n == 0 {
+        out.extend_from_slice(b"[]");
+        return Ok(());
+    }
+    out.push(b'[');
+    items(out)?;
+    newline(out, depth);
+    out.push(b']');
+    Ok(())
+}
+
+impl<'a> Annotated<'a> {
+    /// The window's pairs as items of the pairs array at `depth` (each
+    /// but the document's first after a comma), batch by batch, flushed
+    /// after each batch but the window's last.
+    pub(crate) fn write_pair_items(
         &self,
         out: &mut Vec<u8>,
         depth: usize,
         flush: &mut impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         let q = self.questions;
-        let n = q.pairs.len().min(self.eval.pairs.len());
-        if n == 0 {
-            out.extend_from_slice(b"[]");
-            return Ok(());
-        }
-        out.push(b'[');
-        for (b, from) in (0..n).step_by(WRITE_BATCH).enumerate() {
-            let batch = from..(from + WRITE_BATCH).min(n);
+        let range = self.rows.range(q.pairs.len());
+        let batches = range.len().div_ceil(WRITE_BATCH);
+        for (b, from) in range.clone().step_by(WRITE_BATCH).enumerate() {
+            let batch = from..(from + WRITE_BATCH).min(range.end);
             // Each pair's object is read again from its text (the
             // document's nodes are not kept).
             let texts = q.pair_texts(batch.clone());
@@ -865,19 +945,17 @@ impl<'a> Annotated<'a> {
                     let text = texts.get(k).ok_or_else(unreadable)?;
                     let tape = Tape::parse(text).ok_or_else(unreadable)?;
                     let doc = Doc { tape: &tape, text };
-                    self.write_pair(doc, tape.root(), &self.eval.pairs[k], depth + 1, &mut part);
+                    self.write_pair(doc, tape.root(), self.rows.get(k), depth + 1, &mut part);
                     Ok(part)
                 })
                 .collect::<std::io::Result<_>>()?;
             for p in parts {
                 out.extend_from_slice(&p);
             }
-            if b + 1 < n.div_ceil(WRITE_BATCH) {
+            if b + 1 < batches {
                 flush(out)?;
             }
         }
-        newline(out, depth);
-        out.push(b']');
         Ok(())
     }
 

@@ -69,13 +69,27 @@ impl SummaryParts {
     /// The parts of an evaluation of some of the pairs; `positions[i]` is
     /// pair i's position in the question file (what orders the warnings).
     pub fn of_pairs(eval: &Evaluation, positions: &[usize]) -> SummaryParts {
+        let mut s = SummaryParts::of_rows(&eval.signature, &eval.pairs, |i| {
+            positions.get(i).copied().unwrap_or(i)
+        });
+        s.unlabelled = eval.unlabelled.clone();
+        s
+    }
+
+    /// The parts of some pairs' results under `signature`, without the
+    /// unlabelled transcripts; `position(i)` is `pairs[i]`'s position in
+    /// the question file.
+    pub(crate) fn of_rows(
+        signature: &str,
+        pairs: &[super::PairResult],
+        position: impl Fn(usize) -> usize,
+    ) -> SummaryParts {
         let mut s = SummaryParts {
-            signature: eval.signature.clone(),
-            pairs: eval.pairs.len(),
-            unlabelled: eval.unlabelled.clone(),
+            signature: signature.to_string(),
+            pairs: pairs.len(),
             ..SummaryParts::default()
         };
-        for (i, p) in eval.pairs.iter().enumerate() {
+        for (i, p) in pairs.iter().enumerate() {
             if let Some(e) = p.existence_score {
                 s.existence.add(e);
             }
@@ -83,8 +97,7 @@ impl SummaryParts {
                 s.strict_existence.add(x);
             }
             if let Some(w) = &p.warning {
-                s.warnings
-                    .push((positions.get(i).copied().unwrap_or(i), w.clone()));
+                s.warnings.push((position(i), w.clone()));
             }
             for a in &p.answers {
                 s.answers += 1;

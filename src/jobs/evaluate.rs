@@ -24,9 +24,11 @@ use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
 use crate::corpus::{Loader, QuestionSet, TranscriptSet};
 use crate::evaluate::{
-    annotate, evaluate, evaluate_owned, summarize_evaluation, Annotated, EvalConfig, Summary,
+    annotate, evaluate, evaluate_owned, pairs_array, summarize_evaluation, write_document,
+    Annotated, EvalConfig, PairResult, PairWindow, Summary,
 };
 use crate::lexicon::Lexicon;
+use crate::report::csv::CsvStream;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
 use serde::{Deserialize, Serialize};
@@ -499,7 +501,16 @@ pub fn write_quotes_csv(
 ) -> std::io::Result<()> {
     let mut out = crate::report::csv::CsvStream::new(out);
     out.record(QUOTE_COLUMNS)?;
-    for pair in &evaluation.pairs {
+    quote_rows(&evaluation.pairs, &mut out)?;
+    out.finish()
+}
+
+/// The rows of `quotes.csv` for `pairs`.
+pub(crate) fn quote_rows(
+    pairs: &[PairResult],
+    out: &mut CsvStream<&mut dyn std::io::Write>,
+) -> std::io::Result<()> {
+    for pair in pairs {
         for (a, answer) in pair.answers.iter().enumerate() {
             for (q, quote) in answer.quotes.iter().enumerate() {
                 let (a, q) = (a.to_string(), q.to_string());
@@ -540,7 +551,7 @@ pub fn write_quotes_csv(
             }
         }
     }
-    out.finish()
+    Ok(())
 }
 
 /// The columns of `items.csv`.
@@ -571,10 +582,19 @@ pub fn write_items_csv(
     evaluation: &crate::evaluate::Evaluation,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    use crate::report::csv::number;
     let mut out = crate::report::csv::CsvStream::new(out);
     out.record(ITEM_COLUMNS)?;
-    for pair in &evaluation.pairs {
+    item_rows(&evaluation.pairs, &mut out)?;
+    out.finish()
+}
+
+/// The rows of `items.csv` for `pairs`.
+pub(crate) fn item_rows(
+    pairs: &[PairResult],
+    out: &mut CsvStream<&mut dyn std::io::Write>,
+) -> std::io::Result<()> {
+    use crate::report::csv::number;
+    for pair in pairs {
         let existence = number(pair.existence_score);
         let strict = number(pair.strict_existence());
         let qtype = pair.qtype.map_or("", |t| t.name());
@@ -604,7 +624,7 @@ pub fn write_items_csv(
             ])?;
         }
     }
-    out.finish()
+    Ok(())
 }
 
 /// Writes the outputs of an evaluation into a run folder (`execute` and
@@ -615,18 +635,74 @@ pub fn write_run(
     (summary, evaluation): (&Summary, &crate::evaluate::Evaluation),
     inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
-    let annotated = Annotated::new(inputs.0, evaluation);
+    write_run_from(run, config, (summary, evaluation), inputs)
+}
+
+/// The pairs' results a run folder is written from, window by window, in
+/// pair order: a whole evaluation (one window), or the rows `merge` reads
+/// from its shards a window at a time (so that it never holds them all).
+pub(crate) trait Rows: Sync {
+    /// Calls `each` on consecutive windows that together hold every pair
+    /// in order; with `byte_spans`, the quotes' byte spans (which the audit
+    /// report needs) are filled in.
+    fn windows(
+        &self,
+        byte_spans: bool,
+        each: &mut dyn FnMut(PairWindow<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()>;
+}
+
+impl Rows for crate::evaluate::Evaluation {
+    fn windows(
+        &self,
+        _byte_spans: bool,
+        each: &mut dyn FnMut(PairWindow<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        each(PairWindow::all(self))
+    }
+}
+
+/// [`write_run`] from any [`Rows`]: every file is written window by
+/// window, so that its memory is a window's, not the run's.
+pub(crate) fn write_run_from(
+    run: &mut RunWriter,
+    config: &Config,
+    (summary, rows): (&Summary, &dyn Rows),
+    inputs: (&QuestionSet, &TranscriptSet),
+) -> Result<(), JobError> {
+    let questions = inputs.0;
     // results.json, the summary and the tables are written at once, each
     // streamed to its file (none is held whole in memory), and recorded in
     // this order.
     let results = |w: &mut dyn std::io::Write| {
         let mut buf = Vec::with_capacity(1 << 18);
-        annotated.write_pairs_to(&mut buf, |b| {
+        let mut flush = |b: &mut Vec<u8>| {
             w.write_all(b)?;
             b.clear();
             Ok(())
+        };
+        let n = questions.pairs.len();
+        write_document(questions, &mut buf, &mut flush, |out, depth, flush| {
+            pairs_array(out, depth, n, |out| {
+                rows.windows(false, &mut |window| {
+                    Annotated::window(questions, window).write_pair_items(out, depth, flush)?;
+                    flush(out)
+                })
+            })
         })?;
         w.write_all(b"\n")
+    };
+    let table = |columns: &'static [&'static str],
+                 write: fn(
+        &[PairResult],
+        &mut CsvStream<&mut dyn std::io::Write>,
+    ) -> std::io::Result<()>| {
+        move |w: &mut dyn std::io::Write| {
+            let mut out = CsvStream::new(w);
+            out.record(columns)?;
+            rows.windows(false, &mut |window| write(window.pairs, &mut out))?;
+            out.finish()
+        }
     };
     run.write_streamed_all(vec![
         ("results.json", Box::new(results)),
@@ -634,11 +710,19 @@ pub fn write_run(
             "summary.json",
             Box::new(|w| crate::report::write_pretty_json(w, summary)),
         ),
-        ("items.csv", Box::new(|w| write_items_csv(evaluation, w))),
-        ("quotes.csv", Box::new(|w| write_quotes_csv(evaluation, w))),
+        ("items.csv", Box::new(table(&ITEM_COLUMNS, item_rows))),
+        ("quotes.csv", Box::new(table(&QUOTE_COLUMNS, quote_rows))),
     ])?;
     if config.shard.is_some() {
-        run.write("pairs.jsonl", &pairs_jsonl(evaluation)?)?;
+        run.write_streamed("pairs.jsonl", |w| {
+            rows.windows(false, &mut |window| {
+                for p in window.pairs {
+                    serde_json::to_writer(&mut *w, p)?;
+                    w.write_all(b"\n")?;
+                }
+                Ok(())
+            })
+        })?;
     }
     #[cfg(feature = "charts")]
     if !config.no_plots {
@@ -693,7 +777,18 @@ pub fn write_run(
         let scratch = run.file(".report-data.scratch");
         run.write_streamed("report.html", |w| {
             w.write_all(head.as_bytes())?;
-            audit::write_data_spilled(inputs.0, evaluation, inputs.1, w, &scratch)?;
+            w.write_all(audit::DATA_HEAD)?;
+            let mut first = true;
+            rows.windows(false, &mut |window| {
+                audit::write_pair_records(questions, window, w, &mut first)
+            })?;
+            w.write_all(audit::DATA_MIDDLE)?;
+            let mut first = true;
+            rows.windows(true, &mut |window| {
+                let t = inputs.1;
+                audit::write_quote_records_spilled(questions, window, t, w, &mut first, &scratch)
+            })?;
+            w.write_all(audit::DATA_TAIL)?;
             w.write_all(tail.as_bytes())
         })?;
         crate::sys::timings::phase("audit data and report.html");

@@ -1,7 +1,8 @@
 //! `corpus-eval merge`: the run folders of `--shard I/N` runs joined into
 //! one run folder, equal to the unsharded run's in every per-item output
 //! and in the summary (recomputed from the joined items with the same
-//! seed).
+//! seed). An evaluate merge reads its shards' rows a window at a time
+//! (`merge_evaluate`), so its memory does not grow with the rows.
 //!
 //! The shards must come from one command with one configuration (but for
 //! `shard` and `out`) over the same inputs (the manifests' SHA-256), and
@@ -11,7 +12,7 @@
 
 use super::rerun::{config_of, locate_input};
 use super::JobError;
-use crate::evaluate::{summarize_evaluation, Evaluation, PairResult};
+use crate::evaluate::PairResult;
 use crate::report::manifest::InputFile;
 use crate::report::run::RunWriter;
 use crate::shard::{shard_of, Shard};
@@ -266,104 +267,227 @@ pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
     merger(req, &shards, started)
 }
 
+/// Pairs per window of [`merge_evaluate`]: what it holds of the shards'
+/// rows at a time.
+const MERGE_WINDOW: usize = 16_384;
+
 pub(crate) fn merge_evaluate(
     req: &Request,
     shards: &[ShardRun],
     started: SystemTime,
 ) -> Result<PathBuf, JobError> {
-    use super::evaluate::{manifest, write_run, Config};
-    use crate::corpus::parse_questions;
+    merge_evaluate_in(req, shards, started, MERGE_WINDOW)
+}
+
+/// [`merge_evaluate`] holding `window` pairs' rows at a time: one pass over
+/// the shards' rows checks them and sums the summary's parts, then each
+/// output file reads them again, window by window.
+fn merge_evaluate_in(
+    req: &Request,
+    shards: &[ShardRun],
+    started: SystemTime,
+    window: usize,
+) -> Result<PathBuf, JobError> {
+    use super::evaluate::{manifest, write_run_from, Config};
+    use crate::evaluate::SummaryParts;
     let first = &shards[0];
     let config: Config = first.merged_config(req)?;
     let q_path = first.input("questions", req)?;
     let t_path = first.input("transcripts", req)?;
-    let q_bytes = super::read_input(&q_path)?;
-    let q_info = InputFile::new(&q_path, &q_bytes);
-    let questions = parse_questions(&q_path, &super::utf8(&q_path, q_bytes)?)?;
-    let (transcripts, t_info) = super::evaluate::load_transcripts(&t_path, &config, false)?;
-    let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
-    let count = first.shard.count;
-    let mut queues: Vec<VecDeque<PairResult>> = Vec::with_capacity(shards.len());
-    for s in shards {
-        let path = s.folder.join("pairs.jsonl");
-        let text = super::read_text(&path)?;
-        let mut q = VecDeque::new();
-        for (k, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let pair: PairResult = serde_json::from_str(line).map_err(|e| {
-                input_error(format!("{}:{}:{}: {e}", path.display(), k + 1, e.column()))
-            })?;
-            q.push_back(pair);
-        }
-        queues.push(q);
-    }
-    let mut pairs = Vec::with_capacity(questions.pairs.len());
-    for p in &questions.pairs {
-        let s = shard_of(&p.id, count) as usize;
-        let folder = shards[s - 1].folder.display();
-        let Some(result) = queues[s - 1].pop_front() else {
-            return Err(input_error(format!(
-                "{folder} (shard {s}/{count}) lacks pair {:?}: not every item is in the shards",
-                p.id
-            )));
-        };
-        if result.id != p.id {
-            return Err(input_error(format!(
-                "{folder} (shard {s}/{count}): pairs.jsonl holds {:?} where the questions have {:?}",
-                result.id, p.id
-            )));
-        }
-        pairs.push(result);
-    }
-    if let Some((k, q)) = queues.iter().enumerate().find(|(_, q)| !q.is_empty()) {
-        return Err(input_error(format!(
-            "{} (shard {}/{count}) holds {} pair(s) the questions do not have (first: {:?})",
-            shards[k].folder.display(),
-            k + 1,
-            q.len(),
-            q.front().map(|p| p.id.as_str()).unwrap_or_default()
-        )));
-    }
-    restore_byte_spans(&mut pairs, &transcripts)?;
+    // As the run itself loads them: the questions' text dropped once
+    // parsed, the transcripts packed (each read back when the report
+    // needs it); WordNet only for the signature and its record.
+    let loaded = crate::corpus::Loader::new().questions(&q_path)?;
+    let q_info = InputFile::digested(&q_path, loaded.sha256, loaded.bytes);
+    let questions = loaded.data;
+    crate::sys::memory::give_back();
+    let (transcripts, t_info) = super::evaluate::load_transcripts(&t_path, &config, true)?;
     let eval_config = config.eval_config();
-    let cited = pairs
-        .iter()
-        .flat_map(|p| &p.answers)
-        .flat_map(|a| &a.quotes)
-        .filter_map(|q| q.source.as_deref().and_then(|s| transcripts.position(s)));
-    let unlabelled =
-        crate::evaluate::unlabelled_transcripts(&transcripts, cited, &eval_config.speakers)?;
-    let evaluation = Evaluation {
-        unlabelled,
-        pairs,
-        signature: crate::evaluate::signature(&lexicon, &eval_config),
-        config: eval_config,
+    let (signature, lexicon_info) = {
+        let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
+        (
+            crate::evaluate::signature(&lexicon, &eval_config),
+            lexicon.info(),
+        )
     };
-    let summary = summarize_evaluation(&evaluation);
+    crate::sys::memory::give_back();
+    let rows = ShardRows {
+        shards,
+        questions: &questions,
+        transcripts: &transcripts,
+        window,
+    };
+    // The check and the summary's parts, a window at a time.
+    let mut parts = SummaryParts::default();
+    let mut cited: Vec<usize> = Vec::new();
+    rows.read(false, &mut |w| {
+        let part = SummaryParts::of_rows(&signature, w.pairs, |i| w.first + i);
+        parts.merge(&part).map_err(input_error)?;
+        let sources = w
+            .pairs
+            .iter()
+            .flat_map(|p| &p.answers)
+            .flat_map(|a| &a.quotes)
+            .filter_map(|q| q.source.as_deref().and_then(|s| transcripts.position(s)));
+        cited.extend(sources);
+        cited.sort_unstable();
+        cited.dedup();
+        Ok(())
+    })?;
+    parts.signature = signature;
+    parts.unlabelled =
+        crate::evaluate::unlabelled_transcripts(&transcripts, cited, &eval_config.speakers)?;
+    let summary = parts.finish(&eval_config);
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
-    let mut m = manifest(
-        &config,
-        (q_info, t_info),
-        &summary,
-        &lexicon.info(),
-        started,
-    );
+    let mut m = manifest(&config, (q_info, t_info), &summary, &lexicon_info, started);
     if let Value::Object(settings) = &mut m.settings {
         settings.insert("merged_from".into(), merged_from(shards));
     }
     let mut writer = RunWriter::create(&config.out, started, m)?;
-    write_run(
+    write_run_from(
         &mut writer,
         &config,
-        (&summary, &evaluation),
+        (&summary, &rows),
         (&questions, &transcripts),
     )?;
     Ok(writer.finish()?)
+}
+
+/// The shards' rows (their `pairs.jsonl`) in question order, read a window
+/// at a time, each time they are asked for.
+struct ShardRows<'a> {
+    shards: &'a [ShardRun],
+    questions: &'a crate::corpus::QuestionSet,
+    transcripts: &'a crate::corpus::TranscriptSet,
+    window: usize,
+}
+
+/// A shard's `pairs.jsonl`, read line by line.
+struct ShardLines {
+    path: PathBuf,
+    lines: std::io::Lines<std::io::BufReader<std::fs::File>>,
+    line: usize,
+}
+
+impl ShardLines {
+    fn open(folder: &Path) -> Result<ShardLines, JobError> {
+        let path = folder.join("pairs.jsonl");
+        let file = std::fs::File::open(&path)
+            .map_err(|e| input_error(format!("{}: {e}", path.display())))?;
+        Ok(ShardLines {
+            lines: std::io::BufRead::lines(std::io::BufReader::with_capacity(1 << 16, file)),
+            path,
+            line: 0,
+        })
+    }
+
+    /// The next pair's result (blank lines skipped); None at the end.
+    fn next_pair(&mut self) -> Result<Option<PairResult>, JobError> {
+        for line in self.lines.by_ref() {
+            self.line += 1;
+            let line = line.map_err(|e| input_error(format!("{}: {e}", self.path.display())))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let pair: PairResult = serde_json::from_str(&line).map_err(|e| {
+                input_error(format!(
+                    "{}:{}:{}: {e}",
+                    self.path.display(),
+                    self.line,
+                    e.column()
+                ))
+            })?;
+            return Ok(Some(pair));
+        }
+        Ok(None)
+    }
+}
+
+impl ShardRows<'_> {
+    /// Calls `each` on consecutive windows of every pair's result, in
+    /// question order (with `byte_spans`, the byte spans the audit report
+    /// needs filled in); an error names the shard that lacks a pair, holds
+    /// another or holds one too many.
+    fn read(
+        &self,
+        byte_spans: bool,
+        each: &mut dyn FnMut(crate::evaluate::PairWindow<'_>) -> Result<(), JobError>,
+    ) -> Result<(), JobError> {
+        let shards = self.shards;
+        let count = shards[0].shard.count;
+        let mut lines = shards
+            .iter()
+            .map(|s| ShardLines::open(&s.folder))
+            .collect::<Result<Vec<_>, _>>()?;
+        let window = self.window.max(1);
+        let mut pairs: Vec<PairResult> = Vec::with_capacity(window.min(self.questions.pairs.len()));
+        let mut first = 0;
+        let mut flush = |pairs: &mut Vec<PairResult>, first: &mut usize| -> Result<(), JobError> {
+            if byte_spans {
+                restore_byte_spans(pairs, self.transcripts)?;
+            }
+            each(crate::evaluate::PairWindow {
+                first: *first,
+                pairs,
+            })?;
+            *first += pairs.len();
+            pairs.clear();
+            Ok(())
+        };
+        for p in &self.questions.pairs {
+            let s = shard_of(&p.id, count) as usize;
+            let folder = shards[s - 1].folder.display();
+            let Some(result) = lines[s - 1].next_pair()? else {
+                return Err(input_error(format!(
+                    "{folder} (shard {s}/{count}) lacks pair {:?}: not every item is in the shards",
+                    p.id
+                )));
+            };
+            if result.id != p.id {
+                return Err(input_error(format!(
+                    "{folder} (shard {s}/{count}): pairs.jsonl holds {:?} where the questions have {:?}",
+                    result.id, p.id
+                )));
+            }
+            pairs.push(result);
+            if pairs.len() == window {
+                flush(&mut pairs, &mut first)?;
+            }
+        }
+        if !pairs.is_empty() {
+            flush(&mut pairs, &mut first)?;
+        }
+        for (k, l) in lines.iter_mut().enumerate() {
+            if let Some(extra) = l.next_pair()? {
+                let mut more = 1;
+                while l.next_pair()?.is_some() {
+                    more += 1;
+                }
+                return Err(input_error(format!(
+                    "{} (shard {}/{count}) holds {more} pair(s) the questions do not have (first: {:?})",
+                    shards[k].folder.display(),
+                    k + 1,
+                    extra.id
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl super::evaluate::Rows for ShardRows<'_> {
+    fn windows(
+        &self,
+        byte_spans: bool,
+        each: &mut dyn FnMut(crate::evaluate::PairWindow<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.read(byte_spans, &mut |w| {
+            each(w).map_err(|e| JobError::Input(e.to_string()))
+        })
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))
+    }
 }
 
 /// Byte offsets of the given char offsets of `text` (one pass).
@@ -842,4 +966,88 @@ pub(crate) fn merge_text_eval(
 /// The first shard's recorded inputs (every shard read the same files).
 fn first_inputs(first: &ShardRun) -> BTreeMap<String, InputFile> {
     first.manifest.inputs.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The files of a run folder that `merge` must reproduce, with the
+    /// audit report's data (the page around it names the run).
+    fn outputs(folder: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut out: Vec<(String, Vec<u8>)> =
+            ["results.json", "summary.json", "items.csv", "quotes.csv"]
+                .iter()
+                .map(|f| (f.to_string(), std::fs::read(folder.join(f)).unwrap()))
+                .collect();
+        let html = std::fs::read_to_string(folder.join("report.html")).unwrap();
+        let data = html[html.find("id=\"audit-data\"").unwrap()..]
+            .split("</script>")
+            .next()
+            .unwrap()
+            .to_string();
+        out.push(("report data".into(), data.into_bytes()));
+        out
+    }
+
+    #[test]
+    fn a_merge_window_by_window_equals_the_whole_run() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let questions = repo.join("evaluation/data_fixture.json");
+        let transcripts = repo.join("datasets/corpus.json");
+        let dir = tempfile::tempdir().unwrap();
+        let config = |parent: &str, shard: Option<Shard>| super::super::evaluate::Config {
+            out: dir.path().join(parent),
+            no_plots: true,
+            shard,
+            ..Default::default()
+        };
+        let run = |c: &super::super::evaluate::Config| {
+            super::super::evaluate::execute(c, &questions, &transcripts)
+                .unwrap()
+                .0
+        };
+        let whole = outputs(&run(&config("whole", None)));
+        let folders: Vec<PathBuf> = (1..=3)
+            .map(|index| run(&config("parts", Some(Shard { index, count: 3 }))))
+            .collect();
+        let shards = || check_shards(folders.iter().map(|f| read_shard(f).unwrap()).collect());
+        // 38 pairs: windows of 1, 5 (the last one short) and more than all.
+        for window in [1, 5, 38, 1000] {
+            let req = Request {
+                folders: folders.clone(),
+                out: dir.path().join(format!("merged-{window}")),
+                inputs: None,
+            };
+            let merged =
+                merge_evaluate_in(&req, &shards().unwrap(), SystemTime::now(), window).unwrap();
+            for ((name, a), (_, b)) in whole.iter().zip(outputs(&merged)) {
+                assert!(*a == b, "window {window}: {name} differs");
+            }
+        }
+        // A pair's line removed from a shard: named, nothing written.
+        let lines = std::fs::read_to_string(folders[1].join("pairs.jsonl")).unwrap();
+        let cut: Vec<&str> = lines.lines().skip(1).collect();
+        std::fs::write(folders[1].join("pairs.jsonl"), cut.join("\n")).unwrap();
+        let req = Request {
+            folders: folders.clone(),
+            out: dir.path().join("merged-cut"),
+            inputs: None,
+        };
+        let e = merge_evaluate_in(&req, &shards().unwrap(), SystemTime::now(), 5)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("(shard 2/3)") && e.contains("pairs.jsonl holds"),
+            "{e}"
+        );
+        assert!(
+            !dir.path().join("merged-cut").exists() || {
+                std::fs::read_dir(dir.path().join("merged-cut"))
+                    .unwrap()
+                    .next()
+                    .is_none()
+            }
+        );
+    }
 }

@@ -23,7 +23,7 @@ use super::html::{escape, HtmlPage};
 use crate::citations::attribution::OtherSource;
 use crate::citations::fuzzy::{ceil_boundary as ceil, floor_boundary as floor};
 use crate::corpus::{QuestionSet, TranscriptSet};
-use crate::evaluate::{Evaluation, Summary};
+use crate::evaluate::{Evaluation, PairWindow, Summary};
 use crate::text::json_str;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -259,8 +259,8 @@ pub fn data_json(
 }
 
 /// Pair `pi`'s record followed by a comma.
-fn pair_part(questions: &QuestionSet, eval: &Evaluation, pi: usize) -> String {
-    let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+fn pair_part(questions: &QuestionSet, rows: PairWindow<'_>, pi: usize) -> String {
+    let (p, r) = (&questions.pairs[pi], rows.get(pi));
     let mut out = Vec::new();
     let mut o = Obj::new(&mut out);
     o.str_field("id", &r.id);
@@ -312,8 +312,13 @@ impl<'t> Texts<'t> {
 
 /// Pair `pi`'s quotes' records, each followed by a comma (empty without
 /// quotes).
-fn quotes_part(questions: &QuestionSet, eval: &Evaluation, texts: &Texts<'_>, pi: usize) -> String {
-    let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+fn quotes_part(
+    questions: &QuestionSet,
+    rows: PairWindow<'_>,
+    texts: &Texts<'_>,
+    pi: usize,
+) -> String {
+    let (p, r) = (&questions.pairs[pi], rows.get(pi));
     let mut quotes = Vec::new();
     let other = |out: &mut Vec<u8>, os: &OtherSource| {
         put_other_ctx(out, texts.get(&os.source), os);
@@ -350,11 +355,10 @@ struct QuoteAt<'a> {
 /// Every quote of the first `n` pairs with its result, in pair order.
 fn quotes_in_order<'a>(
     questions: &'a QuestionSet,
-    eval: &'a Evaluation,
-    n: usize,
+    rows: PairWindow<'a>,
 ) -> impl Iterator<Item = QuoteAt<'a>> {
-    (0..n).flat_map(move |pi| {
-        let (p, r) = (&questions.pairs[pi], &eval.pairs[pi]);
+    rows.range(questions.pairs.len()).flat_map(move |pi| {
+        let (p, r) = (&questions.pairs[pi], rows.get(pi));
         p.answers
             .iter()
             .zip(&r.answers)
@@ -374,23 +378,29 @@ fn quotes_in_order<'a>(
     })
 }
 
-/// Writes `{"pairs":[...],"quotes":[`: the pairs' records, made in
+/// The start of the report's data, before the pairs' records.
+pub(crate) const DATA_HEAD: &[u8] = b"{\"pairs\":[";
+/// Between the pairs' records and the quotes'.
+pub(crate) const DATA_MIDDLE: &[u8] = b"],\"quotes\":[";
+/// The end of the report's data, after the quotes' records.
+pub(crate) const DATA_TAIL: &[u8] = b"]}";
+
+/// Writes the records of a window's pairs (comma-separated, a comma first
+/// unless `first`, which becomes false once one is written), made in
 /// batches on the pool while this thread writes.
-fn write_pairs_part(
+pub(crate) fn write_pair_records(
     questions: &QuestionSet,
-    eval: &Evaluation,
-    n: usize,
+    rows: PairWindow<'_>,
     w: &mut dyn std::io::Write,
+    first: &mut bool,
 ) -> std::io::Result<()> {
     let make_pairs = |range: std::ops::Range<usize>| -> Vec<String> {
         range
             .into_par_iter()
-            .map(|pi| pair_part(questions, eval, pi))
+            .map(|pi| pair_part(questions, rows, pi))
             .collect()
     };
-    w.write_all(b"{\"pairs\":[")?;
-    write_batches(n, &make_pairs, w)?;
-    w.write_all(b"],\"quotes\":[")
+    write_batches(rows.range(questions.pairs.len()), &make_pairs, w, first)
 }
 
 /// A quote's context in another transcript: the quote (pair, answer,
@@ -412,7 +422,25 @@ pub fn write_data_spilled(
     w: &mut dyn std::io::Write,
     scratch: &std::path::Path,
 ) -> std::io::Result<()> {
-    let n = questions.pairs.len().min(eval.pairs.len());
+    let rows = PairWindow::all(eval);
+    w.write_all(DATA_HEAD)?;
+    write_pair_records(questions, rows, w, &mut true)?;
+    w.write_all(DATA_MIDDLE)?;
+    write_quote_records_spilled(questions, rows, transcripts, w, &mut true, scratch)?;
+    w.write_all(DATA_TAIL)
+}
+
+/// The records of a window's quotes as [`write_data_spilled`] makes them
+/// (comma-separated, a comma first unless `first`, which becomes false
+/// once one is written).
+pub(crate) fn write_quote_records_spilled(
+    questions: &QuestionSet,
+    rows: PairWindow<'_>,
+    transcripts: &TranscriptSet,
+    w: &mut dyn std::io::Write,
+    first: &mut bool,
+    scratch: &std::path::Path,
+) -> std::io::Result<()> {
     let count = transcripts.transcripts.len();
     // The group of a quote: the transcript it cites, else `count`.
     let group = |q: &crate::corpus::Quote| {
@@ -425,7 +453,7 @@ pub fn write_data_spilled(
     // transcript, by that one.
     let mut by_group: Vec<Vec<QuoteAt<'_>>> = vec![Vec::new(); count + 1];
     let mut by_other: Vec<Vec<QuoteAt<'_>>> = vec![Vec::new(); count];
-    for q in quotes_in_order(questions, eval, n) {
+    for q in quotes_in_order(questions, rows) {
         by_group[group(q.quote)].push(q);
         let other = q.result.attributed.other_source.as_ref();
         if let Some(o) = other.and_then(|os| transcripts.position(&os.source)) {
@@ -512,13 +540,11 @@ pub fn write_data_spilled(
         sections[t] = section;
     }
     drop(other_ctx);
-    // The pairs, then the quotes in pair order, each read from its
-    // group's section.
-    write_pairs_part(questions, eval, n, w)?;
+    // The quotes in pair order, each read from its group's section.
     let open = sections.iter().filter(|s| !s.is_empty()).count();
     let mut readers: Vec<super::spill::SectionReader<'_>> =
         sections.iter().map(|s| spill.reader(s, open)).collect();
-    for (i, q) in quotes_in_order(questions, eval, n).enumerate() {
+    for q in quotes_in_order(questions, rows) {
         let record = readers[group(q.quote)]
             .next_record()
             .map_err(scratch_error)?
@@ -528,12 +554,12 @@ pub fn write_data_spilled(
                     "a quote's record is missing",
                 ))
             })?;
-        if i > 0 {
+        if !std::mem::take(first) {
             w.write_all(b",")?;
         }
         w.write_all(record)?;
     }
-    w.write_all(b"]}")
+    Ok(())
 }
 
 /// Pairs per batch of [`write_data_streamed`].
@@ -550,41 +576,45 @@ pub fn write_data_streamed(
     transcripts: &TranscriptSet,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let n = questions.pairs.len().min(eval.pairs.len());
+    let rows = PairWindow::all(eval);
     let texts = Texts::new(transcripts)?;
     let make_quotes = |range: std::ops::Range<usize>| -> Vec<String> {
         range
             .into_par_iter()
-            .map(|pi| quotes_part(questions, eval, &texts, pi))
+            .map(|pi| quotes_part(questions, rows, &texts, pi))
             .collect()
     };
-    write_pairs_part(questions, eval, n, w)?;
-    write_batches(n, &make_quotes, w)?;
-    w.write_all(b"]}")
+    w.write_all(DATA_HEAD)?;
+    write_pair_records(questions, rows, w, &mut true)?;
+    w.write_all(DATA_MIDDLE)?;
+    let range = rows.range(questions.pairs.len());
+    write_batches(range, &make_quotes, w, &mut true)?;
+    w.write_all(DATA_TAIL)
 }
 
-/// Writes the parts `make` makes for `0..n`, [`STREAM_BATCH`] at a time
+/// Writes the parts `make` makes for `range`, [`STREAM_BATCH`] at a time
 /// (the next batch made on the thread pool while this thread writes),
 /// joined into one array's items: empty parts left out, each part's
-/// trailing comma kept but the last one's.
+/// trailing comma dropped and a comma written before it unless it is the
+/// array's `first`.
 fn write_batches(
-    n: usize,
+    range: std::ops::Range<usize>,
     make: &(dyn Fn(std::ops::Range<usize>) -> Vec<String> + Sync),
     w: &mut dyn std::io::Write,
+    first: &mut bool,
 ) -> std::io::Result<()> {
-    let mut first = true;
     let mut write = |parts: Vec<String>| -> std::io::Result<()> {
         for s in parts.iter().filter(|s| !s.is_empty()) {
-            if !first {
+            if !std::mem::take(first) {
                 w.write_all(b",")?;
             }
-            first = false;
             w.write_all(s.strip_suffix(',').unwrap_or(s).as_bytes())?;
         }
         Ok(())
     };
-    let mut ready = make(0..n.min(STREAM_BATCH));
-    let mut start = STREAM_BATCH;
+    let n = range.end;
+    let mut ready = make(range.start..n.min(range.start + STREAM_BATCH));
+    let mut start = range.start + STREAM_BATCH;
     while start < n {
         let range = start..n.min(start + STREAM_BATCH);
         let mut next = Vec::new();
@@ -1002,8 +1032,13 @@ mod tests {
         };
         let expected = format!(
             "{{\"pairs\":[{}],\"quotes\":[{}]}}",
-            all(&|pi| pair_part(&questions, &eval, pi)),
-            all(&|pi| quotes_part(&questions, &eval, &Texts::new(&transcripts).unwrap(), pi))
+            all(&|pi| pair_part(&questions, PairWindow::all(&eval), pi)),
+            all(&|pi| quotes_part(
+                &questions,
+                PairWindow::all(&eval),
+                &Texts::new(&transcripts).unwrap(),
+                pi
+            ))
         );
         let whole = data_json(&questions, &eval, &transcripts);
         assert_eq!(whole, expected);
