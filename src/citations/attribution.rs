@@ -283,7 +283,7 @@ pub fn stitched(src: &SourceText, quote: &str) -> Option<Vec<Piece>> {
 
 /// For each quote (its text and the index of its cited transcript), the
 /// first other transcript (in corpus order) where it stands exact or
-/// normalized. One pass for all the quotes ([`crate::text::multifind`]) runs once
+/// normalized. One pass for all the quotes (`text::multifind`) runs once
 /// over each transcript's normalized spoken text (transcripts in
 /// parallel), so the cost does not grow with quotes times transcripts.
 pub fn other_sources(

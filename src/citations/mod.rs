@@ -977,8 +977,8 @@ pub struct Located {
 }
 
 /// Quotes per transcript from which one pass for all of them
-/// ([`crate::text::multifind`]) beats a substring search per quote.
-/// Measured (`cargo bench --bench hot_paths -- lookup`, 750 KB transcript,
+/// (the multi-pattern search of `text::multifind`) beats a substring search per quote.
+/// Measured (`cargo bench --features bench-internals --bench hot_paths -- lookup`, 750 KB transcript,
 /// ~20-word quotes): a search per quote takes ~21 µs, the one pass ~1.0 ms
 /// plus ~1.7 µs per quote (12 quotes: 0.26 ms against 1.04 ms; 750
 /// quotes: 15.8 ms against 2.3 ms); they break even near 50.

@@ -130,6 +130,45 @@ impl QuestionSet {
             .collect()
     }
 
+    /// Drops the typed pairs (the larger part of a loaded set), keeping
+    /// their texts as written and the document's shape; returns each pair's
+    /// id. [`QuestionSet::typed_pairs`] types a range of them again.
+    pub(crate) fn drop_typed(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.pairs)
+            .into_iter()
+            .map(|p| p.id)
+            .collect()
+    }
+
+    /// Pairs `ks` typed again from their texts as written, with their
+    /// positions and `ids` (the ids [`QuestionSet::drop_typed`] returned):
+    /// the pairs the loader made of the whole file. `name` stands for the
+    /// file in errors (there are none for a set that loaded).
+    pub(crate) fn typed_pairs(
+        &self,
+        name: &Path,
+        ks: std::ops::Range<usize>,
+        ids: &[String],
+    ) -> Result<Vec<QaPair>, CorpusError> {
+        let texts = self.pair_texts(ks.clone());
+        let mut doc = String::from("[");
+        for k in ks.clone() {
+            if k > ks.start {
+                doc.push(',');
+            }
+            doc.push_str(texts.get(k).unwrap_or("null"));
+        }
+        doc.push(']');
+        let mut pairs = parse_questions(name, &doc)?.pairs;
+        for (pair, k) in pairs.iter_mut().zip(ks) {
+            pair.index = k;
+            if let Some(id) = ids.get(k) {
+                pair.id.clone_from(id);
+            }
+        }
+        Ok(pairs)
+    }
+
     /// Keeps the pairs for which `keep` is true (and their objects in the
     /// document the results reproduce), in file order.
     pub fn retain_pairs(&mut self, mut keep: impl FnMut(&QaPair) -> bool) {
@@ -416,6 +455,40 @@ mod tests {
 
     fn parse(s: &str) -> Result<QuestionSet, CorpusError> {
         parse_questions(Path::new("q.json"), s)
+    }
+
+    #[test]
+    fn pairs_typed_again_from_their_texts_equal_the_loaded_ones() {
+        // Ids absent (the position), numeric and repeated as text; a
+        // wrapper with other entries.
+        let pair = |id: &str, q: &str| {
+            format!(
+                r#"{{{id}"question":{{"text":"{q}","type":"Yes/No","metric":"yes"}},"answers":[{{"answer":"Yes","verbatims":[{{"quote":"a \"b\" c","source":"t.txt","speaker":"Ann"}}]}}]}}"#
+            )
+        };
+        let pairs: Vec<String> = (0..9)
+            .map(|k| match k % 3 {
+                0 => pair("", &format!("Q{k}")),
+                1 => pair(&format!(r#""id":{k}0,"#), &format!("Q{k}")),
+                _ => pair(r#""id":"2","#, "Q é"),
+            })
+            .collect();
+        let text = format!(r#"{{"meta":1,"qa_pairs":[{}]}}"#, pairs.join(","));
+        let mut set = parse(&text).unwrap();
+        let loaded: Vec<String> = set.pairs.iter().map(|p| format!("{p:?}")).collect();
+        let ids = set.drop_typed();
+        assert!(set.pairs.is_empty());
+        assert_eq!(ids.len(), 9);
+        for ks in [0..9, 0..1, 3..7, 8..9, 4..4] {
+            let typed = set
+                .typed_pairs(Path::new("q.json"), ks.clone(), &ids)
+                .unwrap();
+            let again: Vec<String> = typed.iter().map(|p| format!("{p:?}")).collect();
+            assert_eq!(again, loaded[ks.clone()], "{ks:?}");
+        }
+        // The document's shape and texts are kept.
+        assert!(set.wrapper().is_some());
+        assert_eq!(set.pair_text(4).as_deref(), Some(pairs[4].as_str()));
     }
 
     #[test]

@@ -767,36 +767,45 @@ pub struct Annotated<'a> {
     rows: PairWindow<'a>,
 }
 
-/// Consecutive pairs' results: `pairs[i]` is the result of pair
-/// `first + i` of the question file. A whole evaluation is one window;
-/// `merge` writes its run folder window by window, so that it never holds
-/// every row.
+/// Consecutive pairs of the question file with their results:
+/// `questions[i]` and `pairs[i]` are pair `first + i`. A whole evaluation
+/// is one window; `merge` writes its run folder window by window (the
+/// window's questions parsed again from the question set's packed texts),
+/// so that it never holds every row.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PairWindow<'a> {
-    /// The position of `pairs[0]` in the question file.
+    /// The position of its first pair in the question file.
     pub first: usize,
-    /// The results.
+    /// The pairs as the question file gives them.
+    pub questions: &'a [crate::corpus::QaPair],
+    /// Their results.
     pub pairs: &'a [PairResult],
 }
 
 impl<'a> PairWindow<'a> {
-    /// Every pair of `eval`.
-    pub fn all(eval: &'a Evaluation) -> PairWindow<'a> {
+    /// Every pair of `questions` with `eval`'s results.
+    pub fn all(questions: &'a QuestionSet, eval: &'a Evaluation) -> PairWindow<'a> {
+        let n = questions.pairs.len().min(eval.pairs.len());
         PairWindow {
             first: 0,
-            pairs: &eval.pairs,
+            questions: &questions.pairs[..n],
+            pairs: &eval.pairs[..n],
         }
     }
 
-    /// The positions of its pairs in the question file, at most `n` (the
-    /// number of questions).
-    pub fn range(&self, n: usize) -> std::ops::Range<usize> {
-        self.first.min(n)..(self.first + self.pairs.len()).min(n)
+    /// The positions of its pairs in the question file.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.first..self.first + self.pairs.len()
     }
 
     /// The result of pair `pi` (a position in [`PairWindow::range`]).
-    pub fn get(&self, pi: usize) -> &'a PairResult {
+    pub fn result(&self, pi: usize) -> &'a PairResult {
         &self.pairs[pi - self.first]
+    }
+
+    /// Pair `pi` and its result, for a window that carries its questions.
+    pub fn get(&self, pi: usize) -> (&'a crate::corpus::QaPair, &'a PairResult) {
+        (&self.questions[pi - self.first], self.result(pi))
     }
 }
 
@@ -835,7 +844,7 @@ impl<'a> Annotated<'a> {
     pub fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Self {
         Annotated {
             questions,
-            rows: PairWindow::all(eval),
+            rows: PairWindow::all(questions, eval),
         }
     }
 
@@ -853,7 +862,7 @@ impl<'a> Annotated<'a> {
         out: &mut Vec<u8>,
         mut flush: impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let n = self.rows.range(self.questions.pairs.len()).end;
+        let n = self.rows.range().end;
         write_document(self.questions, out, &mut flush, |out, depth, flush| {
             pairs_array(out, depth, n, |out| {
                 self.write_pair_items(out, depth, flush)
@@ -927,7 +936,7 @@ impl<'a> Annotated<'a> {
         flush: &mut impl FnMut(&mut Vec<u8>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         let q = self.questions;
-        let range = self.rows.range(q.pairs.len());
+        let range = self.rows.range();
         let batches = range.len().div_ceil(WRITE_BATCH);
         for (b, from) in range.clone().step_by(WRITE_BATCH).enumerate() {
             let batch = from..(from + WRITE_BATCH).min(range.end);
@@ -945,7 +954,7 @@ impl<'a> Annotated<'a> {
                     let text = texts.get(k).ok_or_else(unreadable)?;
                     let tape = Tape::parse(text).ok_or_else(unreadable)?;
                     let doc = Doc { tape: &tape, text };
-                    self.write_pair(doc, tape.root(), self.rows.get(k), depth + 1, &mut part);
+                    self.write_pair(doc, tape.root(), self.rows.result(k), depth + 1, &mut part);
                     Ok(part)
                 })
                 .collect::<std::io::Result<_>>()?;

@@ -635,30 +635,65 @@ pub fn write_run(
     (summary, evaluation): (&Summary, &crate::evaluate::Evaluation),
     inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
-    write_run_from(run, config, (summary, evaluation), inputs)
+    let rows = Whole {
+        questions: inputs.0,
+        eval: evaluation,
+    };
+    write_run_from(run, config, (summary, &rows), inputs)
 }
 
 /// The pairs' results a run folder is written from, window by window, in
 /// pair order: a whole evaluation (one window), or the rows `merge` reads
 /// from its shards a window at a time (so that it never holds them all).
 pub(crate) trait Rows: Sync {
+    /// How many pairs there are.
+    fn count(&self) -> usize;
+
     /// Calls `each` on consecutive windows that together hold every pair
-    /// in order; with `byte_spans`, the quotes' byte spans (which the audit
-    /// report needs) are filled in.
+    /// in order, filled in as `fill` asks.
     fn windows(
         &self,
-        byte_spans: bool,
+        fill: Fill,
         each: &mut dyn FnMut(PairWindow<'_>) -> std::io::Result<()>,
     ) -> std::io::Result<()>;
 }
 
-impl Rows for crate::evaluate::Evaluation {
+/// What a pass over [`Rows`] needs beyond the results: the pairs as the
+/// question file gives them (the report), the quotes' byte spans (the
+/// report's quotes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fill {
+    /// [`PairWindow::questions`] filled in.
+    pub questions: bool,
+    /// Every quote's byte spans filled in.
+    pub byte_spans: bool,
+}
+
+impl Fill {
+    /// The results alone.
+    pub const RESULTS: Fill = Fill {
+        questions: false,
+        byte_spans: false,
+    };
+}
+
+/// A whole evaluation with its questions: one window.
+struct Whole<'a> {
+    questions: &'a QuestionSet,
+    eval: &'a crate::evaluate::Evaluation,
+}
+
+impl Rows for Whole<'_> {
+    fn count(&self) -> usize {
+        self.questions.pairs.len().min(self.eval.pairs.len())
+    }
+
     fn windows(
         &self,
-        _byte_spans: bool,
+        _fill: Fill,
         each: &mut dyn FnMut(PairWindow<'_>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        each(PairWindow::all(self))
+        each(PairWindow::all(self.questions, self.eval))
     }
 }
 
@@ -681,10 +716,10 @@ pub(crate) fn write_run_from(
             b.clear();
             Ok(())
         };
-        let n = questions.pairs.len();
+        let n = rows.count();
         write_document(questions, &mut buf, &mut flush, |out, depth, flush| {
             pairs_array(out, depth, n, |out| {
-                rows.windows(false, &mut |window| {
+                rows.windows(Fill::RESULTS, &mut |window| {
                     Annotated::window(questions, window).write_pair_items(out, depth, flush)?;
                     flush(out)
                 })
@@ -700,7 +735,7 @@ pub(crate) fn write_run_from(
         move |w: &mut dyn std::io::Write| {
             let mut out = CsvStream::new(w);
             out.record(columns)?;
-            rows.windows(false, &mut |window| write(window.pairs, &mut out))?;
+            rows.windows(Fill::RESULTS, &mut |window| write(window.pairs, &mut out))?;
             out.finish()
         }
     };
@@ -715,7 +750,7 @@ pub(crate) fn write_run_from(
     ])?;
     if config.shard.is_some() {
         run.write_streamed("pairs.jsonl", |w| {
-            rows.windows(false, &mut |window| {
+            rows.windows(Fill::RESULTS, &mut |window| {
                 for p in window.pairs {
                     serde_json::to_writer(&mut *w, p)?;
                     w.write_all(b"\n")?;
@@ -779,14 +814,22 @@ pub(crate) fn write_run_from(
             w.write_all(head.as_bytes())?;
             w.write_all(audit::DATA_HEAD)?;
             let mut first = true;
-            rows.windows(false, &mut |window| {
-                audit::write_pair_records(questions, window, w, &mut first)
+            let fill = Fill {
+                questions: true,
+                byte_spans: false,
+            };
+            rows.windows(fill, &mut |window| {
+                audit::write_pair_records(window, w, &mut first)
             })?;
             w.write_all(audit::DATA_MIDDLE)?;
             let mut first = true;
-            rows.windows(true, &mut |window| {
+            let fill = Fill {
+                questions: true,
+                byte_spans: true,
+            };
+            rows.windows(fill, &mut |window| {
                 let t = inputs.1;
-                audit::write_quote_records_spilled(questions, window, t, w, &mut first, &scratch)
+                audit::write_quote_records_spilled(window, t, w, &mut first, &scratch)
             })?;
             w.write_all(audit::DATA_TAIL)?;
             w.write_all(tail.as_bytes())

@@ -299,7 +299,10 @@ fn merge_evaluate_in(
     // needs it); WordNet only for the signature and its record.
     let loaded = crate::corpus::Loader::new().questions(&q_path)?;
     let q_info = InputFile::digested(&q_path, loaded.sha256, loaded.bytes);
-    let questions = loaded.data;
+    let mut questions = loaded.data;
+    // Only the pairs' texts (packed) and ids are kept: each window's pairs
+    // are typed again from their texts.
+    let ids = questions.drop_typed();
     crate::sys::memory::give_back();
     let (transcripts, t_info) = super::evaluate::load_transcripts(&t_path, &config, true)?;
     let eval_config = config.eval_config();
@@ -313,14 +316,15 @@ fn merge_evaluate_in(
     crate::sys::memory::give_back();
     let rows = ShardRows {
         shards,
-        questions: &questions,
+        questions: (&questions, &q_path),
+        ids: &ids,
         transcripts: &transcripts,
         window,
     };
     // The check and the summary's parts, a window at a time.
     let mut parts = SummaryParts::default();
     let mut cited: Vec<usize> = Vec::new();
-    rows.read(false, &mut |w| {
+    rows.read(super::evaluate::Fill::RESULTS, &mut |w| {
         let part = SummaryParts::of_rows(&signature, w.pairs, |i| w.first + i);
         parts.merge(&part).map_err(input_error)?;
         let sources = w
@@ -359,7 +363,11 @@ fn merge_evaluate_in(
 /// at a time, each time they are asked for.
 struct ShardRows<'a> {
     shards: &'a [ShardRun],
-    questions: &'a crate::corpus::QuestionSet,
+    /// The question set without its typed pairs (see
+    /// `QuestionSet::drop_typed`), and its file.
+    questions: (&'a crate::corpus::QuestionSet, &'a Path),
+    /// Each pair's id, in file order.
+    ids: &'a [String],
     transcripts: &'a crate::corpus::TranscriptSet,
     window: usize,
 }
@@ -407,12 +415,13 @@ impl ShardLines {
 
 impl ShardRows<'_> {
     /// Calls `each` on consecutive windows of every pair's result, in
-    /// question order (with `byte_spans`, the byte spans the audit report
-    /// needs filled in); an error names the shard that lacks a pair, holds
-    /// another or holds one too many.
+    /// question order, filled in as `fill` asks (the window's pairs typed
+    /// again from their texts, the byte spans the audit report needs); an
+    /// error names the shard that lacks a pair, holds another or holds one
+    /// too many.
     fn read(
         &self,
-        byte_spans: bool,
+        fill: super::evaluate::Fill,
         each: &mut dyn FnMut(crate::evaluate::PairWindow<'_>) -> Result<(), JobError>,
     ) -> Result<(), JobError> {
         let shards = self.shards;
@@ -422,33 +431,39 @@ impl ShardRows<'_> {
             .map(|s| ShardLines::open(&s.folder))
             .collect::<Result<Vec<_>, _>>()?;
         let window = self.window.max(1);
-        let mut pairs: Vec<PairResult> = Vec::with_capacity(window.min(self.questions.pairs.len()));
+        let mut pairs: Vec<PairResult> = Vec::with_capacity(window.min(self.ids.len()));
         let mut first = 0;
+        let (set, name) = self.questions;
         let mut flush = |pairs: &mut Vec<PairResult>, first: &mut usize| -> Result<(), JobError> {
-            if byte_spans {
+            if fill.byte_spans {
                 restore_byte_spans(pairs, self.transcripts)?;
             }
+            let questions = if fill.questions {
+                set.typed_pairs(name, *first..*first + pairs.len(), self.ids)?
+            } else {
+                Vec::new()
+            };
             each(crate::evaluate::PairWindow {
                 first: *first,
+                questions: &questions,
                 pairs,
             })?;
             *first += pairs.len();
             pairs.clear();
             Ok(())
         };
-        for p in &self.questions.pairs {
-            let s = shard_of(&p.id, count) as usize;
+        for id in self.ids {
+            let s = shard_of(id, count) as usize;
             let folder = shards[s - 1].folder.display();
             let Some(result) = lines[s - 1].next_pair()? else {
                 return Err(input_error(format!(
-                    "{folder} (shard {s}/{count}) lacks pair {:?}: not every item is in the shards",
-                    p.id
+                    "{folder} (shard {s}/{count}) lacks pair {id:?}: not every item is in the shards"
                 )));
             };
-            if result.id != p.id {
+            if result.id != *id {
                 return Err(input_error(format!(
-                    "{folder} (shard {s}/{count}): pairs.jsonl holds {:?} where the questions have {:?}",
-                    result.id, p.id
+                    "{folder} (shard {s}/{count}): pairs.jsonl holds {:?} where the questions have {id:?}",
+                    result.id
                 )));
             }
             pairs.push(result);
@@ -478,12 +493,16 @@ impl ShardRows<'_> {
 }
 
 impl super::evaluate::Rows for ShardRows<'_> {
+    fn count(&self) -> usize {
+        self.ids.len()
+    }
+
     fn windows(
         &self,
-        byte_spans: bool,
+        fill: super::evaluate::Fill,
         each: &mut dyn FnMut(crate::evaluate::PairWindow<'_>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        self.read(byte_spans, &mut |w| {
+        self.read(fill, &mut |w| {
             each(w).map_err(|e| JobError::Input(e.to_string()))
         })
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))

@@ -259,8 +259,8 @@ pub fn data_json(
 }
 
 /// Pair `pi`'s record followed by a comma.
-fn pair_part(questions: &QuestionSet, rows: PairWindow<'_>, pi: usize) -> String {
-    let (p, r) = (&questions.pairs[pi], rows.get(pi));
+fn pair_part(rows: PairWindow<'_>, pi: usize) -> String {
+    let (p, r) = rows.get(pi);
     let mut out = Vec::new();
     let mut o = Obj::new(&mut out);
     o.str_field("id", &r.id);
@@ -312,13 +312,8 @@ impl<'t> Texts<'t> {
 
 /// Pair `pi`'s quotes' records, each followed by a comma (empty without
 /// quotes).
-fn quotes_part(
-    questions: &QuestionSet,
-    rows: PairWindow<'_>,
-    texts: &Texts<'_>,
-    pi: usize,
-) -> String {
-    let (p, r) = (&questions.pairs[pi], rows.get(pi));
+fn quotes_part(rows: PairWindow<'_>, texts: &Texts<'_>, pi: usize) -> String {
+    let (p, r) = rows.get(pi);
     let mut quotes = Vec::new();
     let other = |out: &mut Vec<u8>, os: &OtherSource| {
         put_other_ctx(out, texts.get(&os.source), os);
@@ -353,12 +348,9 @@ struct QuoteAt<'a> {
 }
 
 /// Every quote of the first `n` pairs with its result, in pair order.
-fn quotes_in_order<'a>(
-    questions: &'a QuestionSet,
-    rows: PairWindow<'a>,
-) -> impl Iterator<Item = QuoteAt<'a>> {
-    rows.range(questions.pairs.len()).flat_map(move |pi| {
-        let (p, r) = (&questions.pairs[pi], rows.get(pi));
+fn quotes_in_order(rows: PairWindow<'_>) -> impl Iterator<Item = QuoteAt<'_>> {
+    rows.range().flat_map(move |pi| {
+        let (p, r) = rows.get(pi);
         p.answers
             .iter()
             .zip(&r.answers)
@@ -389,7 +381,6 @@ pub(crate) const DATA_TAIL: &[u8] = b"]}";
 /// unless `first`, which becomes false once one is written), made in
 /// batches on the pool while this thread writes.
 pub(crate) fn write_pair_records(
-    questions: &QuestionSet,
     rows: PairWindow<'_>,
     w: &mut dyn std::io::Write,
     first: &mut bool,
@@ -397,10 +388,10 @@ pub(crate) fn write_pair_records(
     let make_pairs = |range: std::ops::Range<usize>| -> Vec<String> {
         range
             .into_par_iter()
-            .map(|pi| pair_part(questions, rows, pi))
+            .map(|pi| pair_part(rows, pi))
             .collect()
     };
-    write_batches(rows.range(questions.pairs.len()), &make_pairs, w, first)
+    write_batches(rows.range(), &make_pairs, w, first)
 }
 
 /// A quote's context in another transcript: the quote (pair, answer,
@@ -422,11 +413,11 @@ pub fn write_data_spilled(
     w: &mut dyn std::io::Write,
     scratch: &std::path::Path,
 ) -> std::io::Result<()> {
-    let rows = PairWindow::all(eval);
+    let rows = PairWindow::all(questions, eval);
     w.write_all(DATA_HEAD)?;
-    write_pair_records(questions, rows, w, &mut true)?;
+    write_pair_records(rows, w, &mut true)?;
     w.write_all(DATA_MIDDLE)?;
-    write_quote_records_spilled(questions, rows, transcripts, w, &mut true, scratch)?;
+    write_quote_records_spilled(rows, transcripts, w, &mut true, scratch)?;
     w.write_all(DATA_TAIL)
 }
 
@@ -434,7 +425,6 @@ pub fn write_data_spilled(
 /// (comma-separated, a comma first unless `first`, which becomes false
 /// once one is written).
 pub(crate) fn write_quote_records_spilled(
-    questions: &QuestionSet,
     rows: PairWindow<'_>,
     transcripts: &TranscriptSet,
     w: &mut dyn std::io::Write,
@@ -453,7 +443,7 @@ pub(crate) fn write_quote_records_spilled(
     // transcript, by that one.
     let mut by_group: Vec<Vec<QuoteAt<'_>>> = vec![Vec::new(); count + 1];
     let mut by_other: Vec<Vec<QuoteAt<'_>>> = vec![Vec::new(); count];
-    for q in quotes_in_order(questions, rows) {
+    for q in quotes_in_order(rows) {
         by_group[group(q.quote)].push(q);
         let other = q.result.attributed.other_source.as_ref();
         if let Some(o) = other.and_then(|os| transcripts.position(&os.source)) {
@@ -544,7 +534,7 @@ pub(crate) fn write_quote_records_spilled(
     let open = sections.iter().filter(|s| !s.is_empty()).count();
     let mut readers: Vec<super::spill::SectionReader<'_>> =
         sections.iter().map(|s| spill.reader(s, open)).collect();
-    for q in quotes_in_order(questions, rows) {
+    for q in quotes_in_order(rows) {
         let record = readers[group(q.quote)]
             .next_record()
             .map_err(scratch_error)?
@@ -576,19 +566,18 @@ pub fn write_data_streamed(
     transcripts: &TranscriptSet,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let rows = PairWindow::all(eval);
+    let rows = PairWindow::all(questions, eval);
     let texts = Texts::new(transcripts)?;
     let make_quotes = |range: std::ops::Range<usize>| -> Vec<String> {
         range
             .into_par_iter()
-            .map(|pi| quotes_part(questions, rows, &texts, pi))
+            .map(|pi| quotes_part(rows, &texts, pi))
             .collect()
     };
     w.write_all(DATA_HEAD)?;
-    write_pair_records(questions, rows, w, &mut true)?;
+    write_pair_records(rows, w, &mut true)?;
     w.write_all(DATA_MIDDLE)?;
-    let range = rows.range(questions.pairs.len());
-    write_batches(range, &make_quotes, w, &mut true)?;
+    write_batches(rows.range(), &make_quotes, w, &mut true)?;
     w.write_all(DATA_TAIL)
 }
 
@@ -1032,10 +1021,9 @@ mod tests {
         };
         let expected = format!(
             "{{\"pairs\":[{}],\"quotes\":[{}]}}",
-            all(&|pi| pair_part(&questions, PairWindow::all(&eval), pi)),
+            all(&|pi| pair_part(PairWindow::all(&questions, &eval), pi)),
             all(&|pi| quotes_part(
-                &questions,
-                PairWindow::all(&eval),
+                PairWindow::all(&questions, &eval),
                 &Texts::new(&transcripts).unwrap(),
                 pi
             ))

@@ -16,7 +16,10 @@
 pub mod aligned;
 pub mod hash;
 pub mod json_str;
+#[cfg(feature = "bench-internals")]
 pub mod multifind;
+#[cfg(not(feature = "bench-internals"))]
+pub(crate) mod multifind;
 pub mod numbers;
 pub(crate) mod sklearn_stopwords;
 pub(crate) mod stopwords;

@@ -34,7 +34,10 @@
 //! ends need one (quotes that match nowhere well), the table with start
 //! tracking is cheaper and is computed instead: the same numbers either way.
 
+#[cfg(feature = "bench-internals")]
 pub mod lanes;
+#[cfg(not(feature = "bench-internals"))]
+pub(crate) mod lanes;
 pub(crate) mod myers;
 pub mod qgram;
 
