@@ -30,6 +30,7 @@ import tempfile as _tempfile
 from typing import Any, Dict, Optional, Tuple
 
 from . import Corpus
+from . import _native
 from . import arrow as _arrow
 
 __all__ = ["evaluate", "summarize", "connect", "filesystem"]
@@ -135,11 +136,18 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
     import pyarrow.fs as pafs
 
     local = _local_transcripts(transcripts)
-    corpus = Corpus(local)
-    names = corpus.files()
     # A .json file of two transcripts or more is a chunk corpus (a whisperX
-    # file is one transcript).
-    chunked = local.is_file() and local.suffix.lower() == ".json" and len(names) > 1
+    # file is one transcript). Its chunks are read as written by the Rust
+    # core (the task holds the text and its tape, not a prepared corpus).
+    chunked = False
+    if local.is_file() and local.suffix.lower() == ".json":
+        try:
+            names, sizes = _native.chunk_files(str(local))
+            chunked = len(names) > 1
+        except ValueError:
+            chunked = False
+    if not chunked:
+        names = _native.transcript_files(str(local))
     folder = local.is_dir() and all((local / n).is_file() for n in names)
     one = {"names": names, "partition": [0] * len(names), "locations": [transcripts],
            "aliases": _aliases(names) if not chunked else {}, "sizes": [0]}
@@ -147,13 +155,7 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
         one["sizes"] = [_size(transcripts)]
         return one
     if chunked:
-        with open(local, encoding="utf-8-sig") as f:
-            doc = _json.load(f)
-        chunks = doc if isinstance(doc, list) else doc["documents"]
-        size: Dict[str, int] = {}
-        for c in chunks:
-            name = c["metadata"]["FILE"]
-            size[name] = size.get(name, 0) + len(c["page_content"].encode("utf-8"))
+        size = dict(zip(names, sizes))
     else:
         size = {n: (local / n).stat().st_size for n in names}
     parts = min(parts, len(names))
@@ -166,12 +168,22 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
     fs, base = filesystem(out.rstrip("/") + "/transcripts")
     fs.create_dir(base, recursive=True)
     locations = []
+    staged = None
+    if chunked:
+        # Written here by the core, then copied to OUT (any filesystem).
+        staged = _tempfile.mkdtemp(prefix="corpus-eval-parts-")
+        _native.write_chunk_partitions(str(local), partition_of,
+                                       [_os.path.join(staged, f"part-{k}.json") for k in range(parts)])
     for k in range(parts):
         if chunked:
-            mine = [c for c in chunks if partition_of[c["metadata"]["FILE"]] == k]
             path = f"{base}/part-{k}.json"
-            with fs.open_output_stream(path) as f:
-                f.write(_json.dumps(mine, ensure_ascii=False).encode("utf-8"))
+            with open(_os.path.join(staged, f"part-{k}.json"), "rb") as src, fs.open_output_stream(path) as dst:
+                while True:
+                    block = src.read(1 << 24)
+                    if not block:
+                        break
+                    dst.write(block)
+            _os.remove(_os.path.join(staged, f"part-{k}.json"))
         else:
             path = f"{base}/part-{k}"
             for name in names:
@@ -183,6 +195,8 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
         # The partition's location written as OUT is (a URI keeps its
         # scheme and authority).
         locations.append(f"{out.rstrip('/')}/transcripts/{path.rsplit('/', 1)[-1]}")
+    if staged is not None:
+        _os.rmdir(staged)
     return {"names": names, "partition": [partition_of[n] for n in names], "locations": locations,
             "aliases": {} if chunked else _aliases(names), "sizes": loads}
 
@@ -382,13 +396,12 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
         raise ValueError("threads, batch_size, partitions and transcript_partitions must be at least 1")
     config = dict(config)
     connect()
+    _placeable(threads, actors)
     fs, base = filesystem(out)
     fs.create_dir(base, recursive=True)
     items = out.rstrip("/") + "/items"
     ray.get(ray.remote(_flatten).options(num_cpus=1).remote(questions, items))
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    # One CPU is left to the read and write tasks.
-    actors = actors or max(1, (cpus - 1) // threads)
+    actors = _placeable(threads, actors)
     env = {"env_vars": {"RAYON_NUM_THREADS": str(threads)}}
     memory = _BASE_MEMORY + _CORPUS_FACTOR * _size(transcripts)
     items_fs, items_base = filesystem(items)
@@ -417,6 +430,25 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
     with fs.open_output_stream(f"{base}/summary.json") as f:
         f.write(_json.dumps(summary, ensure_ascii=False, indent=2).encode("utf-8"))
     return summary
+
+
+def _placeable(threads: int, actors: Optional[int]) -> int:
+    """The number of actors (default: as many as leave one CPU of the
+    cluster to the read and write tasks), or a ValueError when the actors
+    could never be placed or would hold every CPU: Ray would wait for
+    resources forever instead of failing."""
+    import ray
+
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    widest = int(max((n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")), default=cpus))
+    if threads > widest:
+        raise ValueError(f"threads={threads}: an actor needs that many CPUs on one node, and the largest node "
+                         f"has {widest}")
+    actors = actors or max(1, (cpus - 1) // threads)
+    if actors * threads > max(1, cpus - 1):
+        raise ValueError(f"{actors} actor(s) x {threads} threads would hold every CPU of the cluster ({cpus}); "
+                         "the read and write tasks need one: give fewer actors or threads")
+    return actors
 
 
 def _verify_partitioned(quotes: Any, plan: Dict[str, Any], out: str, config: dict, actors: int, threads: int,

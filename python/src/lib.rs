@@ -6,6 +6,7 @@
 //! CLI writes.
 
 mod arrow;
+mod partition;
 
 /// The CLI's allocator (mimalloc): the kernels make many small strings,
 /// and the system allocator spent a third of a scoring batch in malloc and
@@ -477,5 +478,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow::combine_parts, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::other_sources_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::item_tables_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(partition::chunk_files, m)?)?;
+    m.add_function(wrap_pyfunction!(partition::write_chunk_partitions, m)?)?;
+    m.add_function(wrap_pyfunction!(partition::transcript_files, m)?)?;
     Ok(())
 }

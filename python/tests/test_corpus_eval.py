@@ -478,3 +478,38 @@ def test_item_tables_are_read_by_the_core_loader():
         A.item_tables(bad, "q.json")
     with pytest.raises(ValueError, match=r"q\.json"):
         A.item_tables("{not json", "q.json")
+
+
+def test_chunk_corpora_split_by_transcript_load_as_their_transcripts(tmp_path):
+    """Issue 45: the Ray partitioning task's native split of a JSON chunk
+    corpus: FILE names in the corpus's order, each partition file loads as
+    exactly its transcripts of the whole corpus, and bad corpora are a
+    ValueError naming the file and the chunk."""
+    from corpus_eval import _native
+
+    src = REPO / "datasets" / "corpus.json"
+    whole = corpus_eval.Corpus(str(src))
+    names, sizes = _native.chunk_files(str(src))
+    assert names == whole.files() and len(names) > 2
+    assert _native.transcript_files(str(src)) == names
+    assert all(s > 0 for s in sizes)
+    doc = json.loads(src.read_text(encoding="utf-8-sig"))
+    chunks = doc if isinstance(doc, list) else doc["documents"]
+    for name, size in zip(names, sizes):
+        assert size == sum(len(c["page_content"].encode("utf-8")) for c in chunks if c["metadata"]["FILE"] == name)
+    partition_of = {n: k % 2 for k, n in enumerate(names)}
+    dests = [str(tmp_path / f"part-{k}.json") for k in range(2)]
+    _native.write_chunk_partitions(str(src), partition_of, dests)
+    for k, dest in enumerate(dests):
+        mine = json.loads(open(dest, encoding="utf-8").read())
+        assert mine == [c for c in chunks if partition_of[c["metadata"]["FILE"]] == k]
+        assert corpus_eval.Corpus(dest).files() == [n for n in names if partition_of[n] == k]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"page_content": "x", "metadata": {}}]), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.json: chunk 0: metadata\.FILE"):
+        _native.chunk_files(str(bad))
+    bad.write_text("[{", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.json"):
+        _native.chunk_files(str(bad))
+    with pytest.raises(ValueError, match="has no partition"):
+        _native.write_chunk_partitions(str(src), {}, dests)

@@ -63,6 +63,11 @@ def test_ray_module_equals_the_cli_in_local_mode(tmp_path):
         got = cer.evaluate(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray"),
                            partitions=4, transcript_partitions=3)
         assert ray.cluster_resources().get("CPU") == 2.0
+        # Actors that would hold both CPUs (none left to read and write) are
+        # refused at once, not left waiting for a CPU forever.
+        with pytest.raises(ValueError, match="every CPU"):
+            cer.evaluate(str(data / "questions.json"), str(data / "transcripts.json"), str(tmp_path / "ray2"),
+                         threads=2)
     finally:
         ray.shutdown()
     assert got == want
@@ -92,6 +97,13 @@ def test_issue_45_three_nodes_file_uris_and_a_lost_partition(tmp_path):
     try:
         ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
         assert len([n for n in ray.nodes() if n["Alive"]]) == 3
+        # An actor wider than every node could never be placed.
+        with pytest.raises(ValueError, match="largest node has 1"):
+            cer.evaluate((data / "questions.json").as_uri(), (data / "transcripts.json").as_uri(), out.as_uri(),
+                         threads=2)
+        with pytest.raises(ValueError, match="every CPU"):
+            cer.evaluate((data / "questions.json").as_uri(), (data / "transcripts.json").as_uri(), out.as_uri(),
+                         actors=3)
         got = cer.evaluate((data / "questions.json").as_uri(), (data / "transcripts.json").as_uri(), out.as_uri(),
                            partitions=6, batch_size=512)
         assert got == want
