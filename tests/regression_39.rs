@@ -179,7 +179,10 @@ fn issue_39_rag_secrets_in_every_escaping_style() {
         &dir,
         &["Tell me [echo-escaped]", "Again [echo-escaped] now"],
     );
-    let url = format!("{}/api?key=K1-sentinel&tenant=T2", server.url);
+    let url = format!(
+        "{}/api?key=K1-sentinel&tenant=T2-tenant-sentinel",
+        server.url
+    );
     let env = [("EVALUATION_API_AUTH", auth)];
     let mut runs = Vec::new();
     for shard in ["1/2", "2/2"] {
@@ -219,13 +222,13 @@ fn issue_39_rag_secrets_in_every_escaping_style() {
     assert!(ask.stdout().contains("<redacted>"), "{}", ask.stdout());
     runs.extend([merged, rerun, ask]);
     let mut needles: Vec<String> = Vec::new();
-    for secret in [auth, "K1-sentinel", "T2"] {
+    // The tenant is not a two-letter value: "T2" stands by chance in every
+    // timestamp of the hours 20 to 23 UTC (`2026-11-27T20:14:33Z`), and
+    // in hex or base64 of other data.
+    for secret in [auth, "K1-sentinel", "T2-tenant-sentinel"] {
         needles.extend(encodings(secret));
         needles.extend(escaped_encodings(secret));
     }
-    // "T2" as plain text is short enough to occur by chance in hex or
-    // base64 of other data: its escaped forms and its plain form are what
-    // the echo carries.
     needles.retain(|n| n.len() >= 2);
     let refs: Vec<&crate::util::Run> = runs.iter().collect();
     assert_nowhere(dir.path(), &refs, &needles);
