@@ -72,12 +72,8 @@ impl AgreementArgs {
         super::set_some(&mut c.out, &self.out);
         c.no_plots |= self.no_plots;
         self.gates.apply(&mut c.fail_under)?;
-        crate::gates::check(
-            Config::COMMAND,
-            Config::GATES,
-            &crate::gates::from_table(&c.fail_under),
-        )
-        .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
+        crate::jobs::check_gates::<Config>(&c.fail_under)
+            .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
         if !self.settings.print_config {
             c.validate()?;
         }

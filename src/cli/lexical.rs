@@ -100,12 +100,8 @@ impl LexicalArgs {
         super::set_some(&mut c.per_item, &self.per_item);
         super::set_some(&mut c.out, &self.out);
         self.gates.apply(&mut c.fail_under)?;
-        crate::gates::check(
-            Config::COMMAND,
-            Config::GATES,
-            &crate::gates::from_table(&c.fail_under),
-        )
-        .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
+        crate::jobs::check_gates::<Config>(&c.fail_under)
+            .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
         if !self.settings.print_config {
             c.validate()?;
         }

@@ -464,6 +464,25 @@ pub(crate) fn engine_of(
     })
 }
 
+/// Checks the `--fail-under` gates of a `C` run: each metric one that
+/// `C::COMMAND` writes ([`JobConfig::GATES`]), each bound in its metric's
+/// range; the error says which gate and why.
+pub(crate) fn check_gates<C: JobConfig>(
+    fail_under: &std::collections::BTreeMap<String, f64>,
+) -> Result<(), String> {
+    crate::gates::check(C::COMMAND, C::GATES, &crate::gates::from_table(fail_under))
+}
+
+/// [`check_gates`] as a configuration error of `--fail-under`.
+pub(crate) fn check_fail_under<C: JobConfig>(
+    fail_under: &std::collections::BTreeMap<String, f64>,
+) -> Result<(), ConfigError> {
+    check_gates::<C>(fail_under).map_err(|message| ConfigError::Invalid {
+        field: "--fail-under".into(),
+        message,
+    })
+}
+
 /// Checks a fraction setting (finite, in [0, 1]).
 pub(crate) fn check_unit(field: &str, v: f64) -> Result<(), ConfigError> {
     check_in(field, v, 0.0, 1.0)

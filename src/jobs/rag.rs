@@ -142,15 +142,7 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        crate::gates::check(
-            Self::COMMAND,
-            Self::GATES,
-            &crate::gates::from_table(&self.fail_under),
-        )
-        .map_err(|message| ConfigError::Invalid {
-            field: "--fail-under".into(),
-            message,
-        })?;
+        super::check_fail_under::<Self>(&self.fail_under)?;
         check_in(
             "--concurrency",
             self.concurrency as f64,
