@@ -839,6 +839,68 @@ fn write_text(json: &str, depth: usize, out: &mut Vec<u8>) -> std::io::Result<()
     }
 }
 
+/// The pairs' results a run folder is written from, window by window, in
+/// pair order: a whole evaluation (one window), or the rows `merge` reads
+/// from its shards a window at a time (so that it never holds them all).
+pub(crate) trait Rows: Sync {
+    /// How many pairs there are.
+    fn count(&self) -> usize;
+
+    /// Calls `each` on consecutive windows that together hold every pair
+    /// in order, filled in as `fill` asks.
+    fn windows(
+        &self,
+        fill: Fill,
+        each: &mut dyn FnMut(PairWindow<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()>;
+}
+
+/// What a pass over [`Rows`] needs beyond the results: the pairs as the
+/// question file gives them (the report), the quotes' byte spans (the
+/// report's quotes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fill {
+    /// [`PairWindow::questions`] filled in.
+    pub questions: bool,
+    /// Every quote's byte spans filled in.
+    pub byte_spans: bool,
+}
+
+impl Fill {
+    /// The results alone.
+    pub const RESULTS: Fill = Fill {
+        questions: false,
+        byte_spans: false,
+    };
+}
+
+/// A whole evaluation with its questions: one window.
+pub(crate) struct Whole<'a> {
+    questions: &'a QuestionSet,
+    eval: &'a Evaluation,
+}
+
+impl<'a> Whole<'a> {
+    /// `eval`'s results over `questions`.
+    pub fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Whole<'a> {
+        Whole { questions, eval }
+    }
+}
+
+impl Rows for Whole<'_> {
+    fn count(&self) -> usize {
+        self.questions.pairs.len().min(self.eval.pairs.len())
+    }
+
+    fn windows(
+        &self,
+        _fill: Fill,
+        each: &mut dyn FnMut(PairWindow<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        each(PairWindow::all(self.questions, self.eval))
+    }
+}
+
 impl<'a> Annotated<'a> {
     /// The annotated view of `questions` with `eval`'s results.
     pub fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Self {

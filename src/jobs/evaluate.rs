@@ -25,7 +25,7 @@ use crate::citations::MatchLevel;
 use crate::corpus::{Loader, QuestionSet, TranscriptSet};
 use crate::evaluate::{
     annotate, evaluate, evaluate_owned, pairs_array, summarize_evaluation, write_document,
-    Annotated, EvalConfig, PairResult, PairWindow, Summary,
+    Annotated, EvalConfig, Fill, PairResult, Rows, Summary, Whole,
 };
 use crate::lexicon::Lexicon;
 use crate::report::csv::CsvStream;
@@ -441,17 +441,6 @@ pub fn keep_shard(questions: &mut QuestionSet, shard: crate::shard::Shard) -> Re
     Ok(())
 }
 
-/// `pairs.jsonl` of a shard run: every pair's result, one JSON object per
-/// line in file order, what `corpus-eval merge` joins.
-pub fn pairs_jsonl(evaluation: &crate::evaluate::Evaluation) -> Result<Vec<u8>, JobError> {
-    let mut out = Vec::new();
-    for p in &evaluation.pairs {
-        serde_json::to_writer(&mut out, p).map_err(|e| JobError::Input(e.to_string()))?;
-        out.push(b'\n');
-    }
-    Ok(out)
-}
-
 /// The columns of `quotes.csv`.
 pub const QUOTE_COLUMNS: [&str; 14] = [
     "pair_id",
@@ -627,66 +616,8 @@ pub fn write_run(
     (summary, evaluation): (&Summary, &crate::evaluate::Evaluation),
     inputs: (&QuestionSet, &TranscriptSet),
 ) -> Result<(), JobError> {
-    let rows = Whole {
-        questions: inputs.0,
-        eval: evaluation,
-    };
+    let rows = Whole::new(inputs.0, evaluation);
     write_run_from(run, config, (summary, &rows), inputs)
-}
-
-/// The pairs' results a run folder is written from, window by window, in
-/// pair order: a whole evaluation (one window), or the rows `merge` reads
-/// from its shards a window at a time (so that it never holds them all).
-pub(crate) trait Rows: Sync {
-    /// How many pairs there are.
-    fn count(&self) -> usize;
-
-    /// Calls `each` on consecutive windows that together hold every pair
-    /// in order, filled in as `fill` asks.
-    fn windows(
-        &self,
-        fill: Fill,
-        each: &mut dyn FnMut(PairWindow<'_>) -> std::io::Result<()>,
-    ) -> std::io::Result<()>;
-}
-
-/// What a pass over [`Rows`] needs beyond the results: the pairs as the
-/// question file gives them (the report), the quotes' byte spans (the
-/// report's quotes).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Fill {
-    /// [`PairWindow::questions`] filled in.
-    pub questions: bool,
-    /// Every quote's byte spans filled in.
-    pub byte_spans: bool,
-}
-
-impl Fill {
-    /// The results alone.
-    pub const RESULTS: Fill = Fill {
-        questions: false,
-        byte_spans: false,
-    };
-}
-
-/// A whole evaluation with its questions: one window.
-struct Whole<'a> {
-    questions: &'a QuestionSet,
-    eval: &'a crate::evaluate::Evaluation,
-}
-
-impl Rows for Whole<'_> {
-    fn count(&self) -> usize {
-        self.questions.pairs.len().min(self.eval.pairs.len())
-    }
-
-    fn windows(
-        &self,
-        _fill: Fill,
-        each: &mut dyn FnMut(PairWindow<'_>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        each(PairWindow::all(self.questions, self.eval))
-    }
 }
 
 /// [`write_run`] from any [`Rows`]: every file is written window by
@@ -804,26 +735,7 @@ pub(crate) fn write_run_from(
         let scratch = run.file(".report-data.scratch");
         run.write_streamed("report.html", |w| {
             w.write_all(head.as_bytes())?;
-            w.write_all(audit::DATA_HEAD)?;
-            let mut first = true;
-            let fill = Fill {
-                questions: true,
-                byte_spans: false,
-            };
-            rows.windows(fill, &mut |window| {
-                audit::write_pair_records(window, w, &mut first)
-            })?;
-            w.write_all(audit::DATA_MIDDLE)?;
-            let mut first = true;
-            let fill = Fill {
-                questions: true,
-                byte_spans: true,
-            };
-            rows.windows(fill, &mut |window| {
-                let t = inputs.1;
-                audit::write_quote_records_spilled(window, t, w, &mut first, &scratch)
-            })?;
-            w.write_all(audit::DATA_TAIL)?;
+            audit::write_data_rows(rows, inputs.1, w, &scratch)?;
             w.write_all(tail.as_bytes())
         })?;
         crate::sys::timings::phase("audit data and report.html");

@@ -324,7 +324,7 @@ fn merge_evaluate_in(
     // The check and the summary's parts, a window at a time.
     let mut parts = SummaryParts::default();
     let mut cited: Vec<usize> = Vec::new();
-    rows.read(super::evaluate::Fill::RESULTS, &mut |w| {
+    rows.read(crate::evaluate::Fill::RESULTS, &mut |w| {
         let part = SummaryParts::of_rows(&signature, w.pairs, |i| w.first + i);
         parts.merge(&part).map_err(input_error)?;
         let sources = w
@@ -421,7 +421,7 @@ impl ShardRows<'_> {
     /// too many.
     fn read(
         &self,
-        fill: super::evaluate::Fill,
+        fill: crate::evaluate::Fill,
         each: &mut dyn FnMut(crate::evaluate::PairWindow<'_>) -> Result<(), JobError>,
     ) -> Result<(), JobError> {
         let shards = self.shards;
@@ -492,14 +492,14 @@ impl ShardRows<'_> {
     }
 }
 
-impl super::evaluate::Rows for ShardRows<'_> {
+impl crate::evaluate::Rows for ShardRows<'_> {
     fn count(&self) -> usize {
         self.ids.len()
     }
 
     fn windows(
         &self,
-        fill: super::evaluate::Fill,
+        fill: crate::evaluate::Fill,
         each: &mut dyn FnMut(crate::evaluate::PairWindow<'_>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         self.read(fill, &mut |w| {
@@ -581,7 +581,15 @@ fn restore_byte_spans(
         .transcripts
         .iter()
         .zip(&wanted)
-        .map(|(t, w)| Ok(byte_offsets(&t.text()?, w)))
+        // A transcript no quote of these pairs stands in is not read (merge
+        // calls this once per window).
+        .map(|(t, w)| {
+            if w.is_empty() {
+                Ok(BTreeMap::new())
+            } else {
+                Ok(byte_offsets(&t.text()?, w))
+            }
+        })
         .collect::<Result<_, crate::corpus::CorpusError>>()?;
     visit(pairs, &mut |i, r, s| {
         let b = |c: usize| maps[i].get(&c).copied().unwrap_or(0);

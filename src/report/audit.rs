@@ -23,7 +23,7 @@ use super::html::{escape, HtmlPage};
 use crate::citations::attribution::OtherSource;
 use crate::citations::fuzzy::{ceil_boundary as ceil, floor_boundary as floor};
 use crate::corpus::{QuestionSet, TranscriptSet};
-use crate::evaluate::{Evaluation, PairWindow, Summary};
+use crate::evaluate::{Evaluation, Fill, PairWindow, Rows, Summary, Whole};
 use crate::text::json_str;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -371,16 +371,16 @@ fn quotes_in_order(rows: PairWindow<'_>) -> impl Iterator<Item = QuoteAt<'_>> {
 }
 
 /// The start of the report's data, before the pairs' records.
-pub(crate) const DATA_HEAD: &[u8] = b"{\"pairs\":[";
+const DATA_HEAD: &[u8] = b"{\"pairs\":[";
 /// Between the pairs' records and the quotes'.
-pub(crate) const DATA_MIDDLE: &[u8] = b"],\"quotes\":[";
+const DATA_MIDDLE: &[u8] = b"],\"quotes\":[";
 /// The end of the report's data, after the quotes' records.
-pub(crate) const DATA_TAIL: &[u8] = b"]}";
+const DATA_TAIL: &[u8] = b"]}";
 
 /// Writes the records of a window's pairs (comma-separated, a comma first
 /// unless `first`, which becomes false once one is written), made in
 /// batches on the pool while this thread writes.
-pub(crate) fn write_pair_records(
+fn write_pair_records(
     rows: PairWindow<'_>,
     w: &mut dyn std::io::Write,
     first: &mut bool,
@@ -413,18 +413,43 @@ pub fn write_data_spilled(
     w: &mut dyn std::io::Write,
     scratch: &std::path::Path,
 ) -> std::io::Result<()> {
-    let rows = PairWindow::all(questions, eval);
+    write_data_rows(&Whole::new(questions, eval), transcripts, w, scratch)
+}
+
+/// [`write_data_spilled`] over any [`Rows`], window by window: the pairs'
+/// records, then the quotes' (`merge` writes its report so, never holding
+/// every row).
+pub(crate) fn write_data_rows(
+    rows: &dyn Rows,
+    transcripts: &TranscriptSet,
+    w: &mut dyn std::io::Write,
+    scratch: &std::path::Path,
+) -> std::io::Result<()> {
     w.write_all(DATA_HEAD)?;
-    write_pair_records(rows, w, &mut true)?;
+    let mut first = true;
+    let fill = Fill {
+        questions: true,
+        byte_spans: false,
+    };
+    rows.windows(fill, &mut |window| {
+        write_pair_records(window, w, &mut first)
+    })?;
     w.write_all(DATA_MIDDLE)?;
-    write_quote_records_spilled(rows, transcripts, w, &mut true, scratch)?;
+    let mut first = true;
+    let fill = Fill {
+        questions: true,
+        byte_spans: true,
+    };
+    rows.windows(fill, &mut |window| {
+        write_quote_records_spilled(window, transcripts, w, &mut first, scratch)
+    })?;
     w.write_all(DATA_TAIL)
 }
 
 /// The records of a window's quotes as [`write_data_spilled`] makes them
 /// (comma-separated, a comma first unless `first`, which becomes false
 /// once one is written).
-pub(crate) fn write_quote_records_spilled(
+fn write_quote_records_spilled(
     rows: PairWindow<'_>,
     transcripts: &TranscriptSet,
     w: &mut dyn std::io::Write,
