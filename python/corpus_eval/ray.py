@@ -396,12 +396,11 @@ def evaluate(questions: str, transcripts: str, out: str, *, partitions: Optional
         raise ValueError("threads, batch_size, partitions and transcript_partitions must be at least 1")
     config = dict(config)
     connect()
-    _placeable(threads, actors)
+    actors = _placeable(threads, actors)
     fs, base = filesystem(out)
     fs.create_dir(base, recursive=True)
     items = out.rstrip("/") + "/items"
     ray.get(ray.remote(_flatten).options(num_cpus=1).remote(questions, items))
-    actors = _placeable(threads, actors)
     env = {"env_vars": {"RAYON_NUM_THREADS": str(threads)}}
     memory = _BASE_MEMORY + _CORPUS_FACTOR * _size(transcripts)
     items_fs, items_base = filesystem(items)

@@ -603,81 +603,71 @@ fn item_batches(
     pairs: &[corpus_eval::corpus::QaPair],
 ) -> PyResult<(RecordBatch, RecordBatch, RecordBatch)> {
     let count = |n: usize| i64::try_from(n).map_err(value_error);
-    let mut p = ItemColumns::default();
-    let mut a = ItemColumns::default();
-    let mut q = ItemColumns::default();
+    let ints = |v: Vec<i64>| Arc::new(Int64Array::from(v)) as ArrayRef;
+    let texts = |v: Vec<Option<String>>| Arc::new(StringArray::from(v)) as ArrayRef;
+    // pairs: pair_index, id, type, metric, answers, quotes.
+    let (mut p_index, mut p_id, mut p_type, mut p_metric, mut p_answers, mut p_quotes) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    // answers: pair_index, answer_index, answer, source, type, metric.
+    let (mut a_pair, mut a_index, mut a_answer, mut a_source, mut a_type, mut a_metric) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    // quotes: pair_index, answer_index, quote_index, quote, source,
+    // speaker, answer.
+    let (mut q_pair, mut q_answer_index, mut q_index) = (vec![], vec![], vec![]);
+    let (mut q_quote, mut q_source, mut q_speaker, mut q_answer) = (vec![], vec![], vec![], vec![]);
     for (pi, pair) in pairs.iter().enumerate() {
         let pi = count(pi)?;
         let metric = serde_json::to_string(&pair.metric).map_err(value_error)?;
         let quotes: usize = pair.answers.iter().map(|x| x.quotes.len()).sum();
-        p.ints[0].push(pi);
-        p.texts[0].push(Some(pair.id.clone()));
-        p.texts[1].push(Some(pair.qtype.clone()));
-        p.texts[2].push(Some(metric.clone()));
-        p.ints[1].push(count(pair.answers.len())?);
-        p.ints[2].push(count(quotes)?);
+        p_index.push(pi);
+        p_id.push(Some(pair.id.clone()));
+        p_type.push(Some(pair.qtype.clone()));
+        p_metric.push(Some(metric.clone()));
+        p_answers.push(count(pair.answers.len())?);
+        p_quotes.push(count(quotes)?);
         for (ai, answer) in pair.answers.iter().enumerate() {
             let ai = count(ai)?;
-            a.ints[0].push(pi);
-            a.ints[1].push(ai);
-            a.texts[0].push(Some(answer.answer.clone()));
-            a.texts[1].push(answer.source.clone());
-            a.texts[2].push(Some(pair.qtype.clone()));
-            a.texts[3].push(Some(metric.clone()));
+            a_pair.push(pi);
+            a_index.push(ai);
+            a_answer.push(Some(answer.answer.clone()));
+            a_source.push(answer.source.clone());
+            a_type.push(Some(pair.qtype.clone()));
+            a_metric.push(Some(metric.clone()));
             for (k, quote) in answer.quotes.iter().enumerate() {
-                q.ints[0].push(pi);
-                q.ints[1].push(ai);
-                q.ints[2].push(count(k)?);
-                q.texts[0].push(Some(quote.quote.clone()));
-                q.texts[1].push(quote.source.clone());
-                q.texts[2].push(quote.speaker.clone());
-                q.texts[3].push(Some(format!("{pi}/{ai}")));
+                q_pair.push(pi);
+                q_answer_index.push(ai);
+                q_index.push(count(k)?);
+                q_quote.push(Some(quote.quote.clone()));
+                q_source.push(quote.source.clone());
+                q_speaker.push(quote.speaker.clone());
+                q_answer.push(Some(format!("{pi}/{ai}")));
             }
         }
     }
-    let pairs = p.batch(
-        &["pair_index"],
-        &["id", "type", "metric"],
-        &["answers", "quotes"],
-    )?;
-    let answers = a.batch(
-        &["pair_index", "answer_index"],
-        &["answer", "source", "type", "metric"],
-        &[],
-    )?;
-    let quotes = q.batch(
-        &["pair_index", "answer_index", "quote_index"],
-        &["quote", "source", "speaker", "answer"],
-        &[],
-    )?;
+    let pairs = record_batch(vec![
+        ("pair_index", ints(p_index)),
+        ("id", texts(p_id)),
+        ("type", texts(p_type)),
+        ("metric", texts(p_metric)),
+        ("answers", ints(p_answers)),
+        ("quotes", ints(p_quotes)),
+    ])?;
+    let answers = record_batch(vec![
+        ("pair_index", ints(a_pair)),
+        ("answer_index", ints(a_index)),
+        ("answer", texts(a_answer)),
+        ("source", texts(a_source)),
+        ("type", texts(a_type)),
+        ("metric", texts(a_metric)),
+    ])?;
+    let quotes = record_batch(vec![
+        ("pair_index", ints(q_pair)),
+        ("answer_index", ints(q_answer_index)),
+        ("quote_index", ints(q_index)),
+        ("quote", texts(q_quote)),
+        ("source", texts(q_source)),
+        ("speaker", texts(q_speaker)),
+        ("answer", texts(q_answer)),
+    ])?;
     Ok((pairs, answers, quotes))
-}
-
-/// The columns of one item table while it is filled: integer columns,
-/// then text columns.
-#[derive(Default)]
-struct ItemColumns {
-    ints: [Vec<i64>; 3],
-    texts: [Vec<Option<String>>; 4],
-}
-
-impl ItemColumns {
-    /// The batch: the `lead` integer columns, the `texts` columns, then the
-    /// `tail` integer columns (which follow the leading ones in `ints`).
-    fn batch(self, lead: &[&str], texts: &[&str], tail: &[&str]) -> PyResult<RecordBatch> {
-        let mut ints = self.ints.into_iter();
-        let mut columns: Vec<(&str, ArrayRef)> = Vec::new();
-        for name in lead {
-            let v = ints.next().unwrap_or_default();
-            columns.push((name, Arc::new(Int64Array::from(v))));
-        }
-        for (name, v) in texts.iter().zip(self.texts) {
-            columns.push((name, Arc::new(StringArray::from(v))));
-        }
-        for name in tail {
-            let v = ints.next().unwrap_or_default();
-            columns.push((name, Arc::new(Int64Array::from(v))));
-        }
-        record_batch(columns)
-    }
 }
