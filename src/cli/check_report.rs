@@ -2,7 +2,7 @@
 //! attributed and checked against the transcripts.
 
 use super::{InputError, EXIT_OK};
-use crate::jobs::check_report::{execute, gate_failures, parse_classes, Config, Output};
+use crate::jobs::check_report::{execute, gate_failures, Config, Output};
 use crate::jobs::JobConfig;
 use std::path::PathBuf;
 
@@ -18,42 +18,9 @@ pub struct CheckReportArgs {
     /// project, or corpus-eval's JSON chunks (as `evaluate` takes them).
     #[arg(required_unless_present = "print_config")]
     pub transcripts: Option<PathBuf>,
-    /// What the report's labels stand for: a CSV file of
-    /// `label,source,speaker` rows (`speaker` optional).
-    #[arg(long, value_name = "MAP.csv")]
-    pub sources: Option<PathBuf>,
-    /// Quotes with fewer words are not checked (scare quotes) [default: 4].
-    #[arg(long, value_name = "N")]
-    pub min_words: Option<usize>,
-    /// Quality gate: exit 3, once the run folder is written, when a quote
-    /// falls in one of these attribution classes (comma-separated:
-    /// cross_turn, interviewer, wrong_speaker, ok, other_source, altered,
-    /// stitched, fabricated).
-    #[arg(long, value_name = "CLASS,...")]
-    pub fail_on: Vec<String>,
-    /// Parent folder of the run folder [default: reports].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// The weakest quote verdict that counts as found [default: normalized].
-    #[arg(long = "match", value_parser = super::evaluate::MATCH_LEVELS)]
-    pub match_level: Option<String>,
-    /// Similarity (0..1) a fuzzy match needs [default: 0.9].
-    #[arg(long)]
-    pub fuzzy_threshold: Option<f64>,
-    /// How the fuzzy search finds passages: `lossless` or `fast`
-    /// [default: lossless].
-    #[arg(long, value_parser = ["lossless", "fast"])]
-    pub fuzzy_search: Option<String>,
-    /// Names of diarized speakers: `SPEAKER_00=Interviewer,...`, or a CSV
-    /// file of `label,name` rows.
-    #[arg(long, value_name = "MAP|FILE")]
-    pub speaker_map: Option<String>,
-    /// Do not write report.html.
-    #[arg(long)]
-    pub no_html: bool,
-    /// Speaker labels.
+    /// The settings' flags (the fields of the configuration).
     #[command(flatten)]
-    pub speakers: super::SpeakerArgs,
+    pub set: super::flags::Flags<Config>,
     /// `--config FILE`, `--print-config`.
     #[command(flatten)]
     pub settings: super::ConfigArgs,
@@ -66,28 +33,7 @@ pub struct CheckReportArgs {
 impl CheckReportArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.settings.base()?;
-        super::set(&mut c.out, &self.out);
-        super::set_some(&mut c.sources, &self.sources);
-        super::set(&mut c.min_words, &self.min_words);
-        super::set_enum(&mut c.match_level, &self.match_level)?;
-        super::set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
-        super::set_enum(&mut c.fuzzy_search, &self.fuzzy_search)?;
-        super::set_some(&mut c.speaker_map, &self.speaker_map);
-        c.no_html |= self.no_html;
-        self.speakers.apply(super::SpeakerFields {
-            pattern: &mut c.speaker_pattern,
-            labels: &mut c.interviewer_labels,
-            aliases: &mut c.speaker_aliases,
-            fillers: &mut c.fillers,
-        });
-        for spec in &self.fail_on {
-            for class in parse_classes(spec)? {
-                if !c.fail_on.contains(&class) {
-                    c.fail_on.push(class);
-                }
-            }
-        }
+        let c: Config = self.set.over(self.settings.base()?)?;
         c.validate()?;
         Ok(c)
     }

@@ -21,25 +21,12 @@ pub struct CompareArgs {
         value_name = "NAME=RUN_FOLDER"
     )]
     pub systems: Vec<String>,
-    /// Compare only these metrics (comma-separated; repeatable) [default: every metric the runs share].
-    #[arg(long, value_name = "M,M,...", value_delimiter = ',')]
-    pub metric: Option<Vec<String>>,
-    /// Resample whole transcripts instead of items (evaluate and rag runs:
-    /// answers from one interview are not independent) [default: none].
-    #[arg(long, value_parser = ["none", "source"])]
-    pub cluster: Option<String>,
+    /// The settings' flags (the fields of the configuration).
+    #[command(flatten)]
+    pub set: super::flags::Flags<Config>,
     /// Print the comparison as one JSON object on stdout (nothing else there).
     #[arg(long)]
     pub json: bool,
-    /// Parent folder of the run folder [default: reports].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Bootstrap resamples of the paired tests (100 to 1,000,000) [default: 10000].
-    #[arg(long)]
-    pub resamples: Option<usize>,
-    /// Seed of the paired bootstrap [default: 42].
-    #[arg(long)]
-    pub seed: Option<u64>,
     /// Quality gate: exit 3, once the comparison is written, when a system
     /// is worse than the first one (the baseline) on a compared metric
     /// with a Holm-adjusted p below `--alpha`.
@@ -63,17 +50,12 @@ pub struct CompareArgs {
 impl CompareArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.settings.base()?;
-        super::set(&mut c.out, &self.out);
+        let mut c: Config = self.set.over(self.settings.base()?)?;
         if !self.systems.is_empty() {
             c.systems = self.systems.clone();
         }
-        super::set(&mut c.metric, &self.metric);
-        super::set_enum(&mut c.cluster, &self.cluster)?;
-        super::set(&mut c.resamples, &self.resamples);
         let (r, lo, hi) = (c.resamples, MIN_RESAMPLES, MAX_RESAMPLES);
         crate::jobs::check_in("--resamples", r as f64, lo as f64, hi as f64)?;
-        super::set(&mut c.seed, &self.seed);
         if !self.settings.print_config {
             c.validate()?;
         }

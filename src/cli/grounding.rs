@@ -1,7 +1,7 @@
 //! `corpus-eval grounding`: relevance, completeness and hallucination of
 //! RAG responses against their context, with a run folder.
 
-use super::{InputError, WordnetArgs, EXIT_OK};
+use super::{InputError, EXIT_OK};
 use crate::jobs::grounding::{execute, Config};
 use crate::jobs::JobConfig;
 use std::path::PathBuf;
@@ -15,20 +15,13 @@ pub struct GroundingArgs {
     /// list of texts): a JSON array, JSON Lines, .csv or .tsv.
     #[arg(required_unless_present = "print_config")]
     pub input: Option<PathBuf>,
-    /// Parent folder of the run folder [default: reports].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
     /// Print the summary with `run_folder` as one JSON object on stdout,
     /// nothing else there.
     #[arg(long)]
     pub json: bool,
-    /// Keep only the rows whose id falls in shard I of N (FNV-1a of the id
-    /// mod N, plus 1); join the shards with `corpus-eval merge`.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<crate::shard::Shard>,
-    /// WordNet.
+    /// The settings' flags (the fields of the configuration).
     #[command(flatten)]
-    pub wordnet: WordnetArgs,
+    pub set: super::flags::Flags<Config>,
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
@@ -43,10 +36,7 @@ pub struct GroundingArgs {
 impl GroundingArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.settings.base()?;
-        super::set_some(&mut c.shard, &self.shard);
-        super::set(&mut c.out, &self.out);
-        super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
+        let mut c: Config = self.set.over(self.settings.base()?)?;
         self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)

@@ -19,26 +19,13 @@ pub struct HotpotArgs {
     /// Gold: a simple-format array or the HotpotQA JSON.
     #[arg(required_unless_present = "print_config")]
     pub gold: Option<PathBuf>,
-    /// Input format [default: auto].
-    #[arg(long, value_parser = ["auto", "simple", "official"])]
-    pub format: Option<String>,
     /// Print the averaged metrics with `run_folder` as one JSON object on
     /// stdout, nothing else there.
     #[arg(long)]
     pub json: bool,
-    /// Parent folder of the run folder [default: reports].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// The system's name in tables and comparisons (default: the predictions file's stem).
-    #[arg(long = "name", value_name = "SYSTEM")]
-    pub name: Option<String>,
-    /// Do not draw hotpot_metrics.png (the HTML report then has no chart).
-    #[arg(long)]
-    pub no_plots: bool,
-    /// Keep only the items whose id falls in shard I of N (FNV-1a of the
-    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<crate::shard::Shard>,
+    /// The settings' flags (the fields of the configuration).
+    #[command(flatten)]
+    pub set: super::flags::Flags<Config>,
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
@@ -53,14 +40,7 @@ pub struct HotpotArgs {
 impl HotpotArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.settings.base()?;
-        super::set(&mut c.out, &self.out);
-        super::set_enum(&mut c.format, &self.format)?;
-        super::set_some(&mut c.shard, &self.shard);
-        super::set_some(&mut c.name, &self.name);
-        if self.no_plots {
-            c.no_plots = true;
-        }
+        let mut c: Config = self.set.over(self.settings.base()?)?;
         self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)

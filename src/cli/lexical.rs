@@ -21,52 +21,9 @@ pub struct LexicalArgs {
         value_name = "INPUT [REFERENCES...]"
     )]
     pub files: Vec<PathBuf>,
-    /// Metrics, comma-separated: rouge1, rouge2, rougeL, rougeLsum (and
-    /// rouge3..rouge9), bleu, chrf, squad [default: all but rouge3..9].
-    #[arg(long, value_name = "M,...", value_delimiter = ',')]
-    pub metric: Option<Vec<String>>,
-    /// ROUGE: Porter-stem tokens longer than 3 characters (NLTK's variant,
-    /// as rouge-score's use_stemmer).
-    #[arg(long)]
-    pub stemmer: bool,
-    /// ROUGE-Lsum: split lines into sentences at . ! ? first (a simple
-    /// rule, not NLTK's Punkt).
-    #[arg(long)]
-    pub split_summaries: bool,
-    /// BLEU tokenizer [default: 13a].
-    #[arg(long, value_parser = ["13a", "none", "intl", "char"])]
-    pub bleu_tokenize: Option<String>,
-    /// BLEU smoothing [default: exp].
-    #[arg(long, value_parser = ["exp", "floor", "add-k", "none"])]
-    pub bleu_smooth: Option<String>,
-    /// BLEU smoothing value for floor (default 0.1) or add-k (default 1).
-    #[arg(long, value_name = "X", allow_negative_numbers = true)]
-    pub bleu_smooth_value: Option<f64>,
-    /// SQuAD script conventions: 1.1 or 2.0 [default: 2.0].
-    #[arg(long, value_parser = ["1.1", "2.0"])]
-    pub squad_version: Option<String>,
-    /// The prediction field of an items file [default: prediction; a
-    /// run folder: its command's answer field].
-    #[arg(long, value_name = "FIELD")]
-    pub prediction_field: Option<String>,
-    /// The reference field (a text or a list of texts) [default:
-    /// references, else reference; a run folder: its command's].
-    #[arg(long, value_name = "FIELD")]
-    pub reference_field: Option<String>,
-    /// Bootstrap resamples over items for 95% intervals; 0: none
-    /// [default: 0].
-    #[arg(long)]
-    pub resamples: Option<usize>,
-    /// Bootstrap seed [default: 42].
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Write one JSON line per item to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub per_item: Option<PathBuf>,
-    /// Write a run folder under DIR (manifest.json, summary.json,
-    /// items.jsonl, items.csv).
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    /// The settings' flags (the fields of the configuration).
+    #[command(flatten)]
+    pub set: super::flags::Flags<Config>,
     /// Print one JSON object on stdout (with `run_folder` when one is
     /// written), nothing else there.
     #[arg(long)]
@@ -85,20 +42,7 @@ pub struct LexicalArgs {
 impl LexicalArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.settings.base()?;
-        super::set(&mut c.metrics, &self.metric);
-        c.stemmer |= self.stemmer;
-        c.split_summaries |= self.split_summaries;
-        super::set(&mut c.bleu_tokenize, &self.bleu_tokenize);
-        super::set(&mut c.bleu_smooth, &self.bleu_smooth);
-        super::set_some(&mut c.bleu_smooth_value, &self.bleu_smooth_value);
-        super::set(&mut c.squad_version, &self.squad_version);
-        super::set_some(&mut c.prediction_field, &self.prediction_field);
-        super::set_some(&mut c.reference_field, &self.reference_field);
-        super::set(&mut c.resamples, &self.resamples);
-        super::set(&mut c.seed, &self.seed);
-        super::set_some(&mut c.per_item, &self.per_item);
-        super::set_some(&mut c.out, &self.out);
+        let mut c: Config = self.set.over(self.settings.base()?)?;
         self.gates.apply(&mut c.fail_under)?;
         crate::jobs::check_gates::<Config>(&c.fail_under)
             .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;

@@ -19,6 +19,7 @@ mod build_lexicon;
 mod check_report;
 mod compare;
 mod evaluate;
+pub mod flags;
 mod grounding;
 mod hotpot;
 mod judge_answers;
@@ -329,34 +330,6 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
     }
 }
 
-/// Sets `field` to a flag's value when the flag was given.
-pub(crate) fn set<T: Clone>(field: &mut T, flag: &Option<T>) {
-    if let Some(v) = flag {
-        *field = v.clone();
-    }
-}
-
-/// Sets a library enum from a flag's value (already checked by clap
-/// against its possible values) through the enum's serde name, when the
-/// flag was given.
-pub(crate) fn set_enum<T: serde::de::DeserializeOwned>(
-    field: &mut T,
-    flag: &Option<String>,
-) -> anyhow::Result<()> {
-    if let Some(v) = flag {
-        *field = serde_json::from_value(serde_json::Value::String(v.clone()))
-            .map_err(|e| InputError(format!("{v:?}: {e}")))?;
-    }
-    Ok(())
-}
-
-/// Sets an optional setting to a flag's value when the flag was given.
-pub(crate) fn set_some<T: Clone>(field: &mut Option<T>, flag: &Option<T>) {
-    if flag.is_some() {
-        field.clone_from(flag);
-    }
-}
-
 /// Prints `value` as the one JSON object on stdout. With a run folder the
 /// object gains `run_folder` (its path) and stderr says `run folder: PATH`,
 /// so every command that writes a run folder names it the same way.
@@ -372,47 +345,4 @@ pub(crate) fn print_json(
     }
     outln!("{v}");
     Ok(())
-}
-
-/// Speaker labels of transcripts and passages (`evaluate`, `rag`).
-#[derive(Debug, Clone, clap::Args)]
-pub struct SpeakerArgs {
-    /// Speaker labels: a regex whose first group is the label, matched at
-    /// line starts [default: a capitalized name, ':' and a space].
-    #[arg(long, value_name = "REGEX")]
-    pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive
-    /// [default: Interviewer,Moderator,Facilitator,Researcher,Q,I].
-    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
-    pub interviewer_labels: Option<Vec<String>>,
-    /// Speaker aliases: a CSV file of `alias,label` rows (a quote
-    /// attributed to `alias` is the transcript's `label`).
-    #[arg(long, value_name = "FILE")]
-    pub speaker_aliases: Option<PathBuf>,
-    /// Filler words quote matching ignores, comma-separated, or `none`
-    /// [default: um,uh,er,erm,ah,hmm,mm,mhm].
-    #[arg(long, value_name = "A,B,...|none", value_delimiter = ',')]
-    pub fillers: Option<Vec<String>>,
-}
-
-/// A job's speaker and matching settings the flags of [`SpeakerArgs`] set.
-pub(crate) struct SpeakerFields<'a> {
-    pub pattern: &'a mut Option<String>,
-    pub labels: &'a mut Option<Vec<String>>,
-    pub aliases: &'a mut Option<PathBuf>,
-    pub fillers: &'a mut Option<Vec<String>>,
-}
-
-impl SpeakerArgs {
-    /// Applies the flags given to a configuration's speaker fields
-    /// (`--fillers none`: no filler word).
-    pub(crate) fn apply(&self, f: SpeakerFields<'_>) {
-        set_some(f.pattern, &self.speaker_pattern);
-        set_some(f.labels, &self.interviewer_labels);
-        set_some(f.aliases, &self.speaker_aliases);
-        if let Some(list) = &self.fillers {
-            let none = list.len() == 1 && list[0].trim().eq_ignore_ascii_case("none");
-            *f.fillers = Some(if none { Vec::new() } else { list.clone() });
-        }
-    }
 }

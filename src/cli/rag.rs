@@ -3,8 +3,7 @@
 //! the terminal output. The auth string comes from $EVALUATION_API_AUTH only
 //! and is never printed or written.
 
-use super::evaluate::MATCH_LEVELS;
-use super::{set, ConfigArgs, InputError, WordnetArgs, EXIT_OK, EXIT_RUNTIME};
+use super::{ConfigArgs, InputError, EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::rag::{client, finish_run, open_batch, resume, session_settings, Config, Resumed};
 use crate::jobs::JobConfig;
 use crate::rag::request_body;
@@ -37,73 +36,13 @@ pub struct RagArgs {
     pub command: RagCommand,
 }
 
-/// Settings shared by `ask` and `run` (fields of
-/// [`crate::jobs::rag::Config`]).
-#[derive(Debug, Clone, clap::Args)]
-pub struct ApiArgs {
-    /// The API endpoint (default: $EVALUATION_API_URL).
-    #[arg(long, value_name = "URL")]
-    pub api_url: Option<String>,
-    /// Documents to retrieve, 1 to 10000 [default: 10].
-    #[arg(long)]
-    pub k: Option<u64>,
-    /// Metadata filter KEY=VALUE (PROJECT, YEAR, MONTH, NAME, COUNTRY,
-    /// GEOGRAPHY, FILE, TYPE, RECORD LANG); repeatable; numbers stay numbers.
-    #[arg(long = "filter", value_name = "KEY=VALUE")]
-    pub filter: Vec<String>,
-    /// The LangChain-style model name (e.g. openai:gpt-4o-mini, groq:...) [default: openai:gpt-4o-mini].
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Per-request timeout in seconds, 0.001 to 3600 [default: 60].
-    #[arg(long)]
-    pub timeout: Option<f64>,
-    /// Retries after the first attempt, 0 to 100 (connection errors, timeouts, 429,
-    /// 5xx, replies that break the contract) [default: 5].
-    #[arg(long)]
-    pub max_retries: Option<u32>,
-    /// First backoff in milliseconds, 0 to 60000 (doubled per retry, +-25% jitter;
-    /// Retry-After wins when the server sends it) [default: 500].
-    #[arg(long)]
-    pub backoff_ms: Option<u64>,
-    /// The weakest citation verdict that counts as found [default: normalized].
-    #[arg(long = "match", value_parser = MATCH_LEVELS)]
-    pub match_level: Option<String>,
-    /// Similarity (0..1) a fuzzy match needs [default: 0.9].
-    #[arg(long)]
-    pub fuzzy_threshold: Option<f64>,
-    /// How the fuzzy search finds passages: `lossless` (every one at or
-    /// above min(0.8, the threshold) found) or `fast` (the word pairs'
-    /// windows only) [default: lossless].
-    #[arg(long, value_parser = ["lossless", "fast"])]
-    pub fuzzy_search: Option<String>,
-    /// Speaker labels.
-    #[command(flatten)]
-    pub speakers: super::SpeakerArgs,
-}
+/// The settings `rag ask` takes: those tagged `api`.
+#[derive(Debug, Clone)]
+pub struct Api;
 
-impl ApiArgs {
-    /// Applies the flags given to a configuration.
-    fn apply(&self, c: &mut Config) -> anyhow::Result<()> {
-        super::set_some(&mut c.api_url, &self.api_url);
-        set(&mut c.k, &self.k);
-        if !self.filter.is_empty() {
-            c.filter = self.filter.clone();
-        }
-        set(&mut c.model, &self.model);
-        set(&mut c.timeout, &self.timeout);
-        set(&mut c.max_retries, &self.max_retries);
-        set(&mut c.backoff_ms, &self.backoff_ms);
-        super::set_enum(&mut c.match_level, &self.match_level)?;
-        set(&mut c.fuzzy_threshold, &self.fuzzy_threshold);
-        super::set_enum(&mut c.fuzzy_search, &self.fuzzy_search)?;
-        self.speakers.apply(super::SpeakerFields {
-            pattern: &mut c.speaker_pattern,
-            labels: &mut c.interviewer_labels,
-            aliases: &mut c.speaker_aliases,
-            fillers: &mut c.fillers,
-        });
-        c.validate()?;
-        Ok(())
+impl super::flags::Pick for Api {
+    fn pick(s: &crate::jobs::settings::Setting) -> bool {
+        s.tag == Some("api")
     }
 }
 
@@ -112,9 +51,9 @@ impl ApiArgs {
 pub struct AskArgs {
     /// The question.
     pub question: String,
-    /// API settings.
+    /// The API settings' flags.
     #[command(flatten)]
-    pub api: ApiArgs,
+    pub api: super::flags::Flags<Config, Api>,
     /// Print the reply and the checks as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -126,19 +65,10 @@ pub struct RunArgs {
     /// The main job's question file, or JSON/JSONL rows {"id", "question",
     /// "k"?, "filter"?, "model"?}. Not needed with --resume.
     pub questions: Option<PathBuf>,
-    /// Parent folder of the run folder [default: reports].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
     /// Continue the run in this folder: ask only the questions without a
     /// valid reply in its responses.jsonl.
     #[arg(long, value_name = "RUN_DIR")]
     pub resume: Option<PathBuf>,
-    /// Requests in flight at once, 1 to 256 [default: 4].
-    #[arg(long)]
-    pub concurrency: Option<usize>,
-    /// Seed of the bootstrap confidence intervals [default: 42].
-    #[arg(long)]
-    pub seed: Option<u64>,
     /// No progress bar.
     #[arg(long)]
     pub no_progress: bool,
@@ -146,16 +76,9 @@ pub struct RunArgs {
     /// nothing else there (the session's figures go to stderr).
     #[arg(long)]
     pub json: bool,
-    /// Ask only the questions whose id falls in shard I of N (FNV-1a of the
-    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<crate::shard::Shard>,
-    /// API settings.
+    /// The settings' flags (the fields of the configuration).
     #[command(flatten)]
-    pub api: ApiArgs,
-    /// WordNet (for scoring answers).
-    #[command(flatten)]
-    pub wordnet: WordnetArgs,
+    pub set: super::flags::Flags<Config>,
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
@@ -167,13 +90,7 @@ pub struct RunArgs {
 impl RunArgs {
     /// The configuration: the file's (or the defaults), then the flags.
     pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.settings.base()?;
-        set(&mut c.out, &self.out);
-        set(&mut c.concurrency, &self.concurrency);
-        set(&mut c.seed, &self.seed);
-        self.api.apply(&mut c)?;
-        super::set_some(&mut c.wordnet, &self.wordnet.wordnet);
-        super::set_some(&mut c.shard, &self.shard);
+        let mut c: Config = self.set.over(self.settings.base()?)?;
         self.gates.apply(&mut c.fail_under)?;
         c.validate()?;
         Ok(c)
@@ -189,8 +106,8 @@ pub fn run(args: RagArgs) -> anyhow::Result<u8> {
 }
 
 fn ask(args: AskArgs) -> anyhow::Result<u8> {
-    let mut config = Config::default();
-    args.api.apply(&mut config)?;
+    let config = args.api.over(Config::default())?;
+    config.validate()?;
     let client = client(&config, None)?;
     let body = request_body(&args.question, config.k, &config.filters()?, &config.model);
     let outcome = client.ask(&body);

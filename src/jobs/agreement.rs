@@ -34,25 +34,31 @@ pub const MAX_RESAMPLES: usize = 1_000_000;
 pub const MIN_RESAMPLES: usize = 100;
 
 /// The settings of `corpus-eval agreement` (the defaults are the command
-/// line's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// line's). Each field is a key of a `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// The id column.
+    #[setting(value_name = "COL")]
     pub id: String,
-    /// The rater columns, in order (default: every other column).
+    /// The rater columns, in order (default: every column but the id).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raters: Option<Vec<String>>,
-    /// The level of measurement.
+    /// Level of measurement: nominal (categories), ordinal, interval or
+    /// ratio (numbers).
+    #[setting(choices)]
     pub level: Level,
-    /// Bootstrap resamples over items (0: no intervals).
+    /// Bootstrap resamples over items for the 95% intervals; 0: none.
     pub resamples: usize,
-    /// Seed of the bootstrap.
+    /// Bootstrap seed.
     pub seed: u64,
-    /// Parent folder of the run folder (none: no run folder).
+    /// Write a run folder under DIR (manifest.json, agreement.json,
+    /// disagreements.csv, confusion_matrix.png); none: no run folder.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Skip the confusion-matrix PNG.
     pub no_plots: bool,
@@ -60,6 +66,7 @@ pub struct Config {
     /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
     /// folder is written.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[setting(skip)]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

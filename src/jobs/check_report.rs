@@ -17,48 +17,68 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// The settings of `corpus-eval check-report` (the defaults are the
-/// command line's; matching and speaker settings as `evaluate`'s).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// command line's; matching and speaker settings as `evaluate`'s). Each
+/// field is a key of a `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// Parent folder of the run folder.
+    #[setting(value_name = "DIR")]
     pub out: PathBuf,
-    /// A CSV file of `label,source,speaker` rows: what the report's labels
-    /// (`P3`, `Gwen`) stand for.
+    /// What the report's labels (`P3`, `Gwen`) stand for: a CSV file of
+    /// `label,source,speaker` rows (`speaker` optional).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "MAP.csv")]
     pub sources: Option<PathBuf>,
     /// Quotes with fewer words are not checked (scare quotes).
+    #[setting(value_name = "N")]
     pub min_words: usize,
-    /// The weakest quote verdict that counts as found (`--match`).
+    /// The weakest quote verdict that counts as found.
     #[serde(rename = "match")]
+    #[setting(choices)]
     pub match_level: MatchLevel,
     /// Similarity (0..1) a fuzzy match needs.
     pub fuzzy_threshold: f64,
-    /// How the fuzzy search finds its passages (`lossless`, `fast`).
+    /// How the fuzzy search finds passages: `lossless` (the default) or
+    /// `fast`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(choices)]
     pub fuzzy_search: Option<crate::citations::FuzzySearch>,
     /// Do not write report.html.
     pub no_html: bool,
-    /// The speaker-label pattern (see `evaluate`).
+    /// Speaker labels: a regex whose first group is the label, matched at
+    /// line starts (default: a capitalized name, `:` and a space).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "REGEX")]
     pub speaker_pattern: Option<String>,
-    /// Labels of the interviewer's turns (see `evaluate`).
+    /// Labels of interviewer turns, comma-separated, case-insensitive
+    /// (default: Interviewer, Moderator, Facilitator, Researcher, Q, I).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interviewer_labels: Option<Vec<String>>,
-    /// Filler words quote matching ignores (see `evaluate`).
+    /// Filler words quote matching ignores, comma-separated (default: um,
+    /// uh, er, erm, ah, hmm, mm, mhm; `none` as a flag, `[]` in a file, for
+    /// none).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(none_empty, value_name = "A,B,...|none")]
     pub fillers: Option<Vec<String>>,
-    /// A CSV file of speaker aliases, `alias,label` (see `evaluate`).
+    /// Speaker aliases: a CSV file of `alias,label` rows.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FILE")]
     pub speaker_aliases: Option<PathBuf>,
-    /// Names of diarized speakers (see `evaluate`).
+    /// Names of diarized speakers: `SPEAKER_00=Interviewer,...`, or a CSV
+    /// file of `label,name` rows.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "MAP|FILE")]
     pub speaker_map: Option<String>,
     /// Quality gate: exit 3, once the run folder is written, when a quote
-    /// falls in one of these attribution classes (`--fail-on`).
+    /// falls in one of these attribution classes (comma-separated:
+    /// cross_turn, interviewer, wrong_speaker, ok, other_source, altered,
+    /// stitched, fabricated).
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[setting(check = "class_name", value_name = "CLASS,...")]
     pub fail_on: Vec<Attribution>,
 }
 
@@ -438,26 +458,15 @@ pub fn gate_failures<'a>(config: &Config, quotes: &'a [CheckedQuote]) -> Vec<&'a
         .collect()
 }
 
-/// Parses `--fail-on` classes (comma-separated attribution classes); an
-/// unknown one is an error naming every class.
-pub fn parse_classes(spec: &str) -> Result<Vec<Attribution>, ConfigError> {
-    let mut out = Vec::new();
-    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let class = Attribution::ALL
-            .iter()
-            .copied()
-            .find(|a| a.as_str() == name)
-            .ok_or_else(|| ConfigError::Invalid {
-                field: "--fail-on".into(),
-                message: format!(
-                    "unknown attribution class {}; classes: {}",
-                    crate::corpus::preview(name),
-                    Attribution::ALL.map(Attribution::as_str).join(", ")
-                ),
-            })?;
-        if !out.contains(&class) {
-            out.push(class);
-        }
+/// Checks one `--fail-on` item: an attribution class name; an unknown one
+/// is refused naming every class.
+pub fn class_name(name: &str) -> Result<(), String> {
+    if Attribution::ALL.iter().any(|a| a.as_str() == name) {
+        return Ok(());
     }
-    Ok(out)
+    Err(format!(
+        "unknown attribution class {}; classes: {}",
+        crate::corpus::preview(name),
+        Attribution::ALL.map(Attribution::as_str).join(", ")
+    ))
 }

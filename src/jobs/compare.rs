@@ -32,23 +32,31 @@ pub const MIN_RESAMPLES: usize = 100;
 pub const MAX_RESAMPLES: usize = 1_000_000;
 
 /// The settings of `corpus-eval compare` (the defaults are the command
-/// line's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// line's). Each field but `systems` (the arguments) is a key of a
+/// `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// Parent folder of the run folder.
+    #[setting(value_name = "DIR")]
     pub out: PathBuf,
     /// The systems as `NAME=PATH` (a run folder of evaluate, judge-answers,
     /// text-eval, grounding, rag run, lexical or hotpot; or a hotpot metrics
     /// JSON or per_example.json), two at least.
+    #[setting(skip)]
     pub systems: Vec<String>,
-    /// The metrics to compare (empty: every metric the runs share).
+    /// Compare only these metrics (comma-separated; repeatable; default:
+    /// every metric the runs share).
+    #[setting(value_name = "M,M,...")]
     pub metric: Vec<String>,
-    /// `source`: resample whole transcripts (evaluate and rag runs).
+    /// Resample whole transcripts (`source`) instead of items (evaluate
+    /// and rag runs: answers from one interview are not independent).
+    #[setting(choices)]
     pub cluster: Cluster,
-    /// Bootstrap resamples of the paired tests.
+    /// Bootstrap resamples of the paired tests (100 to 1,000,000).
     pub resamples: usize,
     /// Seed of the paired bootstrap.
     pub seed: u64,

@@ -38,62 +38,77 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// The settings of `corpus-eval evaluate` (the defaults are the command
-/// line's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// line's). Each field is a key of a `--config` file and, with `-` for
+/// `_`, a flag; its doc comment is the flag's help.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// Parent folder of the run folder.
+    #[setting(value_name = "DIR")]
     pub out: PathBuf,
-    /// The weakest quote verdict that counts as found (`--match`).
+    /// The weakest quote verdict that counts as found.
     #[serde(rename = "match")]
+    #[setting(choices)]
     pub match_level: MatchLevel,
     /// Similarity (0..1) a fuzzy match needs.
     pub fuzzy_threshold: f64,
-    /// How the fuzzy search finds its passages: `lossless` (every
-    /// alignment at or above min(0.8, the threshold) found; the default)
-    /// or `fast` (the word pairs' windows only).
+    /// How the fuzzy search finds passages: `lossless` (every one at or
+    /// above min(0.8, the threshold) found; the default) or `fast` (the
+    /// word pairs' windows only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(choices)]
     pub fuzzy_search: Option<crate::citations::FuzzySearch>,
     /// Do not draw the PNG charts.
     pub no_plots: bool,
     /// Do not write the HTML audit report (report.html).
     pub no_html: bool,
-    /// A WordNet dict folder instead of the embedded lexicon.
+    /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
+    /// embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub wordnet: Option<PathBuf>,
     /// Seed of the bootstrap confidence intervals.
     pub seed: u64,
-    /// The speaker-label pattern (its first group is the label; default:
-    /// a capitalized name, `:` and a space at a line start).
+    /// Speaker labels: a regex whose first group is the label, matched at
+    /// line starts (default: a capitalized name, `:` and a space).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "REGEX")]
     pub speaker_pattern: Option<String>,
-    /// Labels of the interviewer's turns (default: Interviewer, Moderator,
-    /// Facilitator, Researcher, Q, I; case-insensitive).
+    /// Labels of interviewer turns, comma-separated, case-insensitive
+    /// (default: Interviewer, Moderator, Facilitator, Researcher, Q, I).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interviewer_labels: Option<Vec<String>>,
     /// Filler words quote matching ignores, standing alone as words, any
-    /// case (default: um, uh, er, erm, ah, hmm, mm, mhm; `[]` for none).
+    /// case, comma-separated (default: um, uh, er, erm, ah, hmm, mm, mhm;
+    /// `none` as a flag, `[]` in a file, for none).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(none_empty, value_name = "A,B,...|none")]
     pub fillers: Option<Vec<String>>,
-    /// A CSV file of speaker aliases (`alias,label`): a quote attributed
-    /// to `alias` is the transcript's `label`.
+    /// Speaker aliases: a CSV file of `alias,label` rows (a quote
+    /// attributed to `alias` is the transcript's `label`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FILE")]
     pub speaker_aliases: Option<PathBuf>,
-    /// Names of diarized speakers in whisperX transcripts:
-    /// `SPEAKER_00=Interviewer,SPEAKER_01=Tomas`, or the path of a CSV
-    /// file of `label,name` rows (see [`crate::corpus::formats::SpeakerMap`]).
+    /// Names of diarized speakers (whisperX `SPEAKER_00`...):
+    /// `SPEAKER_00=Interviewer,SPEAKER_01=Tomas`, or a CSV file of
+    /// `label,name` rows; unmapped labels stay as they are.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "MAP|FILE")]
     pub speaker_map: Option<String>,
-    /// Only the pairs whose id falls in this shard (`--shard I/N`, see
-    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    /// Process only the pairs whose id falls in shard I of N (FNV-1a of
+    /// the id mod N, plus 1); join the shards' run folders with
+    /// `corpus-eval merge`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(parse, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
     /// Quality gates: the least value of each named overall metric
     /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
     /// folder is written.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[setting(skip)]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

@@ -30,25 +30,31 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The settings of `corpus-eval grounding` (the defaults are the command
-/// line's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// line's). Each field is a key of a `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// Parent folder of the run folder.
+    #[setting(value_name = "DIR")]
     pub out: PathBuf,
-    /// A WordNet dict folder instead of the embedded lexicon.
+    /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
+    /// embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub wordnet: Option<PathBuf>,
-    /// Only the rows whose id falls in this shard (`--shard I/N`, see
-    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    /// Keep only the rows whose id falls in shard I of N (FNV-1a of the id
+    /// mod N, plus 1); join the shards with `corpus-eval merge`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(parse, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
     /// Quality gates: the least value of each named overall metric
     /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
     /// folder is written.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[setting(skip)]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

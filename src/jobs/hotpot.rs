@@ -44,30 +44,36 @@ pub enum InputFormat {
 }
 
 /// The settings of `corpus-eval hotpot` (the defaults are the command
-/// line's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// line's). Each field is a key of a `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// Parent folder of the run folder.
+    #[setting(value_name = "DIR")]
     pub out: PathBuf,
-    /// The input format.
+    /// Input format.
+    #[setting(choices)]
     pub format: InputFormat,
     /// The system's name in tables and comparisons (default: the
     /// predictions file's stem).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "SYSTEM")]
     pub name: Option<String>,
-    /// Do not draw hotpot_metrics.png.
+    /// Do not draw hotpot_metrics.png (the HTML report then has no chart).
     pub no_plots: bool,
-    /// Only the items whose id falls in this shard (`--shard I/N`, see
-    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    /// Keep only the items whose id falls in shard I of N (FNV-1a of the
+    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(parse, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
     /// Quality gates: the least value of each named overall metric
     /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
     /// folder is written.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[setting(skip)]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

@@ -72,85 +72,109 @@ pub const MAX_JUDGE_BACKOFF_MS: u64 = 120_000;
 pub const MAX_JUDGE_ATTEMPTS: u32 = 100;
 
 /// The settings of `corpus-eval judge-answers` (the defaults are the
-/// command line's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// command line's). Each field is a key of a `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// The method.
+    #[setting(choices)]
     pub method: Method,
     /// Similarity threshold of semantic_fixed and hybrid.
     pub threshold: f64,
     /// semantic_dynamic: choose the threshold on this file's items.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FILE")]
     pub validation: Option<PathBuf>,
-    /// semantic_dynamic without `validation`: the share of the input drawn
-    /// (with `seed`) to choose the threshold on.
+    /// semantic_dynamic without --validation: the share of INPUT drawn
+    /// (with --seed) to choose the threshold on.
     pub validation_fraction: f64,
     /// Seed of the validation draw.
     pub seed: u64,
-    /// hybrid: the judge re-scores items within this distance of the
-    /// threshold.
+    /// hybrid: the judge re-scores items whose similarity lies within BAND
+    /// of the threshold.
     pub band: f64,
     /// hybrid: the judge also re-scores every item of the N systems with
     /// the best semantic mean.
+    #[setting(value_name = "N")]
     pub judge_top: usize,
-    /// Anchor check of the semantic methods.
+    /// Require the ground truth's anchors (numbers in any form,
+    /// capitalized names, dates) in the answer for a semantic score of 1.
+    #[setting(choices)]
     pub anchors: Anchors,
     /// What threshold search maximizes.
+    #[setting(choices)]
     pub optimize: Optimize,
-    /// The embedding model's folder (default: found as the README says).
+    /// Folder of the sentence-embedding model (default:
+    /// $CORPUS_EVAL_MODEL_DIR, then models/all-MiniLM-L6-v2, then the
+    /// Hugging Face cache).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
-    /// The embedding forward pass: `fused` or `candle-bert`.
+    /// The forward pass: fused, or candle-transformers' BertModel.
+    #[setting(choices_in = "super::ENGINES")]
     pub engine: String,
-    /// A WordNet dict folder instead of the embedded lexicon.
+    /// Load a WordNet dict folder (anchor synonyms) instead of the embedded
+    /// lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub wordnet: Option<PathBuf>,
-    /// The judge's OpenAI-compatible URL (default `$CORPUS_EVAL_JUDGE_URL`).
+    /// OpenAI-compatible API base URL (".../v1") or chat-completions URL;
+    /// default $CORPUS_EVAL_JUDGE_URL. The key comes from
+    /// $CORPUS_EVAL_JUDGE_KEY or $OPENAI_API_KEY.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "URL")]
     pub judge_url: Option<String>,
     /// The judge model.
     pub judge_model: String,
-    /// Per-request timeout, seconds.
+    /// Per-request timeout, seconds, 0.001 to 3600.
     pub judge_timeout: f64,
-    /// Attempts per item.
+    /// Attempts per item before it is recorded as failed, 1 to 100.
     pub judge_attempts: u32,
-    /// First retry wait, milliseconds.
+    /// First retry wait, milliseconds, 0 to 120000 (doubled each retry,
+    /// with jitter; Retry-After wins).
     pub judge_backoff_ms: u64,
-    /// Requests in flight.
+    /// Requests in flight, 1 to 256.
     pub judge_concurrency: usize,
-    /// The verdict cache (SQLite); default in the user cache folder.
+    /// Verdict cache (SQLite); default
+    /// $XDG_CACHE_HOME/corpus-eval/judge.sqlite or
+    /// ~/.cache/corpus-eval/judge.sqlite.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "PATH")]
     pub cache: Option<PathBuf>,
     /// Do not read or write the verdict cache.
     pub no_cache: bool,
     /// Refuse to start when the estimate exceeds this many USD.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "USD")]
     pub max_cost: Option<f64>,
     /// Tokens per evaluation, for the estimate.
     pub tokens_per_eval: f64,
     /// USD per 1,000 tokens, for the estimate.
     pub price_per_1k: f64,
     /// Parent folder of the run folder.
+    #[setting(value_name = "DIR")]
     pub out: PathBuf,
     /// Do not draw the score-distribution PNGs.
     pub no_plots: bool,
-    /// Report the agreement of the pass/fail verdicts with the labels in
-    /// the summary (Cohen, Krippendorff, Gwet, ...).
+    /// Add the agreement of the pass/fail verdicts with the labels to the
+    /// summary (Cohen's kappa, Krippendorff's alpha, Gwet's AC1, ...).
     pub agreement: bool,
-    /// Only the items whose id falls in this shard (`--shard I/N`, see
-    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
-    /// semantic_dynamic still draws its validation items from the whole
-    /// input; hybrid with `judge_top` (which ranks systems over every
-    /// item) cannot be sharded.
+    /// Score only the items whose id falls in shard I of N (FNV-1a of the
+    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
+    /// semantic_dynamic draws its validation items from the whole input;
+    /// hybrid with --judge-top (which ranks systems over every item)
+    /// cannot be sharded.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(parse, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
     /// Quality gates: the least value of each named overall metric
     /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
     /// folder is written.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[setting(skip)]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 
@@ -248,29 +272,43 @@ impl JobConfig for Config {
     }
 }
 
-/// The settings of `corpus-eval threshold`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The settings of `corpus-eval threshold`. Each field is a key of a
+/// `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct ThresholdConfig {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
-    /// Anchor check.
+    /// Require the ground truth's anchors (numbers in any form,
+    /// capitalized names, dates) in the answer for a semantic score of 1.
+    #[setting(choices)]
     pub anchors: Anchors,
     /// What the search maximizes.
+    #[setting(choices)]
     pub optimize: Optimize,
-    /// The embedding model's folder.
+    /// Folder of the sentence-embedding model (default:
+    /// $CORPUS_EVAL_MODEL_DIR, then models/all-MiniLM-L6-v2, then the
+    /// Hugging Face cache).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
-    /// The embedding forward pass: `fused` or `candle-bert`.
+    /// The forward pass: fused, or candle-transformers' BertModel.
+    #[setting(choices_in = "super::ENGINES")]
     pub engine: String,
-    /// A WordNet dict folder instead of the embedded lexicon.
+    /// Load a WordNet dict folder (anchor synonyms) instead of the embedded
+    /// lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub wordnet: Option<PathBuf>,
-    /// Report the agreement of the verdicts at the chosen threshold with
-    /// the labels.
+    /// Also report the agreement of the verdicts at the chosen threshold
+    /// with the labels (Cohen's kappa, Krippendorff's alpha, Gwet's AC1,
+    /// ...).
     pub agreement: bool,
-    /// Parent folder of a run folder (none: no run folder).
+    /// Write a run folder under DIR (manifest.json, threshold.json,
+    /// items.csv); none: no run folder.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
 

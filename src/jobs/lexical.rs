@@ -52,49 +52,65 @@ pub const ROUGE_SCORE_VERSION: &str = "0.1.2";
 pub const SACREBLEU_VERSION: &str = "2.6.0";
 
 /// The settings of `corpus-eval lexical` (the defaults are the command
-/// line's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// line's). Each field is a key of a `--config` file and a flag
+/// (`metrics`: `--metric`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
-    /// The metrics, in output order: `rouge1`..`rouge9`, `rougeL`,
-    /// `rougeLsum`, `bleu`, `chrf`, `squad`.
+    /// Metrics, comma-separated, in output order: rouge1, rouge2, rougeL,
+    /// rougeLsum (and rouge3..rouge9), bleu, chrf, squad.
+    #[setting(flag = "metric", value_name = "M,...")]
     pub metrics: Vec<String>,
-    /// ROUGE: Porter-stem tokens longer than 3 characters.
+    /// ROUGE: Porter-stem tokens longer than 3 characters (NLTK's variant,
+    /// as rouge-score's use_stemmer).
     pub stemmer: bool,
-    /// ROUGE-Lsum: split lines into sentences first.
+    /// ROUGE-Lsum: split lines into sentences at . ! ? first (a simple
+    /// rule, not NLTK's Punkt).
     pub split_summaries: bool,
-    /// BLEU tokenizer: `13a`, `intl`, `char`, `none`.
+    /// BLEU tokenizer.
+    #[setting(choices = "13a|none|intl|char")]
     pub bleu_tokenize: String,
-    /// BLEU smoothing: `exp`, `floor`, `add-k`, `none`.
+    /// BLEU smoothing.
+    #[setting(choices = "exp|floor|add-k|none")]
     pub bleu_smooth: String,
-    /// BLEU smoothing value (`floor`: default 0.1; `add-k`: default 1).
+    /// BLEU smoothing value for floor (default 0.1) or add-k (default 1).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "X")]
     pub bleu_smooth_value: Option<f64>,
-    /// SQuAD script conventions: `1.1` or `2.0`.
+    /// SQuAD script conventions: 1.1 or 2.0.
+    #[setting(choices = "1.1|2.0")]
     pub squad_version: String,
-    /// The prediction field of an items file.
+    /// The prediction field of an items file (default: prediction; a run
+    /// folder: its command's answer field).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FIELD")]
     pub prediction_field: Option<String>,
     /// The reference field (a text or a list of texts) of an items file
-    /// (default: `references`, else `reference`).
+    /// (default: references, else reference; a run folder: its command's).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FIELD")]
     pub reference_field: Option<String>,
-    /// Bootstrap resamples over items for 95% intervals (0: none).
+    /// Bootstrap resamples over items for 95% intervals; 0: none.
     pub resamples: usize,
-    /// Seed of the bootstrap.
+    /// Bootstrap seed.
     pub seed: u64,
-    /// Write one JSON line per item to this file.
+    /// Write one JSON line per item to FILE.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FILE")]
     pub per_item: Option<PathBuf>,
-    /// Parent folder of the run folder (none: no run folder).
+    /// Write a run folder under DIR (manifest.json, summary.json,
+    /// items.jsonl, items.csv); none: no run folder.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Quality gates: the least value of each named overall metric
     /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
     /// folder is written.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[setting(skip)]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

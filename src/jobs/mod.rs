@@ -67,6 +67,7 @@ pub mod merge;
 pub mod rag;
 pub(crate) mod registry;
 pub mod rerun;
+pub mod settings;
 pub mod text_eval;
 
 use serde::de::DeserializeOwned;

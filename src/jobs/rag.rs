@@ -46,65 +46,96 @@ pub const MAX_RETRIES: u32 = 100;
 pub const MAX_BACKOFF_MS: u64 = 60_000;
 
 /// The settings of `corpus-eval rag run` (and the API settings of `rag
-/// ask`); the defaults are the command line's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// ask`, tagged `api`); the defaults are the command line's. Each field is
+/// a key of a `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// Parent folder of the run folder.
+    #[setting(value_name = "DIR")]
     pub out: PathBuf,
-    /// Requests in flight at once.
+    /// Requests in flight at once, 1 to 256.
     pub concurrency: usize,
     /// Seed of the bootstrap confidence intervals.
     pub seed: u64,
-    /// The API endpoint (default `$EVALUATION_API_URL`).
+    /// The API endpoint (default: $EVALUATION_API_URL).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(tag = "api", value_name = "URL")]
     pub api_url: Option<String>,
-    /// Documents to retrieve (a question row may set its own).
+    /// Documents to retrieve, 1 to 10000 (a question row may set its own).
+    #[setting(tag = "api")]
     pub k: u64,
-    /// Metadata filters `KEY=VALUE`.
+    /// Metadata filter KEY=VALUE (PROJECT, YEAR, MONTH, NAME, COUNTRY,
+    /// GEOGRAPHY, FILE, TYPE, RECORD LANG); repeatable; numbers stay
+    /// numbers.
+    #[setting(tag = "api", repeat, value_name = "KEY=VALUE")]
     pub filter: Vec<String>,
-    /// The LangChain-style model name.
+    /// The LangChain-style model name (e.g. openai:gpt-4o-mini, groq:...).
+    #[setting(tag = "api")]
     pub model: String,
-    /// Per-request timeout, seconds.
+    /// Per-request timeout in seconds, 0.001 to 3600.
+    #[setting(tag = "api")]
     pub timeout: f64,
-    /// Retries after the first attempt.
+    /// Retries after the first attempt, 0 to 100 (connection errors,
+    /// timeouts, 429, 5xx, replies that break the contract).
+    #[setting(tag = "api")]
     pub max_retries: u32,
-    /// First backoff, milliseconds.
+    /// First backoff in milliseconds, 0 to 60000 (doubled per retry,
+    /// +-25% jitter; Retry-After wins when the server sends it).
+    #[setting(tag = "api")]
     pub backoff_ms: u64,
     /// The weakest citation verdict that counts as found.
     #[serde(rename = "match")]
+    #[setting(tag = "api", choices)]
     pub match_level: MatchLevel,
     /// Similarity (0..1) a fuzzy match needs.
+    #[setting(tag = "api")]
     pub fuzzy_threshold: f64,
-    /// How the fuzzy search finds its passages (as `evaluate`'s).
+    /// How the fuzzy search finds passages: `lossless` (every one at or
+    /// above min(0.8, the threshold) found; the default) or `fast` (the
+    /// word pairs' windows only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(tag = "api", choices)]
     pub fuzzy_search: Option<crate::citations::FuzzySearch>,
-    /// A WordNet dict folder instead of the embedded lexicon.
+    /// Load a WordNet dict folder (for scoring answers) instead of the
+    /// embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub wordnet: Option<PathBuf>,
-    /// The speaker-label pattern inside passages (default: as `evaluate`'s).
+    /// Speaker labels inside passages: a regex whose first group is the
+    /// label, matched at line starts (default: a capitalized name, `:` and
+    /// a space).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(tag = "api", value_name = "REGEX")]
     pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns (default: as `evaluate`'s).
+    /// Labels of interviewer turns, comma-separated, case-insensitive
+    /// (default: Interviewer, Moderator, Facilitator, Researcher, Q, I).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(tag = "api")]
     pub interviewer_labels: Option<Vec<String>>,
-    /// Filler words quote matching ignores (default: as `evaluate`'s;
-    /// `[]` for none).
+    /// Filler words quote matching ignores, comma-separated (default: um,
+    /// uh, er, erm, ah, hmm, mm, mhm; `none` as a flag, `[]` in a file, for
+    /// none).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(tag = "api", none_empty, value_name = "A,B,...|none")]
     pub fillers: Option<Vec<String>>,
-    /// Speaker aliases inside passages (as `evaluate`'s).
+    /// Speaker aliases inside passages: a CSV file of `alias,label` rows.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(tag = "api", value_name = "FILE")]
     pub speaker_aliases: Option<PathBuf>,
-    /// Only the questions whose id falls in this shard (`--shard I/N`, see
-    /// [`crate::shard`]); `corpus-eval merge` joins the shards.
+    /// Ask only the questions whose id falls in shard I of N (FNV-1a of
+    /// the id mod N, plus 1); join the shards with `corpus-eval merge`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(parse, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
     /// Quality gates: the least value of each named overall metric
     /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
     /// folder is written.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[setting(skip)]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

@@ -39,47 +39,67 @@ use std::path::{Path, PathBuf};
 
 /// The settings of `corpus-eval text-eval` (the defaults are the command
 /// line's). The weights, thresholds and pattern files are inputs of the run
-/// (their digests are in the manifest).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// (their digests are in the manifest). Each field is a key of a
+/// `--config` file and a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
+    #[setting(skip)]
     pub version: u32,
     /// Parent folder of the run folder.
+    #[setting(value_name = "DIR")]
     pub out: PathBuf,
-    /// A JSON file overriding weights.
+    /// JSON file overriding weights: {"categories": {"Factual":
+    /// {"accuracy", "relevance", "safety", "quality"}, ...}, "accuracy":
+    /// {...}, "relevance": {...}, "quality": {...}} (any subset).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FILE")]
     pub weights: Option<PathBuf>,
-    /// A JSON file overriding pass thresholds.
+    /// JSON file overriding pass thresholds: {"accuracy", "relevance",
+    /// "safety", "quality"} (any subset).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
-    /// A pattern file replacing the bundled one.
+    /// Pattern file replacing the bundled datasets/text-eval-patterns.json.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FILE")]
     pub patterns: Option<PathBuf>,
-    /// Which definitions the metrics follow.
+    /// reference: the original framework's published numbers; standard:
+    /// conventional definitions.
+    #[setting(choices)]
     pub profile: Profile,
-    /// Compute the semantic columns with the TF-IDF fallback.
+    /// Compute the semantic columns with the TF-IDF fallback instead of
+    /// the embedding model.
     pub no_embeddings: bool,
-    /// Without a model, fail (exit 2, naming the fetch command) instead of
-    /// falling back to TF-IDF.
+    /// Fail (exit 2, naming the fetch command) when no embedding model is
+    /// found, instead of falling back to TF-IDF.
     pub require_model: bool,
-    /// The embedding model's folder (default: found as the README says).
+    /// Folder of the sentence-embedding model (default:
+    /// $CORPUS_EVAL_MODEL_DIR, then models/all-MiniLM-L6-v2, then the
+    /// Hugging Face cache).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
-    /// The embedding forward pass: `fused` or `candle-bert`.
+    /// The forward pass: fused, or candle-transformers' BertModel.
+    #[setting(choices_in = "super::ENGINES")]
     pub engine: String,
-    /// A WordNet dict folder instead of the embedded lexicon.
+    /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
+    /// embedded lexicon.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
     pub wordnet: Option<PathBuf>,
-    /// Only the rows whose id falls in this shard (`--shard I/N`, see
-    /// [`crate::shard`]; TF-IDF spaces are still fitted on every row);
-    /// `corpus-eval merge` joins the shards.
+    /// Keep only the rows whose id falls in shard I of N (FNV-1a of the id
+    /// mod N, plus 1; TF-IDF spaces still fitted on every row); join the
+    /// shards with `corpus-eval merge`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(parse, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
     /// Quality gates: the least value of each named overall metric
     /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
     /// folder is written.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[setting(skip)]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

@@ -1,0 +1,176 @@
+//! The flags of a job's settings, built from its configuration's
+//! [`Settings`] list (one declaration per setting: the field), and the
+//! configuration they resolve to: the `--config` file's (or the defaults),
+//! with each flag given on the command line laid over it.
+
+use crate::jobs::settings::{default_shown, overlay, Kind, Setting, Settings};
+use crate::jobs::JobConfig;
+use clap::builder::{PossibleValue, PossibleValuesParser, ValueParser};
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use serde_json::Value;
+use std::marker::PhantomData;
+
+/// Which of a configuration's settings a command takes as flags.
+pub trait Pick {
+    /// Whether `setting` is one of them.
+    fn pick(setting: &Setting) -> bool;
+}
+
+/// Every setting.
+#[derive(Debug, Clone)]
+pub struct Every;
+
+impl Pick for Every {
+    fn pick(_: &Setting) -> bool {
+        true
+    }
+}
+
+/// The flags of `C`'s settings that `P` picks, and the values given.
+#[derive(Debug, Clone)]
+pub struct Flags<C, P = Every> {
+    given: Vec<(&'static str, Value)>,
+    config: PhantomData<fn() -> (C, P)>,
+}
+
+impl<C: JobConfig + Settings, P: Pick> Flags<C, P> {
+    /// `base` with the flags given laid over it (exit 2 naming the flag
+    /// when a value does not fit its setting).
+    pub fn over(&self, base: C) -> anyhow::Result<C> {
+        Ok(overlay(base, &self.given)?)
+    }
+
+    /// Whether the flag of `key` was given.
+    pub fn given(&self, key: &str) -> bool {
+        self.given.iter().any(|(k, _)| *k == key)
+    }
+
+    fn picked() -> impl Iterator<Item = Setting> {
+        C::settings().into_iter().filter(P::pick)
+    }
+}
+
+/// The clap argument of one setting.
+fn arg_of<C: JobConfig>(s: &Setting) -> Arg {
+    // As clap's derive shows a doc comment: the first paragraph without
+    // its closing period, then the default.
+    let mut help = s.help.to_string();
+    let paragraph = help.find("\n\n").unwrap_or(help.len());
+    if help[..paragraph].ends_with('.') {
+        help.remove(paragraph - 1);
+    }
+    let paragraph = help.find("\n\n").unwrap_or(help.len());
+    let default = default_shown::<C>(s.key)
+        .filter(|_| !matches!(s.kind, Kind::Switch))
+        .map(|d| format!(" [default: {d}]"))
+        .unwrap_or_default();
+    help.insert_str(paragraph, &default);
+    let arg = Arg::new(s.key).long(s.flag).help(help);
+    let arg = match (s.value_name, s.kind) {
+        (Some(name), _) => arg.value_name(name),
+        (None, Kind::Switch) => arg,
+        (None, Kind::List { .. }) => arg.value_name("A,B,..."),
+        (None, _) => arg.value_name(s.key.to_ascii_uppercase()),
+    };
+    match s.kind {
+        Kind::Switch => arg.action(ArgAction::SetTrue),
+        Kind::UInt => arg.value_parser(clap::value_parser!(u64)),
+        Kind::Int => arg
+            .value_parser(clap::value_parser!(i64))
+            .allow_negative_numbers(true),
+        // A negative value reaches the setting's range check, which names
+        // the range.
+        Kind::Float => arg
+            .value_parser(ValueParser::new(finite))
+            .allow_negative_numbers(true),
+        Kind::Text => arg.value_parser(ValueParser::string()),
+        Kind::List { check, .. } => arg
+            .value_parser(ValueParser::new(move |v: &str| {
+                check
+                    .map_or(Ok(()), |c| c(v.trim()))
+                    .map(|()| v.to_string())
+            }))
+            .value_delimiter(',')
+            .action(ArgAction::Append),
+        Kind::Repeat => arg.action(ArgAction::Append),
+        Kind::Choice(names) => arg.value_parser(PossibleValuesParser::new(
+            names.iter().map(|n| PossibleValue::new(*n)),
+        )),
+        Kind::Parsed(check) => arg.value_parser(ValueParser::new(move |v: &str| {
+            check(v).map(|()| v.to_string())
+        })),
+    }
+}
+
+/// A finite number (NaN and infinities refused by the parser).
+fn finite(v: &str) -> Result<f64, String> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        Ok(_) => Err("not a finite number".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The value a setting was given on the command line, as its key holds it.
+fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
+    if m.value_source(s.key) != Some(ValueSource::CommandLine) {
+        return None;
+    }
+    let texts = || -> Vec<Value> {
+        m.get_many::<String>(s.key)
+            .into_iter()
+            .flatten()
+            .map(|v| Value::String(v.clone()))
+            .collect()
+    };
+    Some(match s.kind {
+        Kind::Switch => Value::Bool(m.get_flag(s.key)),
+        Kind::UInt => Value::from(*m.get_one::<u64>(s.key)?),
+        Kind::Int => Value::from(*m.get_one::<i64>(s.key)?),
+        Kind::Float => Value::from(*m.get_one::<f64>(s.key)?),
+        Kind::Text | Kind::Choice(_) | Kind::Parsed(_) => {
+            Value::String(m.get_one::<String>(s.key)?.clone())
+        }
+        Kind::List { none_empty, .. } => {
+            let items = texts();
+            let none = items.len() == 1
+                && items[0]
+                    .as_str()
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("none"));
+            Value::Array(if none_empty && none {
+                Vec::new()
+            } else {
+                items
+            })
+        }
+        Kind::Repeat => Value::Array(texts()),
+    })
+}
+
+impl<C: JobConfig + Settings, P: Pick> clap::FromArgMatches for Flags<C, P> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let given = Self::picked()
+            .filter_map(|s| value_of(&s, m).map(|v| (s.key, v)))
+            .collect();
+        Ok(Flags {
+            given,
+            config: PhantomData,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl<C: JobConfig + Settings, P: Pick> clap::Args for Flags<C, P> {
+    fn augment_args(cmd: Command) -> Command {
+        Self::picked().fold(cmd, |cmd, s| cmd.arg(arg_of::<C>(&s)))
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}

@@ -1,0 +1,178 @@
+//! Each setting of a job is declared once: a field of its configuration,
+//! whose doc comment, type and key `#[derive(Settings)]` lists as a
+//! [`Setting`]. The command line builds its flags from that list and lays
+//! the flags given over the configuration file's (or the default)
+//! configuration with [`overlay`]; nothing here knows about clap.
+
+use super::{ConfigError, JobConfig};
+use serde_json::{Map, Value};
+
+pub use corpus_eval_derive::Settings;
+
+/// How a flag's value is read.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// A flag without a value: given, the setting is `true`.
+    Switch,
+    /// A whole number, 0 or more.
+    UInt,
+    /// A whole number.
+    Int,
+    /// A finite number.
+    Float,
+    /// Text (or a path).
+    Text,
+    /// Comma-separated values, the flag repeatable.
+    List {
+        /// `none` alone is the empty list.
+        none_empty: bool,
+        /// Checks each item (an error says why it is refused).
+        check: Option<fn(&str) -> Result<(), String>>,
+    },
+    /// One value per flag, repeatable (values may hold commas).
+    Repeat,
+    /// One of these names.
+    Choice(&'static [&'static str]),
+    /// Text checked by the setting type's parser.
+    Parsed(fn(&str) -> Result<(), String>),
+}
+
+/// One setting of a job's configuration, as its flag shows it.
+#[derive(Debug, Clone)]
+pub struct Setting {
+    /// The configuration key (`fuzzy_threshold`, `match`).
+    pub key: &'static str,
+    /// The long flag without `--` (`fuzzy-threshold`).
+    pub flag: &'static str,
+    /// The field's doc comment: the flag's help.
+    pub help: &'static str,
+    /// The placeholder of the value in the help (default: from the kind).
+    pub value_name: Option<&'static str>,
+    /// How the value is read.
+    pub kind: Kind,
+    /// A group a command may pick alone (`rag ask` takes `api`).
+    pub tag: Option<&'static str>,
+}
+
+/// A configuration that lists its settings (`#[derive(Settings)]`).
+pub trait Settings {
+    /// The settings with a flag, in declaration order.
+    fn settings() -> Vec<Setting>;
+}
+
+/// The names an enum setting takes (its serde names).
+pub trait Choices {
+    /// Every name, in the order the help lists them.
+    const NAMES: &'static [&'static str];
+}
+
+/// A setting's default as its help shows it (`[default: X]`): text and
+/// numbers as written, lists comma-separated; none for `false`, unset or
+/// empty settings.
+pub fn default_shown<C: JobConfig>(key: &str) -> Option<String> {
+    match super::to_value(&C::default()).get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(true) => Some("true".into()),
+        Value::Array(items) if !items.is_empty() => Some(
+            items
+                .iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        _ => None,
+    }
+}
+
+/// `config` with each given setting (key and value, as [`Kind`] reads
+/// them) laid over it, one at a time, so a value the setting's type
+/// refuses is named by its flag.
+pub fn overlay<C: JobConfig + Settings>(
+    config: C,
+    given: &[(&'static str, Value)],
+) -> Result<C, ConfigError> {
+    if given.is_empty() {
+        return Ok(config);
+    }
+    let Value::Object(mut object) = super::to_value(&config) else {
+        return Err(invalid("--config", "is not a table".into()));
+    };
+    let settings = C::settings();
+    for (key, value) in given {
+        let flag = settings
+            .iter()
+            .find(|s| s.key == *key)
+            .map_or(*key, |s| s.flag);
+        let mut trial: Map<String, Value> = object.clone();
+        trial.insert((*key).to_string(), value.clone());
+        serde_json::from_value::<C>(Value::Object(trial.clone()))
+            .map_err(|e| invalid(&format!("--{flag}"), format!("{}: {e}", shown(value))))?;
+        object = trial;
+    }
+    serde_json::from_value(Value::Object(object)).map_err(|e| invalid("--config", e.to_string()))
+}
+
+/// A value as the user wrote it (lists comma-separated).
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(","),
+        v => v.to_string(),
+    }
+}
+
+fn invalid(field: &str, message: String) -> ConfigError {
+    ConfigError::Invalid {
+        field: field.to_string(),
+        message,
+    }
+}
+
+impl Choices for crate::citations::MatchLevel {
+    const NAMES: &'static [&'static str] = &["exact", "normalized", "fuzzy"];
+}
+
+impl Choices for crate::citations::FuzzySearch {
+    const NAMES: &'static [&'static str] = &["lossless", "fast"];
+}
+
+impl Choices for crate::agreement::Level {
+    const NAMES: &'static [&'static str] = &["nominal", "ordinal", "interval", "ratio"];
+}
+
+impl Choices for crate::compare::Cluster {
+    const NAMES: &'static [&'static str] = &["none", "source"];
+}
+
+impl Choices for super::hotpot::InputFormat {
+    const NAMES: &'static [&'static str] = &["auto", "simple", "official"];
+}
+
+impl Choices for crate::texteval::Profile {
+    const NAMES: &'static [&'static str] = &["reference", "standard"];
+}
+
+impl Choices for super::judge_answers::Anchors {
+    const NAMES: &'static [&'static str] = &["on", "off"];
+}
+
+#[cfg(feature = "semantic")]
+impl Choices for crate::semantic::methods::Method {
+    const NAMES: &'static [&'static str] = &[
+        "keyword",
+        "semantic_fixed",
+        "semantic_dynamic",
+        "llm_judge",
+        "hybrid",
+    ];
+}
+
+#[cfg(feature = "semantic")]
+impl Choices for crate::semantic::methods::Optimize {
+    const NAMES: &'static [&'static str] = &["accuracy", "f1"];
+}
