@@ -135,6 +135,7 @@ fn kind_of(options: &Options, inner: &Type) -> syn::Result<Tokens> {
         "i8" | "i16" | "i32" | "i64" | "isize" => quote!(#k::Int),
         "f32" | "f64" => quote!(#k::Float),
         "String" | "PathBuf" => quote!(#k::Text),
+        "BTreeMap" | "HashMap" => quote!(#k::Bounds),
         "Vec" if options.repeat => quote!(#k::Repeat),
         "Vec" => {
             let none_empty = options.none_empty;

@@ -3,7 +3,6 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::agreement::{execute, Config};
-use crate::jobs::JobConfig;
 use crate::report::text::agreement_report;
 use std::path::PathBuf;
 
@@ -17,9 +16,6 @@ pub struct AgreementArgs {
     /// items.csv); several files are joined on the id column.
     #[arg(required_unless_present = "print_config")]
     pub files: Vec<PathBuf>,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
     /// Print one JSON object on stdout (with `run_folder` when one is
     /// written), nothing else there.
     #[arg(long)]
@@ -27,31 +23,18 @@ pub struct AgreementArgs {
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config`.
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub settings: super::ConfigArgs,
+    pub settings: super::ConfigArgs<Config>,
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
 }
 
-impl AgreementArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.set.over(self.settings.base()?)?;
-        self.gates.apply(&mut c.fail_under)?;
-        crate::jobs::check_gates::<Config>(&c.fail_under)
-            .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
-        if !self.settings.print_config {
-            c.validate()?;
-        }
-        Ok(c)
-    }
-}
-
 /// Runs `agreement`.
 pub fn run(args: AgreementArgs) -> anyhow::Result<u8> {
-    let config = args.resolve()?;
+    args.gates.check()?;
+    let config = args.settings.resolve()?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

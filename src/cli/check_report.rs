@@ -3,7 +3,6 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::check_report::{execute, gate_failures, Config, Output};
-use crate::jobs::JobConfig;
 use std::path::PathBuf;
 
 /// Arguments of `check-report`. Each setting is a field of
@@ -18,25 +17,13 @@ pub struct CheckReportArgs {
     /// project, or corpus-eval's JSON chunks (as `evaluate` takes them).
     #[arg(required_unless_present = "print_config")]
     pub transcripts: Option<PathBuf>,
-    /// The settings' flags (the fields of the configuration).
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
-    /// `--config FILE`, `--print-config`.
-    #[command(flatten)]
-    pub settings: super::ConfigArgs,
+    pub settings: super::ConfigArgs<Config>,
     /// Print the summary (summary.json with `run_folder`) as one JSON
     /// object on stdout, nothing else there.
     #[arg(long)]
     pub json: bool,
-}
-
-impl CheckReportArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let c: Config = self.set.over(self.settings.base()?)?;
-        c.validate()?;
-        Ok(c)
-    }
 }
 
 /// The terminal's summary: the counts, then the quotes that are not `ok`.
@@ -77,7 +64,7 @@ fn terminal(output: &Output) -> String {
 
 /// Runs `check-report`.
 pub fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
-    let config = args.resolve()?;
+    let config = args.settings.resolve()?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

@@ -3,8 +3,7 @@
 
 use super::EXIT_OK;
 use crate::compare::signature;
-use crate::jobs::compare::{execute, Config, MAX_RESAMPLES, MIN_RESAMPLES};
-use crate::jobs::JobConfig;
+use crate::jobs::compare::{execute, Config};
 use std::path::PathBuf;
 
 /// Arguments of `compare`. Each setting is a field of
@@ -21,9 +20,6 @@ pub struct CompareArgs {
         value_name = "NAME=RUN_FOLDER"
     )]
     pub systems: Vec<String>,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
     /// Print the comparison as one JSON object on stdout (nothing else there).
     #[arg(long)]
     pub json: bool,
@@ -41,31 +37,19 @@ pub struct CompareArgs {
     pub junit: Option<PathBuf>,
     /// `--config FILE` (which may also list `systems`), `--print-config`.
     #[command(flatten)]
-    pub settings: super::ConfigArgs,
+    pub settings: super::ConfigArgs<Config>,
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
 }
 
-impl CompareArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.set.over(self.settings.base()?)?;
-        if !self.systems.is_empty() {
-            c.systems = self.systems.clone();
-        }
-        let (r, lo, hi) = (c.resamples, MIN_RESAMPLES, MAX_RESAMPLES);
-        crate::jobs::check_in("--resamples", r as f64, lo as f64, hi as f64)?;
-        if !self.settings.print_config {
-            c.validate()?;
-        }
-        Ok(c)
-    }
-}
-
 /// Runs `compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
-    let config = args.resolve()?;
+    let mut config = args.settings.merged()?;
+    if !args.systems.is_empty() {
+        config.systems = args.systems.clone();
+    }
+    let config = args.settings.checked(config)?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

@@ -2,7 +2,6 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::evaluate::{execute, Config};
-use crate::jobs::JobConfig;
 use crate::report::text::evaluate_summary;
 use std::path::PathBuf;
 
@@ -19,15 +18,12 @@ pub struct EvaluateArgs {
     /// chunks (an array, or {"documents": [...]}, of {page_content, metadata.FILE}).
     #[arg(required_unless_present = "print_config")]
     pub transcripts: Option<PathBuf>,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config`.
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub settings: super::ConfigArgs,
+    pub settings: super::ConfigArgs<Config>,
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
@@ -37,19 +33,10 @@ pub struct EvaluateArgs {
     pub json: bool,
 }
 
-impl EvaluateArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.set.over(self.settings.base()?)?;
-        self.gates.apply(&mut c.fail_under)?;
-        c.validate()?;
-        Ok(c)
-    }
-}
-
 /// Runs the main job.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
-    let config = args.resolve()?;
+    args.gates.check()?;
+    let config = args.settings.resolve()?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

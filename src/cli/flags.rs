@@ -28,10 +28,16 @@ impl Pick for Every {
 }
 
 /// The flags of `C`'s settings that `P` picks, and the values given.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Flags<C, P = Every> {
     given: Vec<(&'static str, Value)>,
     config: PhantomData<fn() -> (C, P)>,
+}
+
+impl<C, P> std::fmt::Debug for Flags<C, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Flags").field("given", &self.given).finish()
+    }
 }
 
 impl<C: JobConfig + Settings, P: Pick> Flags<C, P> {
@@ -94,6 +100,11 @@ fn arg_of<C: JobConfig>(s: &Setting) -> Arg {
             .value_delimiter(',')
             .action(ArgAction::Append),
         Kind::Repeat => arg.action(ArgAction::Append),
+        Kind::Bounds => arg
+            .value_parser(ValueParser::new(|v: &str| {
+                crate::gates::parse(v).map(|_| v.to_string())
+            }))
+            .action(ArgAction::Append),
         Kind::Choice(names) => arg.value_parser(PossibleValuesParser::new(
             names.iter().map(|n| PossibleValue::new(*n)),
         )),
@@ -145,6 +156,15 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
             })
         }
         Kind::Repeat => Value::Array(texts()),
+        Kind::Bounds => {
+            let mut table = serde_json::Map::new();
+            for spec in m.get_many::<String>(s.key).into_iter().flatten() {
+                for gate in crate::gates::parse(spec).unwrap_or_default() {
+                    table.insert(gate.metric, Value::from(gate.bound));
+                }
+            }
+            Value::Object(table)
+        }
     })
 }
 

@@ -3,7 +3,6 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::hotpot::{execute, Config};
-use crate::jobs::JobConfig;
 use crate::report::text::hotpot_summary;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -23,33 +22,21 @@ pub struct HotpotArgs {
     /// stdout, nothing else there.
     #[arg(long)]
     pub json: bool,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config`.
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub settings: super::ConfigArgs,
+    pub settings: super::ConfigArgs<Config>,
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
 }
 
-impl HotpotArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.set.over(self.settings.base()?)?;
-        self.gates.apply(&mut c.fail_under)?;
-        c.validate()?;
-        Ok(c)
-    }
-}
-
 /// Runs `hotpot`.
 pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
-    let config = args.resolve()?;
+    args.gates.check()?;
+    let config = args.settings.resolve()?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

@@ -6,7 +6,6 @@ use crate::jobs::judge_answers::{
     estimate_line, execute_threshold_run, report_progress, threshold_signature, write_run, Config,
     Context, ThresholdConfig,
 };
-use crate::jobs::JobConfig;
 use crate::report::text::judge_summary;
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -19,9 +18,6 @@ pub struct JudgeAnswersArgs {
     /// Items: JSON array or JSONL of {"id"?, "question"?, "answer", "ground_truth", "label"? (0/1), "system"?}.
     #[arg(required_unless_present = "print_config")]
     pub input: Option<PathBuf>,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
     /// Print the judge's cost estimate and stop (no calls, no run folder).
     #[arg(long)]
     pub estimate_cost: bool,
@@ -32,22 +28,12 @@ pub struct JudgeAnswersArgs {
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config`.
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub settings: ConfigArgs,
+    pub settings: ConfigArgs<Config>,
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
-}
-
-impl JudgeAnswersArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.set.over(self.settings.base()?)?;
-        self.gates.apply(&mut c.fail_under)?;
-        c.validate()?;
-        Ok(c)
-    }
 }
 
 /// Arguments of `threshold`.
@@ -56,15 +42,12 @@ pub struct ThresholdArgs {
     /// Items: JSON array or JSONL of {"answer", "ground_truth", "label"? (0/1), ...}.
     #[arg(required_unless_present = "print_config")]
     pub input: Option<PathBuf>,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<ThresholdConfig>,
     /// Print one JSON object on stdout (nothing else there).
     #[arg(long)]
     pub json: bool,
-    /// `--config FILE`, `--print-config`.
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub settings: ConfigArgs,
+    pub settings: ConfigArgs<ThresholdConfig>,
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
@@ -73,8 +56,7 @@ pub struct ThresholdArgs {
 /// Runs `threshold`: prints the grid and, last, `threshold: 0.60` (or with
 /// `--json` one JSON object).
 pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
-    let c: ThresholdConfig = args.set.over(args.settings.base()?)?;
-    c.validate()?;
+    let c: ThresholdConfig = args.settings.resolve()?;
     if args.settings.printed(&c)? {
         return Ok(EXIT_OK);
     }
@@ -110,7 +92,8 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
 /// Runs `judge-answers`.
 pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
-    let config = args.resolve()?;
+    args.gates.check()?;
+    let config = args.settings.resolve()?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

@@ -3,7 +3,6 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::lexical::{execute, Config};
-use crate::jobs::JobConfig;
 use crate::report::text::lexical_report;
 use std::path::PathBuf;
 
@@ -21,9 +20,6 @@ pub struct LexicalArgs {
         value_name = "INPUT [REFERENCES...]"
     )]
     pub files: Vec<PathBuf>,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
     /// Print one JSON object on stdout (with `run_folder` when one is
     /// written), nothing else there.
     #[arg(long)]
@@ -31,31 +27,18 @@ pub struct LexicalArgs {
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config`.
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub settings: super::ConfigArgs,
+    pub settings: super::ConfigArgs<Config>,
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
 }
 
-impl LexicalArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.set.over(self.settings.base()?)?;
-        self.gates.apply(&mut c.fail_under)?;
-        crate::jobs::check_gates::<Config>(&c.fail_under)
-            .map_err(|e| super::InputError(format!("--fail-under: {e}")))?;
-        if !self.settings.print_config {
-            c.validate()?;
-        }
-        Ok(c)
-    }
-}
-
 /// Runs `lexical`.
 pub fn run(args: LexicalArgs) -> anyhow::Result<u8> {
-    let config = args.resolve()?;
+    args.gates.check()?;
+    let config = args.settings.resolve()?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

@@ -33,6 +33,8 @@ mod similarity;
 mod text_eval;
 mod transcript;
 
+use crate::jobs::settings::Settings;
+use crate::jobs::JobConfig;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -75,10 +77,10 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// `--config FILE` and `--print-config`, shared by every command that is a
-/// typed job ([`crate::jobs`]).
+/// `--config FILE`, `--print-config` and the flags of the settings `P`
+/// picks of a typed job's configuration `C` ([`crate::jobs`]).
 #[derive(Debug, Clone, clap::Args)]
-pub struct ConfigArgs {
+pub struct ConfigArgs<C: JobConfig + Settings, P: flags::Pick = flags::Every> {
     /// Settings from a TOML or JSON file (keys: the long flags with `_`);
     /// flags given here override it.
     #[arg(long, value_name = "FILE")]
@@ -86,20 +88,40 @@ pub struct ConfigArgs {
     /// Print the resolved configuration as TOML and exit.
     #[arg(long)]
     pub print_config: bool,
+    /// The settings' flags (the fields of the configuration).
+    #[command(flatten)]
+    pub flags: flags::Flags<C, P>,
 }
 
-impl ConfigArgs {
-    /// The configuration file's settings, or the defaults.
-    pub fn base<C: crate::jobs::JobConfig>(&self) -> anyhow::Result<C> {
-        Ok(match &self.config {
+impl<C: JobConfig + Settings, P: flags::Pick> ConfigArgs<C, P> {
+    /// The configuration file's settings (or the defaults) with the flags
+    /// given laid over them, unchecked.
+    pub fn merged(&self) -> anyhow::Result<C> {
+        let base = match &self.config {
             Some(path) => crate::jobs::read_config(path)?,
             None => C::default(),
-        })
+        };
+        self.flags.over(base)
+    }
+
+    /// The configuration ([`Self::merged`]), checked.
+    pub fn resolve(&self) -> anyhow::Result<C> {
+        self.checked(self.merged()?)
+    }
+
+    /// `c` with every setting's range checked (with `--print-config`, the
+    /// checks of a printed configuration).
+    pub fn checked(&self, c: C) -> anyhow::Result<C> {
+        match self.print_config {
+            true => c.validate_printable()?,
+            false => c.validate()?,
+        }
+        Ok(c)
     }
 
     /// With `--print-config`, prints `config` as TOML (URL credentials
     /// redacted, unset settings as comments) and returns true.
-    pub fn printed<C: crate::jobs::JobConfig>(&self, config: &C) -> anyhow::Result<bool> {
+    pub fn printed(&self, config: &C) -> anyhow::Result<bool> {
         if self.print_config {
             let (text, redacted) = crate::jobs::printable_toml(config);
             if redacted {
@@ -114,15 +136,10 @@ impl ConfigArgs {
     }
 }
 
-/// Quality gates (`--fail-under`, `--junit`), on every command that writes
-/// an overall statistic.
+/// `--junit`, on every command whose configuration has quality gates
+/// (`fail_under`, a setting).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct GateArgs {
-    /// Quality gate: exit 3, once the run folder is written, when an
-    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
-    /// repeatable; names: the keys of the command's summary).
-    #[arg(long = "fail-under", value_name = "METRIC=VALUE[,...]")]
-    pub fail_under: Vec<String>,
     /// Write the quality gates as a JUnit XML report (one test case per
     /// gate) to FILE.
     #[arg(long, value_name = "FILE")]
@@ -130,42 +147,32 @@ pub struct GateArgs {
 }
 
 impl GateArgs {
-    /// Adds the `--fail-under` bounds to a configuration's `fail_under`.
-    pub(crate) fn apply(
-        &self,
-        table: &mut std::collections::BTreeMap<String, f64>,
-    ) -> anyhow::Result<()> {
-        // The report's folder must exist: known before the run, not after.
-        if let Some(path) = &self.junit {
-            let dir = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            if !dir.is_dir() {
-                return Err(InputError(format!(
-                    "--junit {}: the folder {} does not exist",
-                    path.display(),
-                    dir.display()
-                ))
-                .into());
-            }
-            crate::report::check_destination(path)?;
+    /// Checks before the run that the JUnit report can be written: its
+    /// folder exists and the path is not a folder.
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
+        let Some(path) = &self.junit else {
+            return Ok(());
+        };
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        if !dir.is_dir() {
+            return Err(InputError(format!(
+                "--junit {}: the folder {} does not exist",
+                path.display(),
+                dir.display()
+            ))
+            .into());
         }
-        for spec in &self.fail_under {
-            let gates =
-                crate::gates::parse(spec).map_err(|e| InputError(format!("--fail-under: {e}")))?;
-            for g in gates {
-                table.insert(g.metric, g.bound);
-            }
-        }
-        Ok(())
+        Ok(crate::report::check_destination(path)?)
     }
 
     /// After the run: each gate of `table` against `summary` (the
     /// command's summary as `--json` prints it); failures named on stderr,
     /// the JUnit report written; [`crate::gates::EXIT_GATE`] when one
     /// failed, else `code`.
-    pub(crate) fn finish<C: crate::jobs::JobConfig>(
+    pub(crate) fn finish<C: JobConfig>(
         &self,
         table: &std::collections::BTreeMap<String, f64>,
         summary: &impl serde::Serialize,
@@ -176,13 +183,12 @@ impl GateArgs {
             return Ok(code);
         }
         let summary = serde_json::to_value(summary)?;
-        let command = C::COMMAND;
         let outcomes = crate::gates::results(C::GATES, &gates, &summary);
         for o in outcomes.iter().filter(|o| !o.passed) {
             errln!("quality gate failed: {}", crate::gates::failure_message(o));
         }
         if let Some(path) = &self.junit {
-            let xml = crate::gates::junit_xml(command, &crate::gates::cases(&outcomes));
+            let xml = crate::gates::junit_xml(C::COMMAND, &crate::gates::cases(&outcomes));
             crate::report::write_atomic(path, xml.as_bytes())?;
         }
         Ok(if outcomes.iter().any(|o| !o.passed) {

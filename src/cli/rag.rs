@@ -76,25 +76,12 @@ pub struct RunArgs {
     /// nothing else there (the session's figures go to stderr).
     #[arg(long)]
     pub json: bool,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config`.
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub settings: ConfigArgs,
-}
-
-impl RunArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.set.over(self.settings.base()?)?;
-        self.gates.apply(&mut c.fail_under)?;
-        c.validate()?;
-        Ok(c)
-    }
+    pub settings: ConfigArgs<Config>,
 }
 
 /// Runs `rag`.
@@ -186,7 +173,8 @@ fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
 
 fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
-    let mut config = args.resolve()?;
+    args.gates.check()?;
+    let mut config = args.settings.resolve()?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

@@ -3,7 +3,6 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::text_eval::{execute, Config};
-use crate::jobs::JobConfig;
 use crate::report::text::text_eval_table;
 use crate::texteval::SemanticSource;
 use std::path::PathBuf;
@@ -21,33 +20,21 @@ pub struct TextEvalArgs {
     /// nothing else there.
     #[arg(long)]
     pub json: bool,
-    /// The settings' flags (the fields of the configuration).
-    #[command(flatten)]
-    pub set: super::flags::Flags<Config>,
     /// `--fail-under`, `--junit`.
     #[command(flatten)]
     pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config`.
+    /// `--config FILE`, `--print-config` and the settings' flags.
     #[command(flatten)]
-    pub settings: super::ConfigArgs,
+    pub settings: super::ConfigArgs<Config>,
     /// `--no-progress`.
     #[command(flatten)]
     pub progress: super::progress::ProgressArgs,
 }
 
-impl TextEvalArgs {
-    /// The configuration: the file's (or the defaults), then the flags.
-    pub fn resolve(&self) -> anyhow::Result<Config> {
-        let mut c: Config = self.set.over(self.settings.base()?)?;
-        self.gates.apply(&mut c.fail_under)?;
-        c.validate()?;
-        Ok(c)
-    }
-}
-
 /// Runs `text-eval`.
 pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
-    let config = args.resolve()?;
+    args.gates.check()?;
+    let config = args.settings.resolve()?;
     if args.settings.printed(&config)? {
         return Ok(EXIT_OK);
     }

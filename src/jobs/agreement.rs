@@ -62,11 +62,11 @@ pub struct Config {
     pub out: Option<PathBuf>,
     /// Skip the confusion-matrix PNG.
     pub no_plots: bool,
-    /// Quality gates: the least value of each named overall metric
-    /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
-    /// folder is written.
+    /// Quality gate: exit 3, once the run folder is written, when an
+    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
+    /// repeatable; names: the keys of the command's summary).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(skip)]
+    #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 
@@ -90,6 +90,10 @@ impl JobConfig for Config {
     const COMMAND: &'static str = "agreement";
     const GATES: &'static [crate::gates::Metric] = crate::gates::AGREEMENT;
     const VERSION: u32 = 1;
+
+    fn validate_printable(&self) -> Result<(), ConfigError> {
+        super::check_fail_under::<Self>(&self.fail_under)
+    }
 
     fn validate(&self) -> Result<(), ConfigError> {
         super::check_fail_under::<Self>(&self.fail_under)?;

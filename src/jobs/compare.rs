@@ -81,6 +81,11 @@ impl JobConfig for Config {
     // `metric` and `cluster` came later with defaults: version 1 files read as before.
     const VERSION: u32 = 1;
 
+    fn validate_printable(&self) -> Result<(), ConfigError> {
+        let (r, lo, hi) = (self.resamples, MIN_RESAMPLES, MAX_RESAMPLES);
+        super::check_in("--resamples", r as f64, lo as f64, hi as f64)
+    }
+
     fn validate(&self) -> Result<(), ConfigError> {
         if !(MIN_RESAMPLES..=MAX_RESAMPLES).contains(&self.resamples) {
             return Err(ConfigError::Invalid {

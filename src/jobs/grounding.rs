@@ -50,11 +50,11 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(parse, value_name = "I/N")]
     pub shard: Option<crate::shard::Shard>,
-    /// Quality gates: the least value of each named overall metric
-    /// (`--fail-under METRIC=VALUE`); a run below one exits 3 once its run
-    /// folder is written.
+    /// Quality gate: exit 3, once the run folder is written, when an
+    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
+    /// repeatable; names: the keys of the command's summary).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(skip)]
+    #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

@@ -234,6 +234,13 @@ pub trait JobConfig: Serialize + DeserializeOwned + Default + Clone {
     /// Checks every setting's range.
     fn validate(&self) -> Result<(), ConfigError>;
 
+    /// The checks `--print-config` makes: a printed configuration may
+    /// leave out what only a run needs (`agreement`'s id column, `compare`'s
+    /// systems); every check unless a job says otherwise.
+    fn validate_printable(&self) -> Result<(), ConfigError> {
+        self.validate()
+    }
+
     /// The configuration as `--print-config` shows it: settings whose
     /// default has a value (e.g. the speaker pattern) filled in, so that a
     /// saved configuration reproduces the run even if a default changes.

@@ -31,6 +31,9 @@ pub enum Kind {
     },
     /// One value per flag, repeatable (values may hold commas).
     Repeat,
+    /// `NAME=NUMBER` pairs, comma-separated, the flag repeatable: added to
+    /// the table the configuration holds (`--fail-under`).
+    Bounds,
     /// One of these names.
     Choice(&'static [&'static str]),
     /// Text checked by the setting type's parser.
@@ -105,7 +108,15 @@ pub fn overlay<C: JobConfig + Settings>(
             .find(|s| s.key == *key)
             .map_or(*key, |s| s.flag);
         let mut trial: Map<String, Value> = object.clone();
-        trial.insert((*key).to_string(), value.clone());
+        match (trial.get_mut(*key), value) {
+            // A table's entries are added to the configuration's.
+            (Some(Value::Object(table)), Value::Object(more)) => {
+                table.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())))
+            }
+            _ => {
+                trial.insert((*key).to_string(), value.clone());
+            }
+        }
         serde_json::from_value::<C>(Value::Object(trial.clone()))
             .map_err(|e| invalid(&format!("--{flag}"), format!("{}: {e}", shown(value))))?;
         object = trial;
@@ -116,6 +127,11 @@ pub fn overlay<C: JobConfig + Settings>(
 /// A value as the user wrote it (lists comma-separated).
 fn shown(value: &Value) -> String {
     match value {
+        Value::Object(table) => table
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(","),
         Value::String(s) => s.clone(),
         Value::Array(items) => items
             .iter()
