@@ -9,6 +9,10 @@ use serde_json::{Map, Value};
 
 pub use corpus_eval_derive::Settings;
 
+/// Checks a flag's value (or one item of a list): the error says why it
+/// is refused.
+pub type Check = fn(&str) -> Result<(), String>;
+
 /// How a flag's value is read.
 #[derive(Debug, Clone, Copy)]
 pub enum Kind {
@@ -27,7 +31,7 @@ pub enum Kind {
         /// `none` alone is the empty list.
         none_empty: bool,
         /// Checks each item (an error says why it is refused).
-        check: Option<fn(&str) -> Result<(), String>>,
+        check: Option<Check>,
     },
     /// One value per flag, repeatable (values may hold commas).
     Repeat,
@@ -37,7 +41,7 @@ pub enum Kind {
     /// One of these names.
     Choice(&'static [&'static str]),
     /// Text checked by the setting type's parser.
-    Parsed(fn(&str) -> Result<(), String>),
+    Parsed(Check),
 }
 
 /// One setting of a job's configuration, as its flag shows it.
@@ -173,6 +177,7 @@ impl Choices for crate::texteval::Profile {
     const NAMES: &'static [&'static str] = &["reference", "standard"];
 }
 
+#[cfg(all(feature = "net", feature = "semantic"))]
 impl Choices for super::judge_answers::Anchors {
     const NAMES: &'static [&'static str] = &["on", "off"];
 }
@@ -191,4 +196,44 @@ impl Choices for crate::semantic::methods::Method {
 #[cfg(feature = "semantic")]
 impl Choices for crate::semantic::methods::Optimize {
     const NAMES: &'static [&'static str] = &["accuracy", "f1"];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each name deserializes to a value that serializes to that name, and
+    /// no two names are one value.
+    fn names_round_trip<T>()
+    where
+        T: Choices + serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        let mut seen: Vec<T> = Vec::new();
+        for name in T::NAMES {
+            let v: T = serde_json::from_value(Value::String(name.to_string()))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(
+                serde_json::to_value(&v).unwrap(),
+                Value::String(name.to_string())
+            );
+            assert!(!seen.contains(&v), "{name} twice");
+            seen.push(v);
+        }
+    }
+
+    #[test]
+    fn every_choice_is_a_serde_name() {
+        names_round_trip::<crate::citations::MatchLevel>();
+        names_round_trip::<crate::citations::FuzzySearch>();
+        names_round_trip::<crate::agreement::Level>();
+        names_round_trip::<crate::compare::Cluster>();
+        names_round_trip::<super::super::hotpot::InputFormat>();
+        names_round_trip::<crate::texteval::Profile>();
+        #[cfg(all(feature = "net", feature = "semantic"))]
+        {
+            names_round_trip::<super::super::judge_answers::Anchors>();
+            names_round_trip::<crate::semantic::methods::Method>();
+            names_round_trip::<crate::semantic::methods::Optimize>();
+        }
+    }
 }
