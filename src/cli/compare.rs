@@ -74,7 +74,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     if !args.fail_on_regression {
         return Ok(EXIT_OK);
     }
-    let checks = regressions(&comparison, alpha);
+    let checks = crate::compare::regressions(&comparison, alpha);
     for (_, failure) in &checks {
         if let Some(f) = failure {
             errln!("regression: {f}");
@@ -89,47 +89,6 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     } else {
         EXIT_OK
     })
-}
-
-/// Each other system against the first (the baseline), metric by metric:
-/// a test case named `SYSTEM on METRIC`, failed when the system is worse
-/// (lower, or higher for a metric where lower is better) with a
-/// Holm-adjusted p below `alpha`; the failure names the difference, its
-/// interval and p.
-fn regressions(c: &crate::compare::Comparison, alpha: f64) -> Vec<(String, Option<String>)> {
-    let Some(baseline) = c.systems.first().map(|s| s.name.as_str()) else {
-        return Vec::new();
-    };
-    let f = |x: f64| crate::report::fixed(x, 4);
-    c.differences
-        .iter()
-        .filter(|d| d.system_a == baseline)
-        .map(|d| {
-            let name = format!("{} on {} against {baseline}", d.system_b, d.metric);
-            let failure = match (&d.paired, d.p_holm) {
-                (Some(p), Some(holm)) => {
-                    let worse = if crate::gates::lower_is_better(&d.metric) {
-                        p.diff > 0.0
-                    } else {
-                        p.diff < 0.0
-                    };
-                    (worse && holm < alpha).then(|| {
-                        format!(
-                            "{} is worse than {baseline} on {}: difference {} [{}, {}], Holm-adjusted p = {} < {alpha}",
-                            d.system_b,
-                            d.metric,
-                            f(p.diff),
-                            f(p.ci_low),
-                            f(p.ci_high),
-                            f(holm)
-                        )
-                    })
-                }
-                _ => None,
-            };
-            (name, failure)
-        })
-        .collect()
 }
 
 /// `compare`'s terminal tables: the systems side by side, then the paired

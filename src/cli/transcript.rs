@@ -4,9 +4,8 @@
 //! `--json` its turns with their speakers and times.
 
 use super::EXIT_OK;
-use crate::citations::turns::{SpeakerConfig, Turns};
-use crate::corpus::formats::{SpeakerMap, TimedTranscript};
-use serde_json::{json, Value};
+use crate::corpus::formats::SpeakerMap;
+use serde_json::Value;
 use std::path::PathBuf;
 
 /// Arguments of `transcript`.
@@ -26,30 +25,6 @@ pub struct TranscriptArgs {
     pub speaker_map: Option<String>,
 }
 
-/// The JSON of one transcript: its turns as the speaker pattern finds them
-/// in its plain text, each with the times of its text.
-fn transcript_json(t: TimedTranscript) -> Value {
-    let format = t.format.as_str();
-    let id = t.id.clone();
-    let (text, times) = t.plain();
-    let turns = Turns::parse(&text, &SpeakerConfig::default());
-    let turns: Vec<Value> = turns
-        .turns
-        .iter()
-        .filter(|turn| !text[turn.text.clone()].trim().is_empty())
-        .map(|turn| {
-            let time = crate::corpus::formats::time_of(&times, turn.text.clone());
-            json!({
-                "speaker": turn.speaker,
-                "start": time.and_then(|t| t.start),
-                "end": time.and_then(|t| t.end),
-                "text": text[turn.text.clone()].trim(),
-            })
-        })
-        .collect();
-    json!({"id": id, "format": format, "turns": turns})
-}
-
 /// Prints the transcripts of `args.file`.
 pub fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
     let speakers = match &args.speaker_map {
@@ -65,7 +40,10 @@ pub fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
         .speakers(speakers)
         .timed_transcripts(&args.file)?;
     if args.json {
-        let mut all: Vec<Value> = transcripts.into_iter().map(transcript_json).collect();
+        let mut all: Vec<Value> = transcripts
+            .into_iter()
+            .map(crate::report::text::transcript_json)
+            .collect();
         let v = if all.len() == 1 {
             all.remove(0)
         } else {

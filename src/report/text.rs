@@ -413,3 +413,27 @@ pub fn lexical_report(summary: &serde_json::Value) -> String {
     }
     out.trim_end().to_string()
 }
+
+/// The JSON of one transcript: its turns as the speaker pattern finds them
+/// in its plain text, each with the times of its text.
+pub fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {
+    let format = t.format.as_str();
+    let id = t.id.clone();
+    let (text, times) = t.plain();
+    let turns = crate::citations::turns::Turns::parse(&text, &Default::default());
+    let turns: Vec<Value> = turns
+        .turns
+        .iter()
+        .filter(|turn| !text[turn.text.clone()].trim().is_empty())
+        .map(|turn| {
+            let time = crate::corpus::formats::time_of(&times, turn.text.clone());
+            serde_json::json!({
+                "speaker": turn.speaker,
+                "start": time.and_then(|t| t.start),
+                "end": time.and_then(|t| t.end),
+                "text": text[turn.text.clone()].trim(),
+            })
+        })
+        .collect();
+    serde_json::json!({"id": id, "format": format, "turns": turns})
+}
