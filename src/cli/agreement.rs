@@ -16,40 +16,22 @@ pub struct AgreementArgs {
     /// items.csv); several files are joined on the id column.
     #[arg(required_unless_present = "print_config")]
     pub files: Vec<PathBuf>,
-    /// Print one JSON object on stdout (with `run_folder` when one is
-    /// written), nothing else there.
-    #[arg(long)]
-    pub json: bool,
-    /// `--fail-under`, `--junit`.
+    /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]
-    pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config` and the settings' flags.
-    #[command(flatten)]
-    pub settings: super::ConfigArgs<Config>,
-    /// `--no-progress`.
-    #[command(flatten)]
-    pub progress: super::progress::ProgressArgs,
+    pub job: super::JobArgs<Config>,
 }
 
 /// Runs `agreement`.
 pub fn run(args: AgreementArgs) -> anyhow::Result<u8> {
-    args.gates.check()?;
-    let config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     if args.files.is_empty() {
         return Err(InputError("agreement needs FILE".into()).into());
     }
-    let (folder, result) = args.progress.run(|| execute(&config, &args.files))?;
-    if args.json {
-        super::print_json(&result, folder.as_deref())?;
-    } else {
-        outln!("{}", agreement_report(&result));
-        if let Some(path) = &folder {
-            outln!("run folder: {}", path.display());
-        }
-    }
-    args.gates
-        .finish::<Config>(&config.fail_under, &result, EXIT_OK)
+    let (folder, result) = args.job.progress.run(|| execute(&config, &args.files))?;
+    args.job
+        .finish(&config.fail_under, folder.as_deref(), &result, || {
+            agreement_report(&result)
+        })
 }

@@ -18,28 +18,16 @@ pub struct EvaluateArgs {
     /// chunks (an array, or {"documents": [...]}, of {page_content, metadata.FILE}).
     #[arg(required_unless_present = "print_config")]
     pub transcripts: Option<PathBuf>,
-    /// `--fail-under`, `--junit`.
+    /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]
-    pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config` and the settings' flags.
-    #[command(flatten)]
-    pub settings: super::ConfigArgs<Config>,
-    /// `--no-progress`.
-    #[command(flatten)]
-    pub progress: super::progress::ProgressArgs,
-    /// Print the summary (summary.json with `run_folder`) as one JSON
-    /// object on stdout, nothing else there.
-    #[arg(long)]
-    pub json: bool,
+    pub job: super::JobArgs<Config>,
 }
 
 /// Runs the main job.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
-    args.gates.check()?;
-    let config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     let (Some(questions), Some(transcripts)) = (&args.questions, &args.transcripts) else {
         return Err(InputError("evaluate needs QUESTIONS and TRANSCRIPTS".into()).into());
     };
@@ -47,14 +35,11 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     // gains no time from them (see `pages::small_pages`).
     crate::sys::pages::small_pages();
     let (path, summary) = args
+        .job
         .progress
         .run(|| execute(&config, questions, transcripts))?;
-    if args.json {
-        super::print_json(&summary, Some(&path))?;
-    } else {
-        outln!("{}", evaluate_summary(&summary, config.match_level));
-        outln!("run folder: {}", path.display());
-    }
-    args.gates
-        .finish::<Config>(&config.fail_under, &summary, EXIT_OK)
+    args.job
+        .finish(&config.fail_under, Some(&path), &summary, || {
+            evaluate_summary(&summary, config.match_level)
+        })
 }

@@ -14,42 +14,29 @@ pub struct GroundingArgs {
     /// list of texts): a JSON array, JSON Lines, .csv or .tsv.
     #[arg(required_unless_present = "print_config")]
     pub input: Option<PathBuf>,
-    /// Print the summary with `run_folder` as one JSON object on stdout,
-    /// nothing else there.
-    #[arg(long)]
-    pub json: bool,
-    /// `--fail-under`, `--junit`.
+    /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]
-    pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config` and the settings' flags.
-    #[command(flatten)]
-    pub settings: super::ConfigArgs<Config>,
-    /// `--no-progress`.
-    #[command(flatten)]
-    pub progress: super::progress::ProgressArgs,
+    pub job: super::JobArgs<Config>,
 }
 
 /// Runs `grounding`.
 pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
-    args.gates.check()?;
-    let config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     let Some(input) = &args.input else {
         return Err(InputError("grounding needs INPUT".into()).into());
     };
-    let (path, output) = args.progress.run(|| execute(&config, input))?;
+    let (path, output) = args.job.progress.run(|| execute(&config, input))?;
     let summary = &output.summary;
-    if args.json {
-        super::print_json(summary, Some(&path))?;
-    } else {
-        outln!("{}", grounding_table(summary));
-        outln!("signature: {}", crate::grounding::signature());
-        outln!("run folder: {}", path.display());
-    }
-    args.gates
-        .finish::<Config>(&config.fail_under, summary, EXIT_OK)
+    args.job
+        .finish(&config.fail_under, Some(&path), summary, || {
+            format!(
+                "{}\nsignature: {}",
+                grounding_table(summary),
+                crate::grounding::signature()
+            )
+        })
 }
 
 /// `grounding`'s terminal table: the mean of each metric and n.

@@ -18,39 +18,26 @@ pub struct HotpotArgs {
     /// Gold: a simple-format array or the HotpotQA JSON.
     #[arg(required_unless_present = "print_config")]
     pub gold: Option<PathBuf>,
-    /// Print the averaged metrics with `run_folder` as one JSON object on
-    /// stdout, nothing else there.
-    #[arg(long)]
-    pub json: bool,
-    /// `--fail-under`, `--junit`.
+    /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]
-    pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config` and the settings' flags.
-    #[command(flatten)]
-    pub settings: super::ConfigArgs<Config>,
-    /// `--no-progress`.
-    #[command(flatten)]
-    pub progress: super::progress::ProgressArgs,
+    pub job: super::JobArgs<Config>,
 }
 
 /// Runs `hotpot`.
 pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
-    args.gates.check()?;
-    let config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     let (Some(predictions), Some(gold)) = (&args.predictions, &args.gold) else {
         return Err(InputError("hotpot needs PREDICTIONS and GOLD".into()).into());
     };
-    let (path, eval, system) = args.progress.run(|| execute(&config, predictions, gold))?;
+    let (path, eval, system) = args
+        .job
+        .progress
+        .run(|| execute(&config, predictions, gold))?;
     let averages = Value::Object(eval.averages_json());
-    if args.json {
-        super::print_json(&averages, Some(&path))?;
-    } else {
-        outln!("{}", hotpot_summary(&eval, &system));
-        outln!("run folder: {}", path.display());
-    }
-    args.gates
-        .finish::<Config>(&config.fail_under, &averages, EXIT_OK)
+    args.job
+        .finish(&config.fail_under, Some(&path), &averages, || {
+            hotpot_summary(&eval, &system)
+        })
 }

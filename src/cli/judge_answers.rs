@@ -21,19 +21,9 @@ pub struct JudgeAnswersArgs {
     /// Print the judge's cost estimate and stop (no calls, no run folder).
     #[arg(long)]
     pub estimate_cost: bool,
-    /// Print summary.json with `run_folder` as one JSON object on stdout,
-    /// nothing else there.
-    #[arg(long)]
-    pub json: bool,
-    /// `--fail-under`, `--junit`.
+    /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]
-    pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config` and the settings' flags.
-    #[command(flatten)]
-    pub settings: ConfigArgs<Config>,
-    /// `--no-progress`.
-    #[command(flatten)]
-    pub progress: super::progress::ProgressArgs,
+    pub job: super::JobArgs<Config>,
 }
 
 /// Arguments of `threshold`.
@@ -92,22 +82,20 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
 /// Runs `judge-answers`.
 pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
-    args.gates.check()?;
-    let config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     let Some(input) = &args.input else {
         return Err(InputError("judge-answers needs INPUT".into()).into());
     };
     let bytes = crate::jobs::read_input(input)?;
     let context = Context::load(&config, input)?;
     // Embedding (semantic methods) reports its progress too.
-    let plan = args.progress.run(|| context.plan(&config))?;
+    let plan = args.job.progress.run(|| context.plan(&config))?;
     let estimate = plan.estimate()?;
     let line = estimate_line(estimate.as_ref(), config.method);
     if args.estimate_cost {
-        if args.json {
+        if args.job.json {
             let e = estimate.unwrap_or(crate::judge::cost::CostEstimate {
                 evaluations: 0,
                 cached: 0,
@@ -124,15 +112,11 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     } else if estimate.is_some() {
         errln!("{line}");
     }
-    let output = args.progress.run(|| plan.run(&report_progress))?;
+    let output = args.job.progress.run(|| plan.run(&report_progress))?;
     let path = write_run(&config, (input, &bytes), &context, &output, started)?;
     let summary = &output.summary;
-    if args.json {
-        super::print_json(summary, Some(&path))?;
-    } else {
-        outln!("{}", judge_summary(summary));
-        outln!("run folder: {}", path.display());
-    }
+    args.job
+        .print(Some(&path), summary, || judge_summary(summary))?;
     if summary.judge.failed > 0 {
         errln!(
             "error: {} judge verdicts failed (see judge_status/judge_error in scores.jsonl); rerun to retry them: verdicts already given are cached",
@@ -140,7 +124,8 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_RUNTIME);
     }
-    args.gates
+    args.job
+        .gates
         .finish::<Config>(&config.fail_under, summary, EXIT_OK)
 }
 

@@ -20,40 +20,24 @@ pub struct LexicalArgs {
         value_name = "INPUT [REFERENCES...]"
     )]
     pub files: Vec<PathBuf>,
-    /// Print one JSON object on stdout (with `run_folder` when one is
-    /// written), nothing else there.
-    #[arg(long)]
-    pub json: bool,
-    /// `--fail-under`, `--junit`.
+    /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]
-    pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config` and the settings' flags.
-    #[command(flatten)]
-    pub settings: super::ConfigArgs<Config>,
-    /// `--no-progress`.
-    #[command(flatten)]
-    pub progress: super::progress::ProgressArgs,
+    pub job: super::JobArgs<Config>,
 }
 
 /// Runs `lexical`.
 pub fn run(args: LexicalArgs) -> anyhow::Result<u8> {
-    args.gates.check()?;
-    let config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     if args.files.is_empty() {
         return Err(InputError("lexical needs INPUT".into()).into());
     }
-    let (folder, output) = args.progress.run(|| execute(&config, &args.files))?;
-    if args.json {
-        super::print_json(&output.summary, folder.as_deref())?;
-    } else {
-        outln!("{}", lexical_report(&output.summary));
-        if let Some(path) = &folder {
-            outln!("run folder: {}", path.display());
-        }
-    }
-    args.gates
-        .finish::<Config>(&config.fail_under, &output.summary, EXIT_OK)
+    let (folder, output) = args.job.progress.run(|| execute(&config, &args.files))?;
+    args.job.finish(
+        &config.fail_under,
+        folder.as_deref(),
+        &output.summary,
+        || lexical_report(&output.summary),
+    )
 }

@@ -136,6 +136,65 @@ impl<C: JobConfig + Settings, P: flags::Pick> ConfigArgs<C, P> {
     }
 }
 
+/// What every run-folder command with quality gates takes besides its
+/// inputs: its settings, `--junit`, `--no-progress` and `--json`.
+#[derive(Debug, clap::Args)]
+pub struct JobArgs<C: JobConfig + Settings> {
+    /// `--config FILE`, `--print-config` and the settings' flags.
+    #[command(flatten)]
+    pub settings: ConfigArgs<C>,
+    /// `--junit`.
+    #[command(flatten)]
+    pub gates: GateArgs,
+    /// `--no-progress`.
+    #[command(flatten)]
+    pub progress: progress::ProgressArgs,
+    /// Print the summary as one JSON object on stdout (with `run_folder`,
+    /// the run folder's path, when one is written), nothing else there.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl<C: JobConfig + Settings> JobArgs<C> {
+    /// The checked configuration; None once `--print-config` printed it.
+    pub fn config(&self) -> anyhow::Result<Option<C>> {
+        self.gates.check()?;
+        let config = self.settings.resolve()?;
+        Ok((!self.settings.printed(&config)?).then_some(config))
+    }
+
+    /// A finished run on stdout: with `--json` its summary (and
+    /// `run_folder`), else `text` and the run folder.
+    pub fn print(
+        &self,
+        folder: Option<&std::path::Path>,
+        summary: &impl serde::Serialize,
+        text: impl FnOnce() -> String,
+    ) -> anyhow::Result<()> {
+        if self.json {
+            return print_json(summary, folder);
+        }
+        outln!("{}", text());
+        if let Some(path) = folder {
+            outln!("run folder: {}", path.display());
+        }
+        Ok(())
+    }
+
+    /// [`Self::print`], then the quality gates of `gates` (the
+    /// configuration's `fail_under`) against `summary` give the exit code.
+    pub fn finish(
+        &self,
+        gates: &std::collections::BTreeMap<String, f64>,
+        folder: Option<&std::path::Path>,
+        summary: &impl serde::Serialize,
+        text: impl FnOnce() -> String,
+    ) -> anyhow::Result<u8> {
+        self.print(folder, summary, text)?;
+        self.gates.finish::<C>(gates, summary, EXIT_OK)
+    }
+}
+
 /// `--junit`, on every command whose configuration has quality gates
 /// (`fail_under`, a setting).
 #[derive(Debug, Clone, Default, clap::Args)]

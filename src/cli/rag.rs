@@ -3,7 +3,7 @@
 //! the terminal output. The auth string comes from $EVALUATION_API_AUTH only
 //! and is never printed or written.
 
-use super::{ConfigArgs, InputError, EXIT_OK, EXIT_RUNTIME};
+use super::{InputError, EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::rag::{client, finish_run, open_batch, resume, session_settings, Config, Resumed};
 use crate::jobs::JobConfig;
 use crate::rag::request_body;
@@ -69,19 +69,9 @@ pub struct RunArgs {
     /// valid reply in its responses.jsonl.
     #[arg(long, value_name = "RUN_DIR")]
     pub resume: Option<PathBuf>,
-    /// No progress bar.
-    #[arg(long)]
-    pub no_progress: bool,
-    /// Print summary.json with `run_folder` as one JSON object on stdout,
-    /// nothing else there (the session's figures go to stderr).
-    #[arg(long)]
-    pub json: bool,
-    /// `--fail-under`, `--junit`.
+    /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]
-    pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config` and the settings' flags.
-    #[command(flatten)]
-    pub settings: ConfigArgs<Config>,
+    pub job: super::JobArgs<Config>,
 }
 
 /// Runs `rag`.
@@ -173,11 +163,9 @@ fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
 
 fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
-    args.gates.check()?;
-    let mut config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(mut config) = args.job.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     let (questions, resumed) = questions_of(&args, &mut config)?;
     let mut batch = open_batch(&config, &questions, resumed, started)?;
     if batch.torn_bytes > 0 {
@@ -195,11 +183,7 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         );
     }
     let stop = stop_on_signals()?;
-    let bar = super::progress::bar(
-        n_todo as u64,
-        "asking",
-        args.no_progress || !std::io::IsTerminal::is_terminal(&std::io::stderr()),
-    );
+    let bar = super::progress::bar(n_todo as u64, "asking", !args.job.progress.enabled());
     let t0 = Instant::now();
     let (tally, secs) = batch.ask(&config, &stop, |done, failed| {
         let rate = done as f64 / t0.elapsed().as_secs_f64().max(1e-9);
@@ -226,20 +210,19 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         tally.done as f64 / secs.max(1e-9),
         rfc3339(SystemTime::now())
     );
-    if args.json {
+    if args.job.json {
+        // The session's figures go to stderr: stdout is the summary alone.
         errln!("{session_line}");
-        super::print_json(&summary, Some(&folder))?;
-    } else {
-        outln!(
-            "{} questions: {} answered, {failed} failed; existence {}; score {}",
+    }
+    args.job.print(Some(&folder), &summary, || {
+        format!(
+            "{} questions: {} answered, {failed} failed; existence {}; score {}\n{session_line}",
             summary["questions"],
             summary["answered"],
             mean_with_ci(&summary["existence"]),
             mean_with_ci(&summary["score"])
-        );
-        outln!("{session_line}");
-        outln!("run folder: {}", folder.display());
-    }
+        )
+    })?;
     if failed > 0 {
         errln!(
             "{failed} question(s) have no valid reply (listed in summary.json failed_ids); ask them again with: corpus-eval rag run --resume {}",
@@ -247,6 +230,7 @@ fn run_batch_command(args: RunArgs) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_RUNTIME);
     }
-    args.gates
+    args.job
+        .gates
         .finish::<Config>(&config.fail_under, &summary, EXIT_OK)
 }

@@ -16,45 +16,28 @@ pub struct TextEvalArgs {
     /// array, JSON Lines, .csv or .tsv.
     #[arg(required_unless_present = "print_config")]
     pub input: Option<PathBuf>,
-    /// Print summary.json with `run_folder` as one JSON object on stdout,
-    /// nothing else there.
-    #[arg(long)]
-    pub json: bool,
-    /// `--fail-under`, `--junit`.
+    /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]
-    pub gates: super::GateArgs,
-    /// `--config FILE`, `--print-config` and the settings' flags.
-    #[command(flatten)]
-    pub settings: super::ConfigArgs<Config>,
-    /// `--no-progress`.
-    #[command(flatten)]
-    pub progress: super::progress::ProgressArgs,
+    pub job: super::JobArgs<Config>,
 }
 
 /// Runs `text-eval`.
 pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
-    args.gates.check()?;
-    let config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     let Some(input) = &args.input else {
         return Err(InputError("text-eval needs INPUT".into()).into());
     };
-    let (path, output, sem) = args.progress.run(|| execute(&config, input))?;
-    if args.json {
-        super::print_json(&output.summary, Some(&path))?;
-    } else {
-        outln!("{}", text_eval_table(&output.summary));
+    let (path, output, sem) = args.job.progress.run(|| execute(&config, input))?;
+    args.job.finish(&config.fail_under, Some(&path), &output.summary, || {
+        let mut text = text_eval_table(&output.summary);
         if sem.source == SemanticSource::FallbackTfidf {
-            outln!(
-                "degraded: {}; for sentence embeddings run scripts/fetch-model (or --require-model to make this an error)",
+            text.push_str(&format!(
+                "\ndegraded: {}; for sentence embeddings run scripts/fetch-model (or --require-model to make this an error)",
                 crate::jobs::text_eval::degraded_note(&sem)
-            );
+            ));
         }
-        outln!("signature: {}", output.signature);
-        outln!("run folder: {}", path.display());
-    }
-    args.gates
-        .finish::<Config>(&config.fail_under, &output.summary, EXIT_OK)
+        format!("{text}\nsignature: {}", output.signature)
+    })
 }
