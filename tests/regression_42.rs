@@ -153,3 +153,120 @@ fn issue_42_merge_and_compare_name_a_mistyped_manifest_field() {
         r.stderr()
     );
 }
+
+/// The keys a command's `--print-config` names (set ones, and unset ones
+/// as `# key = ...` comments), without `version` and the tables' keys.
+fn printed_keys(dir: &Dir, command: &[&str]) -> Vec<String> {
+    let mut args = command.to_vec();
+    args.push("--print-config");
+    let out = dir.run(&args).expect_code(0).stdout();
+    let mut keys = Vec::new();
+    for line in out.lines() {
+        let line = line.strip_prefix("# ").unwrap_or(line);
+        if line.starts_with('[') {
+            let table = line.trim_matches(|c| c == '[' || c == ']');
+            keys.push(table.to_string());
+            break; // the rest are the table's own keys
+        }
+        if let Some((key, _)) = line.split_once(" = ") {
+            if !key.contains(' ') && key != "version" {
+                keys.push(key.to_string());
+            }
+        }
+    }
+    keys
+}
+
+/// Each key of every typed command's configuration is a flag of its
+/// `--help` (the key with `-` for `_`), and each of those flags is a key:
+/// one declaration per setting, seen from outside.
+#[test]
+fn issue_42_every_configuration_key_is_a_flag_and_back() {
+    let dir = Dir::new("r42-flags");
+    // With every optional setting and gate set, so that --print-config
+    // names each key (unset ones as comments, gates as a table).
+    for command in [
+        &["evaluate"][..],
+        &["check-report"],
+        &["hotpot"],
+        &["compare"],
+        &["grounding"],
+        &["text-eval"],
+        &["judge-answers"],
+        &["threshold"],
+        &["lexical"],
+        &["agreement"],
+        &["rag", "run"],
+    ] {
+        let keys = printed_keys(&dir, command);
+        let mut help_args = command.to_vec();
+        help_args.push("--help");
+        let help = dir.run(&help_args).expect_code(0).stdout();
+        let flags: Vec<String> = help
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("--"))
+            .map(|l| l.split([' ', '<']).next().unwrap_or("").to_string())
+            .collect();
+        let own = [
+            "config",
+            "print-config",
+            "junit",
+            "no-progress",
+            "json",
+            "help",
+            "estimate-cost",
+            "resume",
+            "fail-on-regression",
+            "alpha",
+        ];
+        let flag_of = |key: &str| match key {
+            "metrics" => "metric".to_string(),
+            k => k.replace('_', "-"),
+        };
+        for key in keys.iter().filter(|k| *k != "systems") {
+            assert!(
+                flags.contains(&flag_of(key)),
+                "{command:?}: key {key} has no flag in\n{help}"
+            );
+        }
+        for flag in flags.iter().filter(|f| !own.contains(&f.as_str())) {
+            assert!(
+                keys.iter().any(|k| flag_of(k) == *flag)
+                    || flag == "fail-under"
+                    || flag == "fail-on",
+                "{command:?}: --{flag} is no configuration key ({keys:?})"
+            );
+        }
+    }
+}
+
+/// A switch the command line does not give leaves a config file's `true`
+/// (a flag only ever overrides the file when given).
+#[test]
+fn issue_42_a_switch_not_given_keeps_the_files_value() {
+    let dir = Dir::new("r42-switch");
+    dir.write("c.toml", "no_plots = true\nno_html = true\nseed = 9\n");
+    let printed = dir
+        .run(&["evaluate", "--config", "c.toml", "--print-config"])
+        .expect_code(0)
+        .stdout();
+    assert!(
+        printed.contains("no_plots = true") && printed.contains("no_html = true"),
+        "{printed}"
+    );
+    let printed = dir
+        .run(&[
+            "evaluate",
+            "--config",
+            "c.toml",
+            "--seed",
+            "3",
+            "--print-config",
+        ])
+        .expect_code(0)
+        .stdout();
+    assert!(
+        printed.contains("seed = 3") && printed.contains("no_plots = true"),
+        "{printed}"
+    );
+}

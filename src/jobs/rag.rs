@@ -215,6 +215,7 @@ impl JobConfig for Config {
         );
         c.fillers
             .get_or_insert_with(super::evaluate::default_fillers);
+        c.fuzzy_search.get_or_insert_with(Default::default);
         c
     }
 
