@@ -15,7 +15,11 @@
 //! - `none_empty`: `none` alone is the empty list;
 //! - `check = "path::to::fn"`: each item of a list checked by this
 //!   `fn(&str) -> Result<(), String>`;
-//! - `tag = "name"`: a group a command may pick (e.g. `rag ask`'s `api`).
+//! - `tag = "name"`: a group a command may pick (e.g. `rag ask`'s `api`);
+//! - `default = EXPR`: the field's default (the type's `Default` without).
+//!
+//! The derive also implements `Default` from the fields' defaults, so a
+//! setting's key, flag, help, type and default are one declaration.
 //!
 //! The generated `Settings::settings()` names `crate::jobs::settings`, so
 //! the derive is for the corpus-eval crate itself.
@@ -48,6 +52,7 @@ struct Options {
     none_empty: bool,
     check: Option<syn::Path>,
     tag: Option<String>,
+    default: Option<syn::Expr>,
 }
 
 fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
@@ -59,9 +64,14 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         return Err(syn::Error::new_spanned(name, "Settings: named fields only"));
     };
     let mut entries = Vec::new();
+    let mut defaults = Vec::new();
     for field in &fields.named {
         let Some(ident) = &field.ident else { continue };
         let options = options(&field.attrs)?;
+        defaults.push(match &options.default {
+            Some(expr) => quote!(#ident: #expr),
+            None => quote!(#ident: ::core::default::Default::default()),
+        });
         let (key, serde_skip) = serde_key(&field.attrs)?;
         if options.skip || serde_skip {
             continue;
@@ -104,6 +114,12 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         impl #imp crate::jobs::settings::Settings for #name #ty #wh {
             fn settings() -> ::std::vec::Vec<crate::jobs::settings::Setting> {
                 ::std::vec![#(#entries),*]
+            }
+        }
+
+        impl #imp ::core::default::Default for #name #ty #wh {
+            fn default() -> Self {
+                Self { #(#defaults),* }
             }
         }
     })
@@ -208,6 +224,8 @@ fn options(attrs: &[Attribute]) -> syn::Result<Options> {
                 o.none_empty = true;
             } else if meta.path.is_ident("check") {
                 o.check = Some(meta.value()?.parse::<LitStr>()?.parse::<syn::Path>()?);
+            } else if meta.path.is_ident("default") {
+                o.default = Some(meta.value()?.parse::<syn::Expr>()?);
             } else if meta.path.is_ident("tag") {
                 o.tag = Some(text(&meta)?);
             } else {

@@ -39,7 +39,7 @@ pub const MIN_RESAMPLES: usize = 100;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// The id column.
     #[setting(value_name = "COL")]
@@ -49,11 +49,13 @@ pub struct Config {
     pub raters: Option<Vec<String>>,
     /// Level of measurement: nominal (categories), ordinal, interval or
     /// ratio (numbers).
-    #[setting(choices)]
+    #[setting(default = Level::Nominal, choices)]
     pub level: Level,
     /// Bootstrap resamples over items for the 95% intervals; 0: none.
+    #[setting(default = DEFAULT_RESAMPLES)]
     pub resamples: usize,
     /// Bootstrap seed.
+    #[setting(default = 42)]
     pub seed: u64,
     /// Write a run folder under DIR (manifest.json, agreement.json,
     /// disagreements.csv, confusion_matrix.png); none: no run folder.
@@ -68,22 +70,6 @@ pub struct Config {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            fail_under: Default::default(),
-            version: Self::VERSION,
-            id: String::new(),
-            raters: None,
-            level: Level::Nominal,
-            resamples: DEFAULT_RESAMPLES,
-            seed: 42,
-            out: None,
-            no_plots: false,
-        }
-    }
 }
 
 impl JobConfig for Config {

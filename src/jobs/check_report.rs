@@ -23,10 +23,10 @@ use std::time::SystemTime;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Parent folder of the run folder.
-    #[setting(value_name = "DIR")]
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
     pub out: PathBuf,
     /// What the report's labels (`P3`, `Gwen`) stand for: a CSV file of
     /// `label,source,speaker` rows (`speaker` optional).
@@ -34,13 +34,14 @@ pub struct Config {
     #[setting(value_name = "MAP.csv")]
     pub sources: Option<PathBuf>,
     /// Quotes with fewer words are not checked (scare quotes).
-    #[setting(value_name = "N")]
+    #[setting(default = DEFAULT_MIN_WORDS, value_name = "N")]
     pub min_words: usize,
     /// The weakest quote verdict that counts as found.
     #[serde(rename = "match")]
-    #[setting(choices)]
+    #[setting(default = MatchLevel::Normalized, choices)]
     pub match_level: MatchLevel,
     /// Similarity (0..1) a fuzzy match needs.
+    #[setting(default = crate::citations::DEFAULT_FUZZY_THRESHOLD)]
     pub fuzzy_threshold: f64,
     /// How the fuzzy search finds passages: `lossless` (the default) or
     /// `fast`.
@@ -86,28 +87,6 @@ pub struct Config {
 pub const DEFAULT_MIN_WORDS: usize = 4;
 /// The largest `--min-words`.
 pub const MAX_MIN_WORDS: usize = 1000;
-
-impl Default for Config {
-    fn default() -> Self {
-        let e = super::evaluate::Config::default();
-        Config {
-            version: Self::VERSION,
-            out: e.out,
-            sources: None,
-            min_words: DEFAULT_MIN_WORDS,
-            match_level: e.match_level,
-            fuzzy_threshold: e.fuzzy_threshold,
-            fuzzy_search: None,
-            no_html: false,
-            speaker_pattern: None,
-            interviewer_labels: None,
-            fillers: None,
-            speaker_aliases: None,
-            speaker_map: None,
-            fail_on: Vec::new(),
-        }
-    }
-}
 
 impl JobConfig for Config {
     const COMMAND: &'static str = "check-report";

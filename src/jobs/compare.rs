@@ -38,10 +38,10 @@ pub const MAX_RESAMPLES: usize = 1_000_000;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Parent folder of the run folder.
-    #[setting(value_name = "DIR")]
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
     pub out: PathBuf,
     /// The systems as `NAME=PATH` (a run folder of evaluate, judge-answers,
     /// text-eval, grounding, rag run, lexical or hotpot; or a hotpot metrics
@@ -54,26 +54,14 @@ pub struct Config {
     pub metric: Vec<String>,
     /// Resample whole transcripts (`source`) instead of items (evaluate
     /// and rag runs: answers from one interview are not independent).
-    #[setting(choices)]
+    #[setting(default = Cluster::None, choices)]
     pub cluster: Cluster,
     /// Bootstrap resamples of the paired tests (100 to 1,000,000).
+    #[setting(default = DEFAULT_PAIRED_RESAMPLES)]
     pub resamples: usize,
     /// Seed of the paired bootstrap.
+    #[setting(default = 42)]
     pub seed: u64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            version: Self::VERSION,
-            out: PathBuf::from("reports"),
-            systems: Vec::new(),
-            metric: Vec::new(),
-            cluster: Cluster::None,
-            resamples: DEFAULT_PAIRED_RESAMPLES,
-            seed: 42,
-        }
-    }
 }
 
 impl JobConfig for Config {

@@ -44,16 +44,17 @@ use std::time::SystemTime;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Parent folder of the run folder.
-    #[setting(value_name = "DIR")]
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
     pub out: PathBuf,
     /// The weakest quote verdict that counts as found.
     #[serde(rename = "match")]
-    #[setting(choices)]
+    #[setting(default = MatchLevel::Normalized, choices)]
     pub match_level: MatchLevel,
     /// Similarity (0..1) a fuzzy match needs.
+    #[setting(default = crate::citations::DEFAULT_FUZZY_THRESHOLD)]
     pub fuzzy_threshold: f64,
     /// How the fuzzy search finds passages: `lossless` (every one at or
     /// above min(0.8, the threshold) found; the default) or `fast` (the
@@ -71,6 +72,7 @@ pub struct Config {
     #[setting(value_name = "DIR")]
     pub wordnet: Option<PathBuf>,
     /// Seed of the bootstrap confidence intervals.
+    #[setting(default = 42)]
     pub seed: u64,
     /// Speaker labels: a regex whose first group is the label, matched at
     /// line starts (default: a capitalized name, `:` and a space).
@@ -110,29 +112,6 @@ pub struct Config {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            fail_under: Default::default(),
-            version: Self::VERSION,
-            out: PathBuf::from("reports"),
-            match_level: MatchLevel::Normalized,
-            fuzzy_threshold: crate::citations::DEFAULT_FUZZY_THRESHOLD,
-            fuzzy_search: Default::default(),
-            no_plots: false,
-            no_html: false,
-            wordnet: None,
-            seed: 42,
-            speaker_pattern: None,
-            interviewer_labels: None,
-            fillers: None,
-            speaker_aliases: None,
-            speaker_map: None,
-            shard: None,
-        }
-    }
 }
 
 impl JobConfig for Config {

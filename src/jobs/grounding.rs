@@ -35,10 +35,10 @@ use std::path::{Path, PathBuf};
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Parent folder of the run folder.
-    #[setting(value_name = "DIR")]
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
     pub out: PathBuf,
     /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
     /// embedded lexicon.
@@ -56,18 +56,6 @@ pub struct Config {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            fail_under: Default::default(),
-            version: Self::VERSION,
-            out: PathBuf::from("reports"),
-            wordnet: None,
-            shard: None,
-        }
-    }
 }
 
 impl JobConfig for Config {

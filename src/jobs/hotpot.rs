@@ -49,13 +49,13 @@ pub enum InputFormat {
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Parent folder of the run folder.
-    #[setting(value_name = "DIR")]
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
     pub out: PathBuf,
     /// Input format.
-    #[setting(choices)]
+    #[setting(default = InputFormat::Auto, choices)]
     pub format: InputFormat,
     /// The system's name in tables and comparisons (default: the
     /// predictions file's stem).
@@ -75,20 +75,6 @@ pub struct Config {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            fail_under: Default::default(),
-            version: Self::VERSION,
-            out: PathBuf::from("reports"),
-            format: InputFormat::Auto,
-            name: None,
-            no_plots: false,
-            shard: None,
-        }
-    }
 }
 
 impl JobConfig for Config {

@@ -77,12 +77,13 @@ pub const MAX_JUDGE_ATTEMPTS: u32 = 100;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// The method.
-    #[setting(choices)]
+    #[setting(default = Method::SemanticFixed, choices)]
     pub method: Method,
     /// Similarity threshold of semantic_fixed and hybrid.
+    #[setting(default = DEFAULT_THRESHOLD)]
     pub threshold: f64,
     /// semantic_dynamic: choose the threshold on this file's items.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -90,22 +91,25 @@ pub struct Config {
     pub validation: Option<PathBuf>,
     /// semantic_dynamic without --validation: the share of INPUT drawn
     /// (with --seed) to choose the threshold on.
+    #[setting(default = 0.1)]
     pub validation_fraction: f64,
     /// Seed of the validation draw.
+    #[setting(default = 42)]
     pub seed: u64,
     /// hybrid: the judge re-scores items whose similarity lies within BAND
     /// of the threshold.
+    #[setting(default = 0.1)]
     pub band: f64,
     /// hybrid: the judge also re-scores every item of the N systems with
     /// the best semantic mean.
-    #[setting(value_name = "N")]
+    #[setting(default = 0, value_name = "N")]
     pub judge_top: usize,
     /// Require the ground truth's anchors (numbers in any form,
     /// capitalized names, dates) in the answer for a semantic score of 1.
-    #[setting(choices)]
+    #[setting(default = Anchors::On, choices)]
     pub anchors: Anchors,
     /// What threshold search maximizes.
-    #[setting(choices)]
+    #[setting(default = Optimize::Accuracy, choices)]
     pub optimize: Optimize,
     /// Folder of the sentence-embedding model (default:
     /// $CORPUS_EVAL_MODEL_DIR, then models/all-MiniLM-L6-v2, then the
@@ -114,7 +118,7 @@ pub struct Config {
     #[setting(value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
     /// The forward pass: fused, or candle-transformers' BertModel.
-    #[setting(choices_in = "super::ENGINES")]
+    #[setting(default = "fused".into(), choices_in = "super::ENGINES")]
     pub engine: String,
     /// Load a WordNet dict folder (anchor synonyms) instead of the embedded
     /// lexicon.
@@ -128,15 +132,20 @@ pub struct Config {
     #[setting(value_name = "URL")]
     pub judge_url: Option<String>,
     /// The judge model.
+    #[setting(default = "gpt-3.5-turbo".into())]
     pub judge_model: String,
     /// Per-request timeout, seconds, 0.001 to 3600.
+    #[setting(default = 30.0)]
     pub judge_timeout: f64,
     /// Attempts per item before it is recorded as failed, 1 to 100.
+    #[setting(default = 3)]
     pub judge_attempts: u32,
     /// First retry wait, milliseconds, 0 to 120000 (doubled each retry,
     /// with jitter; Retry-After wins).
+    #[setting(default = 500)]
     pub judge_backoff_ms: u64,
     /// Requests in flight, 1 to 256.
+    #[setting(default = 4)]
     pub judge_concurrency: usize,
     /// Verdict cache (SQLite); default
     /// $XDG_CACHE_HOME/corpus-eval/judge.sqlite or
@@ -151,11 +160,13 @@ pub struct Config {
     #[setting(value_name = "USD")]
     pub max_cost: Option<f64>,
     /// Tokens per evaluation, for the estimate.
+    #[setting(default = cost::DEFAULT_TOKENS_PER_EVAL)]
     pub tokens_per_eval: f64,
     /// USD per 1,000 tokens, for the estimate.
+    #[setting(default = cost::DEFAULT_PRICE_PER_1K)]
     pub price_per_1k: f64,
     /// Parent folder of the run folder.
-    #[setting(value_name = "DIR")]
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
     pub out: PathBuf,
     /// Do not draw the score-distribution PNGs.
     pub no_plots: bool,
@@ -176,42 +187,6 @@ pub struct Config {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            fail_under: Default::default(),
-            version: Self::VERSION,
-            method: Method::SemanticFixed,
-            threshold: DEFAULT_THRESHOLD,
-            validation: None,
-            validation_fraction: 0.1,
-            seed: 42,
-            band: 0.1,
-            judge_top: 0,
-            anchors: Anchors::On,
-            optimize: Optimize::Accuracy,
-            model_dir: None,
-            engine: "fused".into(),
-            wordnet: None,
-            judge_url: None,
-            judge_model: "gpt-3.5-turbo".into(),
-            judge_timeout: 30.0,
-            judge_attempts: 3,
-            judge_backoff_ms: 500,
-            judge_concurrency: 4,
-            cache: None,
-            no_cache: false,
-            max_cost: None,
-            tokens_per_eval: cost::DEFAULT_TOKENS_PER_EVAL,
-            price_per_1k: cost::DEFAULT_PRICE_PER_1K,
-            out: PathBuf::from("reports"),
-            no_plots: false,
-            agreement: false,
-            shard: None,
-        }
-    }
 }
 
 impl JobConfig for Config {
@@ -278,14 +253,14 @@ impl JobConfig for Config {
 #[serde(deny_unknown_fields, default)]
 pub struct ThresholdConfig {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Require the ground truth's anchors (numbers in any form,
     /// capitalized names, dates) in the answer for a semantic score of 1.
-    #[setting(choices)]
+    #[setting(default = Anchors::On, choices)]
     pub anchors: Anchors,
     /// What the search maximizes.
-    #[setting(choices)]
+    #[setting(default = Optimize::Accuracy, choices)]
     pub optimize: Optimize,
     /// Folder of the sentence-embedding model (default:
     /// $CORPUS_EVAL_MODEL_DIR, then models/all-MiniLM-L6-v2, then the
@@ -294,7 +269,7 @@ pub struct ThresholdConfig {
     #[setting(value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
     /// The forward pass: fused, or candle-transformers' BertModel.
-    #[setting(choices_in = "super::ENGINES")]
+    #[setting(default = "fused".into(), choices_in = "super::ENGINES")]
     pub engine: String,
     /// Load a WordNet dict folder (anchor synonyms) instead of the embedded
     /// lexicon.
@@ -310,21 +285,6 @@ pub struct ThresholdConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "DIR")]
     pub out: Option<PathBuf>,
-}
-
-impl Default for ThresholdConfig {
-    fn default() -> Self {
-        ThresholdConfig {
-            version: Self::VERSION,
-            anchors: Anchors::On,
-            optimize: Optimize::Accuracy,
-            model_dir: None,
-            engine: "fused".into(),
-            wordnet: None,
-            agreement: false,
-            out: None,
-        }
-    }
 }
 
 impl JobConfig for ThresholdConfig {

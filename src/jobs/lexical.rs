@@ -58,11 +58,11 @@ pub const SACREBLEU_VERSION: &str = "2.6.0";
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Metrics, comma-separated, in output order: rouge1, rouge2, rougeL,
     /// rougeLsum (and rouge3..rouge9), bleu, chrf, squad.
-    #[setting(flag = "metric", value_name = "M,...")]
+    #[setting(default = METRICS.iter().map(|m| m.to_string()).collect(), flag = "metric", value_name = "M,...")]
     pub metrics: Vec<String>,
     /// ROUGE: Porter-stem tokens longer than 3 characters (NLTK's variant,
     /// as rouge-score's use_stemmer).
@@ -71,17 +71,17 @@ pub struct Config {
     /// rule, not NLTK's Punkt).
     pub split_summaries: bool,
     /// BLEU tokenizer.
-    #[setting(choices = "13a|none|intl|char")]
+    #[setting(default = "13a".into(), choices = "13a|none|intl|char")]
     pub bleu_tokenize: String,
     /// BLEU smoothing.
-    #[setting(choices = "exp|floor|add-k|none")]
+    #[setting(default = "exp".into(), choices = "exp|floor|add-k|none")]
     pub bleu_smooth: String,
     /// BLEU smoothing value for floor (default 0.1) or add-k (default 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "X")]
     pub bleu_smooth_value: Option<f64>,
     /// SQuAD script conventions: 1.1 or 2.0.
-    #[setting(choices = "1.1|2.0")]
+    #[setting(default = "2.0".into(), choices = "1.1|2.0")]
     pub squad_version: String,
     /// The prediction field of an items file (default: prediction; a run
     /// folder: its command's answer field).
@@ -94,8 +94,10 @@ pub struct Config {
     #[setting(value_name = "FIELD")]
     pub reference_field: Option<String>,
     /// Bootstrap resamples over items for 95% intervals; 0: none.
+    #[setting(default = 0)]
     pub resamples: usize,
     /// Bootstrap seed.
+    #[setting(default = 42)]
     pub seed: u64,
     /// Write one JSON line per item to FILE.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,28 +114,6 @@ pub struct Config {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            fail_under: Default::default(),
-            version: Self::VERSION,
-            metrics: METRICS.iter().map(|m| m.to_string()).collect(),
-            stemmer: false,
-            split_summaries: false,
-            bleu_tokenize: "13a".into(),
-            bleu_smooth: "exp".into(),
-            bleu_smooth_value: None,
-            squad_version: "2.0".into(),
-            prediction_field: None,
-            reference_field: None,
-            resamples: 0,
-            seed: 42,
-            per_item: None,
-            out: None,
-        }
-    }
 }
 
 fn invalid(field: &str, message: String) -> ConfigError {

@@ -52,21 +52,23 @@ pub const MAX_BACKOFF_MS: u64 = 60_000;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Parent folder of the run folder.
-    #[setting(value_name = "DIR")]
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
     pub out: PathBuf,
     /// Requests in flight at once, 1 to 256.
+    #[setting(default = 4)]
     pub concurrency: usize,
     /// Seed of the bootstrap confidence intervals.
+    #[setting(default = 42)]
     pub seed: u64,
     /// The API endpoint (default: $EVALUATION_API_URL).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(tag = "api", value_name = "URL")]
     pub api_url: Option<String>,
     /// Documents to retrieve, 1 to 10000 (a question row may set its own).
-    #[setting(tag = "api")]
+    #[setting(default = 10, tag = "api")]
     pub k: u64,
     /// Metadata filter KEY=VALUE (PROJECT, YEAR, MONTH, NAME, COUNTRY,
     /// GEOGRAPHY, FILE, TYPE, RECORD LANG); repeatable; numbers stay
@@ -74,25 +76,25 @@ pub struct Config {
     #[setting(tag = "api", repeat, value_name = "KEY=VALUE")]
     pub filter: Vec<String>,
     /// The LangChain-style model name (e.g. openai:gpt-4o-mini, groq:...).
-    #[setting(tag = "api")]
+    #[setting(default = "openai:gpt-4o-mini".into(), tag = "api")]
     pub model: String,
     /// Per-request timeout in seconds, 0.001 to 3600.
-    #[setting(tag = "api")]
+    #[setting(default = 60.0, tag = "api")]
     pub timeout: f64,
     /// Retries after the first attempt, 0 to 100 (connection errors,
     /// timeouts, 429, 5xx, replies that break the contract).
-    #[setting(tag = "api")]
+    #[setting(default = 5, tag = "api")]
     pub max_retries: u32,
     /// First backoff in milliseconds, 0 to 60000 (doubled per retry,
     /// +-25% jitter; Retry-After wins when the server sends it).
-    #[setting(tag = "api")]
+    #[setting(default = 500, tag = "api")]
     pub backoff_ms: u64,
     /// The weakest citation verdict that counts as found.
     #[serde(rename = "match")]
-    #[setting(tag = "api", choices)]
+    #[setting(default = MatchLevel::Normalized, tag = "api", choices)]
     pub match_level: MatchLevel,
     /// Similarity (0..1) a fuzzy match needs.
-    #[setting(tag = "api")]
+    #[setting(default = crate::citations::DEFAULT_FUZZY_THRESHOLD, tag = "api")]
     pub fuzzy_threshold: f64,
     /// How the fuzzy search finds passages: `lossless` (every one at or
     /// above min(0.8, the threshold) found; the default) or `fast` (the
@@ -137,34 +139,6 @@ pub struct Config {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            fail_under: Default::default(),
-            version: Self::VERSION,
-            out: PathBuf::from("reports"),
-            concurrency: 4,
-            seed: 42,
-            api_url: None,
-            k: 10,
-            filter: Vec::new(),
-            model: "openai:gpt-4o-mini".into(),
-            timeout: 60.0,
-            max_retries: 5,
-            backoff_ms: 500,
-            match_level: MatchLevel::Normalized,
-            fuzzy_threshold: crate::citations::DEFAULT_FUZZY_THRESHOLD,
-            fuzzy_search: Default::default(),
-            wordnet: None,
-            speaker_pattern: None,
-            interviewer_labels: None,
-            fillers: None,
-            speaker_aliases: None,
-            shard: None,
-        }
-    }
 }
 
 impl JobConfig for Config {

@@ -45,10 +45,10 @@ use std::path::{Path, PathBuf};
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Format version of this configuration.
-    #[setting(skip)]
+    #[setting(default = Self::VERSION, skip)]
     pub version: u32,
     /// Parent folder of the run folder.
-    #[setting(value_name = "DIR")]
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
     pub out: PathBuf,
     /// JSON file overriding weights: {"categories": {"Factual":
     /// {"accuracy", "relevance", "safety", "quality"}, ...}, "accuracy":
@@ -67,7 +67,7 @@ pub struct Config {
     pub patterns: Option<PathBuf>,
     /// reference: the original framework's published numbers; standard:
     /// conventional definitions.
-    #[setting(choices)]
+    #[setting(default = Profile::Reference, choices)]
     pub profile: Profile,
     /// Compute the semantic columns with the TF-IDF fallback instead of
     /// the embedding model.
@@ -82,7 +82,7 @@ pub struct Config {
     #[setting(value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
     /// The forward pass: fused, or candle-transformers' BertModel.
-    #[setting(choices_in = "super::ENGINES")]
+    #[setting(default = "fused".into(), choices_in = "super::ENGINES")]
     pub engine: String,
     /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
     /// embedded lexicon.
@@ -101,26 +101,6 @@ pub struct Config {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[setting(value_name = "METRIC=VALUE[,...]")]
     pub fail_under: std::collections::BTreeMap<String, f64>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            fail_under: Default::default(),
-            version: Self::VERSION,
-            out: PathBuf::from("reports"),
-            weights: None,
-            thresholds: None,
-            patterns: None,
-            profile: Profile::Reference,
-            no_embeddings: false,
-            require_model: false,
-            model_dir: None,
-            engine: "fused".into(),
-            wordnet: None,
-            shard: None,
-        }
-    }
 }
 
 impl JobConfig for Config {
