@@ -13,6 +13,7 @@
 //! - `parse`: the value is checked by the type's `FromStr`;
 //! - `repeat`: a list given one value per flag (no comma splitting);
 //! - `none_empty`: `none` alone is the empty list;
+//! - `unique`: an item of a list given twice is kept once;
 //! - `check = "path::to::fn"`: each item of a list checked by this
 //!   `fn(&str) -> Result<(), String>`;
 //! - `tag = "name"`: a group a command may pick (e.g. `rag ask`'s `api`);
@@ -50,6 +51,7 @@ struct Options {
     parse: bool,
     repeat: bool,
     none_empty: bool,
+    unique: bool,
     check: Option<syn::Path>,
     tag: Option<String>,
     default: Option<syn::Expr>,
@@ -154,12 +156,12 @@ fn kind_of(options: &Options, inner: &Type) -> syn::Result<Tokens> {
         "BTreeMap" | "HashMap" => quote!(#k::Bounds),
         "Vec" if options.repeat => quote!(#k::Repeat),
         "Vec" => {
-            let none_empty = options.none_empty;
+            let (none_empty, unique) = (options.none_empty, options.unique);
             let check = match &options.check {
                 Some(path) => quote!(::core::option::Option::Some(#path)),
                 None => quote!(::core::option::Option::None),
             };
-            quote!(#k::List { none_empty: #none_empty, check: #check })
+            quote!(#k::List { none_empty: #none_empty, unique: #unique, check: #check })
         }
         _ => {
             return Err(syn::Error::new_spanned(
@@ -222,6 +224,8 @@ fn options(attrs: &[Attribute]) -> syn::Result<Options> {
                 o.repeat = true;
             } else if meta.path.is_ident("none_empty") {
                 o.none_empty = true;
+            } else if meta.path.is_ident("unique") {
+                o.unique = true;
             } else if meta.path.is_ident("check") {
                 o.check = Some(meta.value()?.parse::<LitStr>()?.parse::<syn::Path>()?);
             } else if meta.path.is_ident("default") {

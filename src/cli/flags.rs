@@ -60,19 +60,24 @@ impl<C: JobConfig + Settings, P: Pick> Flags<C, P> {
 /// The clap argument of one setting.
 fn arg_of<C: JobConfig>(s: &Setting) -> Arg {
     // As clap's derive shows a doc comment: the first paragraph without
-    // its closing period, then the default.
-    let mut help = s.help.to_string();
-    let paragraph = help.find("\n\n").unwrap_or(help.len());
-    if help[..paragraph].ends_with('.') {
-        help.remove(paragraph - 1);
-    }
-    let paragraph = help.find("\n\n").unwrap_or(help.len());
+    // its closing period as the help, the whole comment as the long help
+    // (`--help`); the default after the first paragraph.
     let default = default_shown::<C>(s.key)
         .filter(|_| !matches!(s.kind, Kind::Switch))
         .map(|d| format!(" [default: {d}]"))
         .unwrap_or_default();
-    help.insert_str(paragraph, &default);
-    let arg = Arg::new(s.key).long(s.flag).help(help);
+    let (first, rest) = s.help.split_once("\n\n").unwrap_or((s.help, ""));
+    let first = match first.strip_suffix('.') {
+        Some(cut) if !cut.ends_with('.') => cut,
+        _ => first,
+    };
+    let help = format!("{first}{default}");
+    let long_help = if rest.is_empty() {
+        help.clone()
+    } else {
+        format!("{help}\n\n{rest}")
+    };
+    let arg = Arg::new(s.key).long(s.flag).help(help).long_help(long_help);
     let arg = match (s.value_name, s.kind) {
         (Some(name), _) => arg.value_name(name),
         (None, Kind::Switch) => arg,
@@ -92,17 +97,20 @@ fn arg_of<C: JobConfig>(s: &Setting) -> Arg {
             .allow_negative_numbers(true),
         Kind::Text => arg.value_parser(ValueParser::string()),
         Kind::List { check, .. } => arg
-            .value_parser(ValueParser::new(move |v: &str| {
-                check
-                    .map_or(Ok(()), |c| c(v.trim()))
-                    .map(|()| v.to_string())
+            .value_parser(ValueParser::new(move |v: &str| match v.trim() {
+                "" => Ok(String::new()),
+                item => check.map_or(Ok(()), |c| c(item)).map(|()| v.to_string()),
             }))
             .value_delimiter(',')
             .action(ArgAction::Append),
         Kind::Repeat => arg.action(ArgAction::Append),
         Kind::Bounds => arg
             .value_parser(ValueParser::new(|v: &str| {
-                crate::gates::parse(v).map(|_| v.to_string())
+                let gates = crate::gates::parse(v)?;
+                match gates.iter().find(|g| !g.bound.is_finite()) {
+                    Some(g) => Err(format!("{}: the bound is not a finite number", g.metric)),
+                    None => Ok(v.to_string()),
+                }
             }))
             .action(ArgAction::Append),
         Kind::Choice(names) => arg.value_parser(PossibleValuesParser::new(
@@ -143,8 +151,21 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
         Kind::Text | Kind::Choice(_) | Kind::Parsed(_) => {
             Value::String(m.get_one::<String>(s.key)?.clone())
         }
-        Kind::List { none_empty, .. } => {
-            let items = texts();
+        Kind::List {
+            none_empty, unique, ..
+        } => {
+            let mut items: Vec<Value> = texts()
+                .into_iter()
+                .filter(|v| v.as_str().is_some_and(|t| !t.is_empty()))
+                .collect();
+            if unique {
+                let mut seen = Vec::new();
+                items.retain(|v| {
+                    let new = !seen.contains(v);
+                    seen.push(v.clone());
+                    new
+                });
+            }
             let none = items.len() == 1
                 && items[0]
                     .as_str()
@@ -336,6 +357,14 @@ mod tests {
         );
         let e = parse::<Config>(&["--fail-under", "overall"]).unwrap_err();
         assert!(e.to_string().contains("expected METRIC=VALUE"), "{e}");
+        for bound in ["nan", "inf", "-inf"] {
+            let e = parse::<Config>(&["--fail-under", &format!("overall={bound}")]).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("overall: the bound is not a finite number"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
@@ -362,10 +391,15 @@ mod tests {
     #[test]
     fn a_checked_list_refuses_an_unknown_item() {
         use crate::jobs::check_report::Config;
-        let c = parse::<Config>(&["--fail-on", "fabricated, altered", "--fail-on", "stitched"])
-            .unwrap()
-            .over(Config::default())
-            .unwrap();
+        let c = parse::<Config>(&[
+            "--fail-on",
+            "fabricated, altered,,",
+            "--fail-on",
+            "stitched,fabricated",
+        ])
+        .unwrap()
+        .over(Config::default())
+        .unwrap();
         let names: Vec<&str> = c.fail_on.iter().map(|a| a.as_str()).collect();
         assert_eq!(names, ["fabricated", "altered", "stitched"]);
         let e = parse::<Config>(&["--fail-on", "ok,made_up"])

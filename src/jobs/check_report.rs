@@ -79,7 +79,7 @@ pub struct Config {
     /// cross_turn, interviewer, wrong_speaker, ok, other_source, altered,
     /// stitched, fabricated).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    #[setting(check = "class_name", value_name = "CLASS,...")]
+    #[setting(check = "class_name", unique, value_name = "CLASS,...")]
     pub fail_on: Vec<Attribution>,
 }
 

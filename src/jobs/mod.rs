@@ -337,6 +337,13 @@ pub fn read_config<C: JobConfig>(path: &Path) -> Result<C, ConfigError> {
         _ => return Err(fail("a config file ends in .toml or .json".into())),
     };
     check_version(&config).map_err(fail)?;
+    // TOML's `nan` and `inf` would come back as JSON nulls once flags are
+    // laid over the file (`settings::overlay`): refused here, by key.
+    if let serde_json::Value::Object(object) = to_value(&config) {
+        if let Some(key) = object.iter().find(|(_, v)| holds_null(v)).map(|(k, _)| k) {
+            return Err(fail(format!("key `{key}`: not a finite number")));
+        }
+    }
     // A value of the file's out of range is the file's error, named by
     // its key (a flag cannot be blamed for it).
     if let Err(ConfigError::Invalid { field, message }) = config.validate() {
@@ -346,6 +353,18 @@ pub fn read_config<C: JobConfig>(path: &Path) -> Result<C, ConfigError> {
         }
     }
     Ok(config)
+}
+
+/// Whether a serialized setting holds a null: a configuration skips its
+/// unset optional settings, so a null is a number JSON cannot hold (NaN,
+/// an infinity).
+fn holds_null(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Null => true,
+        serde_json::Value::Array(items) => items.iter().any(holds_null),
+        serde_json::Value::Object(map) => map.values().any(holds_null),
+        _ => false,
+    }
 }
 
 /// Largest configuration file read, in bytes: a file over 1 MiB is not a
@@ -498,6 +517,30 @@ pub(crate) fn check_unit(field: &str, v: f64) -> Result<(), ConfigError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_config_files_nan_or_inf_is_refused_by_key() {
+        let dir = std::env::temp_dir().join(format!("ce-config-nan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (text, key) in [
+            (
+                "bleu_smooth = \"floor\"\nbleu_smooth_value = nan\n",
+                "bleu_smooth_value",
+            ),
+            ("[fail_under]\nbleu = inf\n", "fail_under"),
+        ] {
+            let path = dir.join("c.toml");
+            std::fs::write(&path, text).unwrap();
+            let e = read_config::<lexical::Config>(&path)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("key `{key}`: not a finite number")),
+                "{text}: {e}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     use super::*;
 
     #[test]

@@ -26,10 +26,12 @@ pub enum Kind {
     Float,
     /// Text (or a path).
     Text,
-    /// Comma-separated values, the flag repeatable.
+    /// Comma-separated values (empty ones dropped), the flag repeatable.
     List {
         /// `none` alone is the empty list.
         none_empty: bool,
+        /// An item given twice is kept once.
+        unique: bool,
         /// Checks each item (an error says why it is refused).
         check: Option<Check>,
     },
