@@ -276,7 +276,7 @@ pub fn failure_message(o: &Outcome) -> String {
 /// A JUnit XML report: one test suite named after the command, one test
 /// case per gate (a failed one with its `<failure>`).
 pub fn junit_xml(command: &str, cases: &[(String, Option<String>)]) -> String {
-    let esc = crate::report::html::escape;
+    let esc = crate::text::escape_markup;
     let failures = cases.iter().filter(|(_, f)| f.is_some()).count();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(

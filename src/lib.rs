@@ -9,7 +9,8 @@
 //! - [`scoring`]: the six question-type scorers;
 //! - [`citations`]: exact, normalized and fuzzy quote verification;
 //! - [`stats`]: means and bootstrap intervals;
-//! - [`report`]: run folders, manifests, charts and tables;
+//! - [`report`]: run folders, manifests and how files are written;
+//! - [`views`]: terminal tables, the HTML audit reports and charts;
 //! - [`metrics`]: HotpotQA answer, citation and supporting-fact metrics;
 //! - [`semantic`]: sentence embeddings (all-MiniLM-L6-v2 with candle), anchors,
 //!   the answer-judging methods and threshold search;
@@ -57,7 +58,10 @@ pub mod cli;
 // 2. Jobs: one typed job per command (configuration, run, run folder).
 pub mod jobs;
 
-// 3-4. Per-command computations (their views are files of `report`).
+// 3. Views: what a person sees (terminal tables, report.html, charts).
+pub mod views;
+
+// 4. Per-command computations.
 pub mod agreement;
 pub mod check_report;
 pub mod compare;

@@ -148,3 +148,110 @@ fn issue_42_the_stages_read_no_environment_clock_or_process_global() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// The layer of a top-level module, top (1) to bottom (7), as lib.rs
+/// lists them; None for the crate root files.
+fn layer(module: &str) -> Option<u8> {
+    Some(match module {
+        "cli" => 1,
+        "jobs" => 2,
+        "views" => 3,
+        "agreement" | "check_report" | "compare" | "evaluate" | "gates" | "grounding"
+        | "hotpot" | "judge_answers" | "lexical" | "texteval" => 4,
+        "citations" | "judge" | "metrics" | "rag" | "scoring" | "semantic" => 5,
+        "corpus" | "lexicon" | "report" => 6,
+        "http" | "pool" | "progress" | "secrets" | "shard" | "signature" | "stats" | "sys"
+        | "test_rng" | "text" => 7,
+        _ => return None,
+    })
+}
+
+/// Every import of every module names its own layer or one below it:
+/// the views (terminal tables, report.html, charts) import no job, the
+/// writers (report) no view, computation or stage, the inputs (corpus) no
+/// stage. A module this test does not know is an error, so that a new one
+/// is placed in a layer.
+#[test]
+fn issue_42_every_import_points_down_the_layers() {
+    let src = repo().join("src");
+    let mut up = Vec::new();
+    for f in rust_files(&src) {
+        let rel = relative(&src, &f);
+        if rel == "lib.rs" || rel == "main.rs" {
+            continue;
+        }
+        let own = rel.split(['/', '.']).next().unwrap_or("");
+        let Some(mine) = layer(own) else {
+            up.push(format!("src/{rel}: module `{own}` is in no layer"));
+            continue;
+        };
+        for (line, module) in imports(&f) {
+            match layer(&module) {
+                Some(theirs) if theirs < mine => up.push(format!(
+                    "src/{rel}:{line}: crate::{module} (layer {theirs} from {mine})"
+                )),
+                None if !module.is_empty() => {
+                    up.push(format!("src/{rel}:{line}: crate::{module} is in no layer"))
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(up.is_empty(), "imports pointing up:\n{}", up.join("\n"));
+}
+
+/// No two top-level modules import each other, directly or through
+/// others: the module graph has no cycle.
+#[test]
+fn issue_42_no_module_cycle() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let src = repo().join("src");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in rust_files(&src) {
+        let rel = relative(&src, &f);
+        if rel == "lib.rs" || rel == "main.rs" {
+            continue;
+        }
+        let own = rel.split(['/', '.']).next().unwrap_or("").to_string();
+        let edges = graph.entry(own.clone()).or_default();
+        for (_, module) in imports(&f) {
+            if module != own && layer(&module).is_some() {
+                edges.insert(module);
+            }
+        }
+    }
+    // Depth-first search; a module met again on the current path closes
+    // a cycle.
+    fn visit(
+        m: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(m.to_string());
+            return Some(cycle);
+        }
+        if !done.insert(m.to_string()) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in graph.get(m).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in graph.keys() {
+        let cycle = visit(m, &graph, &mut Vec::new(), &mut done);
+        assert!(
+            cycle.is_none(),
+            "module cycle: {}",
+            cycle.unwrap().join(" -> ")
+        );
+    }
+}

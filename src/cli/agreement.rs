@@ -3,7 +3,7 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::agreement::{execute, Config};
-use crate::report::text::agreement_report;
+use crate::views::text::agreement_report;
 use std::path::PathBuf;
 
 /// Arguments of `agreement`. Each setting is a field of

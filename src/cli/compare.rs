@@ -96,13 +96,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
 fn compare_tables(c: &crate::compare::Comparison) -> String {
     use crate::jobs::compare::{difference_rows, side_by_side};
     let (header, rows) = side_by_side(c, 3);
-    let first = crate::report::table::grid_table(&header, &rows);
+    let first = crate::views::table::grid_table(&header, &rows);
     let (header, rows) = difference_rows(c, 4);
     let shown = [0, 1, 2, 6, 7, 8, 9, 10, 11, 12];
     let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
-    let second = crate::report::table::grid_table(
-        &pick(&header),
-        &rows.iter().map(pick).collect::<Vec<_>>(),
-    );
+    let second =
+        crate::views::table::grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>());
     format!("{first}\n{second}")
 }

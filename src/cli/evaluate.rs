@@ -2,7 +2,7 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::evaluate::{execute, Config};
-use crate::report::text::evaluate_summary;
+use crate::views::text::evaluate_summary;
 use std::path::PathBuf;
 
 /// Arguments of `evaluate`. Each setting is a field of

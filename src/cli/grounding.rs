@@ -56,5 +56,5 @@ fn grounding_table(summary: &crate::jobs::grounding::Summary) -> String {
         summary.n.to_string(),
     ]))
     .collect();
-    crate::report::table::grid_table(&["metric", "mean"], &rows)
+    crate::views::table::grid_table(&["metric", "mean"], &rows)
 }

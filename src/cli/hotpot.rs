@@ -3,7 +3,7 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::hotpot::{execute, Config};
-use crate::report::text::hotpot_summary;
+use crate::views::text::hotpot_summary;
 use serde_json::Value;
 use std::path::PathBuf;
 

@@ -6,7 +6,7 @@ use crate::jobs::judge_answers::{
     estimate_line, execute_threshold_run, report_progress, threshold_signature, write_run, Config,
     Context, ThresholdConfig,
 };
-use crate::report::text::judge_summary;
+use crate::views::text::judge_summary;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -72,7 +72,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     if let Some(a) = &out.agreement {
         outln!(
             "agreement of the verdicts at the chosen threshold with the labels:\n{}",
-            crate::report::text::agreement_report(a)
+            crate::views::text::agreement_report(a)
         );
     }
     outln!("{}", threshold_report(&out, anchors, &signature));
@@ -144,7 +144,7 @@ fn threshold_report(
     };
     format!(
         "{}\ntarget: {target} ({} items), optimize: {}, anchors: {}, {model_signature}\nthreshold: {:.2}",
-        crate::report::text::threshold_table(s),
+        crate::views::text::threshold_table(s),
         out.n,
         crate::jobs::judge_answers::optimize_name(s.optimize),
         if anchors { "on" } else { "off" },

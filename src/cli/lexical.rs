@@ -3,7 +3,7 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::lexical::{execute, Config};
-use crate::report::text::lexical_report;
+use crate::views::text::lexical_report;
 use std::path::PathBuf;
 
 /// Arguments of `lexical`. Each setting is a field of

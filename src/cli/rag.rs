@@ -9,7 +9,7 @@ use crate::jobs::JobConfig;
 use crate::rag::request_body;
 use crate::rag::verify::check_citations;
 use crate::report::rfc3339;
-use crate::report::text::{mean_with_ci, rag_checks};
+use crate::views::text::{mean_with_ci, rag_checks};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

@@ -3,8 +3,8 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::text_eval::{execute, Config};
-use crate::report::text::text_eval_table;
 use crate::texteval::SemanticSource;
+use crate::views::text::text_eval_table;
 use std::path::PathBuf;
 
 /// Arguments of `text-eval`. Each setting is a field of

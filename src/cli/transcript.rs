@@ -42,7 +42,7 @@ pub fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
     if args.json {
         let mut all: Vec<Value> = transcripts
             .into_iter()
-            .map(crate::report::text::transcript_json)
+            .map(crate::views::text::transcript_json)
             .collect();
         let v = if all.len() == 1 {
             all.remove(0)

@@ -7,12 +7,34 @@
 //! the rest without building it.
 
 use super::{json_error, CorpusError};
-use crate::metrics::hotpot::{OfficialGold, SimpleItem, SupportingFact};
 use serde::de::DeserializeSeed;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
+
+/// One prediction or gold record of the simple format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimpleItem {
+    /// The answer text.
+    pub answer: String,
+    /// Cited passage indices (duplicates allowed; compared as sets).
+    pub citations: Vec<i64>,
+}
+
+/// A supporting fact: (paragraph title, sentence index).
+pub type SupportingFact = (String, i64);
+
+/// One gold record of the official format.
+#[derive(Debug, Clone)]
+pub struct OfficialGold {
+    /// `_id`.
+    pub id: String,
+    /// The gold answer.
+    pub answer: String,
+    /// The gold supporting facts.
+    pub supporting_facts: Vec<SupportingFact>,
+}
 
 /// One record of a simple-format file.
 #[derive(Debug, Clone)]

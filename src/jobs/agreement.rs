@@ -244,7 +244,7 @@ pub fn execute(
     )?;
     #[cfg(feature = "charts")]
     if let (Some(c), false) = (&result.confusion_matrix, config.no_plots) {
-        use crate::report::charts::{render_heatmap, Heatmap};
+        use crate::views::charts::{render_heatmap, Heatmap};
         let kappa = result
             .cohen_kappa
             .value

@@ -303,7 +303,7 @@ pub fn execute(
     writer.write_json("summary.json", &output.summary)?;
     writer.write("items.csv", &items_csv(&output.quotes))?;
     if !config.no_html {
-        let page = crate::report::check_report::render(
+        let page = crate::views::check_report::render(
             &output.text,
             &output.quotes,
             &output.summary,

@@ -16,10 +16,10 @@
 use super::{ConfigError, JobConfig, JobError};
 use crate::compare::{compare, load_system, signature, Cluster, Comparison, Options};
 use crate::report::csv::{csv_text, number};
-use crate::report::html::HtmlPage;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
 use crate::stats::paired::DEFAULT_PAIRED_RESAMPLES;
+use crate::views::html::HtmlPage;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -325,7 +325,7 @@ const HOTPOT_DEFINITIONS: [(&str, &str); 7] = [
 /// One chart per metric: each system's mean with its interval, then the
 /// paired differences with theirs.
 fn metric_charts(page: &mut HtmlPage, c: &Comparison) {
-    use crate::report::svg::{dot_whisker, Dot};
+    use crate::views::svg::{dot_whisker, Dot};
     for (m, metric) in c.metrics.iter().enumerate() {
         page.heading(3, metric);
         let means: Vec<Dot> = c

@@ -678,7 +678,7 @@ pub(crate) fn write_run_from(
     }
     #[cfg(feature = "charts")]
     if !config.no_plots {
-        use crate::report::charts::{render_bar_chart, BarChart};
+        use crate::views::charts::{render_bar_chart, BarChart};
         let footnote = format!(
             "values: mean [95% bootstrap CI] n · {}",
             crate::signature::shorten(&summary.signature)
@@ -709,7 +709,7 @@ pub(crate) fn write_run_from(
         })?;
     }
     if !config.no_html {
-        use crate::report::audit;
+        use crate::views::audit;
         let charts: Vec<(&str, Vec<u8>)> = [
             ("Mean answer score per transcript", "transcript_scores.png"),
             (
@@ -738,11 +738,11 @@ pub(crate) fn write_run_from(
 }
 
 #[cfg(feature = "charts")]
-fn bars(groups: &BTreeMap<String, crate::stats::GroupStat>) -> Vec<crate::report::charts::Bar> {
+fn bars(groups: &BTreeMap<String, crate::stats::GroupStat>) -> Vec<crate::views::charts::Bar> {
     groups
         .iter()
         .filter(|(_, s)| s.n > 0)
-        .map(|(k, s)| crate::report::charts::Bar {
+        .map(|(k, s)| crate::views::charts::Bar {
             label: k.clone(),
             value: s.mean,
             n: s.n,

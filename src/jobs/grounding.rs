@@ -308,7 +308,7 @@ pub fn write_run(
     run.write_json("summary.json", &output.summary)?;
     #[cfg(feature = "charts")]
     {
-        use crate::report::charts::{render_histogram_panels, HistogramPanels};
+        use crate::views::charts::{render_histogram_panels, HistogramPanels};
         let col = |f: &dyn Fn(&GroundingResult) -> f64| results.iter().map(f).collect::<Vec<f64>>();
         let (rel, comp, hal) = (
             col(&|r| r.relevance),

@@ -19,10 +19,10 @@ use crate::corpus::hotpot::{
 };
 use crate::corpus::json_error;
 use crate::hotpot::{evaluate_official, evaluate_simple, HotpotEvaluation, HotpotFormat};
-use crate::report::html::HtmlPage;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
 use crate::report::ReportError;
+use crate::views::html::HtmlPage;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -451,7 +451,7 @@ fn draw_panels(eval: &HotpotEvaluation, system: &str) -> Result<Vec<u8>, ReportE
         ),
     };
     let title = format!("HotpotQA answer generation quality: {system}");
-    use crate::report::panels::{render_metric_panels, MetricPanels};
+    use crate::views::panels::{render_metric_panels, MetricPanels};
     render_metric_panels(&MetricPanels {
         title: &title,
         set_label: label,
@@ -508,7 +508,7 @@ fn render_report(
         page.heading(2, "Charts");
         page.png("HotpotQA metrics: six panels", png);
         #[cfg(feature = "charts")]
-        let binned = eval.n() > crate::report::panels::MAX_BAR_GROUPS;
+        let binned = eval.n() > crate::views::panels::MAX_BAR_GROUPS;
         #[cfg(not(feature = "charts"))]
         let binned = false;
         if binned {

@@ -1165,7 +1165,7 @@ pub fn write_outputs(
     run.write_json("summary.json", &output.summary)?;
     #[cfg(feature = "charts")]
     if !no_plots {
-        use crate::report::charts::{render_score_histogram, ScoreHistogram};
+        use crate::views::charts::{render_score_histogram, ScoreHistogram};
         for (name, values) in &output.histograms {
             let half = values.iter().filter(|v| **v == 0.5).count();
             let title = format!(

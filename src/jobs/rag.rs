@@ -779,7 +779,7 @@ fn write_summary(run: &mut RunWriter, summary: &Value, signature: &str) -> Resul
     run.write_json("summary.json", summary)?;
     #[cfg(feature = "charts")]
     if let Some(bars) = chart_bars(summary) {
-        use crate::report::charts::{render_bar_chart, BarChart};
+        use crate::views::charts::{render_bar_chart, BarChart};
         run.render("rag_scores.png", |path| {
             render_bar_chart(
                 path,
@@ -801,11 +801,11 @@ fn write_summary(run: &mut RunWriter, summary: &Value, signature: &str) -> Resul
 /// The chart's bars: mean existence and score per question type (or
 /// overall when the file has no types); None when there is nothing to draw.
 #[cfg(feature = "charts")]
-fn chart_bars(summary: &Value) -> Option<Vec<crate::report::charts::Bar>> {
+fn chart_bars(summary: &Value) -> Option<Vec<crate::views::charts::Bar>> {
     let mut bars = Vec::new();
     let mut push = |label: String, g: &Value| {
         if let (Some(m), Some(n)) = (g["mean"].as_f64(), g["n"].as_u64()) {
-            bars.push(crate::report::charts::Bar {
+            bars.push(crate::views::charts::Bar {
                 label,
                 value: m.clamp(0.0, 1.0),
                 n: n as usize,

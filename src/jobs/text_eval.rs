@@ -649,9 +649,9 @@ fn draw_charts(
     degraded: Option<&str>,
 ) -> Result<(), crate::report::ReportError> {
     let degraded = degraded.unwrap_or("");
-    use crate::report::charts::{render_bar_chart, Bar, BarChart};
     use crate::texteval::output::DIMENSIONS;
     use crate::texteval::Category;
+    use crate::views::charts::{render_bar_chart, Bar, BarChart};
     let short = crate::signature::shorten(signature);
     let mut composite_bars = Vec::new();
     let mut pass_bars = Vec::new();

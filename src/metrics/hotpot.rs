@@ -17,6 +17,7 @@
 //! ```
 
 use super::squad::{normalize_answer, token_overlap, SQUAD_NORMALIZATION};
+pub use crate::corpus::hotpot::{OfficialGold, SimpleItem, SupportingFact};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -74,15 +75,6 @@ pub fn official_signature() -> String {
         .field("joint", "product")
         .field("denominator", "gold-items")
         .long()
-}
-
-/// One prediction or gold record of the simple format.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SimpleItem {
-    /// The answer text.
-    pub answer: String,
-    /// Cited passage indices (duplicates allowed; compared as sets).
-    pub citations: Vec<i64>,
 }
 
 /// The six metrics of one simple-format item.
@@ -260,20 +252,6 @@ pub fn simple_averages_of(rows: impl Iterator<Item = [Option<f64>; 6]>) -> Simpl
         n,
         insufficient_context_n: counts[5],
     }
-}
-
-/// A supporting fact: (paragraph title, sentence index).
-pub type SupportingFact = (String, i64);
-
-/// One gold record of the official format.
-#[derive(Debug, Clone)]
-pub struct OfficialGold {
-    /// `_id`.
-    pub id: String,
-    /// The gold answer.
-    pub answer: String,
-    /// The gold supporting facts.
-    pub supporting_facts: Vec<SupportingFact>,
 }
 
 /// Answer metrics of one item (official script's update_answer).

@@ -1,28 +1,17 @@
-//! Run folders and everything written into them: atomic file writes,
-//! manifests, PNG charts and terminal tables.
+//! Run folders and how files are written into them: atomic and streamed
+//! writes, manifests, CSV, the spill file, the PNG encoder. What a person
+//! sees (terminal tables, report.html, charts) is in [`crate::views`].
 //!
 //! A run's files are written into a hidden staging folder that is renamed to
 //! `DIR/<UTC timestamp>-<short id>/` once complete, so a run folder is
 //! either whole or absent, and a run never overwrites another.
 
-pub mod audit;
-#[cfg(feature = "charts")]
-pub(crate) mod charts;
-pub(crate) mod check_report;
 pub mod csv;
-pub mod html;
 pub mod manifest;
-#[cfg(feature = "charts")]
-pub(crate) mod panels;
 #[cfg(feature = "charts")]
 pub(crate) mod pngenc;
 pub mod run;
 pub mod spill;
-pub mod svg;
-#[cfg(feature = "cli")]
-pub(crate) mod table;
-#[cfg(feature = "cli")]
-pub(crate) mod text;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -100,6 +100,23 @@ pub fn canonical_tokens(text: &str) -> Vec<String> {
     numbers::canonicalize(&toks)
 }
 
+/// Escapes text for HTML or XML element content and attribute values
+/// (`&`, `<`, `>`, `"`, `'`).
+pub fn escape_markup(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 //! so a report stays one self-contained file.
 //!
 //! ```
-//! use corpus_eval::report::svg::{dot_whisker, Dot};
+//! use corpus_eval::views::svg::{dot_whisker, Dot};
 //! let svg = dot_whisker("means", &[Dot { label: "A".into(), value: 0.5, interval: Some((0.4, 0.6)) }], false);
 //! assert!(svg.starts_with("<svg") && svg.contains("<circle") && svg.contains(">A</text>"));
 //! ```
@@ -80,7 +80,7 @@ pub fn dot_whisker(title: &str, dots: &[Dot], zero_line: bool) -> String {
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
             x(v),
             axis_y + 16.0,
-            super::fixed(v, 3)
+            crate::report::fixed(v, 3)
         );
     }
     if zero_line {
@@ -115,11 +115,11 @@ pub fn dot_whisker(title: &str, dots: &[Dot], zero_line: bool) -> String {
                 escape(&match d.interval {
                     Some((a, b)) => format!(
                         "{} [{}, {}]",
-                        super::fixed(d.value, 4),
-                        super::fixed(a, 4),
-                        super::fixed(b, 4)
+                        crate::report::fixed(d.value, 4),
+                        crate::report::fixed(a, 4),
+                        crate::report::fixed(b, 4)
                     ),
-                    None => super::fixed(d.value, 4),
+                    None => crate::report::fixed(d.value, 4),
                 })
             );
         }

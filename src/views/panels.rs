@@ -8,7 +8,7 @@
 //! consecutive examples are averaged in equal bins and the panel says so.
 
 use super::charts::register_fonts;
-use super::ReportError;
+use crate::report::ReportError;
 use crate::stats::mean;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -111,9 +111,9 @@ pub fn render_metric_panels(data: &MetricPanels) -> Result<Vec<u8>, ReportError>
     encode_png(&rgb, SIZE).map_err(fail)
 }
 
-/// Encodes 8-bit RGB pixels as a PNG (see [`super::pngenc`]).
+/// Encodes 8-bit RGB pixels as a PNG (see [`crate::report::pngenc`]).
 pub fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, String> {
-    super::pngenc::encode_rgb(rgb, width, height)
+    crate::report::pngenc::encode_rgb(rgb, width, height)
 }
 
 /// Draws the figure into `rgb`: panels 1 to 5 each on its own canvas, in

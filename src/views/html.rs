@@ -6,7 +6,7 @@
 //! browser can check the page without a screenshot.
 //!
 //! ```
-//! use corpus_eval::report::html::HtmlPage;
+//! use corpus_eval::views::html::HtmlPage;
 //! let mut page = HtmlPage::new("Report");
 //! page.heading(2, "Results");
 //! page.table("results", &["metric".into(), "value".into()], &[vec!["f1".into(), "0.5".into()]]);
@@ -15,20 +15,7 @@
 //! ```
 
 /// Escapes text for HTML element content and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::text::escape_markup as escape;
 
 /// Standard base64 (RFC 4648, with padding), through the `base64` crate.
 pub fn base64(bytes: &[u8]) -> String {

@@ -10,7 +10,7 @@
 //! stitched&verdict=not_found&q=tractor`.
 //!
 //! ```
-//! use corpus_eval::report::audit::{context, Context};
+//! use corpus_eval::views::audit::{context, Context};
 //! let text = "line one\nAnna: we grow leeks here\nline three";
 //! let at = text.find("leeks").unwrap();
 //! let c = context(text, at..at + 5, None);
@@ -402,7 +402,7 @@ type OtherContext = ((usize, usize, usize), Vec<u8>);
 /// but the quotes' records are made transcript by transcript (a packed
 /// transcript decompressed only then, transcripts in parallel; the few
 /// contexts in another transcript first, transcript by transcript too)
-/// into a scratch file at `scratch` (see [`super::spill`]), then copied in
+/// into a scratch file at `scratch` (see [`crate::report::spill`]), then copied in
 /// pair order. Memory holds a transcript's text per thread, not the
 /// corpus's; the scratch file is removed when done, or on error, whose
 /// message names it.
@@ -501,14 +501,14 @@ fn write_quote_records_spilled(
     // transcripts first. Errors of the scratch file name it.
     let scratch_error =
         |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", scratch.display()));
-    let spill = super::spill::Spill::create(scratch).map_err(scratch_error)?;
+    let spill = crate::report::spill::Spill::create(scratch).map_err(scratch_error)?;
     let mut order: Vec<usize> = (0..=count).filter(|&t| !by_group[t].is_empty()).collect();
     order
         .sort_by_key(|&t| std::cmp::Reverse(transcripts.transcripts.get(t).map_or(0, |t| t.len())));
     // Each transcript's text read back, and its section gathered, into
     // the buffers of one done with before.
     let buffers: crate::pool::Pool<(String, Vec<u8>)> = crate::pool::Pool::default();
-    let made: Vec<(usize, super::spill::Section)> = order
+    let made: Vec<(usize, crate::report::spill::Section)> = order
         .par_iter()
         .map(|&t| -> std::io::Result<_> {
             let (mut text_buf, section_buf) = buffers.take();
@@ -550,14 +550,14 @@ fn write_quote_records_spilled(
         .collect::<std::io::Result<_>>()
         .map_err(scratch_error)?;
     drop(buffers);
-    let mut sections: Vec<super::spill::Section> = vec![Default::default(); count + 1];
+    let mut sections: Vec<crate::report::spill::Section> = vec![Default::default(); count + 1];
     for (t, section) in made {
         sections[t] = section;
     }
     drop(other_ctx);
     // The quotes in pair order, each read from its group's section.
     let open = sections.iter().filter(|s| !s.is_empty()).count();
-    let mut readers: Vec<super::spill::SectionReader<'_>> =
+    let mut readers: Vec<crate::report::spill::SectionReader<'_>> =
         sections.iter().map(|s| spill.reader(s, open)).collect();
     for q in quotes_in_order(rows) {
         let record = readers[group(q.quote)]

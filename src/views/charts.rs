@@ -1,7 +1,7 @@
 //! PNG bar charts (plotters, bitmap backend) with an embedded DejaVu Sans
 //! font, so charts render the same on a machine without fonts.
 
-use super::ReportError;
+use crate::report::ReportError;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
@@ -115,7 +115,7 @@ fn render_atomically(
     path: &Path,
     draw: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), ReportError> {
-    let path = &super::destination(path)?;
+    let path = &crate::report::destination(path)?;
     register_fonts();
     let name = path
         .file_name()

@@ -1,0 +1,17 @@
+//! What a person sees: terminal tables and text (`text`, `table`), the
+//! HTML audit reports ([`audit`], `check_report`, [`html`], [`svg`]) and
+//! the PNG charts (`charts`, `panels`). How their files are written (run
+//! folders, atomic writes, the PNG encoder) is [`crate::report`]'s.
+
+pub mod audit;
+#[cfg(feature = "charts")]
+pub(crate) mod charts;
+pub(crate) mod check_report;
+pub mod html;
+#[cfg(feature = "charts")]
+pub(crate) mod panels;
+pub mod svg;
+#[cfg(feature = "cli")]
+pub(crate) mod table;
+#[cfg(feature = "cli")]
+pub(crate) mod text;
