@@ -2,7 +2,8 @@
 //! attributed and checked against the transcripts.
 
 use super::{InputError, EXIT_OK};
-use crate::jobs::check_report::{execute, gate_failures, Config, Output};
+use crate::jobs::check_report::{execute, gate_failures, Config};
+use crate::views::text::check_report_summary;
 use std::path::PathBuf;
 
 /// Arguments of `check-report`. Each setting is a field of
@@ -26,42 +27,6 @@ pub struct CheckReportArgs {
     pub json: bool,
 }
 
-/// The terminal's summary: the counts, then the quotes that are not `ok`.
-fn terminal(output: &Output) -> String {
-    let s = &output.summary;
-    let mut out = format!(
-        "{} quotes ({} cited, {} unresolved, {} uncited): {} found, {} ok",
-        s.quotes, s.cited, s.unresolved, s.uncited, s.found, s.ok
-    );
-    if let Some(share) = s.ok_share {
-        out.push_str(&format!(" ({:.1}%)", share * 100.0));
-    }
-    out.push('\n');
-    for (class, n) in &s.attribution {
-        if *n > 0 {
-            out.push_str(&format!("  {class:<14} {n}\n"));
-        }
-    }
-    for q in output.quotes.iter().filter(|q| !q.ok()) {
-        let class = q
-            .result
-            .attributed
-            .attribution
-            .map_or("unknown_source", |a| a.as_str());
-        out.push_str(&format!(
-            "{}:{}: {class}: {}\n",
-            q.line,
-            q.column,
-            crate::corpus::preview(&q.text)
-        ));
-    }
-    out.push_str(&format!(
-        "signature: {}",
-        crate::signature::shorten(&s.signature)
-    ));
-    out
-}
-
 /// Runs `check-report`.
 pub fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
     let config = args.settings.resolve()?;
@@ -75,7 +40,7 @@ pub fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
     if args.json {
         super::print_json(&output.summary, Some(&path))?;
     } else {
-        outln!("{}", terminal(&output));
+        outln!("{}", check_report_summary(&output.summary, &output.quotes));
         outln!("run folder: {}", path.display());
     }
     let failed = gate_failures(&config, &output.quotes);

@@ -67,7 +67,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         let v = crate::jobs::compare::comparison_json(&comparison, &sig);
         super::print_json(&v, Some(&path))?;
     } else {
-        outln!("{}", compare_tables(&comparison));
+        outln!("{}", crate::views::text::compare_tables(&comparison));
         outln!("signature: {sig}");
         outln!("run folder: {}", path.display());
     }
@@ -89,18 +89,4 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     } else {
         EXIT_OK
     })
-}
-
-/// `compare`'s terminal tables: the systems side by side, then the paired
-/// differences.
-fn compare_tables(c: &crate::compare::Comparison) -> String {
-    use crate::jobs::compare::{difference_rows, side_by_side};
-    let (header, rows) = side_by_side(c, 3);
-    let first = crate::views::table::grid_table(&header, &rows);
-    let (header, rows) = difference_rows(c, 4);
-    let shown = [0, 1, 2, 6, 7, 8, 9, 10, 11, 12];
-    let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
-    let second =
-        crate::views::table::grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>());
-    format!("{first}\n{second}")
 }

@@ -33,28 +33,8 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
         .finish(&config.fail_under, Some(&path), summary, || {
             format!(
                 "{}\nsignature: {}",
-                grounding_table(summary),
+                crate::views::text::grounding_table(summary),
                 crate::grounding::signature()
             )
         })
-}
-
-/// `grounding`'s terminal table: the mean of each metric and n.
-fn grounding_table(summary: &crate::jobs::grounding::Summary) -> String {
-    let m = &summary.means;
-    let rows: Vec<Vec<String>> = [
-        ("relevance", m.relevance),
-        ("completeness", m.completeness),
-        ("hallucination", m.hallucination),
-        ("claim_error", m.claim_error),
-        ("drift_penalty", m.drift_penalty),
-    ]
-    .iter()
-    .map(|(k, v)| vec![k.to_string(), format!("{:.4}", v + 0.0)])
-    .chain(std::iter::once(vec![
-        "n".to_string(),
-        summary.n.to_string(),
-    ]))
-    .collect();
-    crate::views::table::grid_table(&["metric", "mean"], &rows)
 }

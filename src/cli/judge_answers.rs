@@ -75,7 +75,10 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
             crate::views::text::agreement_report(a)
         );
     }
-    outln!("{}", threshold_report(&out, anchors, &signature));
+    outln!(
+        "{}",
+        crate::views::text::threshold_report(&out.search, out.n, anchors, &signature)
+    );
     Ok(EXIT_OK)
 }
 
@@ -127,27 +130,4 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     args.job
         .gates
         .finish::<Config>(&config.fail_under, summary, EXIT_OK)
-}
-
-/// `threshold`'s output: the grid, the target and settings, and last
-/// `threshold: 0.60`.
-fn threshold_report(
-    out: &crate::jobs::judge_answers::ThresholdOutput,
-    anchors: bool,
-    model_signature: &str,
-) -> String {
-    let s = &out.search;
-    let target = if s.target == "labels" {
-        "human labels"
-    } else {
-        "proxy labels (similarity > 0.9)"
-    };
-    format!(
-        "{}\ntarget: {target} ({} items), optimize: {}, anchors: {}, {model_signature}\nthreshold: {:.2}",
-        crate::views::text::threshold_table(s),
-        out.n,
-        crate::jobs::judge_answers::optimize_name(s.optimize),
-        if anchors { "on" } else { "off" },
-        s.best
-    )
 }

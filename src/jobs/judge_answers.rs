@@ -44,6 +44,7 @@ use crate::lexicon::Lexicon;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
 use crate::semantic::anchors::ANCHORS_SIGNATURE;
+use crate::semantic::methods::optimize_name;
 use crate::semantic::methods::{
     keyword_score, sample_indices, search_threshold, threshold_score, Method, Optimize,
     ThresholdSearch, DEFAULT_THRESHOLD, POSITIVE_ABOVE,
@@ -578,14 +579,6 @@ pub fn execute_threshold_run(
     run.write_json("threshold.json", &out.to_json(anchors, &signature))?;
     run.write("items.csv", out.items_csv().as_bytes())?;
     Ok((Some(run.finish()?), out, model_signature))
-}
-
-/// The name of an optimization target as written in outputs.
-pub fn optimize_name(o: Optimize) -> &'static str {
-    match o {
-        Optimize::Accuracy => "accuracy",
-        Optimize::F1 => "f1",
-    }
 }
 
 /// The judge a configuration names: its URL (or `$CORPUS_EVAL_JUDGE_URL`),

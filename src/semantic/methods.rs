@@ -243,6 +243,14 @@ pub fn sample_indices(n: usize, k: usize, seed: u64) -> Vec<usize> {
     out
 }
 
+/// The name of an optimization target as written in outputs.
+pub fn optimize_name(o: Optimize) -> &'static str {
+    match o {
+        Optimize::Accuracy => "accuracy",
+        Optimize::F1 => "f1",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

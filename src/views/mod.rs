@@ -7,6 +7,7 @@ pub mod audit;
 #[cfg(feature = "charts")]
 pub(crate) mod charts;
 pub(crate) mod check_report;
+pub(crate) mod compare;
 pub mod html;
 #[cfg(feature = "charts")]
 pub(crate) mod panels;

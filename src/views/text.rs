@@ -437,3 +437,100 @@ pub fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {
         .collect();
     serde_json::json!({"id": id, "format": format, "turns": turns})
 }
+
+/// `check-report`'s terminal summary: the counts, then each quote that is
+/// not `ok` as `LINE:COLUMN: CLASS: "text"`, then the signature.
+pub fn check_report_summary(
+    s: &crate::check_report::Summary,
+    quotes: &[crate::check_report::CheckedQuote],
+) -> String {
+    let mut out = format!(
+        "{} quotes ({} cited, {} unresolved, {} uncited): {} found, {} ok",
+        s.quotes, s.cited, s.unresolved, s.uncited, s.found, s.ok
+    );
+    if let Some(share) = s.ok_share {
+        out.push_str(&format!(" ({:.1}%)", share * 100.0));
+    }
+    out.push('\n');
+    for (class, n) in &s.attribution {
+        if *n > 0 {
+            out.push_str(&format!("  {class:<14} {n}\n"));
+        }
+    }
+    for q in quotes.iter().filter(|q| !q.ok()) {
+        let class = q
+            .result
+            .attributed
+            .attribution
+            .map_or("unknown_source", |a| a.as_str());
+        out.push_str(&format!(
+            "{}:{}: {class}: {}\n",
+            q.line,
+            q.column,
+            crate::corpus::preview(&q.text)
+        ));
+    }
+    out.push_str(&format!(
+        "signature: {}",
+        crate::signature::shorten(&s.signature)
+    ));
+    out
+}
+
+/// `compare`'s terminal tables: the systems side by side, then the paired
+/// differences.
+pub fn compare_tables(c: &crate::compare::Comparison) -> String {
+    use crate::views::compare::{difference_rows, side_by_side};
+    let (header, rows) = side_by_side(c, 3);
+    let first = crate::views::table::grid_table(&header, &rows);
+    let (header, rows) = difference_rows(c, 4);
+    let shown = [0, 1, 2, 6, 7, 8, 9, 10, 11, 12];
+    let pick = |r: &Vec<String>| shown.iter().map(|&k| r[k].clone()).collect::<Vec<_>>();
+    let second =
+        crate::views::table::grid_table(&pick(&header), &rows.iter().map(pick).collect::<Vec<_>>());
+    format!("{first}\n{second}")
+}
+
+/// `grounding`'s terminal table: the mean of each metric and n.
+pub fn grounding_table(summary: &crate::grounding::summary::Summary) -> String {
+    let m = &summary.means;
+    let rows: Vec<Vec<String>> = [
+        ("relevance", m.relevance),
+        ("completeness", m.completeness),
+        ("hallucination", m.hallucination),
+        ("claim_error", m.claim_error),
+        ("drift_penalty", m.drift_penalty),
+    ]
+    .iter()
+    .map(|(k, v)| vec![k.to_string(), format!("{:.4}", v + 0.0)])
+    .chain(std::iter::once(vec![
+        "n".to_string(),
+        summary.n.to_string(),
+    ]))
+    .collect();
+    super::table::grid_table(&["metric", "mean"], &rows)
+}
+
+/// `threshold`'s output: the grid, the target and settings, and last
+/// `threshold: 0.60`.
+#[cfg(feature = "semantic")]
+pub fn threshold_report(
+    s: &crate::semantic::methods::ThresholdSearch,
+    n: usize,
+    anchors: bool,
+    model_signature: &str,
+) -> String {
+    let target = if s.target == "labels" {
+        "human labels"
+    } else {
+        "proxy labels (similarity > 0.9)"
+    };
+    format!(
+        "{}\ntarget: {target} ({} items), optimize: {}, anchors: {}, {model_signature}\nthreshold: {:.2}",
+        threshold_table(s),
+        n,
+        crate::semantic::methods::optimize_name(s.optimize),
+        if anchors { "on" } else { "off" },
+        s.best
+    )
+}
