@@ -65,6 +65,24 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
     let Fields::Named(fields) = &data.fields else {
         return Err(syn::Error::new_spanned(name, "Settings: named fields only"));
     };
+    // The keys are the fields' names (or their own renames): a container
+    // rename would make every flag name a key the file does not take.
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let mut renamed = false;
+        attr.parse_nested_meta(|meta| {
+            renamed |= meta.path.is_ident("rename_all");
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            }
+            Ok(())
+        })?;
+        if renamed {
+            return Err(syn::Error::new_spanned(
+                attr,
+                "Settings: #[serde(rename_all)] is not supported; rename fields one by one",
+            ));
+        }
+    }
     let mut entries = Vec::new();
     let mut defaults = Vec::new();
     for field in &fields.named {
@@ -248,7 +266,7 @@ fn serde_key(attrs: &[Attribute]) -> syn::Result<(Option<String>, bool)> {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("rename") && meta.input.peek(syn::Token![=]) {
                 key = Some(meta.value()?.parse::<LitStr>()?.value());
-            } else if meta.path.is_ident("skip") {
+            } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
                 skip = true;
             } else if meta.input.peek(syn::Token![=]) {
                 meta.value()?.parse::<syn::Expr>()?;
@@ -301,45 +319,114 @@ fn help_of(attrs: &[Attribute]) -> String {
     unlink(&paragraphs.join("\n\n"))
 }
 
-/// `` [`a::b::C`] `` to `` `C` ``, `[text](target)` to `text`.
+/// Rustdoc's link syntax as plain text: `` [`a::b::C`] `` to `` `C` ``,
+/// `[text](target)` and `[text][ref]` to `text`; code spans and other
+/// brackets as written.
 fn unlink(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(open) = rest.find('[') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let Some(close) = after.find(']') else {
-            out.push_str(&rest[open..]);
-            return out;
-        };
-        let inner = &after[..close];
-        let tail = &after[close + 1..];
-        let link_end = tail
-            .strip_prefix('(')
-            .and_then(|t| t.find(')'))
-            .map(|end| end + 2);
-        match (
-            inner.strip_prefix('`').and_then(|s| s.strip_suffix('`')),
-            link_end,
-        ) {
-            (_, Some(end)) => {
+    while let Some(at) = rest.find(['[', '`']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(code) = rest.strip_prefix('`') {
+            // A code span, copied as written (`[]` stays `[]`).
+            let Some(end) = code.find('`') else { break };
+            out.push_str(&rest[..end + 2]);
+            rest = &rest[end + 2..];
+            continue;
+        }
+        if let Some(end) = rest.strip_prefix("[`").and_then(|r| r.find("`]")) {
+            let code = &rest[2..2 + end];
+            out.push('`');
+            out.push_str(code.rsplit("::").next().unwrap_or(code));
+            out.push('`');
+            rest = &rest[2 + end + 2..];
+            continue;
+        }
+        let Some(close) = rest.find(']') else { break };
+        let (inner, tail) = (&rest[1..close], &rest[close + 1..]);
+        match group_len(tail, '(', ')').or_else(|| group_len(tail, '[', ']')) {
+            Some(len) => {
                 out.push_str(inner);
-                rest = &tail[end..];
-                continue;
+                rest = &tail[len..];
             }
-            (Some(code), None) => {
-                out.push('`');
-                out.push_str(code.rsplit("::").next().unwrap_or(code));
-                out.push('`');
-            }
-            (None, None) => {
-                out.push('[');
-                out.push_str(inner);
-                out.push(']');
+            None => {
+                out.push_str(&rest[..close + 1]);
+                rest = tail;
             }
         }
-        rest = tail;
     }
     out.push_str(rest);
     out
+}
+
+/// The length of the group `text` opens with `open`, up to its matching
+/// `close` (nested pairs counted); None when `text` opens none or it is
+/// not closed.
+fn group_len(text: &str, open: char, close: char) -> Option<usize> {
+    if !text.starts_with(open) {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i + c.len_utf8());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_become_plain_text_and_code_stays_as_written() {
+        for (doc, shown) in [
+            ("see [`crate::shard::Shard`]", "see `Shard`"),
+            ("a [`Vec`] of them", "a `Vec` of them"),
+            ("[the docs](https://x.org/a_(b)) say", "the docs say"),
+            ("[the docs][ref] say", "the docs say"),
+            ("`[]` for none", "`[]` for none"),
+            ("index [`a[0]`] and `b[1]`", "index `a[0]` and `b[1]`"),
+            ("[default: 4] and [x", "[default: 4] and [x"),
+            ("unclosed `code [x", "unclosed `code [x"),
+            ("no brackets at all", "no brackets at all"),
+        ] {
+            assert_eq!(unlink(doc), shown, "{doc}");
+        }
+    }
+
+    #[test]
+    fn the_help_is_the_doc_comment_by_paragraph() {
+        let attrs: Vec<Attribute> = vec![
+            syn::parse_quote!(#[doc = " First line"]),
+            syn::parse_quote!(#[doc = " goes on."]),
+            syn::parse_quote!(#[doc = ""]),
+            syn::parse_quote!(#[doc = " Second [`a::B`]."]),
+            syn::parse_quote!(#[serde(rename = "x")]),
+        ];
+        assert_eq!(help_of(&attrs), "First line goes on.\n\nSecond `B`.");
+        assert_eq!(serde_key(&attrs).unwrap(), (Some("x".to_string()), false));
+        let skipped: Vec<Attribute> = vec![syn::parse_quote!(#[serde(skip_deserializing)])];
+        assert_eq!(serde_key(&skipped).unwrap(), (None, true));
+    }
+
+    #[test]
+    fn a_container_rename_all_is_refused() {
+        let input: DeriveInput = syn::parse_quote! {
+            #[serde(rename_all = "camelCase")]
+            struct C {
+                /// A.
+                a_b: bool,
+            }
+        };
+        let e = expand(&input).unwrap_err().to_string();
+        assert!(e.contains("rename_all"), "{e}");
+    }
 }
