@@ -71,10 +71,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         let mut renamed = false;
         attr.parse_nested_meta(|meta| {
             renamed |= meta.path.is_ident("rename_all");
-            if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            }
-            Ok(())
+            skip_value(&meta)
         })?;
         if renamed {
             return Err(syn::Error::new_spanned(
@@ -110,14 +107,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         }
         let inner = option_inner(&field.ty).unwrap_or(&field.ty);
         let kind = kind_of(&options, inner)?;
-        let value_name = match &options.value_name {
-            Some(v) => quote!(::core::option::Option::Some(#v)),
-            None => quote!(::core::option::Option::None),
-        };
-        let tag = match &options.tag {
-            Some(v) => quote!(::core::option::Option::Some(#v)),
-            None => quote!(::core::option::Option::None),
-        };
+        let (value_name, tag) = (optional(&options.value_name), optional(&options.tag));
         entries.push(quote! {
             crate::jobs::settings::Setting {
                 key: #key,
@@ -175,10 +165,7 @@ fn kind_of(options: &Options, inner: &Type) -> syn::Result<Tokens> {
         "Vec" if options.repeat => quote!(#k::Repeat),
         "Vec" => {
             let (none_empty, unique) = (options.none_empty, options.unique);
-            let check = match &options.check {
-                Some(path) => quote!(::core::option::Option::Some(#path)),
-                None => quote!(::core::option::Option::None),
-            };
+            let check = optional(&options.check);
             quote!(#k::List { none_empty: #none_empty, unique: #unique, check: #check })
         }
         _ => {
@@ -268,20 +255,32 @@ fn serde_key(attrs: &[Attribute]) -> syn::Result<(Option<String>, bool)> {
                 key = Some(meta.value()?.parse::<LitStr>()?.value());
             } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
                 skip = true;
-            } else if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                meta.parse_nested_meta(|inner| {
-                    if inner.input.peek(syn::Token![=]) {
-                        inner.value()?.parse::<syn::Expr>()?;
-                    }
-                    Ok(())
-                })?;
+            } else {
+                skip_value(&meta)?;
             }
             Ok(())
         })?;
     }
     Ok((key, skip))
+}
+
+/// Passes over the value of a serde option this derive does not read:
+/// `= EXPR`, or a parenthesized list (`rename(serialize = "a")`).
+fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+    }
+    Ok(())
+}
+
+/// `Some(x)` or `None` as tokens.
+fn optional(x: &Option<impl quote::ToTokens>) -> Tokens {
+    match x {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
 }
 
 /// The help of a field: its doc comment as one paragraph per blank-line
@@ -428,5 +427,23 @@ mod tests {
         };
         let e = expand(&input).unwrap_err().to_string();
         assert!(e.contains("rename_all"), "{e}");
+        let input: DeriveInput = syn::parse_quote! {
+            #[serde(rename_all(serialize = "camelCase"), deny_unknown_fields)]
+            struct C {
+                /// A.
+                a_b: bool,
+            }
+        };
+        let e = expand(&input).unwrap_err().to_string();
+        assert!(e.contains("rename_all"), "{e}");
+        let input: DeriveInput = syn::parse_quote! {
+            #[serde(deny_unknown_fields, default, bound = "")]
+            struct C {
+                /// A.
+                #[serde(rename(deserialize = "x"), skip_serializing_if = "f")]
+                a_b: bool,
+            }
+        };
+        assert!(expand(&input).is_ok());
     }
 }

@@ -29,20 +29,16 @@ pub struct CheckReportArgs {
 
 /// Runs `check-report`.
 pub fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
-    let config = args.settings.resolve()?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.settings.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     let (Some(report), Some(transcripts)) = (&args.report, &args.transcripts) else {
         return Err(InputError("check-report needs REPORT and TRANSCRIPTS".into()).into());
     };
     let (path, output) = execute(&config, report, transcripts)?;
-    if args.json {
-        super::print_json(&output.summary, Some(&path))?;
-    } else {
-        outln!("{}", check_report_summary(&output.summary, &output.quotes));
-        outln!("run folder: {}", path.display());
-    }
+    super::print_run(args.json, Some(&path), &output.summary, || {
+        check_report_summary(&output.summary, &output.quotes)
+    })?;
     let failed = gate_failures(&config, &output.quotes);
     for q in &failed {
         let class = q.result.attributed.attribution.map_or("", |a| a.as_str());

@@ -49,10 +49,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     if !args.systems.is_empty() {
         config.systems = args.systems.clone();
     }
-    let config = args.settings.checked(config)?;
-    if args.settings.printed(&config)? {
+    let Some(config) = args.settings.ready(config)? else {
         return Ok(EXIT_OK);
-    }
+    };
     let alpha = args.alpha.unwrap_or(0.05);
     if !(alpha.is_finite() && alpha > 0.0 && alpha < 1.0) {
         return Err(super::InputError(format!(

@@ -57,12 +57,13 @@ impl<C: JobConfig + Settings, P: Pick> Flags<C, P> {
     }
 }
 
-/// The clap argument of one setting.
-fn arg_of<C: JobConfig>(s: &Setting) -> Arg {
+/// The clap argument of one setting; `defaults` is the default
+/// configuration as JSON (its value at the key is shown in the help).
+fn arg_of(s: &Setting, defaults: &Value) -> Arg {
     // As clap's derive shows a doc comment: the first paragraph without
     // its closing period as the help, the whole comment as the long help
     // (`--help`); the default after the first paragraph.
-    let default = default_shown::<C>(s.key)
+    let default = default_shown(defaults, s.key)
         .filter(|_| !matches!(s.kind, Kind::Switch))
         .map(|d| format!(" [default: {d}]"))
         .unwrap_or_default();
@@ -109,7 +110,7 @@ fn arg_of<C: JobConfig>(s: &Setting) -> Arg {
                 let gates = crate::gates::parse(v)?;
                 match gates.iter().find(|g| !g.bound.is_finite()) {
                     Some(g) => Err(format!("{}: the bound is not a finite number", g.metric)),
-                    None => Ok(v.to_string()),
+                    None => Ok(gates),
                 }
             }))
             .action(ArgAction::Append),
@@ -169,7 +170,7 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
             let none = items.len() == 1
                 && items[0]
                     .as_str()
-                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("none"));
+                    .is_some_and(|v| v.eq_ignore_ascii_case("none"));
             Value::Array(if none_empty && none {
                 Vec::new()
             } else {
@@ -177,15 +178,14 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
             })
         }
         Kind::Repeat => Value::Array(texts()),
-        Kind::Bounds => {
-            let mut table = serde_json::Map::new();
-            for spec in m.get_many::<String>(s.key).into_iter().flatten() {
-                for gate in crate::gates::parse(spec).unwrap_or_default() {
-                    table.insert(gate.metric, Value::from(gate.bound));
-                }
-            }
-            Value::Object(table)
-        }
+        Kind::Bounds => Value::Object(
+            m.get_many::<Vec<crate::gates::Gate>>(s.key)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|g| (g.metric.clone(), Value::from(g.bound)))
+                .collect(),
+        ),
     })
 }
 
@@ -208,7 +208,8 @@ impl<C: JobConfig + Settings, P: Pick> clap::FromArgMatches for Flags<C, P> {
 
 impl<C: JobConfig + Settings, P: Pick> clap::Args for Flags<C, P> {
     fn augment_args(cmd: Command) -> Command {
-        Self::picked().fold(cmd, |cmd, s| cmd.arg(arg_of::<C>(&s)))
+        let defaults = crate::jobs::to_value(&C::default());
+        Self::picked().fold(cmd, |cmd, s| cmd.arg(arg_of(&s, &defaults)))
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {

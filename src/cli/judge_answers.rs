@@ -46,10 +46,9 @@ pub struct ThresholdArgs {
 /// Runs `threshold`: prints the grid and, last, `threshold: 0.60` (or with
 /// `--json` one JSON object).
 pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
-    let c: ThresholdConfig = args.settings.resolve()?;
-    if args.settings.printed(&c)? {
+    let Some(c) = args.settings.config()? else {
         return Ok(EXIT_OK);
-    }
+    };
     let Some(input) = &args.input else {
         return Err(InputError("threshold needs INPUT".into()).into());
     };

@@ -104,24 +104,26 @@ impl<C: JobConfig + Settings, P: flags::Pick> ConfigArgs<C, P> {
         self.flags.over(base)
     }
 
-    /// The configuration ([`Self::merged`]), checked.
-    pub fn resolve(&self) -> anyhow::Result<C> {
-        self.checked(self.merged()?)
+    /// The configuration ([`Self::merged`]), checked; None once
+    /// `--print-config` printed it.
+    pub fn config(&self) -> anyhow::Result<Option<C>> {
+        self.ready(self.merged()?)
     }
 
     /// `c` with every setting's range checked (with `--print-config`, the
-    /// checks of a printed configuration).
-    pub fn checked(&self, c: C) -> anyhow::Result<C> {
+    /// checks of a printed configuration); None once `--print-config`
+    /// printed it.
+    pub fn ready(&self, c: C) -> anyhow::Result<Option<C>> {
         match self.print_config {
             true => c.validate_printable()?,
             false => c.validate()?,
         }
-        Ok(c)
+        Ok((!self.printed(&c)?).then_some(c))
     }
 
     /// With `--print-config`, prints `config` as TOML (URL credentials
     /// redacted, unset settings as comments) and returns true.
-    pub fn printed(&self, config: &C) -> anyhow::Result<bool> {
+    fn printed(&self, config: &C) -> anyhow::Result<bool> {
         if self.print_config {
             let (text, redacted) = crate::jobs::printable_toml(config);
             if redacted {
@@ -159,8 +161,7 @@ impl<C: JobConfig + Settings> JobArgs<C> {
     /// The checked configuration; None once `--print-config` printed it.
     pub fn config(&self) -> anyhow::Result<Option<C>> {
         self.gates.check()?;
-        let config = self.settings.resolve()?;
-        Ok((!self.settings.printed(&config)?).then_some(config))
+        self.settings.config()
     }
 
     /// A finished run on stdout: with `--json` its summary (and
@@ -171,14 +172,7 @@ impl<C: JobConfig + Settings> JobArgs<C> {
         summary: &impl serde::Serialize,
         text: impl FnOnce() -> String,
     ) -> anyhow::Result<()> {
-        if self.json {
-            return print_json(summary, folder);
-        }
-        outln!("{}", text());
-        if let Some(path) = folder {
-            outln!("run folder: {}", path.display());
-        }
-        Ok(())
+        print_run(self.json, folder, summary, text)
     }
 
     /// [`Self::print`], then the quality gates of `gates` (the
@@ -393,6 +387,24 @@ fn exit_code_of(err: &anyhow::Error) -> u8 {
     } else {
         EXIT_RUNTIME
     }
+}
+
+/// A finished run on stdout: with `json` its summary (and `run_folder`),
+/// else `text` and the run folder.
+pub(crate) fn print_run(
+    json: bool,
+    folder: Option<&std::path::Path>,
+    summary: &impl serde::Serialize,
+    text: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    if json {
+        return print_json(summary, folder);
+    }
+    outln!("{}", text());
+    if let Some(path) = folder {
+        outln!("run folder: {}", path.display());
+    }
+    Ok(())
 }
 
 /// Prints `value` as the one JSON object on stdout. With a run folder the

@@ -5,7 +5,7 @@
 //! configuration with [`overlay`]; nothing here knows about clap.
 
 use super::{ConfigError, JobConfig};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use corpus_eval_derive::Settings;
 
@@ -75,59 +75,64 @@ pub trait Choices {
     const NAMES: &'static [&'static str];
 }
 
-/// A setting's default as its help shows it (`[default: X]`): text and
+/// A setting's default as its help shows it (`[default: X]`), from the
+/// default configuration as [`super::to_value`] gives it: text and
 /// numbers as written, lists comma-separated; none for `false`, unset or
 /// empty settings.
-pub fn default_shown<C: JobConfig>(key: &str) -> Option<String> {
-    match super::to_value(&C::default()).get(key)? {
+pub fn default_shown(defaults: &Value, key: &str) -> Option<String> {
+    match defaults.get(key)? {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(true) => Some("true".into()),
-        Value::Array(items) if !items.is_empty() => Some(
-            items
-                .iter()
-                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
+        Value::Array(items) if !items.is_empty() => Some(joined(items)),
         _ => None,
     }
+}
+
+/// List items comma-separated, text as written.
+fn joined(items: &[Value]) -> String {
+    items
+        .iter()
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `config` with each given setting (key and value, as [`Kind`] reads
 /// them) laid over it, one at a time, so a value the setting's type
 /// refuses is named by its flag.
 pub fn overlay<C: JobConfig + Settings>(
-    config: C,
+    mut config: C,
     given: &[(&'static str, Value)],
 ) -> Result<C, ConfigError> {
     if given.is_empty() {
         return Ok(config);
     }
-    let Value::Object(mut object) = super::to_value(&config) else {
-        return Err(invalid("--config", "is not a table".into()));
-    };
+    let mut object = super::to_value(&config);
     let settings = C::settings();
     for (key, value) in given {
         let flag = settings
             .iter()
             .find(|s| s.key == *key)
             .map_or(*key, |s| s.flag);
-        let mut trial: Map<String, Value> = object.clone();
-        match (trial.get_mut(*key), value) {
+        match (object.get_mut(*key), value) {
             // A table's entries are added to the configuration's.
             (Some(Value::Object(table)), Value::Object(more)) => {
                 table.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())))
             }
             _ => {
-                trial.insert((*key).to_string(), value.clone());
+                let Value::Object(fields) = &mut object else {
+                    return Err(invalid("--config", "is not a table".into()));
+                };
+                fields.insert((*key).to_string(), value.clone());
             }
         }
-        serde_json::from_value::<C>(Value::Object(trial.clone()))
+        // Read back after each flag: a value its setting refuses is named
+        // by that flag (the first error ends the overlay).
+        config = C::deserialize(&object)
             .map_err(|e| invalid(&format!("--{flag}"), format!("{}: {e}", shown(value))))?;
-        object = trial;
     }
-    serde_json::from_value(Value::Object(object)).map_err(|e| invalid("--config", e.to_string()))
+    Ok(config)
 }
 
 /// A value as the user wrote it (lists comma-separated).
@@ -139,11 +144,7 @@ fn shown(value: &Value) -> String {
             .collect::<Vec<_>>()
             .join(","),
         Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-            .collect::<Vec<_>>()
-            .join(","),
+        Value::Array(items) => joined(items),
         v => v.to_string(),
     }
 }
