@@ -36,6 +36,9 @@ pub trait Observer: Send + Sync {
     fn advance(&self, n: u64);
     /// The current stage is over.
     fn finish(&self);
+    /// What the current stage shows besides its counts (`asking, 2
+    /// failed`); nothing by default.
+    fn note(&self, _text: &str) {}
 }
 
 static LISTENING: AtomicBool = AtomicBool::new(false);
@@ -82,4 +85,9 @@ pub fn advance(n: u64) {
 /// The stage is over.
 pub fn finish() {
     with(|o| o.finish());
+}
+
+/// What the current stage shows besides its counts.
+pub fn note(text: &str) {
+    with(|o| o.note(text));
 }

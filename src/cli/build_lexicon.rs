@@ -1,7 +1,7 @@
-//! `corpus-eval build-lexicon`: WordNet dict folder -> compact lexicon.
+//! `corpus-eval build-lexicon`: [`crate::jobs::build_lexicon`] from the
+//! command line.
 
 use super::EXIT_OK;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Arguments of `build-lexicon`.
@@ -18,37 +18,16 @@ pub struct BuildLexiconArgs {
 
 /// Builds and writes the lexicon.
 pub fn run(args: BuildLexiconArgs) -> anyhow::Result<u8> {
-    // A device, FIFO or folder is refused before any work (exit 2).
-    crate::report::check_destination(&args.out)?;
-    let text = crate::lexicon::build::build_compact(&args.dict_dir)?;
-    let check = crate::lexicon::Lexicon::from_compact(text.clone(), "built lexicon", "")?;
-    let bytes = if args.out.extension().is_some_and(|e| e == "gz") {
-        let mut enc = flate2::GzBuilder::new()
-            .mtime(0)
-            .write(Vec::new(), flate2::Compression::best());
-        enc.write_all(text.as_bytes())?;
-        enc.finish()?
-    } else {
-        text.into_bytes()
-    };
-    crate::report::write_atomic(&args.out, &bytes)?;
-    if args.json {
-        let v = serde_json::json!({
-            "output": args.out.display().to_string(),
-            "bytes": bytes.len(),
-            "sha256": crate::report::sha256_hex(&bytes),
-            "lemmas": check.lemma_count(),
-            "synsets": check.synset_count(),
-        });
-        outln!("{v}");
-        return Ok(EXIT_OK);
+    let b = crate::jobs::build_lexicon::build(&args.dict_dir, &args.out)?;
+    match args.json {
+        true => outln!("{}", serde_json::to_string(&b)?),
+        false => errln!(
+            "wrote {} ({} bytes): {} lemmas, {} synsets",
+            b.output,
+            b.bytes,
+            b.lemmas,
+            b.synsets
+        ),
     }
-    errln!(
-        "wrote {} ({} bytes): {} lemmas, {} synsets",
-        args.out.display(),
-        bytes.len(),
-        check.lemma_count(),
-        check.synset_count()
-    );
     Ok(EXIT_OK)
 }

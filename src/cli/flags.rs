@@ -47,6 +47,14 @@ impl<C: JobConfig + Settings, P: Pick> Flags<C, P> {
         Ok(overlay(base, &self.given)?)
     }
 
+    /// The default configuration with the flags given laid over it,
+    /// checked (for the commands without `--config`).
+    pub fn checked(&self) -> anyhow::Result<C> {
+        let config = self.over(C::default())?;
+        config.validate()?;
+        Ok(config)
+    }
+
     /// Whether the flag of `key` was given.
     pub fn given(&self, key: &str) -> bool {
         self.given.iter().any(|(k, _)| *k == key)

@@ -252,15 +252,6 @@ impl GateArgs {
     }
 }
 
-/// Where WordNet comes from.
-#[derive(Debug, Clone, clap::Args)]
-pub struct WordnetArgs {
-    /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
-    /// embedded lexicon.
-    #[arg(long, value_name = "DIR")]
-    pub wordnet: Option<PathBuf>,
-}
-
 /// The subcommands.
 // Parsed once per process: the size of the largest variant does not matter.
 #[allow(clippy::large_enum_variant)]

@@ -100,4 +100,12 @@ impl crate::progress::Observer for Bars {
     fn finish(&self) {
         self.finish_current();
     }
+
+    fn note(&self, text: &str) {
+        if let Ok(slot) = self.current.lock() {
+            if let Some(b) = slot.as_ref() {
+                b.set_message(text.to_string());
+            }
+        }
+    }
 }

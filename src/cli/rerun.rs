@@ -2,7 +2,7 @@
 //! line.
 
 use super::{EXIT_OK, EXIT_RUNTIME};
-use crate::jobs::rerun::{rerun, Request};
+use crate::jobs::rerun::{rerun, Config, Request};
 use std::path::PathBuf;
 
 /// Arguments of `rerun`.
@@ -10,13 +10,9 @@ use std::path::PathBuf;
 pub struct RerunArgs {
     /// The run folder to reproduce (it holds manifest.json).
     pub run_folder: PathBuf,
-    /// Parent folder of the new run folder [default: the original's parent].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Look for inputs here, by file name, when they are not at their
-    /// recorded paths.
-    #[arg(long, value_name = "DIR")]
-    pub inputs: Option<PathBuf>,
+    /// `--out`, `--inputs`.
+    #[command(flatten)]
+    pub settings: super::flags::Flags<Config>,
     /// Print one JSON object on stdout: `identical`, `rerun_folder` and
     /// `files` ({name, identical}).
     #[arg(long)]
@@ -29,34 +25,12 @@ pub struct RerunArgs {
 /// Runs `rerun`: prints `identical NAME` or `different NAME` per output;
 /// exit 0 when every output is identical, 1 otherwise.
 pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
-    let request = Request {
-        run_folder: args.run_folder,
-        out: args.out,
-        inputs: args.inputs,
-    };
+    let request = Request::new(args.run_folder, args.settings.checked()?);
     let outcome = args.progress.run(|| rerun(&request))?;
-    if args.json {
-        let v = serde_json::json!({
-            "identical": outcome.identical(),
-            "rerun_folder": outcome.folder.display().to_string(),
-            "files": outcome.files.iter().map(|f| serde_json::json!({"name": f.name, "identical": f.identical})).collect::<Vec<_>>(),
-        });
-        outln!("{v}");
-        return Ok(if outcome.identical() {
-            EXIT_OK
-        } else {
-            EXIT_RUNTIME
-        });
+    match args.json {
+        true => outln!("{}", outcome.to_json()),
+        false => outln!("{}", outcome.lines()),
     }
-    for f in &outcome.files {
-        let verdict = if f.identical {
-            "identical"
-        } else {
-            "different"
-        };
-        outln!("{verdict} {}", f.name);
-    }
-    outln!("rerun folder: {}", outcome.folder.display());
     Ok(if outcome.identical() {
         EXIT_OK
     } else {

@@ -1,8 +1,8 @@
-//! `corpus-eval score` and `corpus-eval synonyms`.
+//! `corpus-eval score` and `corpus-eval synonyms`: [`crate::jobs::score`]
+//! from the command line.
 
-use super::{WordnetArgs, EXIT_OK};
-use crate::scoring::{phrases::Analyzer, CompiledQuestion};
-use serde_json::Value;
+use super::EXIT_OK;
+use crate::jobs::score::{score, synonyms, Config};
 
 /// Arguments of `score`.
 #[derive(Debug, clap::Args)]
@@ -15,9 +15,9 @@ pub struct ScoreArgs {
     pub metric: String,
     /// The answer text.
     pub answer: String,
-    /// WordNet source.
+    /// `--wordnet`.
     #[command(flatten)]
-    pub wordnet: WordnetArgs,
+    pub settings: super::flags::Flags<Config>,
     /// Print one JSON object on stdout (nothing else there).
     #[arg(long)]
     pub json: bool,
@@ -28,9 +28,9 @@ pub struct ScoreArgs {
 pub struct SynonymsArgs {
     /// The word or phrase.
     pub word: String,
-    /// WordNet source.
+    /// `--wordnet`.
     #[command(flatten)]
-    pub wordnet: WordnetArgs,
+    pub settings: super::flags::Flags<Config>,
     /// Print one JSON object on stdout (nothing else there).
     #[arg(long)]
     pub json: bool,
@@ -38,48 +38,27 @@ pub struct SynonymsArgs {
 
 /// Prints the score, or null with the reason on stderr.
 pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
-    let lexicon = crate::jobs::load_lexicon(args.wordnet.wordnet.as_deref())?;
-    let metric = Value::String(args.metric);
-    let (score, note) = match CompiledQuestion::compile(&args.qtype, &metric, &lexicon) {
-        Ok(q) => (
-            Some(q.score(&args.answer, &mut Analyzer::new(&lexicon))),
-            None,
-        ),
-        Err(e) => {
-            errln!("warning: {e}");
-            (None, Some(e.to_string()))
-        }
-    };
-    if args.json {
-        let v = serde_json::json!({
-            "score": score,
-            "type": args.qtype,
-            "metric": metric,
-            "note": note,
-            "signature": crate::scoring::signature(&lexicon),
-        });
-        outln!("{v}");
-    } else {
-        outln!("{}", serde_json::to_string(&score)?);
+    let config = args.settings.checked()?;
+    let out = score(&config, &args.qtype, &args.metric, &args.answer)?;
+    if let Some(note) = &out.note {
+        errln!("warning: {note}");
+    }
+    match args.json {
+        true => outln!("{}", serde_json::to_string(&out)?),
+        false => outln!("{}", serde_json::to_string(&out.score)?),
     }
     Ok(EXIT_OK)
 }
 
 /// Prints the enrichment, one form per line.
 pub fn run_synonyms(args: SynonymsArgs) -> anyhow::Result<u8> {
-    let lexicon = crate::jobs::load_lexicon(args.wordnet.wordnet.as_deref())?;
-    let forms = lexicon.enrich(&args.word);
-    if args.json {
-        let v = serde_json::json!({
-            "word": args.word,
-            "forms": forms,
-            "wordnet": {"source": lexicon.source(), "sha256": lexicon.digest()},
-        });
-        outln!("{v}");
-        return Ok(EXIT_OK);
-    }
-    for s in forms {
-        outln!("{s}");
+    let out = synonyms(&args.settings.checked()?, &args.word)?;
+    match args.json {
+        true => outln!("{}", serde_json::to_string(&out)?),
+        false => out.forms.iter().try_for_each(|s| -> anyhow::Result<()> {
+            outln!("{s}");
+            Ok(())
+        })?,
     }
     Ok(EXIT_OK)
 }

@@ -1,11 +1,11 @@
-//! `corpus-eval transcript FILE`: a transcript file of any supported format
-//! as corpus-eval reads it: the plain text quotes are matched against (one
+//! `corpus-eval transcript FILE`: [`crate::jobs::transcript`] from the
+//! command line: the plain text quotes are matched against (one
 //! `Label: text` line per turn; spans are offsets into it), or with
-//! `--json` its turns with their speakers and times.
+//! `--json` the turns with their speakers and times.
 
 use super::EXIT_OK;
-use crate::corpus::formats::SpeakerMap;
-use serde_json::Value;
+use crate::jobs::transcript::{read, Config};
+use crate::views::text::{transcripts_json, transcripts_text};
 use std::path::PathBuf;
 
 /// Arguments of `transcript`.
@@ -19,48 +19,19 @@ pub struct TranscriptArgs {
     /// several transcripts).
     #[arg(long)]
     pub json: bool,
-    /// Names of diarized speakers: `SPEAKER_00=Interviewer,...` or a CSV
-    /// file of `label,name` rows.
-    #[arg(long, value_name = "MAP|FILE")]
-    pub speaker_map: Option<String>,
+    /// `--speaker-map`.
+    #[command(flatten)]
+    pub settings: super::flags::Flags<Config>,
 }
 
 /// Prints the transcripts of `args.file`.
 pub fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
-    let speakers = match &args.speaker_map {
-        Some(spec) => {
-            SpeakerMap::parse(spec).map_err(|message| crate::jobs::ConfigError::Invalid {
-                field: "--speaker-map".into(),
-                message,
-            })?
-        }
-        None => SpeakerMap::default(),
-    };
-    let transcripts = crate::corpus::Loader::new()
-        .speakers(speakers)
-        .timed_transcripts(&args.file)?;
+    let transcripts = read(&args.settings.checked()?, &args.file)?;
     if args.json {
-        let mut all: Vec<Value> = transcripts
-            .into_iter()
-            .map(crate::views::text::transcript_json)
-            .collect();
-        let v = if all.len() == 1 {
-            all.remove(0)
-        } else {
-            Value::Array(all)
-        };
+        let v = transcripts_json(transcripts);
         outln!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(EXIT_OK);
-    }
-    let several = transcripts.len() > 1;
-    for (i, t) in transcripts.into_iter().enumerate() {
-        if several {
-            if i > 0 {
-                outln!();
-            }
-            outln!("==> {} <==", t.id);
-        }
-        outln!("{}", t.plain().0);
+    } else if !transcripts.is_empty() {
+        outln!("{}", transcripts_text(&transcripts));
     }
     Ok(EXIT_OK)
 }

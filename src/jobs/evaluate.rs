@@ -145,15 +145,7 @@ impl JobConfig for Config {
 impl Config {
     /// The names of diarized speakers (empty when unset).
     pub fn speaker_map(&self) -> Result<crate::corpus::formats::SpeakerMap, ConfigError> {
-        match &self.speaker_map {
-            None => Ok(Default::default()),
-            Some(spec) => crate::corpus::formats::SpeakerMap::parse(spec).map_err(|message| {
-                ConfigError::Invalid {
-                    field: "--speaker-map".into(),
-                    message,
-                }
-            }),
-        }
+        super::transcript::speaker_map(self.speaker_map.as_deref())
     }
 
     /// The speaker settings: the pattern and labels given, or the defaults.

@@ -49,7 +49,7 @@ use crate::semantic::methods::{
     keyword_score, sample_indices, search_threshold, threshold_score, Method, Optimize,
     ThresholdSearch, DEFAULT_THRESHOLD, POSITIVE_ABOVE,
 };
-use crate::semantic::{load_model, Embedder, EmbeddingCache, ModelSearch};
+use crate::semantic::{Embedder, EmbeddingCache};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -304,16 +304,7 @@ impl JobConfig for ThresholdConfig {
     }
 }
 
-/// Loads the embedding model a configuration names (a missing model is an
-/// input error whose message says how to get one).
-pub fn load_embedder(model_dir: Option<&Path>, engine: &str) -> Result<Embedder, JobError> {
-    let engine = engine_of("--engine", engine)?;
-    let (embedder, _) = load_model(
-        &ModelSearch::from_env(model_dir.map(Path::to_path_buf)),
-        engine,
-    )?;
-    Ok(embedder)
-}
+pub use super::embed::load_embedder;
 
 /// Judged items from a file; an empty file is an error.
 pub fn load_items(path: &Path) -> Result<Vec<JudgedItem>, JobError> {

@@ -32,6 +32,42 @@ pub struct Request {
     pub inputs: Option<PathBuf>,
 }
 
+/// The settings of `merge`.
+#[derive(
+    Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, super::settings::Settings,
+)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Parent folder of the merged run folder.
+    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
+    pub out: PathBuf,
+    /// Look for inputs here, by file name, when they are not at their
+    /// recorded paths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
+    pub inputs: Option<PathBuf>,
+}
+
+impl super::JobConfig for Config {
+    const COMMAND: &'static str = "merge";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), super::ConfigError> {
+        Ok(())
+    }
+}
+
+impl Request {
+    /// Merges `folders` as `config` says.
+    pub fn new(folders: Vec<PathBuf>, config: Config) -> Request {
+        Request {
+            folders,
+            out: config.out,
+            inputs: config.inputs,
+        }
+    }
+}
+
 /// One shard's run folder, read.
 pub(crate) struct ShardRun {
     folder: PathBuf,

@@ -53,8 +53,11 @@
 //! folder.
 
 pub mod agreement;
+pub mod build_lexicon;
 pub mod check_report;
 pub mod compare;
+#[cfg(feature = "semantic")]
+pub mod embed;
 pub mod evaluate;
 pub mod grounding;
 pub mod hotpot;
@@ -67,8 +70,10 @@ pub mod merge;
 pub mod rag;
 pub(crate) mod registry;
 pub mod rerun;
+pub mod score;
 pub mod settings;
 pub mod text_eval;
+pub mod transcript;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

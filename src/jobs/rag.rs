@@ -591,6 +591,153 @@ impl Batch {
     }
 }
 
+/// One question asked (`rag ask`): the reply checked, as `--json` prints
+/// it and as text, secrets redacted in both.
+#[derive(Debug)]
+pub struct Answer {
+    /// The request, the response, attempts, time, each citation's check
+    /// and the existence score.
+    pub json: Value,
+    /// The answer, each citation's verdict and the existence score.
+    pub text: String,
+}
+
+/// Asks `question` with the API settings of `config` and checks the
+/// reply's citations; no valid reply after every attempt is an error.
+pub fn ask(config: &Config, question: &str) -> Result<Answer, JobError> {
+    config.validate()?;
+    let client = client(config, None)?;
+    let body = request_body(question, config.k, &config.filters()?, &config.model);
+    let outcome = client.ask(&body);
+    let Some(reply) = &outcome.reply else {
+        return Err(crate::rag::RagError::NoReply {
+            message: outcome.error.clone().unwrap_or_else(|| "no reply".into()),
+            attempts: outcome.attempts,
+        }
+        .into());
+    };
+    let (checks, existence) = crate::rag::verify::check_citations(reply, &config.check());
+    // Checked on the reply as received; shown with the secrets redacted.
+    let redactor = client.redactor();
+    let mut citations = serde_json::to_value(&checks).unwrap_or(Value::Null);
+    redactor.redact_value(&mut citations);
+    let answer = redactor.redact(&reply.answer);
+    let text =
+        crate::views::text::rag_checks(&answer, &checks, existence, config.match_level, redactor);
+    Ok(Answer {
+        json: json!({"request": body, "response": outcome.response, "attempts": outcome.attempts,
+                     "elapsed_ms": outcome.elapsed_ms, "citations": citations, "existence_score": existence}),
+        text,
+    })
+}
+
+/// How a `rag run` session ended.
+#[derive(Debug)]
+pub enum Ended {
+    /// The stop flag ended it: every outcome so far is journaled; the
+    /// message says how many were asked and how to resume.
+    Interrupted(String),
+    /// Every question to ask was asked and the run folder finished.
+    Finished(Finished),
+}
+
+/// A finished `rag run` session.
+#[derive(Debug)]
+pub struct Finished {
+    /// The run folder (absolute).
+    pub folder: PathBuf,
+    /// summary.json.
+    pub summary: Value,
+    /// Questions without a valid reply.
+    pub failed: u64,
+    /// This session's figures: asked, seconds, requests per second, when
+    /// it finished.
+    pub session: String,
+}
+
+/// One `rag run` session: the questions of `questions`, or (with
+/// `resume`) of the run folder's run.json, those without a valid reply
+/// asked and journaled, then the run folder summarized. Notes (a torn
+/// journal line cut, a resumed run, settings a resume ignores) go to
+/// stderr; progress is reported as the stage `asking`; `stop` ends the
+/// session cleanly between requests.
+pub fn session(
+    mut config: Config,
+    questions: Option<&Path>,
+    resume: Option<&Path>,
+    stop: &AtomicBool,
+    started: SystemTime,
+) -> Result<Ended, JobError> {
+    let (questions, resumed) = match resume {
+        Some(dir) => {
+            let r = self::resume(dir, &mut config, questions.is_some())?;
+            if !r.ignored.is_empty() {
+                errln!(
+                    "warning: resuming keeps the run's settings from {}; ignored: {}",
+                    dir.join("run.json").display(),
+                    r.ignored.join(", ")
+                );
+            }
+            (r.questions.clone(), Some(r))
+        }
+        None => match questions {
+            Some(q) => (q.to_path_buf(), None),
+            None => {
+                return Err(JobError::Input(
+                    "rag run needs QUESTIONS (or --resume RUN_DIR)".into(),
+                ))
+            }
+        },
+    };
+    let mut batch = open_batch(&config, &questions, resumed, started)?;
+    if batch.torn_bytes > 0 {
+        errln!(
+            "note: cut a torn last line ({} bytes) from responses.jsonl",
+            batch.torn_bytes
+        );
+    }
+    let (folder, n_todo) = (batch.folder.clone(), batch.todo.len());
+    if batch.resumed {
+        let skipped = batch.questions.len() - n_todo;
+        errln!(
+            "resuming {}: {skipped} answered, {n_todo} to ask",
+            folder.display()
+        );
+    }
+    crate::progress::start("asking", n_todo as u64);
+    let mut shown = 0;
+    let (tally, secs) = batch.ask(&config, stop, |done, failed| {
+        crate::progress::advance(done.saturating_sub(shown) as u64);
+        shown = done;
+        if failed > 0 {
+            crate::progress::note(&format!("asking, {failed} failed"));
+        }
+    })?;
+    crate::progress::finish();
+    if tally.interrupted {
+        return Ok(Ended::Interrupted(format!(
+            "interrupted: {} of {n_todo} asked in this session ({} failed); every outcome so far is in {}\nresume with: corpus-eval rag run --resume {}",
+            tally.done,
+            tally.failed,
+            batch.journal.path().display(),
+            folder.display()
+        )));
+    }
+    let settings = session_settings(&config, &batch, &tally, secs);
+    let summary = finish_run(&config, &batch, settings, started)?;
+    Ok(Ended::Finished(Finished {
+        folder,
+        failed: summary["failed"].as_u64().unwrap_or(0),
+        summary,
+        session: format!(
+            "this session: {} asked in {secs:.2} s ({:.0} req/s), finished {}",
+            tally.done,
+            tally.done as f64 / secs.max(1e-9),
+            crate::report::rfc3339(SystemTime::now())
+        ),
+    }))
+}
+
 /// The summary of a run from its journal's last outcome per question, and
 /// its signature. A question without any journal line counts as failed.
 ///

@@ -24,6 +24,44 @@ pub struct Request {
     pub inputs: Option<PathBuf>,
 }
 
+/// The settings of `rerun`.
+#[derive(
+    Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, super::settings::Settings,
+)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Parent folder of the new run folder (default: the original's
+    /// parent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Look for inputs here, by file name, when they are not at their
+    /// recorded paths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "DIR")]
+    pub inputs: Option<PathBuf>,
+}
+
+impl JobConfig for Config {
+    const COMMAND: &'static str = "rerun";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), super::ConfigError> {
+        Ok(())
+    }
+}
+
+impl Request {
+    /// Reruns `run_folder` as `config` says.
+    pub fn new(run_folder: PathBuf, config: Config) -> Request {
+        Request {
+            run_folder,
+            out: config.out,
+            inputs: config.inputs,
+        }
+    }
+}
+
 /// One output compared.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compared {
@@ -47,6 +85,36 @@ impl Outcome {
     /// True when every output is identical.
     pub fn identical(&self) -> bool {
         self.files.iter().all(|f| f.identical)
+    }
+
+    /// As `rerun --json` prints it: `identical`, `rerun_folder` and
+    /// `files` (`{name, identical}`).
+    pub fn to_json(&self) -> Value {
+        let files: Vec<Value> = self
+            .files
+            .iter()
+            .map(|f| serde_json::json!({"name": f.name, "identical": f.identical}))
+            .collect();
+        serde_json::json!({
+            "identical": self.identical(),
+            "rerun_folder": self.folder.display().to_string(),
+            "files": files,
+        })
+    }
+
+    /// As `rerun` prints it: `identical NAME` or `different NAME` per
+    /// output, then `rerun folder: PATH`.
+    pub fn lines(&self) -> String {
+        let mut out = String::new();
+        for f in &self.files {
+            let verdict = if f.identical {
+                "identical"
+            } else {
+                "different"
+            };
+            out.push_str(&format!("{verdict} {}\n", f.name));
+        }
+        out + &format!("rerun folder: {}", self.folder.display())
     }
 }
 

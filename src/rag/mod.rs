@@ -67,6 +67,14 @@ pub enum RagError {
         /// What is missing or mistyped.
         message: String,
     },
+    /// No valid reply came, after every attempt.
+    #[error("{message} ({attempts} attempt(s))")]
+    NoReply {
+        /// The last attempt's reason.
+        message: String,
+        /// HTTP attempts made.
+        attempts: u32,
+    },
 }
 
 impl RagError {

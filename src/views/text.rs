@@ -414,6 +414,29 @@ pub fn lexical_report(summary: &serde_json::Value) -> String {
     out.trim_end().to_string()
 }
 
+/// `transcript`'s text: each transcript's plain text (one `Label: text`
+/// line per turn), under a `==> ID <==` header when there are several.
+pub fn transcripts_text(transcripts: &[crate::corpus::formats::TimedTranscript]) -> String {
+    match transcripts {
+        [one] => one.plain().0,
+        all => all
+            .iter()
+            .map(|t| format!("==> {} <==\n{}", t.id, t.plain().0))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    }
+}
+
+/// `transcript --json`: one transcript's [`transcript_json`], or an array
+/// of them when there are several.
+pub fn transcripts_json(transcripts: Vec<crate::corpus::formats::TimedTranscript>) -> Value {
+    let mut all: Vec<Value> = transcripts.into_iter().map(transcript_json).collect();
+    match all.len() {
+        1 => all.remove(0),
+        _ => Value::Array(all),
+    }
+}
+
 /// The JSON of one transcript: its turns as the speaker pattern finds them
 /// in its plain text, each with the times of its text.
 pub fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {

@@ -1,0 +1,48 @@
+//! `transcript` as a typed job: a transcript file of any supported format
+//! (or a REFI-QDA project, or a folder) read as corpus-eval reads it, with
+//! the diarized speakers named as the configuration says.
+
+use super::{ConfigError, JobConfig, JobError};
+use crate::corpus::formats::{SpeakerMap, TimedTranscript};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The settings of `transcript`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Names of diarized speakers: `SPEAKER_00=Interviewer,...` or a CSV
+    /// file of `label,name` rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "MAP|FILE")]
+    pub speaker_map: Option<String>,
+}
+
+impl JobConfig for Config {
+    const COMMAND: &'static str = "transcript";
+    const VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        speaker_map(self.speaker_map.as_deref()).map(|_| ())
+    }
+}
+
+/// The speaker map a `speaker_map` setting gives (empty when unset); a
+/// bad one is named as `--speaker-map`.
+pub fn speaker_map(spec: Option<&str>) -> Result<SpeakerMap, ConfigError> {
+    match spec {
+        None => Ok(SpeakerMap::default()),
+        Some(spec) => SpeakerMap::parse(spec).map_err(|message| ConfigError::Invalid {
+            field: "--speaker-map".into(),
+            message,
+        }),
+    }
+}
+
+/// Every transcript `path` holds, in the order the loader reads them.
+pub fn read(config: &Config, path: &Path) -> Result<Vec<TimedTranscript>, JobError> {
+    let speakers = speaker_map(config.speaker_map.as_deref())?;
+    Ok(crate::corpus::Loader::new()
+        .speakers(speakers)
+        .timed_transcripts(path)?)
+}
