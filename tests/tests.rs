@@ -5,6 +5,7 @@ mod util;
 mod agreement_cli;
 mod attribution_cli;
 mod check_report_cli;
+mod cli_flags;
 mod compare_cli;
 mod docs;
 mod evaluate_cli;

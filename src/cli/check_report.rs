@@ -3,6 +3,7 @@
 
 use super::{InputError, EXIT_OK};
 use crate::jobs::check_report::{execute, gate_failures, Config};
+use crate::jobs::{conclude, JobConfig};
 use crate::views::text::check_report_summary;
 use std::path::PathBuf;
 
@@ -39,20 +40,12 @@ pub fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
     super::print_run(args.json, Some(&path), &output.summary, || {
         check_report_summary(&output.summary, &output.quotes)
     })?;
-    let failed = gate_failures(&config, &output.quotes);
-    for q in &failed {
-        let class = q.result.attributed.attribution.map_or("", |a| a.as_str());
-        errln!(
-            "quality gate failed: {}: line {}, column {}: {class}: {}",
-            report.display(),
-            q.line,
-            q.column,
-            crate::corpus::preview(&q.text)
-        );
-    }
-    Ok(if failed.is_empty() {
-        EXIT_OK
-    } else {
-        crate::gates::EXIT_GATE
-    })
+    let failed = gate_failures(&config, report, &output.quotes);
+    Ok(conclude(
+        Config::COMMAND,
+        "quality gate failed",
+        &failed,
+        None,
+        EXIT_OK,
+    )?)
 }

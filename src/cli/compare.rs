@@ -4,6 +4,7 @@
 use super::EXIT_OK;
 use crate::compare::signature;
 use crate::jobs::compare::{execute, Config};
+use crate::jobs::conclude;
 use std::path::PathBuf;
 
 /// Arguments of `compare`. Each setting is a field of
@@ -52,40 +53,23 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let Some(config) = args.settings.ready(config)? else {
         return Ok(EXIT_OK);
     };
-    let alpha = args.alpha.unwrap_or(0.05);
-    if !(alpha.is_finite() && alpha > 0.0 && alpha < 1.0) {
-        return Err(super::InputError(format!(
-            "--alpha must lie strictly between 0 and 1, got {}",
-            crate::corpus::number_preview(alpha)
-        ))
-        .into());
-    }
+    let alpha = crate::jobs::compare::alpha(args.alpha)?;
     let (path, comparison) = args.progress.run(|| execute(&config))?;
     let sig = signature(config.resamples, config.seed, config.cluster);
-    if args.json {
-        let v = crate::jobs::compare::comparison_json(&comparison, &sig);
-        super::print_json(&v, Some(&path))?;
-    } else {
-        outln!("{}", crate::views::text::compare_tables(&comparison));
-        outln!("signature: {sig}");
-        outln!("run folder: {}", path.display());
-    }
+    let v = crate::jobs::compare::comparison_json(&comparison, &sig);
+    super::print_run(args.json, Some(&path), &v, || {
+        let tables = crate::views::text::compare_tables(&comparison);
+        format!("{tables}\nsignature: {sig}")
+    })?;
     if !args.fail_on_regression {
         return Ok(EXIT_OK);
     }
     let checks = crate::compare::regressions(&comparison, alpha);
-    for (_, failure) in &checks {
-        if let Some(f) = failure {
-            errln!("regression: {f}");
-        }
-    }
-    if let Some(path) = &args.junit {
-        let xml = crate::gates::junit_xml("compare", &checks);
-        crate::report::write_atomic(path, xml.as_bytes())?;
-    }
-    Ok(if checks.iter().any(|(_, f)| f.is_some()) {
-        super::EXIT_GATE
-    } else {
-        EXIT_OK
-    })
+    Ok(conclude(
+        "compare",
+        "regression",
+        &checks,
+        args.junit.as_deref(),
+        EXIT_OK,
+    )?)
 }

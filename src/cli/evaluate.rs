@@ -31,9 +31,6 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     let (Some(questions), Some(transcripts)) = (&args.questions, &args.transcripts) else {
         return Err(InputError("evaluate needs QUESTIONS and TRANSCRIPTS".into()).into());
     };
-    // Partly used huge pages cost this job ~20% of its peak RSS and it
-    // gains no time from them (see `pages::small_pages`).
-    crate::sys::pages::small_pages();
     let (path, summary) = args
         .job
         .progress

@@ -31,10 +31,6 @@ pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
     let summary = &output.summary;
     args.job
         .finish(&config.fail_under, Some(&path), summary, || {
-            format!(
-                "{}\nsignature: {}",
-                crate::views::text::grounding_table(summary),
-                crate::grounding::signature()
-            )
+            crate::views::text::grounding_table(summary)
         })
 }

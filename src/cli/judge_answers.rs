@@ -3,8 +3,8 @@
 
 use super::{ConfigArgs, InputError, EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::judge_answers::{
-    estimate_line, execute_threshold_run, report_progress, threshold_signature, write_run, Config,
-    Context, ThresholdConfig,
+    estimate_json, estimate_line, execute_threshold_run, report_progress, threshold_signature,
+    write_run, Config, Context, ThresholdConfig,
 };
 use crate::views::text::judge_summary;
 use std::path::PathBuf;
@@ -53,31 +53,16 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
         return Err(InputError("threshold needs INPUT".into()).into());
     };
     let (folder, out, signature) = args.progress.run(|| execute_threshold_run(&c, input))?;
-    if out.search.target == "labels" && out.unlabelled > 0 {
-        errln!(
-            "warning: {} items without a label are left out of the search",
-            out.unlabelled
-        );
-    }
     let anchors = c.anchors == crate::jobs::judge_answers::Anchors::On;
     if args.json {
         let full = threshold_signature(&out, anchors, &signature);
         super::print_json(&out.to_json(anchors, &full), folder.as_deref())?;
-        return Ok(EXIT_OK);
+    } else {
+        if let Some(path) = &folder {
+            errln!("run folder: {}", path.display());
+        }
+        outln!("{}", out.text(anchors, &signature));
     }
-    if let Some(path) = &folder {
-        errln!("run folder: {}", path.display());
-    }
-    if let Some(a) = &out.agreement {
-        outln!(
-            "agreement of the verdicts at the chosen threshold with the labels:\n{}",
-            crate::views::text::agreement_report(a)
-        );
-    }
-    outln!(
-        "{}",
-        crate::views::text::threshold_report(&out.search, out.n, anchors, &signature)
-    );
     Ok(EXIT_OK)
 }
 
@@ -96,23 +81,14 @@ pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     let plan = args.job.progress.run(|| context.plan(&config))?;
     let estimate = plan.estimate()?;
     let line = estimate_line(estimate.as_ref(), config.method);
+    match (args.estimate_cost, args.job.json) {
+        (true, true) => super::print_json(&estimate_json(estimate, &config), None)?,
+        (true, false) => outln!("{line}"),
+        _ if estimate.is_some() => errln!("{line}"),
+        _ => {}
+    }
     if args.estimate_cost {
-        if args.job.json {
-            let e = estimate.unwrap_or(crate::judge::cost::CostEstimate {
-                evaluations: 0,
-                cached: 0,
-                tokens_per_eval: config.tokens_per_eval,
-                price_per_1k: config.price_per_1k,
-                usd: 0.0,
-            });
-            let v = serde_json::json!({"method": config.method.as_str(), "estimate": e});
-            super::print_json(&v, None)?;
-        } else {
-            outln!("{line}");
-        }
         return Ok(EXIT_OK);
-    } else if estimate.is_some() {
-        errln!("{line}");
     }
     let output = args.job.progress.run(|| plan.run(&report_progress))?;
     let path = write_run(&config, (input, &bytes), &context, &output, started)?;

@@ -37,7 +37,6 @@ use crate::jobs::settings::Settings;
 use crate::jobs::JobConfig;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// Exit code: success.
 pub const EXIT_OK: u8 = 0;
@@ -200,55 +199,27 @@ pub struct GateArgs {
 }
 
 impl GateArgs {
-    /// Checks before the run that the JUnit report can be written: its
-    /// folder exists and the path is not a folder.
+    /// Checks before the run that the JUnit report can be written.
     pub(crate) fn check(&self) -> anyhow::Result<()> {
-        let Some(path) = &self.junit else {
-            return Ok(());
-        };
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
-        if !dir.is_dir() {
-            return Err(InputError(format!(
-                "--junit {}: the folder {} does not exist",
-                path.display(),
-                dir.display()
-            ))
-            .into());
-        }
-        Ok(crate::report::check_destination(path)?)
+        Ok(self
+            .junit
+            .as_deref()
+            .map_or(Ok(()), crate::jobs::check_junit)?)
     }
 
-    /// After the run: each gate of `table` against `summary` (the
-    /// command's summary as `--json` prints it); failures named on stderr,
-    /// the JUnit report written; [`crate::gates::EXIT_GATE`] when one
-    /// failed, else `code`.
+    /// After the run: the quality gates of `table` against `summary` (as
+    /// `--json` prints it), failures on stderr, the JUnit report written;
+    /// [`crate::gates::EXIT_GATE`] when one failed, else `code`.
     pub(crate) fn finish<C: JobConfig>(
         &self,
         table: &std::collections::BTreeMap<String, f64>,
         summary: &impl serde::Serialize,
         code: u8,
     ) -> anyhow::Result<u8> {
-        let gates = crate::gates::from_table(table);
-        if gates.is_empty() && self.junit.is_none() {
-            return Ok(code);
-        }
-        let summary = serde_json::to_value(summary)?;
-        let outcomes = crate::gates::results(C::GATES, &gates, &summary);
-        for o in outcomes.iter().filter(|o| !o.passed) {
-            errln!("quality gate failed: {}", crate::gates::failure_message(o));
-        }
-        if let Some(path) = &self.junit {
-            let xml = crate::gates::junit_xml(C::COMMAND, &crate::gates::cases(&outcomes));
-            crate::report::write_atomic(path, xml.as_bytes())?;
-        }
-        Ok(if outcomes.iter().any(|o| !o.passed) {
-            crate::gates::EXIT_GATE
-        } else {
-            code
-        })
+        let junit = self.junit.as_deref();
+        Ok(crate::jobs::conclude_gates::<C>(
+            table, summary, junit, code,
+        )?)
     }
 }
 
@@ -297,11 +268,6 @@ pub enum Command {
     Merge(merge::MergeArgs),
 }
 
-/// Runs the parsed command line; returns the process exit code.
-pub fn run(cli: Cli) -> ExitCode {
-    ExitCode::from(run_code(cli))
-}
-
 /// Runs the parsed command line; returns the process exit code as a number
 /// (for [`crate::sys::exit`]).
 pub fn run_code(cli: Cli) -> u8 {
@@ -344,39 +310,14 @@ pub fn run_code(cli: Cli) -> u8 {
             for cause in err.chain().skip(1) {
                 errln!("  caused by: {}", shown(&cause));
             }
-            exit_code_of(&err)
+            let input = |c: &(dyn std::error::Error + 'static)| {
+                c.is::<InputError>() || crate::jobs::is_input_error(c)
+            };
+            match err.chain().any(input) {
+                true => EXIT_INPUT,
+                false => EXIT_RUNTIME,
+            }
         }
-    }
-}
-
-/// 2 for input and usage errors, 1 for everything else.
-fn exit_code_of(err: &anyhow::Error) -> u8 {
-    let input = err.chain().any(|c| {
-        c.is::<InputError>()
-            || c.downcast_ref::<crate::corpus::CorpusError>()
-                .is_some_and(|e| !matches!(e, crate::corpus::CorpusError::Damaged { .. }))
-            || c.is::<crate::lexicon::LexiconError>()
-            || c.is::<crate::jobs::ConfigError>()
-            || c.downcast_ref::<crate::jobs::JobError>()
-                .is_some_and(crate::jobs::JobError::is_input)
-            || matches!(
-                c.downcast_ref::<crate::report::ReportError>(),
-                Some(
-                    crate::report::ReportError::NotRegular { .. }
-                        | crate::report::ReportError::NotAFolder { .. }
-                )
-            )
-            || matches!(
-                c.downcast_ref::<crate::judge::JudgeError>(),
-                Some(crate::judge::JudgeError::Config { .. })
-            )
-            || c.downcast_ref::<crate::semantic::SemanticError>()
-                .is_some_and(|e| e.is_missing_model())
-    });
-    if input {
-        EXIT_INPUT
-    } else {
-        EXIT_RUNTIME
     }
 }
 

@@ -2,6 +2,7 @@
 //! each stage a job reports through [`crate::progress`]. Quiet when
 //! stderr is not a terminal or with `--no-progress`.
 
+use crate::progress::Observer;
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 
@@ -25,7 +26,7 @@ impl ProgressArgs {
         if self.enabled() {
             let bars = Arc::new(Bars::default());
             let result = crate::progress::observe(bars.clone(), job);
-            bars.finish_current();
+            bars.finish();
             result
         } else {
             job()
@@ -33,35 +34,20 @@ impl ProgressArgs {
     }
 }
 
-/// The style of every bar.
-pub fn style() -> Option<indicatif::ProgressStyle> {
-    indicatif::ProgressStyle::with_template(
-        "{msg:>17} {bar:30} {pos}/{len} {rate:>10} ETA {eta} [{elapsed}]",
-    )
-    .ok()
-    .map(|s| {
-        s.with_key(
+/// A bar of `len` items on stderr, named `stage`.
+fn bar(len: u64, stage: &str) -> indicatif::ProgressBar {
+    let target = indicatif::ProgressDrawTarget::stderr();
+    let bar = indicatif::ProgressBar::with_draw_target(Some(len), target);
+    let template = "{msg:>17} {bar:30} {pos}/{len} {rate:>10} ETA {eta} [{elapsed}]";
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style.with_key(
             "rate",
             |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
                 let _ = write!(w, "{:.0}/s", state.per_sec());
             },
-        )
-    })
-}
-
-/// A bar of `len` items on stderr (hidden when `hidden`).
-pub fn bar(len: u64, message: &str, hidden: bool) -> indicatif::ProgressBar {
-    if hidden {
-        return indicatif::ProgressBar::hidden();
+        ));
     }
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(len),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Some(style) = style() {
-        bar.set_style(style);
-    }
-    bar.set_message(message.to_string());
+    bar.set_message(stage.to_string());
     bar
 }
 
@@ -72,40 +58,29 @@ struct Bars {
 }
 
 impl Bars {
-    fn finish_current(&self) {
+    /// `f` on the current bar, if any (nothing once the lock is poisoned).
+    fn slot(&self, f: impl FnOnce(&mut Option<indicatif::ProgressBar>)) {
         if let Ok(mut slot) = self.current.lock() {
-            if let Some(b) = slot.take() {
-                b.finish_and_clear();
-            }
+            f(&mut slot)
         }
     }
 }
 
-impl crate::progress::Observer for Bars {
+impl Observer for Bars {
     fn start(&self, stage: &str, len: u64) {
-        self.finish_current();
-        if let Ok(mut slot) = self.current.lock() {
-            *slot = Some(bar(len, stage, false));
-        }
+        self.finish();
+        self.slot(|s| *s = Some(bar(len, stage)));
     }
 
     fn advance(&self, n: u64) {
-        if let Ok(slot) = self.current.lock() {
-            if let Some(b) = slot.as_ref() {
-                b.inc(n);
-            }
-        }
+        self.slot(|s| s.iter().for_each(|b| b.inc(n)));
     }
 
     fn finish(&self) {
-        self.finish_current();
+        self.slot(|s| s.take().iter().for_each(|b| b.finish_and_clear()));
     }
 
     fn note(&self, text: &str) {
-        if let Ok(slot) = self.current.lock() {
-            if let Some(b) = slot.as_ref() {
-                b.set_message(text.to_string());
-            }
-        }
+        self.slot(|s| s.iter().for_each(|b| b.set_message(text.to_string())));
     }
 }

@@ -5,7 +5,6 @@
 
 use super::{EXIT_OK, EXIT_RUNTIME};
 use crate::jobs::rag::{ask, session, Config, Ended};
-use crate::views::text::mean_with_ci;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -31,16 +30,6 @@ pub struct RagArgs {
     pub command: RagCommand,
 }
 
-/// The settings `rag ask` takes: those tagged `api`.
-#[derive(Debug, Clone)]
-pub struct Api;
-
-impl super::flags::Pick for Api {
-    fn pick(s: &crate::jobs::settings::Setting) -> bool {
-        s.tag == Some("api")
-    }
-}
-
 /// Arguments of `rag ask`.
 #[derive(Debug, clap::Args)]
 pub struct AskArgs {
@@ -48,7 +37,7 @@ pub struct AskArgs {
     pub question: String,
     /// The API settings' flags.
     #[command(flatten)]
-    pub api: super::flags::Flags<Config, Api>,
+    pub api: super::flags::Flags<Config, super::flags::Api>,
     /// Print the reply and the checks as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -121,18 +110,7 @@ fn run_batch(args: RunArgs) -> anyhow::Result<u8> {
         // The session's figures go to stderr: stdout is the summary alone.
         errln!("{}", f.session);
     }
-    let s = &f.summary;
-    args.job.print(Some(&f.folder), s, || {
-        format!(
-            "{} questions: {} answered, {} failed; existence {}; score {}\n{}",
-            s["questions"],
-            s["answered"],
-            f.failed,
-            mean_with_ci(&s["existence"]),
-            mean_with_ci(&s["score"]),
-            f.session
-        )
-    })?;
+    args.job.print(Some(&f.folder), &f.summary, || f.text())?;
     if f.failed > 0 {
         errln!(
             "{} question(s) have no valid reply (listed in summary.json failed_ids); ask them again with: corpus-eval rag run --resume {}",
@@ -143,5 +121,5 @@ fn run_batch(args: RunArgs) -> anyhow::Result<u8> {
     }
     args.job
         .gates
-        .finish::<Config>(&config.fail_under, s, EXIT_OK)
+        .finish::<Config>(&config.fail_under, &f.summary, EXIT_OK)
 }

@@ -43,22 +43,16 @@ pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
     if let Some(note) = &out.note {
         errln!("warning: {note}");
     }
-    match args.json {
-        true => outln!("{}", serde_json::to_string(&out)?),
-        false => outln!("{}", serde_json::to_string(&out.score)?),
-    }
+    let score = serde_json::to_string(&out.score)?;
+    super::print_run(args.json, None, &out, || score)?;
     Ok(EXIT_OK)
 }
 
 /// Prints the enrichment, one form per line.
 pub fn run_synonyms(args: SynonymsArgs) -> anyhow::Result<u8> {
     let out = synonyms(&args.settings.checked()?, &args.word)?;
-    match args.json {
-        true => outln!("{}", serde_json::to_string(&out)?),
-        false => out.forms.iter().try_for_each(|s| -> anyhow::Result<()> {
-            outln!("{s}");
-            Ok(())
-        })?,
+    if args.json || !out.forms.is_empty() {
+        super::print_run(args.json, None, &out, || out.forms.join("\n"))?;
     }
     Ok(EXIT_OK)
 }

@@ -24,10 +24,8 @@ pub struct SimilarityArgs {
 /// Runs `similarity`: prints the cosine alone.
 pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {
     let out = similarity(&args.settings.checked()?, &args.text_a, &args.text_b)?;
-    match args.json {
-        true => outln!("{}", serde_json::to_string(&out)?),
-        false => outln!("{:.6}", out.similarity),
-    }
+    let text = || format!("{:.6}", out.similarity);
+    super::print_run(args.json, None, &out, text)?;
     Ok(EXIT_OK)
 }
 
@@ -61,13 +59,7 @@ pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
         .run(|| embed(&config, &args.file, args.output.as_deref()))?;
     match &out.output {
         Some(_) if args.json => outln!("{}", serde_json::to_string(&out)?),
-        Some(path) => errln!(
-            "{} embeddings ({} dims, {}) -> {path} in {:.2}s",
-            out.count,
-            out.dims,
-            out.signature,
-            out.seconds
-        ),
+        Some(_) => errln!("{}", out.line()),
         None => {
             let mut lock = std::io::stdout().lock();
             super::stdout_result(lock.write_all(&out.lines))?;

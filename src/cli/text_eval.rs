@@ -2,9 +2,7 @@
 //! folder (results.tsv, results.json, summary.json, two charts, manifest).
 
 use super::{InputError, EXIT_OK};
-use crate::jobs::text_eval::{execute, Config};
-use crate::texteval::SemanticSource;
-use crate::views::text::text_eval_table;
+use crate::jobs::text_eval::{execute, summary_text, Config};
 use std::path::PathBuf;
 
 /// Arguments of `text-eval`. Each setting is a field of
@@ -30,14 +28,8 @@ pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
         return Err(InputError("text-eval needs INPUT".into()).into());
     };
     let (path, output, sem) = args.job.progress.run(|| execute(&config, input))?;
-    args.job.finish(&config.fail_under, Some(&path), &output.summary, || {
-        let mut text = text_eval_table(&output.summary);
-        if sem.source == SemanticSource::FallbackTfidf {
-            text.push_str(&format!(
-                "\ndegraded: {}; for sentence embeddings run scripts/fetch-model (or --require-model to make this an error)",
-                crate::jobs::text_eval::degraded_note(&sem)
-            ));
-        }
-        format!("{text}\nsignature: {}", output.signature)
-    })
+    args.job
+        .finish(&config.fail_under, Some(&path), &output.summary, || {
+            summary_text(&output, &sem)
+        })
 }

@@ -424,15 +424,30 @@ pub fn items_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// The quotes that fall in a `--fail-on` class, in report order.
-pub fn gate_failures<'a>(config: &Config, quotes: &'a [CheckedQuote]) -> Vec<&'a CheckedQuote> {
+/// The quality gate's failures: each quote of `report` that falls in a
+/// `--fail-on` class, in report order, as a check case (its place and
+/// why it failed: `REPORT: line L, column C: CLASS: "text"`).
+pub fn gate_failures(
+    config: &Config,
+    report: &Path,
+    quotes: &[CheckedQuote],
+) -> Vec<(String, Option<String>)> {
     quotes
         .iter()
-        .filter(|q| {
-            q.result
-                .attributed
-                .attribution
-                .is_some_and(|a| config.fail_on.contains(&a))
+        .filter_map(|q| {
+            let class = q.result.attributed.attribution?;
+            config.fail_on.contains(&class).then(|| {
+                let place = format!("{}:{}:{}", report.display(), q.line, q.column);
+                let why = format!(
+                    "{}: line {}, column {}: {}: {}",
+                    report.display(),
+                    q.line,
+                    q.column,
+                    class.as_str(),
+                    crate::corpus::preview(&q.text)
+                );
+                (place, Some(why))
+            })
         })
         .collect()
 }

@@ -98,6 +98,18 @@ impl JobConfig for Config {
     }
 }
 
+/// `--fail-on-regression`'s significance level: `alpha` (default 0.05),
+/// strictly between 0 and 1.
+pub fn alpha(alpha: Option<f64>) -> Result<f64, JobError> {
+    match alpha.unwrap_or(0.05) {
+        a if a.is_finite() && a > 0.0 && a < 1.0 => Ok(a),
+        a => Err(JobError::Input(format!(
+            "--alpha must lie strictly between 0 and 1, got {}",
+            crate::corpus::number_preview(a)
+        ))),
+    }
+}
+
 /// Splits `NAME=PATH`.
 pub fn parse_system(spec: &str) -> Result<(String, PathBuf), ConfigError> {
     match spec

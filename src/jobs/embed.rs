@@ -86,6 +86,20 @@ pub struct Embedded {
     pub lines: Vec<u8>,
 }
 
+impl Embedded {
+    /// `N embeddings (D dims, SIGNATURE) -> OUTPUT in S.SSs`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} embeddings ({} dims, {}) -> {} in {:.2}s",
+            self.count,
+            self.dims,
+            self.signature,
+            self.output.as_deref().unwrap_or("stdout"),
+            self.seconds
+        )
+    }
+}
+
 /// One JSON line per text of `file` (`{"index", "id"?, "text",
 /// "embedding"}`, in input order), written atomically to `output` when
 /// given (checked before any work), else returned in

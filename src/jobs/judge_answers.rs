@@ -530,6 +530,20 @@ impl ThresholdOutput {
         }
         o
     }
+
+    /// What `threshold` prints: the agreement with the labels (when asked
+    /// for), the grid and, last, `threshold: 0.60`.
+    pub fn text(&self, anchors: bool, model_signature: &str) -> String {
+        let grid =
+            crate::views::text::threshold_report(&self.search, self.n, anchors, model_signature);
+        match &self.agreement {
+            Some(a) => format!(
+                "agreement of the verdicts at the chosen threshold with the labels:\n{}\n{grid}",
+                crate::views::text::agreement_report(a)
+            ),
+            None => grid,
+        }
+    }
 }
 
 /// The threshold search's signature: target, optimization, anchors and the
@@ -552,6 +566,12 @@ pub fn execute_threshold_run(
 ) -> Result<(Option<PathBuf>, ThresholdOutput, String), JobError> {
     let started = SystemTime::now();
     let (out, model_signature) = execute_threshold(config, input)?;
+    if out.search.target == "labels" && out.unlabelled > 0 {
+        errln!(
+            "warning: {} items without a label are left out of the search",
+            out.unlabelled
+        );
+    }
     let anchors = config.anchors == Anchors::On;
     let signature = threshold_signature(&out, anchors, &model_signature);
     let Some(parent) = &config.out else {
@@ -793,8 +813,21 @@ pub struct Plan<'a> {
     prompt_of: Vec<usize>,
 }
 
-/// The cost estimate's line as printed (`None`: the method does not use
-/// the judge).
+/// `judge-answers --estimate-cost --json`: the method and the estimate
+/// (zero calls when the method does not use the judge).
+pub fn estimate_json(e: Option<CostEstimate>, config: &Config) -> Value {
+    let e = e.unwrap_or(CostEstimate {
+        evaluations: 0,
+        cached: 0,
+        tokens_per_eval: config.tokens_per_eval,
+        price_per_1k: config.price_per_1k,
+        usd: 0.0,
+    });
+    json!({"method": config.method.as_str(), "estimate": e})
+}
+
+/// The judge's cost estimate as a line of text (none: a method that does
+/// not use the judge).
 pub fn estimate_line(e: Option<&CostEstimate>, method: Method) -> String {
     match e {
         Some(e) => format!(

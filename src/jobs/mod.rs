@@ -150,16 +150,9 @@ impl JobError {
     /// for runtime failures (exit 1).
     pub fn is_input(&self) -> bool {
         match self {
-            // A transcript whose text failed to decode in memory is a
-            // runtime failure, not the input's fault.
-            JobError::Corpus(crate::corpus::CorpusError::Damaged { .. }) => false,
-            JobError::Config(_) | JobError::Corpus(_) | JobError::Input(_) => true,
-            JobError::Lexicon(_) => true,
-            JobError::Report(e) => matches!(
-                e,
-                crate::report::ReportError::NotRegular { .. }
-                    | crate::report::ReportError::NotAFolder { .. }
-            ),
+            JobError::Config(_) | JobError::Input(_) | JobError::Lexicon(_) => true,
+            JobError::Corpus(e) => corpus_input(e),
+            JobError::Report(e) => report_input(e),
             #[cfg(feature = "semantic")]
             JobError::Semantic(e) => e.is_missing_model(),
             #[cfg(feature = "net")]
@@ -168,6 +161,40 @@ impl JobError {
             JobError::Judge(e) => matches!(e, crate::judge::JudgeError::Config { .. }),
         }
     }
+}
+
+/// A transcript whose text failed to decode in memory is a runtime
+/// failure, not the input's fault; every other corpus error is.
+fn corpus_input(e: &crate::corpus::CorpusError) -> bool {
+    !matches!(e, crate::corpus::CorpusError::Damaged { .. })
+}
+
+/// An output path that is no regular file or no folder is the user's.
+fn report_input(e: &crate::report::ReportError) -> bool {
+    matches!(
+        e,
+        crate::report::ReportError::NotRegular { .. }
+            | crate::report::ReportError::NotAFolder { .. }
+    )
+}
+
+/// Whether `e` (one error of a chain) is the user's input or settings at
+/// fault (exit 2): a [`JobError`] as [`JobError::is_input`] says, or one
+/// of the errors it wraps, met unwrapped.
+pub fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    #[cfg(feature = "semantic")]
+    if let Some(e) = e.downcast_ref::<crate::semantic::SemanticError>() {
+        return e.is_missing_model();
+    }
+    #[cfg(all(feature = "net", feature = "semantic"))]
+    if let Some(e) = e.downcast_ref::<crate::judge::JudgeError>() {
+        return matches!(e, crate::judge::JudgeError::Config { .. });
+    }
+    e.downcast_ref::<JobError>().is_some_and(JobError::is_input)
+        || e.is::<ConfigError>()
+        || e.is::<crate::lexicon::LexiconError>()
+        || e.downcast_ref().is_some_and(corpus_input)
+        || e.downcast_ref().is_some_and(report_input)
 }
 
 /// Reads an input file whole; a failure names the file.
@@ -513,6 +540,65 @@ pub(crate) fn check_fail_under<C: JobConfig>(
         field: "--fail-under".into(),
         message,
     })
+}
+
+/// Checks before a run that its JUnit report can be written to `path`:
+/// its folder exists and the path is not a folder.
+pub fn check_junit(path: &Path) -> Result<(), JobError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(JobError::Input(format!(
+            "--junit {}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        )));
+    }
+    Ok(crate::report::check_destination(path)?)
+}
+
+/// The checks of a finished run (`cases`: each check's name and, when it
+/// failed, why): each failure on stderr after `prefix`, the JUnit report
+/// of `command` written to `junit`; [`crate::gates::EXIT_GATE`] when one
+/// failed, else `code`.
+pub fn conclude(
+    command: &str,
+    prefix: &str,
+    cases: &[(String, Option<String>)],
+    junit: Option<&Path>,
+    code: u8,
+) -> Result<u8, JobError> {
+    for failure in cases.iter().filter_map(|(_, f)| f.as_ref()) {
+        errln!("{prefix}: {failure}");
+    }
+    if let Some(path) = junit {
+        let xml = crate::gates::junit_xml(command, cases);
+        crate::report::write_atomic(path, xml.as_bytes())?;
+    }
+    Ok(match cases.iter().any(|(_, f)| f.is_some()) {
+        true => crate::gates::EXIT_GATE,
+        false => code,
+    })
+}
+
+/// The quality gates of a `C` run (its `fail_under` table) against its
+/// `summary` (as `--json` prints it), [`conclude`]d.
+pub fn conclude_gates<C: JobConfig>(
+    table: &std::collections::BTreeMap<String, f64>,
+    summary: &impl Serialize,
+    junit: Option<&Path>,
+    code: u8,
+) -> Result<u8, JobError> {
+    let gates = crate::gates::from_table(table);
+    if gates.is_empty() && junit.is_none() {
+        return Ok(code);
+    }
+    let summary = to_value(summary);
+    let outcomes = crate::gates::results(C::GATES, &gates, &summary);
+    let cases = crate::gates::cases(&outcomes);
+    conclude(C::COMMAND, "quality gate failed", &cases, junit, code)
 }
 
 /// Checks a fraction setting (finite, in [0, 1]).

@@ -655,6 +655,23 @@ pub struct Finished {
     pub session: String,
 }
 
+impl Finished {
+    /// What `rag run` prints: the counts, existence and score with their
+    /// intervals, then this session's figures.
+    pub fn text(&self) -> String {
+        let s = &self.summary;
+        format!(
+            "{} questions: {} answered, {} failed; existence {}; score {}\n{}",
+            s["questions"],
+            s["answered"],
+            self.failed,
+            crate::views::text::mean_with_ci(&s["existence"]),
+            crate::views::text::mean_with_ci(&s["score"]),
+            self.session
+        )
+    }
+}
+
 /// One `rag run` session: the questions of `questions`, or (with
 /// `resume`) of the run folder's run.json, those without a valid reply
 /// asked and journaled, then the run folder summarized. Notes (a torn

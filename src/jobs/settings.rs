@@ -75,6 +75,69 @@ pub trait Choices {
     const NAMES: &'static [&'static str];
 }
 
+impl Setting {
+    /// The flag's help, as clap's derive shows a doc comment: the first
+    /// paragraph without its closing period, then the default (from
+    /// `defaults`, the default configuration as JSON; none for a switch);
+    /// and the long help (`--help`): that, then the rest of the comment.
+    pub fn help_texts(&self, defaults: &Value) -> (String, String) {
+        let default = default_shown(defaults, self.key)
+            .filter(|_| !matches!(self.kind, Kind::Switch))
+            .map(|d| format!(" [default: {d}]"))
+            .unwrap_or_default();
+        let (first, rest) = self.help.split_once("\n\n").unwrap_or((self.help, ""));
+        let first = match first.strip_suffix('.') {
+            Some(cut) if !cut.ends_with('.') => cut,
+            _ => first,
+        };
+        let help = format!("{first}{default}");
+        let long = match rest {
+            "" => help.clone(),
+            rest => format!("{help}\n\n{rest}"),
+        };
+        (help, long)
+    }
+}
+
+/// A list setting's value from the items given (each flag's values,
+/// comma-split): trimmed, empty ones dropped, repeats dropped when
+/// `unique`, and `none` alone the empty list when `none_empty`.
+pub fn list_value<'a>(
+    items: impl IntoIterator<Item = &'a str>,
+    none_empty: bool,
+    unique: bool,
+) -> Value {
+    let mut kept: Vec<&str> = Vec::new();
+    for item in items.into_iter().map(str::trim).filter(|i| !i.is_empty()) {
+        if !(unique && kept.contains(&item)) {
+            kept.push(item);
+        }
+    }
+    if none_empty && matches!(kept.as_slice(), [one] if one.eq_ignore_ascii_case("none")) {
+        kept.clear();
+    }
+    Value::Array(kept.into_iter().map(|i| Value::String(i.into())).collect())
+}
+
+/// A finite number (NaN and infinities refused).
+pub fn finite(v: &str) -> Result<f64, String> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        Ok(_) => Err("not a finite number".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// One `--fail-under` value: `NAME=NUMBER` pairs, comma-separated, each
+/// bound a finite number.
+pub fn bounds(v: &str) -> Result<Vec<crate::gates::Gate>, String> {
+    let gates = crate::gates::parse(v)?;
+    match gates.iter().find(|g| !g.bound.is_finite()) {
+        Some(g) => Err(format!("{}: the bound is not a finite number", g.metric)),
+        None => Ok(gates),
+    }
+}
+
 /// A setting's default as its help shows it (`[default: X]`), from the
 /// default configuration as [`super::to_value`] gives it: text and
 /// numbers as written, lists comma-separated; none for `false`, unset or

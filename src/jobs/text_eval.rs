@@ -354,6 +354,19 @@ pub fn degraded_note(semantics: &Semantics) -> String {
     )
 }
 
+/// What `text-eval` prints: the table of the summary, a note when the
+/// semantic columns are degraded, then the signature.
+pub fn summary_text(output: &Output, semantics: &Semantics) -> String {
+    let mut text = crate::views::text::text_eval_table(&output.summary);
+    if semantics.source == crate::texteval::SemanticSource::FallbackTfidf {
+        text.push_str(&format!(
+            "\ndegraded: {}; for sentence embeddings run scripts/fetch-model (or --require-model to make this an error)",
+            degraded_note(semantics)
+        ));
+    }
+    format!("{text}\nsignature: {}", output.signature)
+}
+
 /// The metric signature, sacrebleu style.
 fn signature(profile: Profile, sem: &Semantics, inputs: &Inputs) -> String {
     let (bleu, tfidf, read) = match profile {

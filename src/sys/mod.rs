@@ -12,7 +12,7 @@
 pub(crate) mod io;
 pub mod memory;
 #[cfg(feature = "cli")]
-pub(crate) mod pages;
+pub mod pages;
 pub(crate) mod timings;
 
 /// Ends the process with `code` once stdout and stderr are flushed.

@@ -13,7 +13,7 @@
 /// time stayed the same (1.91 s with huge pages, 1.89 s without). Commands
 /// whose time goes to page faults on large fresh buffers (`hotpot`:
 /// 16-24% slower without them) keep them.
-pub(crate) fn small_pages() -> bool {
+pub fn small_pages() -> bool {
     #[cfg(target_os = "linux")]
     {
         // prctl reads its arguments as unsigned longs.

@@ -514,7 +514,8 @@ pub fn compare_tables(c: &crate::compare::Comparison) -> String {
     format!("{first}\n{second}")
 }
 
-/// `grounding`'s terminal table: the mean of each metric and n.
+/// `grounding`'s terminal table: the mean of each metric and n, then the
+/// signature.
 pub fn grounding_table(summary: &crate::grounding::summary::Summary) -> String {
     let m = &summary.means;
     let rows: Vec<Vec<String>> = [
@@ -531,7 +532,8 @@ pub fn grounding_table(summary: &crate::grounding::summary::Summary) -> String {
         summary.n.to_string(),
     ]))
     .collect();
-    super::table::grid_table(&["metric", "mean"], &rows)
+    let table = super::table::grid_table(&["metric", "mean"], &rows);
+    format!("{table}\nsignature: {}", crate::grounding::signature())
 }
 
 /// `threshold`'s output: the grid, the target and settings, and last
