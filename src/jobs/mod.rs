@@ -47,10 +47,13 @@
 //! # }
 //! ```
 //!
-//! Jobs: [`evaluate`] (the main job), [`hotpot`], [`compare`],
-//! [`grounding`], [`text_eval`], `judge_answers` (with `threshold`; features
-//! `semantic` and `net`), `rag` (feature `net`); [`rerun`] replays a run
-//! folder.
+//! Jobs: [`evaluate`] (the main job), [`check_report`], [`hotpot`],
+//! [`compare`], [`grounding`], [`text_eval`], [`agreement`], [`lexical`],
+//! `judge_answers` (with `threshold`; features `semantic` and `net`),
+//! `rag` (feature `net`); [`rerun`] replays a run folder, [`merge`] joins
+//! shard run folders. The small commands are jobs too: [`score`] (score,
+//! synonyms), `embed` (similarity, embed; feature `semantic`),
+//! [`transcript`] and [`build_lexicon`].
 
 pub mod agreement;
 pub mod build_lexicon;
