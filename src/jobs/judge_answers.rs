@@ -533,6 +533,7 @@ impl ThresholdOutput {
 
     /// What `threshold` prints: the agreement with the labels (when asked
     /// for), the grid and, last, `threshold: 0.60`.
+    #[cfg(feature = "cli")]
     pub fn text(&self, anchors: bool, model_signature: &str) -> String {
         let grid =
             crate::views::text::threshold_report(&self.search, self.n, anchors, model_signature);

@@ -591,6 +591,7 @@ impl Batch {
     }
 }
 
+#[cfg(feature = "cli")]
 /// One question asked (`rag ask`): the reply checked, as `--json` prints
 /// it and as text, secrets redacted in both.
 #[derive(Debug)]
@@ -602,6 +603,7 @@ pub struct Answer {
     pub text: String,
 }
 
+#[cfg(feature = "cli")]
 /// Asks `question` with the API settings of `config` and checks the
 /// reply's citations; no valid reply after every attempt is an error.
 pub fn ask(config: &Config, question: &str) -> Result<Answer, JobError> {
@@ -655,6 +657,7 @@ pub struct Finished {
     pub session: String,
 }
 
+#[cfg(feature = "cli")]
 impl Finished {
     /// What `rag run` prints: the counts, existence and score with their
     /// intervals, then this session's figures.

@@ -354,6 +354,7 @@ pub fn degraded_note(semantics: &Semantics) -> String {
     )
 }
 
+#[cfg(feature = "cli")]
 /// What `text-eval` prints: the table of the summary, a note when the
 /// semantic columns are degraded, then the signature.
 pub fn summary_text(output: &Output, semantics: &Semantics) -> String {

@@ -27,7 +27,6 @@ pub(crate) mod cache;
 pub(crate) mod embedder;
 pub mod methods;
 pub(crate) mod model_dir;
-#[cfg(feature = "cli")]
 pub(crate) mod texts;
 
 pub use cache::{cosine, EmbeddingCache};

@@ -1,14 +1,17 @@
 //! Process tuning, in one room: how memory is given back to the system
-//! between a job's phases ([`memory`]), the page size of the process
-//! (`pages`), the phase timings of benchmarks (`timings`) and the
-//! process's exit ([`exit`]). Only the program (`main.rs`, the command
-//! line) and the jobs call these: the stages below them (citations,
+//! between a job's phases ([`memory`]), the command line's allocator
+//! (`allocator`: mimalloc's purge delay, its pages given back now), the
+//! page size of the process (`pages`), the phase timings of benchmarks
+//! (`timings`) and the process's exit ([`exit`]). Only the program
+//! (`main.rs`) and the jobs call these: the stages below them (citations,
 //! evaluate, scoring, corpus) read no environment, clock or global of
 //! theirs. The file primitives of `io` (an input's map, a writeback
 //! hint) are also for the writers of `report`. Every `unsafe` block
 //! outside the SIMD kernels (and candle's map of the model's weights)
 //! lives here.
 
+#[cfg(feature = "cli")]
+pub mod allocator;
 pub(crate) mod io;
 pub mod memory;
 #[cfg(feature = "cli")]
