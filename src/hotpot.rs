@@ -48,7 +48,7 @@ impl HotpotFormat {
 /// Predictions and gold that cannot be paired.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum HotpotError {
+pub(crate) enum HotpotError {
     /// The two simple-format files hold different numbers of items.
     #[error("{predictions} prediction(s) but {gold} gold item(s): the files must have the same length (items are paired by position)")]
     LengthMismatch {
@@ -319,7 +319,7 @@ impl HotpotEvaluation {
 
 /// Scores simple-format predictions against gold records, paired by
 /// position.
-pub fn evaluate_simple(
+pub(crate) fn evaluate_simple(
     predictions: &[SimpleRecord],
     gold: &[SimpleRecord],
 ) -> Result<HotpotEvaluation, HotpotError> {
@@ -396,7 +396,7 @@ pub fn evaluate_simple(
 
 /// Scores official-format predictions against the HotpotQA gold records,
 /// with the official script's semantics (every gold item counts).
-pub fn evaluate_official(
+pub(crate) fn evaluate_official(
     predictions: &OfficialPredictions,
     gold: &[OfficialGoldRecord],
 ) -> HotpotEvaluation {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// A reply read whole: status, the `Retry-After` wait and the body.
 #[derive(Debug)]
-pub struct HttpReply {
+pub(crate) struct HttpReply {
     /// The HTTP status.
     pub status: reqwest::StatusCode,
     /// What `Retry-After` asked for, if anything.
@@ -26,7 +26,7 @@ fn transport_kind(e: &reqwest::Error) -> &'static str {
 /// Sends `request` and reads the whole reply. A transport failure (no
 /// connection, a timeout, a body cut short) is `Err((reason, retry_after))`,
 /// always worth a retry; the reason names `placeholder` instead of the URL.
-pub fn send_and_read(
+pub(crate) fn send_and_read(
     request: reqwest::blocking::RequestBuilder,
     placeholder: &str,
 ) -> Result<HttpReply, (String, Option<Duration>)> {
@@ -57,7 +57,7 @@ pub fn send_and_read(
 
 /// A reqwest error's message with its causes, the URL (already known, and
 /// possibly carrying credentials a user put in it) replaced by `placeholder`.
-pub fn without_url(e: &reqwest::Error, placeholder: &str) -> String {
+pub(crate) fn without_url(e: &reqwest::Error, placeholder: &str) -> String {
     let mut msg = e.to_string();
     if let Some(url) = e.url() {
         msg = msg.replace(url.as_str(), placeholder);
@@ -73,7 +73,7 @@ pub fn without_url(e: &reqwest::Error, placeholder: &str) -> String {
 
 /// A `Retry-After` value: delay seconds ("120", "1.5") or an HTTP date
 /// ("Sun, 06 Nov 1994 08:49:37 GMT"; a past date means no wait).
-pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<f64>() {
         return (secs.is_finite() && secs >= 0.0)
@@ -87,7 +87,7 @@ pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Dura
 }
 
 /// The first 200 bytes of a body, on a char boundary.
-pub fn snippet(text: &str) -> String {
+pub(crate) fn snippet(text: &str) -> String {
     let mut end = text.len().min(200);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -97,7 +97,7 @@ pub fn snippet(text: &str) -> String {
 
 /// Exponential backoff with +-25% jitter: base x 2^(attempt-1), the
 /// jitter drawn from `seed` (so two callers with different seeds spread).
-pub fn backoff(base: Duration, attempt: u32, seed: u64) -> Duration {
+pub(crate) fn backoff(base: Duration, attempt: u32, seed: u64) -> Duration {
     let exp = base.saturating_mul(1u32 << (attempt - 1).min(16));
     let mut rng = crate::stats::SplitMix64::new(seed ^ attempt as u64);
     let jitter = 0.75 + (rng.next_u64() % 1000) as f64 / 2000.0;

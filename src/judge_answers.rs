@@ -35,7 +35,7 @@ pub struct JudgeAnswersConfig {
 
 /// What [`prepare`] computed for every item.
 #[derive(Debug, Clone)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// Cosine of answer and ground truth (semantic methods).
     pub similarities: Option<Vec<f64>>,
     /// Anchors the answer lacks, per item (when anchors are checked).
@@ -45,7 +45,7 @@ pub struct Prepared {
 }
 
 /// Similarities of every item (one batched embedding of the distinct texts).
-pub fn similarities(
+pub(crate) fn similarities(
     items: &[JudgedItem],
     cache: &EmbeddingCache,
 ) -> Result<Vec<f64>, SemanticError> {
@@ -58,7 +58,7 @@ pub fn similarities(
 
 /// The anchors each answer lacks (empty when it has them all); anchors the
 /// question already states are not required.
-pub fn missing_anchors(items: &[JudgedItem], lexicon: &Lexicon) -> Vec<Vec<String>> {
+pub(crate) fn missing_anchors(items: &[JudgedItem], lexicon: &Lexicon) -> Vec<Vec<String>> {
     items
         .par_iter()
         .map(|i| {
@@ -75,7 +75,7 @@ pub fn missing_anchors(items: &[JudgedItem], lexicon: &Lexicon) -> Vec<Vec<Strin
 
 /// Computes similarities (semantic methods), anchors (when on) and the
 /// method's scores.
-pub fn prepare(
+pub(crate) fn prepare(
     items: &[JudgedItem],
     config: &JudgeAnswersConfig,
     cache: Option<&EmbeddingCache>,
@@ -114,7 +114,7 @@ pub fn prepare(
 /// The items the judge must score: all of them for llm_judge; for hybrid,
 /// those whose similarity lies within the band of the threshold and every
 /// item of the top `judge_top` systems by semantic mean score.
-pub fn judge_plan(
+pub(crate) fn judge_plan(
     items: &[JudgedItem],
     prepared: &Prepared,
     config: &JudgeAnswersConfig,
@@ -186,7 +186,7 @@ pub struct ItemScore {
 /// One of a few fixed words (`source`, `split`). Named so that the
 /// derived `Deserialize` (through the functions below) does not borrow
 /// from its input: [`ItemScore`] reads from any text.
-pub type Word = &'static str;
+pub(crate) type Word = &'static str;
 
 /// An item score's `source` read back (one of its three values).
 fn score_source<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
@@ -317,12 +317,12 @@ pub struct ScoreCounts {
 /// Means per system over the scored items, best first, with ranks; equal
 /// means are listed by system name; systems with nothing scored come last,
 /// without mean or rank.
-pub fn system_means(items: &[JudgedItem], scores: &[Option<f64>]) -> Vec<SystemScore> {
+pub(crate) fn system_means(items: &[JudgedItem], scores: &[Option<f64>]) -> Vec<SystemScore> {
     system_means_of(items.iter().map(|i| i.system.as_str()), scores)
 }
 
 /// [`system_means`] of items given by their systems.
-pub fn system_means_of<'a>(
+pub(crate) fn system_means_of<'a>(
     systems: impl Iterator<Item = &'a str>,
     scores: &[Option<f64>],
 ) -> Vec<SystemScore> {
@@ -371,7 +371,7 @@ pub fn system_means_of<'a>(
 /// `validation` lists the items (indices) that chose the threshold when they
 /// were drawn from `items`: they are marked, and the summary adds the
 /// statistics over the other items (`held_out`).
-pub fn finish(
+pub(crate) fn finish(
     items: &[JudgedItem],
     prepared: &Prepared,
     verdicts: &[(usize, Verdict)],
@@ -435,7 +435,7 @@ pub fn finish(
 /// item and, when items carry a `split`, over the test items
 /// (`held_out`), system means and ranks, score counts; `agreement` is left
 /// to the caller.
-pub fn summarize_scores(
+pub(crate) fn summarize_scores(
     scores: &[ItemScore],
     config: &JudgeAnswersConfig,
     judge_counts: JudgeCounts,

@@ -36,6 +36,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 /// `eprintln!` that never panics: a message that cannot be written to
 /// standard error (closed, or a full disk) is dropped, and the command goes

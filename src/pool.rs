@@ -7,11 +7,11 @@
 /// and freeing its own. It holds as many sets as tasks ran at once; they
 /// are freed when the pool is dropped or [`Pool::clear`]ed.
 #[derive(Debug, Default)]
-pub struct Pool<T>(std::sync::Mutex<Vec<T>>);
+pub(crate) struct Pool<T>(std::sync::Mutex<Vec<T>>);
 
 impl<T: Default> Pool<T> {
     /// A kept set, else a new (default) one.
-    pub fn take(&self) -> T {
+    pub(crate) fn take(&self) -> T {
         self.0
             .lock()
             .ok()
@@ -20,14 +20,14 @@ impl<T: Default> Pool<T> {
     }
 
     /// Keeps a set for the next task.
-    pub fn put(&self, set: T) {
+    pub(crate) fn put(&self, set: T) {
         if let Ok(mut kept) = self.0.lock() {
             kept.push(set);
         }
     }
 
     /// Frees every set kept.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         if let Ok(mut kept) = self.0.lock() {
             *kept = Vec::new();
         }

@@ -30,7 +30,7 @@ pub enum TableError {
 
 /// What to read.
 #[derive(Debug, Clone)]
-pub struct Spec<'a> {
+pub(crate) struct Spec<'a> {
     /// The files (or run folders), joined on the id.
     pub files: &'a [PathBuf],
     /// The id column.
@@ -96,7 +96,7 @@ impl FileRow {
 }
 
 /// The per-item table a run folder stands for.
-pub fn run_folder_table(dir: &Path) -> Result<PathBuf, TableError> {
+pub(crate) fn run_folder_table(dir: &Path) -> Result<PathBuf, TableError> {
     let manifest = dir.join(crate::report::run::MANIFEST);
     let bytes = std::fs::read(&manifest).map_err(|source| CorpusError::Io {
         path: manifest.clone(),
@@ -243,7 +243,7 @@ fn table_of_records(
 }
 
 /// Reads, checks and joins the files into one table.
-pub fn load(spec: &Spec) -> Result<Ratings, TableError> {
+pub(crate) fn load(spec: &Spec) -> Result<Ratings, TableError> {
     if spec.files.is_empty() {
         return Err(TableError::Input("agreement needs a ratings file".into()));
     }
@@ -259,7 +259,7 @@ pub fn load(spec: &Spec) -> Result<Ratings, TableError> {
 /// One table of ratings given as JSON text (an array of row objects or
 /// JSON Lines), read as [`load`] reads a JSON file; `label` names it in
 /// errors. `spec.files` is not used.
-pub fn load_json_text(label: &Path, text: &str, spec: &Spec) -> Result<Ratings, TableError> {
+pub(crate) fn load_json_text(label: &Path, text: &str, spec: &Spec) -> Result<Ratings, TableError> {
     let mut texts = Texts::default();
     let records = crate::corpus::records::parse_records(label, text)?;
     let table = table_of_records(label, records, &mut texts)?;

@@ -22,7 +22,7 @@ pub struct AgreementArgs {
 }
 
 /// Runs `agreement`.
-pub fn run(args: AgreementArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: AgreementArgs) -> anyhow::Result<u8> {
     let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
     };

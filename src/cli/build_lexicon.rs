@@ -17,7 +17,7 @@ pub struct BuildLexiconArgs {
 }
 
 /// Builds and writes the lexicon.
-pub fn run(args: BuildLexiconArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: BuildLexiconArgs) -> anyhow::Result<u8> {
     let b = crate::jobs::build_lexicon::build(&args.dict_dir, &args.out)?;
     match args.json {
         true => outln!("{}", serde_json::to_string(&b)?),

@@ -29,7 +29,7 @@ pub struct CheckReportArgs {
 }
 
 /// Runs `check-report`.
-pub fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
     let Some(config) = args.settings.config()? else {
         return Ok(EXIT_OK);
     };

@@ -45,7 +45,7 @@ pub struct CompareArgs {
 }
 
 /// Runs `compare`.
-pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let mut config = args.settings.merged()?;
     if !args.systems.is_empty() {
         config.systems = args.systems.clone();

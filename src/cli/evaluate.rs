@@ -24,7 +24,7 @@ pub struct EvaluateArgs {
 }
 
 /// Runs the main job.
-pub fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
     };

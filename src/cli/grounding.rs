@@ -20,7 +20,7 @@ pub struct GroundingArgs {
 }
 
 /// Runs `grounding`.
-pub fn run(args: GroundingArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: GroundingArgs) -> anyhow::Result<u8> {
     let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
     };

@@ -24,7 +24,7 @@ pub struct HotpotArgs {
 }
 
 /// Runs `hotpot`.
-pub fn run(args: HotpotArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: HotpotArgs) -> anyhow::Result<u8> {
     let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
     };

@@ -45,7 +45,7 @@ pub struct ThresholdArgs {
 
 /// Runs `threshold`: prints the grid and, last, `threshold: 0.60` (or with
 /// `--json` one JSON object).
-pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
+pub(super) fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
     let Some(c) = args.settings.config()? else {
         return Ok(EXIT_OK);
     };
@@ -67,7 +67,7 @@ pub fn run_threshold(args: ThresholdArgs) -> anyhow::Result<u8> {
 }
 
 /// Runs `judge-answers`.
-pub fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
     let started = SystemTime::now();
     let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);

@@ -26,7 +26,7 @@ pub struct LexicalArgs {
 }
 
 /// Runs `lexical`.
-pub fn run(args: LexicalArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: LexicalArgs) -> anyhow::Result<u8> {
     let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
     };

@@ -23,7 +23,7 @@ pub struct MergeArgs {
 }
 
 /// Runs `merge`: prints the merged run folder.
-pub fn run(args: MergeArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: MergeArgs) -> anyhow::Result<u8> {
     let shards = args.folders.len();
     let request = Request::new(args.folders, args.settings.checked()?);
     let folder = args.progress.run(|| merge(&request))?;

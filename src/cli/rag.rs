@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Exit code of an interrupted run (128 + SIGINT).
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub(super) const EXIT_INTERRUPTED: u8 = 130;
 
 /// The `rag` subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -59,7 +59,7 @@ pub struct RunArgs {
 }
 
 /// Runs `rag`.
-pub fn run(args: RagArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: RagArgs) -> anyhow::Result<u8> {
     match args.command {
         RagCommand::Ask(a) => {
             let answer = ask(&a.api.checked()?, &a.question)?;

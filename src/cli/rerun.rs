@@ -24,7 +24,7 @@ pub struct RerunArgs {
 
 /// Runs `rerun`: prints `identical NAME` or `different NAME` per output;
 /// exit 0 when every output is identical, 1 otherwise.
-pub fn run(args: RerunArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: RerunArgs) -> anyhow::Result<u8> {
     let request = Request::new(args.run_folder, args.settings.checked()?);
     let outcome = args.progress.run(|| rerun(&request))?;
     match args.json {

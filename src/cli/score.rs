@@ -37,7 +37,7 @@ pub struct SynonymsArgs {
 }
 
 /// Prints the score, or null with the reason on stderr.
-pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
+pub(super) fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
     let config = args.settings.checked()?;
     let out = score(&config, &args.qtype, &args.metric, &args.answer)?;
     if let Some(note) = &out.note {
@@ -49,7 +49,7 @@ pub fn run_score(args: ScoreArgs) -> anyhow::Result<u8> {
 }
 
 /// Prints the enrichment, one form per line.
-pub fn run_synonyms(args: SynonymsArgs) -> anyhow::Result<u8> {
+pub(super) fn run_synonyms(args: SynonymsArgs) -> anyhow::Result<u8> {
     let out = synonyms(&args.settings.checked()?, &args.word)?;
     if args.json || !out.forms.is_empty() {
         super::print_run(args.json, None, &out, || out.forms.join("\n"))?;

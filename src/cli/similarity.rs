@@ -22,7 +22,7 @@ pub struct SimilarityArgs {
 }
 
 /// Runs `similarity`: prints the cosine alone.
-pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {
+pub(super) fn run_similarity(args: SimilarityArgs) -> anyhow::Result<u8> {
     let out = similarity(&args.settings.checked()?, &args.text_a, &args.text_b)?;
     let text = || format!("{:.6}", out.similarity);
     super::print_run(args.json, None, &out, text)?;
@@ -52,7 +52,7 @@ pub struct EmbedArgs {
 
 /// Runs `embed`: one JSON line per text, `{"index", "id"?, "text",
 /// "embedding"}`, in input order.
-pub fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
+pub(super) fn run_embed(args: EmbedArgs) -> anyhow::Result<u8> {
     let config = args.settings.checked()?;
     let out = args
         .progress

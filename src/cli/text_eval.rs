@@ -20,7 +20,7 @@ pub struct TextEvalArgs {
 }
 
 /// Runs `text-eval`.
-pub fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: TextEvalArgs) -> anyhow::Result<u8> {
     let Some(config) = args.job.config()? else {
         return Ok(EXIT_OK);
     };

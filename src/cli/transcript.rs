@@ -25,7 +25,7 @@ pub struct TranscriptArgs {
 }
 
 /// Prints the transcripts of `args.file`.
-pub fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
+pub(super) fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
     let transcripts = read(&args.settings.checked()?, &args.file)?;
     if args.json {
         let v = transcripts_json(transcripts);

@@ -147,7 +147,7 @@ fn per_example_from_array(
 
 /// Loads one system from a hotpot run folder, a metrics JSON or a
 /// per_example.json.
-pub fn load_hotpot(name: &str, path: &Path) -> Result<SystemResult, CorpusError> {
+pub(crate) fn load_hotpot(name: &str, path: &Path) -> Result<SystemResult, CorpusError> {
     let (metrics_path, per_example_path) = if path.is_dir() {
         let m = path.join("metrics.json");
         let p = path.join("per_example.json");

@@ -20,7 +20,7 @@ use std::path::Path;
 
 /// What `compare` reads from one command's run folder.
 #[derive(Debug, Clone, Copy)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     /// The command (as the manifest names it).
     pub command: &'static str,
     /// The input roles that hold the answers: they may differ between the
@@ -36,7 +36,7 @@ pub struct RunSpec {
 
 /// How a run's metrics are laid out in its items.csv.
 #[derive(Debug, Clone, Copy)]
-pub enum Metrics {
+pub(crate) enum Metrics {
     /// These columns; those in `pair_level` count once per pair (the row
     /// whose `answer_index` is 0).
     Columns {
@@ -54,7 +54,7 @@ pub enum Metrics {
 
 /// The commands whose run folders `compare` reads (hotpot has its own
 /// loader).
-pub const SPECS: [RunSpec; 7] = [
+pub(crate) const SPECS: [RunSpec; 7] = [
     RunSpec {
         command: "evaluate",
         answer_roles: &["questions"],
@@ -128,7 +128,7 @@ pub const SPECS: [RunSpec; 7] = [
 ];
 
 /// The spec of a command, if compare reads its runs.
-pub fn spec(command: &str) -> Option<&'static RunSpec> {
+pub(crate) fn spec(command: &str) -> Option<&'static RunSpec> {
     SPECS.iter().find(|s| s.command == command)
 }
 
@@ -360,7 +360,7 @@ fn collect(spec: &RunSpec, path: &Path, table: &Table) -> Result<Collected, Corp
 }
 
 /// Loads one system from the run folder `folder` of `spec.command`.
-pub fn load_run(
+pub(crate) fn load_run(
     name: &str,
     folder: &Path,
     spec: &RunSpec,
@@ -400,7 +400,7 @@ pub fn load_run(
 
 /// The manifest of a run folder, when it has one (read typed: a field
 /// missing or of the wrong type is an error naming it).
-pub fn manifest_of(folder: &Path) -> Result<Option<Manifest>, CorpusError> {
+pub(crate) fn manifest_of(folder: &Path) -> Result<Option<Manifest>, CorpusError> {
     let m = folder.join("manifest.json");
     if !m.is_file() {
         return Ok(None);
@@ -409,7 +409,7 @@ pub fn manifest_of(folder: &Path) -> Result<Option<Manifest>, CorpusError> {
 }
 
 /// The input roles of a manifest with their SHA-256.
-pub fn inputs_of(manifest: &Manifest) -> BTreeMap<String, String> {
+pub(crate) fn inputs_of(manifest: &Manifest) -> BTreeMap<String, String> {
     manifest
         .inputs
         .iter()

@@ -38,7 +38,7 @@ pub struct OfficialGold {
 
 /// One record of a simple-format file.
 #[derive(Debug, Clone)]
-pub struct SimpleRecord {
+pub(crate) struct SimpleRecord {
     /// `id`, when given (a number is kept as its decimal text).
     pub id: Option<String>,
     /// `question`, when given.
@@ -49,7 +49,7 @@ pub struct SimpleRecord {
 
 /// One gold record of the official format.
 #[derive(Debug, Clone)]
-pub struct OfficialGoldRecord {
+pub(crate) struct OfficialGoldRecord {
     /// Id, answer and supporting facts.
     pub gold: OfficialGold,
     /// The question text, when the file has it.
@@ -58,7 +58,7 @@ pub struct OfficialGoldRecord {
 
 /// An official-format prediction file.
 #[derive(Debug, Clone, Default)]
-pub struct OfficialPredictions {
+pub(crate) struct OfficialPredictions {
     /// Predicted answer per id.
     pub answer: HashMap<String, String>,
     /// Predicted supporting facts per id.
@@ -120,13 +120,13 @@ fn as_integer(v: &Value) -> Option<i64> {
 
 /// `true` when a parsed prediction file is in the official format (an
 /// object with `answer` and `sp`).
-pub fn is_official_predictions(v: &Value) -> bool {
+pub(crate) fn is_official_predictions(v: &Value) -> bool {
     v.as_object()
         .is_some_and(|o| o.contains_key("answer") && o.contains_key("sp"))
 }
 
 /// Parses a simple-format file (already parsed as JSON).
-pub fn simple_records(path: &Path, doc: &Value) -> Result<Vec<SimpleRecord>, CorpusError> {
+pub(crate) fn simple_records(path: &Path, doc: &Value) -> Result<Vec<SimpleRecord>, CorpusError> {
     let items = doc.as_array().ok_or_else(|| {
         record_err(
             path,
@@ -325,7 +325,10 @@ fn facts_error(
 const GOLD_PIECE_BYTES: usize = 1 << 20;
 
 /// Parses an official gold file (the HotpotQA JSON) from its bytes.
-pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord>, CorpusError> {
+pub(crate) fn official_gold(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<Vec<OfficialGoldRecord>, CorpusError> {
     let bytes = super::strict_json::strip_bom_bytes(bytes);
     // Large files in parallel pieces; the whole-file parse when that
     // declines (small input, or anything off: it then names the error).
@@ -387,7 +390,10 @@ pub fn official_gold(path: &Path, bytes: &[u8]) -> Result<Vec<OfficialGoldRecord
 }
 
 /// Reads an official prediction file (already parsed as JSON).
-pub fn official_predictions(path: &Path, doc: &Value) -> Result<OfficialPredictions, CorpusError> {
+pub(crate) fn official_predictions(
+    path: &Path,
+    doc: &Value,
+) -> Result<OfficialPredictions, CorpusError> {
     let obj = doc.as_object().ok_or_else(|| {
         record_err(
             path,
@@ -445,7 +451,7 @@ pub fn official_predictions(path: &Path, doc: &Value) -> Result<OfficialPredicti
 /// [`super::strict_json::parse_slice`] and [`official_predictions`], which
 /// name the error. When it returns predictions, they are those
 /// [`official_predictions`] reads from the strict tree.
-pub fn official_predictions_typed(bytes: &[u8]) -> Option<OfficialPredictions> {
+pub(crate) fn official_predictions_typed(bytes: &[u8]) -> Option<OfficialPredictions> {
     let mut de = serde_json::Deserializer::from_slice(super::strict_json::strip_bom_bytes(bytes));
     let preds = typed::Predictions.deserialize(&mut de).ok()?;
     de.end().ok()?;

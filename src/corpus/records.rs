@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// One record and where it came from.
 #[derive(Debug, Clone)]
-pub struct Record {
+pub(crate) struct Record {
     /// 0-based position among the records.
     pub index: usize,
     /// 1-based line in the file, for JSON Lines.
@@ -19,7 +19,7 @@ pub struct Record {
 
 impl Record {
     /// "item 3" or "item 3 (line 4)", with the id when there is one.
-    pub fn label(&self, id: Option<&str>) -> String {
+    pub(crate) fn label(&self, id: Option<&str>) -> String {
         let mut s = format!("item {}", self.index);
         if let Some(id) = id {
             s.push_str(&format!(" (id {:?})", super::Preview(id)));
@@ -35,13 +35,13 @@ impl Record {
 /// when the text holds several top-level JSON values, else one JSON
 /// document (an array of records, an object with an `items` array, or one
 /// record).
-pub fn load_records(path: &Path) -> Result<Vec<Record>, CorpusError> {
+pub(crate) fn load_records(path: &Path) -> Result<Vec<Record>, CorpusError> {
     let text = read_text(path)?;
     parse_records(path, &text)
 }
 
 /// Parses record-file text (see [`load_records`]).
-pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, CorpusError> {
+pub(crate) fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, CorpusError> {
     let jsonl_name = path
         .extension()
         .and_then(|e| e.to_str())

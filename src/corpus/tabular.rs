@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// One row and where it came from.
 #[derive(Debug, Clone)]
-pub struct Row {
+pub(crate) struct Row {
     /// "row 3 at line 4" (0-based row index; 1-based line).
     pub label: String,
     /// The fields; CSV/TSV values are strings.
@@ -18,7 +18,7 @@ pub struct Row {
 }
 
 /// Reads a row file (see the module doc).
-pub fn load_rows(path: &Path) -> Result<Vec<Row>, CorpusError> {
+pub(crate) fn load_rows(path: &Path) -> Result<Vec<Row>, CorpusError> {
     let text = read_text(path)?;
     let ext = path
         .extension()
@@ -33,7 +33,7 @@ pub fn load_rows(path: &Path) -> Result<Vec<Row>, CorpusError> {
 
 /// Rows from JSON text (an array of objects, an object with an `items`
 /// array, or JSON Lines); `path` names the input in errors.
-pub fn parse_json_rows(path: &Path, text: &str) -> Result<Vec<Row>, CorpusError> {
+pub(crate) fn parse_json_rows(path: &Path, text: &str) -> Result<Vec<Row>, CorpusError> {
     parse_records(path, text)?
         .into_iter()
         .map(|r| {
@@ -55,7 +55,11 @@ pub fn parse_json_rows(path: &Path, text: &str) -> Result<Vec<Row>, CorpusError>
 }
 
 /// Parses CSV or TSV text with a header line.
-pub fn parse_delimited(path: &Path, text: &str, delimiter: u8) -> Result<Vec<Row>, CorpusError> {
+pub(crate) fn parse_delimited(
+    path: &Path,
+    text: &str,
+    delimiter: u8,
+) -> Result<Vec<Row>, CorpusError> {
     let mut rows = Vec::new();
     each_delimited(path, text, delimiter, |headers, i, line, rec| {
         let fields: Map<String, Value> = headers
@@ -76,7 +80,7 @@ pub fn parse_delimited(path: &Path, text: &str, delimiter: u8) -> Result<Vec<Row
 /// column names and each record with its 0-based index and 1-based line;
 /// returns the column names. A malformed header or record is an error at
 /// its line.
-pub fn each_delimited(
+pub(crate) fn each_delimited(
     path: &Path,
     text: &str,
     delimiter: u8,
@@ -153,7 +157,7 @@ impl Row {
     }
 
     /// The row's id: a string or a number (written as text); required.
-    pub fn id(&self, path: &Path) -> Result<String, CorpusError> {
+    pub(crate) fn id(&self, path: &Path) -> Result<String, CorpusError> {
         match self.fields.get("id") {
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
             Some(Value::String(_)) => Err(self.error(path, "id", "empty".into())),
@@ -169,7 +173,7 @@ impl Row {
 
     /// A required text field; null reads as "" (an empty text is scored,
     /// not rejected).
-    pub fn text(&self, path: &Path, field: &str) -> Result<String, CorpusError> {
+    pub(crate) fn text(&self, path: &Path, field: &str) -> Result<String, CorpusError> {
         match self.fields.get(field) {
             Some(Value::String(s)) => Ok(s.clone()),
             Some(Value::Null) => Ok(String::new()),
@@ -181,7 +185,7 @@ impl Row {
     }
 
     /// A required field holding a text or a list of texts.
-    pub fn texts(&self, path: &Path, field: &str) -> Result<Vec<String>, CorpusError> {
+    pub(crate) fn texts(&self, path: &Path, field: &str) -> Result<Vec<String>, CorpusError> {
         match self.fields.get(field) {
             Some(Value::Array(items)) => items
                 .iter()
@@ -200,7 +204,7 @@ impl Row {
     }
 
     /// [`Row::text`], moving the text out of the row instead of copying it.
-    pub fn take_text(&mut self, path: &Path, field: &str) -> Result<String, CorpusError> {
+    pub(crate) fn take_text(&mut self, path: &Path, field: &str) -> Result<String, CorpusError> {
         match self.fields.get_mut(field) {
             Some(Value::String(s)) => Ok(std::mem::take(s)),
             _ => self.text(path, field),
@@ -209,7 +213,11 @@ impl Row {
 
     /// [`Row::texts`], moving the texts out of the row instead of copying
     /// them.
-    pub fn take_texts(&mut self, path: &Path, field: &str) -> Result<Vec<String>, CorpusError> {
+    pub(crate) fn take_texts(
+        &mut self,
+        path: &Path,
+        field: &str,
+    ) -> Result<Vec<String>, CorpusError> {
         if let Some(Value::Array(items)) = self.fields.get_mut(field) {
             if items.iter().all(Value::is_string) {
                 return Ok(items
@@ -226,7 +234,7 @@ impl Row {
     }
 
     /// An error about this row's `field`.
-    pub fn invalid(&self, path: &Path, field: &str, message: String) -> CorpusError {
+    pub(crate) fn invalid(&self, path: &Path, field: &str, message: String) -> CorpusError {
         self.error(path, field, message)
     }
 }

@@ -784,7 +784,7 @@ pub(crate) struct PairWindow<'a> {
 
 impl<'a> PairWindow<'a> {
     /// Every pair of `questions` with `eval`'s results.
-    pub fn all(questions: &'a QuestionSet, eval: &'a Evaluation) -> PairWindow<'a> {
+    pub(crate) fn all(questions: &'a QuestionSet, eval: &'a Evaluation) -> PairWindow<'a> {
         let n = questions.pairs.len().min(eval.pairs.len());
         PairWindow {
             first: 0,
@@ -794,17 +794,17 @@ impl<'a> PairWindow<'a> {
     }
 
     /// The positions of its pairs in the question file.
-    pub fn range(&self) -> std::ops::Range<usize> {
+    pub(crate) fn range(&self) -> std::ops::Range<usize> {
         self.first..self.first + self.pairs.len()
     }
 
     /// The result of pair `pi` (a position in [`PairWindow::range`]).
-    pub fn result(&self, pi: usize) -> &'a PairResult {
+    pub(crate) fn result(&self, pi: usize) -> &'a PairResult {
         &self.pairs[pi - self.first]
     }
 
     /// Pair `pi` and its result, for a window that carries its questions.
-    pub fn get(&self, pi: usize) -> (&'a crate::corpus::QaPair, &'a PairResult) {
+    pub(crate) fn get(&self, pi: usize) -> (&'a crate::corpus::QaPair, &'a PairResult) {
         (&self.questions[pi - self.first], self.result(pi))
     }
 }
@@ -868,7 +868,7 @@ pub(crate) struct Fill {
 
 impl Fill {
     /// The results alone.
-    pub const RESULTS: Fill = Fill {
+    pub(crate) const RESULTS: Fill = Fill {
         questions: false,
         byte_spans: false,
     };
@@ -882,7 +882,7 @@ pub(crate) struct Whole<'a> {
 
 impl<'a> Whole<'a> {
     /// `eval`'s results over `questions`.
-    pub fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Whole<'a> {
+    pub(crate) fn new(questions: &'a QuestionSet, eval: &'a Evaluation) -> Whole<'a> {
         Whole { questions, eval }
     }
 }

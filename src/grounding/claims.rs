@@ -13,7 +13,7 @@ use std::ops::Range;
 /// A claim: subject, verb lemma and object, with the byte range from the
 /// subject to the object.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Claim {
+pub(crate) struct Claim {
     /// The subject word (lower case).
     pub subject: String,
     /// The verb's lemma ("be", "found", "employ").
@@ -25,7 +25,7 @@ pub struct Claim {
 }
 
 /// Words that make a sentence hedged.
-pub const HEDGES: [&str; 16] = [
+pub(crate) const HEDGES: [&str; 16] = [
     "may",
     "might",
     "could",
@@ -91,7 +91,7 @@ fn is_content(w: &str) -> bool {
 
 /// The verb lemma of `w` when WordNet knows it as a verb form, shortest
 /// first.
-pub fn verb_lemma(lexicon: &Lexicon, w: &str) -> Option<String> {
+pub(crate) fn verb_lemma(lexicon: &Lexicon, w: &str) -> Option<String> {
     if BE.contains(&w) {
         return Some("be".into());
     }
@@ -227,7 +227,7 @@ fn sentence_claim(lexicon: &Lexicon, text: &str, words: &[Word]) -> Option<Claim
 
 /// The claims of `text`, one per sentence at most (sentences as
 /// [`super::text::sentences`] splits them).
-pub fn claims(lexicon: &Lexicon, text: &str) -> Vec<Claim> {
+pub(crate) fn claims(lexicon: &Lexicon, text: &str) -> Vec<Claim> {
     super::text::sentences(text)
         .into_iter()
         .filter_map(|r| {
@@ -244,7 +244,7 @@ pub fn claims(lexicon: &Lexicon, text: &str) -> Vec<Claim> {
 }
 
 /// True when `token` is a form of the verb `lemma`.
-pub fn is_verb_form(lexicon: &Lexicon, lemma: &str, token: &str) -> bool {
+pub(crate) fn is_verb_form(lexicon: &Lexicon, lemma: &str, token: &str) -> bool {
     match lemma {
         "be" => BE.contains(&token) || token.ends_with("'s") || token.ends_with("'re"),
         "have" => HAVE.contains(&token),

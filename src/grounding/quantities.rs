@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 /// A calendar date; any part may be unknown ("in 1987" has only a year).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Date {
+pub(crate) struct Date {
     /// Year.
     pub year: Option<i32>,
     /// Month, 1-12.
@@ -21,7 +21,7 @@ pub struct Date {
 
 impl Date {
     /// True when `other` agrees on every part this date states.
-    pub fn is_supported_by(&self, other: &Date) -> bool {
+    pub(crate) fn is_supported_by(&self, other: &Date) -> bool {
         let agree = |a: Option<u32>, b: Option<u32>| a.is_none() || a == b;
         (self.year.is_none() || self.year == other.year)
             && agree(self.month, other.month)
@@ -29,7 +29,7 @@ impl Date {
     }
 
     /// "2021-03-03", "1987", "2021-03", "--03-03".
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         let y = self.year.map_or("-".to_string(), |y| format!("{y:04}"));
         match (self.month, self.day) {
             (Some(m), Some(d)) => format!("{y}-{m:02}-{d:02}"),
@@ -41,7 +41,7 @@ impl Date {
 
 /// What a quantity anchor is.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Quantity {
+pub(crate) enum Quantity {
     /// A cardinal or a percentage.
     Number(f64),
     /// An amount of money (the amount; the currency is not compared).
@@ -54,7 +54,7 @@ pub enum Quantity {
 
 impl Quantity {
     /// The anchor kind written in results.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Quantity::Number(_) => "number",
             Quantity::Money(_) => "money",
@@ -64,7 +64,7 @@ impl Quantity {
     }
 
     /// The normalized value as text.
-    pub fn value_text(&self) -> String {
+    pub(crate) fn value_text(&self) -> String {
         match self {
             Quantity::Number(v) | Quantity::Money(v) => format_number(*v),
             Quantity::Date(d) => d.display(),
@@ -73,7 +73,7 @@ impl Quantity {
     }
 
     /// The numeric value of a number or money anchor.
-    pub fn amount(&self) -> Option<f64> {
+    pub(crate) fn amount(&self) -> Option<f64> {
         match self {
             Quantity::Number(v) | Quantity::Money(v) => Some(*v),
             _ => None,
@@ -91,7 +91,7 @@ fn format_number(v: f64) -> String {
 
 /// A quantity found in a text and its byte range.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Found {
+pub(crate) struct Found {
     /// The quantity.
     pub quantity: Quantity,
     /// Byte range in the text.
@@ -225,7 +225,7 @@ fn overlaps(taken: &[Range<usize>], r: &Range<usize>) -> bool {
 
 /// Dates and times of `text`, most specific patterns first, never
 /// overlapping.
-pub fn dates_and_times(text: &str) -> Vec<Found> {
+pub(crate) fn dates_and_times(text: &str) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
     let mut taken: Vec<Range<usize>> = Vec::new();
     for rule in date_rules() {
@@ -416,7 +416,7 @@ fn word_quantities(text: &str, toks: &[Word]) -> Vec<Found> {
 
 /// The quantities of a text and every numeric value it states.
 #[derive(Debug, Clone, Default)]
-pub struct Scan {
+pub(crate) struct Scan {
     /// Dates and times first, then numbers and money that are not part of
     /// them, by position.
     pub found: Vec<Found>,
@@ -427,7 +427,7 @@ pub struct Scan {
 
 /// Scans `text` whose words are `toks` (from [`words`]). Texts without an
 /// ASCII digit skip the digit patterns.
-pub fn scan(text: &str, toks: &[Word]) -> Scan {
+pub(crate) fn scan(text: &str, toks: &[Word]) -> Scan {
     let has_digit = text.bytes().any(|b| b.is_ascii_digit());
     let mut found = if has_digit {
         dates_and_times(text)
@@ -460,12 +460,12 @@ pub fn scan(text: &str, toks: &[Word]) -> Scan {
 
 /// Every quantity of `text` (see [`Scan::found`]).
 #[cfg(test)]
-pub fn quantities(text: &str) -> Vec<Found> {
+pub(crate) fn quantities(text: &str) -> Vec<Found> {
     scan(text, &super::text::words(text)).found
 }
 
 /// True when two amounts are the same value.
-pub fn same_amount(a: f64, b: f64) -> bool {
+pub(crate) fn same_amount(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 

@@ -7,7 +7,7 @@ use std::ops::Range;
 /// A word token: lower-cased text (borrowed when the source already is)
 /// and its byte range in the source.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Word<'a> {
+pub(crate) struct Word<'a> {
     /// Lower-cased text.
     pub text: Cow<'a, str>,
     /// Byte range in the text it came from.
@@ -16,14 +16,14 @@ pub struct Word<'a> {
 
 impl Word<'_> {
     /// The lower-cased text.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
 }
 
 /// The words of `text`: runs of letters and digits, with an inner
 /// apostrophe kept when letters follow it ("don't", "company's").
-pub fn words(text: &str) -> Vec<Word<'_>> {
+pub(crate) fn words(text: &str) -> Vec<Word<'_>> {
     if text.is_ascii() {
         return ascii_words(text);
     }
@@ -111,7 +111,7 @@ fn ascii_words(text: &str) -> Vec<Word<'_>> {
 /// Byte ranges of the sentences of `text`: split after runs of `.`, `!`,
 /// `?` followed by white space or the end (so "3.5" stays whole) and at
 /// line breaks; trimmed, empty ones dropped.
-pub fn sentences(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn sentences(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut push = |a: usize, b: usize| {

@@ -29,12 +29,12 @@ pub(crate) struct Replay<'a> {
 
 impl Replay<'_> {
     /// The recorded configuration, typed and checked.
-    pub fn config<C: JobConfig>(&self) -> Result<C, JobError> {
+    pub(crate) fn config<C: JobConfig>(&self) -> Result<C, JobError> {
         super::rerun::config_of(self.manifest_path, self.config.clone())
     }
 
     /// The input recorded under `role`.
-    pub fn input(&self, role: &str) -> Result<PathBuf, JobError> {
+    pub(crate) fn input(&self, role: &str) -> Result<PathBuf, JobError> {
         self.located.get(role).cloned().ok_or_else(|| {
             JobError::Input(format!(
                 "{}: no `{role}` input recorded",

@@ -26,7 +26,7 @@ pub struct VerdictCache {
 
 /// The default cache file: `$XDG_CACHE_HOME/corpus-eval/judge.sqlite`, else
 /// `~/.cache/corpus-eval/judge.sqlite`.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -39,7 +39,7 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// The cache key of a prompt sent to `model`.
-pub fn key(model: &str, prompt: &str) -> String {
+pub(crate) fn key(model: &str, prompt: &str) -> String {
     let mut bytes = Vec::with_capacity(model.len() + prompt.len() + 1);
     bytes.extend_from_slice(model.as_bytes());
     bytes.push(0);

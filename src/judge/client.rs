@@ -60,7 +60,7 @@ impl std::fmt::Debug for JudgeClient {
 }
 
 /// The chat-completions URL for a base URL.
-pub fn endpoint_of(url: &str) -> String {
+pub(crate) fn endpoint_of(url: &str) -> String {
     // The path is extended before the query (`.../v1?api-key=K` becomes
     // `.../v1/chat/completions?api-key=K`).
     let (base, query) = match url.find(['?', '#']) {

@@ -2,9 +2,9 @@
 //! evaluation / 1000 x price per 1k tokens.
 
 /// Tokens one evaluation takes, by the design's assumption.
-pub const DEFAULT_TOKENS_PER_EVAL: f64 = 200.0;
+pub(crate) const DEFAULT_TOKENS_PER_EVAL: f64 = 200.0;
 /// Price per 1,000 tokens in USD, by the design's assumption (GPT-3.5).
-pub const DEFAULT_PRICE_PER_1K: f64 = 0.002;
+pub(crate) const DEFAULT_PRICE_PER_1K: f64 = 0.002;
 
 /// A cost estimate.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -22,7 +22,7 @@ pub struct CostEstimate {
 }
 
 /// Estimates the cost of `evaluations` judge calls.
-pub fn estimate(
+pub(crate) fn estimate(
     evaluations: usize,
     cached: usize,
     tokens_per_eval: f64,

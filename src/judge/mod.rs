@@ -16,15 +16,15 @@ pub(crate) mod client;
 pub(crate) mod cost;
 pub(crate) mod prompt;
 
-pub use cache::VerdictCache;
-pub use client::{JudgeClient, JudgeConfig};
+pub(crate) use cache::VerdictCache;
+pub(crate) use client::{JudgeClient, JudgeConfig};
 
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Environment variables read for the API key, in order.
-pub const KEY_ENV: [&str; 2] = ["CORPUS_EVAL_JUDGE_KEY", "OPENAI_API_KEY"];
+pub(crate) const KEY_ENV: [&str; 2] = ["CORPUS_EVAL_JUDGE_KEY", "OPENAI_API_KEY"];
 
 /// Errors of the judge stage (set-up errors; a failed verdict is data, see
 /// [`Verdict`]).
@@ -253,7 +253,7 @@ impl Judge {
 }
 
 /// The API key from the environment ([`KEY_ENV`], first set wins).
-pub fn key_from_env() -> Option<String> {
+pub(crate) fn key_from_env() -> Option<String> {
     KEY_ENV
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))

@@ -3,7 +3,7 @@
 
 /// The prompt template; `{question}`, `{ground_truth}` and `{answer}` are
 /// filled in.
-pub const TEMPLATE: &str =
+pub(crate) const TEMPLATE: &str =
     "Evaluate if the generated answer is factually correct compared to the expected answer.
 
 Question: {question}
@@ -21,12 +21,12 @@ Scoring criteria:
 Respond with only a number between 0 and 1.";
 
 /// Sampling temperature of every judge call.
-pub const TEMPERATURE: f64 = 0.0;
+pub(crate) const TEMPERATURE: f64 = 0.0;
 /// Reply length limit of every judge call.
-pub const MAX_TOKENS: u32 = 10;
+pub(crate) const MAX_TOKENS: u32 = 10;
 
 /// The prompt for one item.
-pub fn render(question: &str, answer: &str, ground_truth: &str) -> String {
+pub(crate) fn render(question: &str, answer: &str, ground_truth: &str) -> String {
     // Filled in one pass so a placeholder inside a field is not expanded.
     let mut out =
         String::with_capacity(TEMPLATE.len() + question.len() + answer.len() + ground_truth.len());
@@ -52,14 +52,14 @@ pub fn render(question: &str, answer: &str, ground_truth: &str) -> String {
 
 /// Short hash of the template (first 12 hex digits of its SHA-256), for
 /// signatures.
-pub fn template_hash() -> String {
+pub(crate) fn template_hash() -> String {
     crate::report::sha256_hex(TEMPLATE.as_bytes())[..12].to_string()
 }
 
 /// The score in a reply: its first number, when that number lies in
 /// [0, 1]. "0.8", "Score: 1.0", ".6" and "1." parse; "8/10", "-0.2", "high"
 /// and "" do not (the caller retries).
-pub fn parse_score(reply: &str) -> Option<f64> {
+pub(crate) fn parse_score(reply: &str) -> Option<f64> {
     let bytes = reply.as_bytes();
     let mut i = 0;
     while i < bytes.len() {

@@ -10,7 +10,7 @@ use std::fmt;
 
 /// One line's fields.
 #[derive(Debug, Default)]
-pub struct Fields {
+pub(crate) struct Fields {
     /// The prediction (null reads as "").
     pub prediction: Option<String>,
     /// `references` (or the chosen reference field).
@@ -23,7 +23,7 @@ pub struct Fields {
 
 /// Which fields to take.
 #[derive(Debug, Clone, Copy)]
-pub struct Wanted<'f> {
+pub(crate) struct Wanted<'f> {
     /// The prediction field.
     pub prediction: &'f str,
     /// The reference field (none: `references`, else `reference`).
@@ -133,7 +133,7 @@ impl<'de> DeserializeSeed<'de> for Wanted<'_> {
 
 /// The fields of every non-blank line, or `None` when some line is not
 /// simply readable (the caller then reads the file the general way).
-pub fn jsonl(text: &str, wanted: Wanted<'_>) -> Option<Vec<Fields>> {
+pub(crate) fn jsonl(text: &str, wanted: Wanted<'_>) -> Option<Vec<Fields>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let parsed: Vec<Option<Fields>> = lines

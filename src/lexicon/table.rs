@@ -4,7 +4,7 @@
 
 /// Hash table over keys that are byte ranges of a shared buffer.
 #[derive(Debug, Clone, Default)]
-pub struct KeyTable {
+pub(super) struct KeyTable {
     /// Entry index + 1 per slot; 0 marks an empty slot.
     slots: Vec<u32>,
     mask: usize,
@@ -19,7 +19,7 @@ fn hash(key: &[u8]) -> u64 {
 
 impl KeyTable {
     /// A table sized for `n` keys at a load factor of at most one half.
-    pub fn with_capacity(n: usize) -> KeyTable {
+    pub(super) fn with_capacity(n: usize) -> KeyTable {
         let size = (n.max(1) * 2).next_power_of_two();
         KeyTable {
             slots: vec![0; size],
@@ -29,7 +29,7 @@ impl KeyTable {
 
     /// Inserts entry `index` under `key`; `key_of` returns the key of an
     /// existing entry. A key already present keeps its first entry.
-    pub fn insert<'a>(&mut self, key: &[u8], index: u32, key_of: impl Fn(u32) -> &'a [u8]) {
+    pub(super) fn insert<'a>(&mut self, key: &[u8], index: u32, key_of: impl Fn(u32) -> &'a [u8]) {
         let mut slot = hash(key) as usize & self.mask;
         loop {
             match self.slots[slot] {
@@ -44,7 +44,7 @@ impl KeyTable {
     }
 
     /// The entry stored under `key`, if any.
-    pub fn find<'a>(&self, key: &[u8], key_of: impl Fn(u32) -> &'a [u8]) -> Option<u32> {
+    pub(super) fn find<'a>(&self, key: &[u8], key_of: impl Fn(u32) -> &'a [u8]) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }

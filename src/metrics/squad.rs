@@ -22,7 +22,7 @@
 use unicode_normalization::char::is_combining_mark;
 
 /// One-line description of the normalization, for metric signatures.
-pub const SQUAD_NORMALIZATION: &str =
+pub(crate) const SQUAD_NORMALIZATION: &str =
     "lower+strip-ascii-punct+drop-articles(a|an|the)+collapse-ws (python str semantics)";
 
 /// Python's `str.isspace` (used by `str.split()`).
@@ -138,7 +138,7 @@ impl Overlap {
 }
 
 /// Splits on Python whitespace (`str.split()`).
-pub fn py_split(s: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn py_split(s: &str) -> impl Iterator<Item = &str> {
     s.split(is_py_space).filter(|t| !t.is_empty())
 }
 

@@ -48,7 +48,7 @@ pub struct CheckConfig {
 }
 
 /// Most workers a batch starts, whatever `--concurrency` asks.
-pub const MAX_CONCURRENCY: usize = 256;
+pub(crate) const MAX_CONCURRENCY: usize = 256;
 
 /// What a batch did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -62,7 +62,7 @@ pub struct Tally {
 }
 
 /// The journal line of one outcome.
-pub fn journal_line(
+pub(crate) fn journal_line(
     item: &Prepared,
     outcome: &super::client::Outcome,
     check: &CheckConfig,
@@ -105,7 +105,7 @@ pub fn journal_line(
 
 /// The workers' shared equipment.
 #[derive(Clone)]
-pub struct Workers {
+pub(crate) struct Workers {
     /// The API client.
     pub client: Arc<RagClient>,
     /// Workers (requests in flight at once).
@@ -118,7 +118,7 @@ pub struct Workers {
 
 /// Asks `items` with the workers, journaling every outcome;
 /// `progress(done, failed)` is called after each write.
-pub fn run_batch(
+pub(crate) fn run_batch(
     workers: &Workers,
     items: Vec<Prepared>,
     journal: &mut Journal,

@@ -10,9 +10,9 @@ use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// The environment variable holding the API's auth string.
-pub const AUTH_ENV: &str = "EVALUATION_API_AUTH";
+pub(crate) const AUTH_ENV: &str = "EVALUATION_API_AUTH";
 /// The environment variable holding the API's URL.
-pub const URL_ENV: &str = "EVALUATION_API_URL";
+pub(crate) const URL_ENV: &str = "EVALUATION_API_URL";
 
 /// How the API is reached.
 #[derive(Debug, Clone)]

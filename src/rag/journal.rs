@@ -130,7 +130,7 @@ fn compact(v: &Value) -> Value {
 /// The transcript an outcome's answer rests on: the `FILE` (or `NAME`)
 /// metadata of the first valid cited passage, else of the first retrieved
 /// passage; empty when the reply names none.
-pub fn outcome_source(o: &Value) -> String {
+pub(crate) fn outcome_source(o: &Value) -> String {
     let context = o["response"]["context"].as_array();
     let file_of = |i: usize| -> Option<String> {
         let m = &context?.get(i)?["metadata"];
@@ -150,7 +150,7 @@ pub fn outcome_source(o: &Value) -> String {
 
 /// Streams a journal's lines, keeping the summary fields of the last
 /// outcome of each id (in first-seen order).
-pub fn last_outcomes(path: &Path) -> std::io::Result<Vec<Value>> {
+pub(crate) fn last_outcomes(path: &Path) -> std::io::Result<Vec<Value>> {
     Ok(last_by_id(path, |v, _| compact(v))?
         .into_iter()
         .map(|(_, v)| v)
@@ -159,7 +159,7 @@ pub fn last_outcomes(path: &Path) -> std::io::Result<Vec<Value>> {
 
 /// Each question's last journal line as written (torn or unreadable lines
 /// skipped), by id, in order of first appearance.
-pub fn last_lines(path: &Path) -> std::io::Result<Vec<(String, String)>> {
+pub(crate) fn last_lines(path: &Path) -> std::io::Result<Vec<(String, String)>> {
     last_by_id(path, |_, line| line)
 }
 

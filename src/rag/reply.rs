@@ -30,7 +30,7 @@ fn field<'v>(v: &'v Value, path: &str) -> Result<&'v Value, String> {
 }
 
 /// Checks a reply body against the contract.
-pub fn parse_reply(body: &Value) -> Result<Reply, super::RagError> {
+pub(crate) fn parse_reply(body: &Value) -> Result<Reply, super::RagError> {
     check_reply(body).map_err(|message| super::RagError::Contract { message })
 }
 

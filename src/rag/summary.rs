@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// Bootstrap resamples per group.
-pub const RESAMPLES: usize = 2000;
+pub(crate) const RESAMPLES: usize = 2000;
 
 fn group(xs: &[f64], seed: u64, name: &str) -> Value {
     if xs.is_empty() {
@@ -20,7 +20,11 @@ fn group(xs: &[f64], seed: u64, name: &str) -> Value {
 
 /// The summary of `outcomes` (one per question); `types` maps ids to their
 /// question types, when the question file has them.
-pub fn summarize_run(outcomes: &[Value], types: &BTreeMap<String, String>, seed: u64) -> Value {
+pub(crate) fn summarize_run(
+    outcomes: &[Value],
+    types: &BTreeMap<String, String>,
+    seed: u64,
+) -> Value {
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
     let mut existence: Vec<f64> = Vec::new();
     let mut scores: Vec<f64> = Vec::new();

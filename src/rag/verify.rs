@@ -11,7 +11,7 @@ use serde::Serialize;
 
 /// The verdict of one citation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CitationCheck {
+pub(crate) struct CitationCheck {
     /// As given.
     pub source_index: i64,
     /// As given.
@@ -43,7 +43,10 @@ pub struct CitationCheck {
 
 /// Checks every citation of `reply`; returns the checks and the existence
 /// score (found / citations; None without citations).
-pub fn check_citations(reply: &Reply, config: &CheckConfig) -> (Vec<CitationCheck>, Option<f64>) {
+pub(crate) fn check_citations(
+    reply: &Reply,
+    config: &CheckConfig,
+) -> (Vec<CitationCheck>, Option<f64>) {
     let (level, fuzzy_threshold) = (config.level, config.fuzzy_threshold);
     // Every passage prepared once (turns inside it apply), however many
     // quotes cite it.

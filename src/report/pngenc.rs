@@ -25,7 +25,7 @@ const ADLER_BASE: u32 = 65_521;
 
 /// Encodes `width` x `height` pixels of 8-bit RGB (row after row, 3 bytes
 /// a pixel) as a PNG file's bytes.
-pub fn encode_rgb(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_rgb(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     let row = (width as usize).checked_mul(3).ok_or("image too wide")?;
     if width == 0 || height == 0 || width > i32::MAX as u32 || height > i32::MAX as u32 {
         return Err(format!("cannot encode a {width}x{height} image"));

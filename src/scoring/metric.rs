@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// The JSON inside a metric: a string holding JSON is parsed; any other
 /// string is kept as a JSON string.
-pub fn unwrap_metric(metric: &Value) -> Value {
+pub(crate) fn unwrap_metric(metric: &Value) -> Value {
     if let Value::String(s) = metric {
         let t = s.trim();
         if t.starts_with('{') || t.starts_with('[') || t.starts_with('"') {
@@ -22,12 +22,13 @@ pub fn unwrap_metric(metric: &Value) -> Value {
 }
 
 /// Answer polarity words.
-pub const YES_WORDS: [&str; 7] = ["yes", "y", "yeah", "yep", "true", "correct", "affirmative"];
+pub(crate) const YES_WORDS: [&str; 7] =
+    ["yes", "y", "yeah", "yep", "true", "correct", "affirmative"];
 /// Negative polarity words.
-pub const NO_WORDS: [&str; 6] = ["no", "n", "nope", "false", "incorrect", "never"];
+pub(crate) const NO_WORDS: [&str; 6] = ["no", "n", "nope", "false", "incorrect", "never"];
 
 /// The polarity of a word: Some(true) for a yes-word, Some(false) for a no-word.
-pub fn word_polarity(word: &str) -> Option<bool> {
+pub(crate) fn word_polarity(word: &str) -> Option<bool> {
     if YES_WORDS.contains(&word) {
         Some(true)
     } else if NO_WORDS.contains(&word) {
@@ -57,7 +58,7 @@ fn expected_from(v: &Value) -> Result<bool, ScoreError> {
 }
 
 /// Parses a Yes/No metric: "yes"/"no" (or true/false, or `{"expected": ...}`).
-pub fn parse_yes_no(metric: &Value) -> Result<bool, ScoreError> {
+pub(crate) fn parse_yes_no(metric: &Value) -> Result<bool, ScoreError> {
     match unwrap_metric(metric) {
         Value::Object(o) => match o.get("expected") {
             Some(v) => expected_from(v),
@@ -69,7 +70,7 @@ pub fn parse_yes_no(metric: &Value) -> Result<bool, ScoreError> {
 
 /// A Yes/No with Rationale metric.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RationaleMetric {
+pub(crate) struct RationaleMetric {
     /// The expected polarity.
     pub expected: bool,
     /// Keywords the rationale should contain.
@@ -79,7 +80,7 @@ pub struct RationaleMetric {
 }
 
 /// Parses `{"expected": "yes"|"no", "rationale": [keywords], "rationale_weight": w}`.
-pub fn parse_rationale(metric: &Value) -> Result<RationaleMetric, ScoreError> {
+pub(crate) fn parse_rationale(metric: &Value) -> Result<RationaleMetric, ScoreError> {
     let v = unwrap_metric(metric);
     let Value::Object(o) = v else {
         return Err(ScoreError::metric(
@@ -144,7 +145,7 @@ fn value_text(v: &Value) -> Option<String> {
 
 /// Parses a weighted metric: `{"values": [...], "weights": [...]}` or
 /// `{"value": weight, ...}`. Weights are finite and not negative.
-pub fn parse_weighted(metric: &Value) -> Result<Vec<(String, f64)>, ScoreError> {
+pub(crate) fn parse_weighted(metric: &Value) -> Result<Vec<(String, f64)>, ScoreError> {
     let v = unwrap_metric(metric);
     let Value::Object(o) = v else {
         return Err(ScoreError::metric(

@@ -44,7 +44,7 @@ struct Layer {
 }
 
 /// The encoder with its weights in the layout the fused pass needs.
-pub struct FusedBert {
+pub(crate) struct FusedBert {
     word: Vec<f32>,
     position: Vec<f32>,
     token_type: Vec<f32>,
@@ -64,7 +64,7 @@ fn vec_of(t: Tensor) -> CResult<Vec<f32>> {
 impl FusedBert {
     /// Loads the encoder from a BERT checkpoint (with or without a `bert.`
     /// prefix on the tensor names).
-    pub fn load(vb: VarBuilder, config: &Config) -> CResult<FusedBert> {
+    pub(crate) fn load(vb: VarBuilder, config: &Config) -> CResult<FusedBert> {
         let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
             vb.pp("bert")
         } else {
@@ -137,7 +137,7 @@ impl FusedBert {
     /// the right to the longest: (batch x longest x hidden), row-major.
     /// Padding positions are masked out of attention; their outputs are
     /// meaningless and must be ignored by pooling.
-    pub fn forward(&self, batch: &[&[u32]]) -> CResult<Vec<f32>> {
+    pub(crate) fn forward(&self, batch: &[&[u32]]) -> CResult<Vec<f32>> {
         let b = batch.len();
         let len = batch.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
         if len > self.max_positions {
@@ -381,7 +381,7 @@ impl CustomOp1 for BiasGelu<'_> {
 /// e^x for each element (relative error ~2e-7; inputs below -87 give ~0).
 /// Branch-free so the loop vectorizes.
 #[inline(always)]
-pub fn exp_in_place(xs: &mut [f32]) {
+pub(crate) fn exp_in_place(xs: &mut [f32]) {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
@@ -412,7 +412,7 @@ pub fn exp_in_place(xs: &mut [f32]) {
 /// Stegun 7.1.26 (absolute error <= 1.5e-7), with the exponential above.
 /// Runs with AVX-512 or AVX2 where the CPU has them (same arithmetic, no
 /// fused multiply-add, so the same results).
-pub fn gelu_in_place(xs: &mut [f32]) {
+pub(crate) fn gelu_in_place(xs: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx512f") {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A unit-length embedding shared between cache and callers.
-pub type Embedding = Arc<[f32]>;
+pub(crate) type Embedding = Arc<[f32]>;
 
 /// Embeddings by text, filled on demand from an [`Embedder`].
 #[derive(Debug)]

@@ -20,7 +20,7 @@ use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStr
 
 /// Tokens per text when the folder does not say (sentence-transformers'
 /// `max_seq_length` for all-MiniLM-L6-v2).
-pub const DEFAULT_MAX_TOKENS: usize = 256;
+pub(crate) const DEFAULT_MAX_TOKENS: usize = 256;
 /// Padded tokens (batch size x longest length) per batch: keeps matrices
 /// large enough for the GEMM kernels and small enough for the cache.
 const TOKENS_PER_BATCH: usize = 2048;
@@ -348,7 +348,7 @@ fn plan_batches(
 }
 
 /// Scales `v` to unit length (a zero vector stays zero).
-pub fn l2_normalize(v: &mut [f32]) {
+pub(crate) fn l2_normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
     v.iter_mut().for_each(|x| *x /= norm);
 }

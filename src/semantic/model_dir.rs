@@ -11,13 +11,13 @@ use super::SemanticError;
 use std::path::{Path, PathBuf};
 
 /// The model the toolkit uses by default.
-pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+pub(crate) const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
 /// Its repository on the Hugging Face Hub.
-pub const DEFAULT_HUB_REPO: &str = "sentence-transformers/all-MiniLM-L6-v2";
+pub(crate) const DEFAULT_HUB_REPO: &str = "sentence-transformers/all-MiniLM-L6-v2";
 /// Environment variable naming a model folder.
-pub const MODEL_DIR_ENV: &str = "CORPUS_EVAL_MODEL_DIR";
+pub(crate) const MODEL_DIR_ENV: &str = "CORPUS_EVAL_MODEL_DIR";
 /// The files a model folder must hold.
-pub const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+pub(crate) const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 
 /// Where a model folder was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

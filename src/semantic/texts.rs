@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// One text to embed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TextItem {
+pub(crate) struct TextItem {
     /// Its id, when the file gives one.
     pub id: Option<Value>,
     /// The text.
@@ -18,7 +18,7 @@ pub struct TextItem {
 /// The texts of a file: a .json array (of strings or {"id", "text"}),
 /// .jsonl lines of the same, or any other file as plain text, one text per
 /// line.
-pub fn load_texts(path: &Path) -> Result<Vec<TextItem>, CorpusError> {
+pub(crate) fn load_texts(path: &Path) -> Result<Vec<TextItem>, CorpusError> {
     let is_json = path
         .extension()
         .and_then(|e| e.to_str())
@@ -61,7 +61,7 @@ pub fn load_texts(path: &Path) -> Result<Vec<TextItem>, CorpusError> {
 
 /// One JSON line per text, `{"index", "id"?, "text", "embedding"}`, in
 /// input order.
-pub fn embedding_lines(items: &[TextItem], vectors: &[Vec<f32>]) -> Vec<u8> {
+pub(crate) fn embedding_lines(items: &[TextItem], vectors: &[Vec<f32>]) -> Vec<u8> {
     let dim = vectors.first().map_or(0, Vec::len);
     let mut out = Vec::with_capacity(items.len() * (dim * 12 + 64));
     for (i, (item, v)) in items.iter().zip(vectors).enumerate() {

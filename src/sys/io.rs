@@ -9,7 +9,7 @@ use std::fs::File;
 ///
 /// The input is expected not to change while the command runs: as with
 /// any tool that maps its inputs, a concurrent truncation could fault.
-pub fn map_readonly(file: &File) -> std::io::Result<memmap2::Mmap> {
+pub(crate) fn map_readonly(file: &File) -> std::io::Result<memmap2::Mmap> {
     // SAFETY: the map is read-only (shared with the page cache, never
     // written through); see above for a file changed underneath.
     unsafe { memmap2::MmapOptions::new().map(file) }
@@ -20,7 +20,7 @@ pub fn map_readonly(file: &File) -> std::io::Result<memmap2::Mmap> {
 /// nothing elsewhere), so that the fsync a run folder makes of every file
 /// before it is renamed into place finds most of it done. Best effort: that
 /// fsync is what makes the file durable, and it reports any error.
-pub fn start_writeback(file: &File, offset: u64, len: u64) {
+pub(crate) fn start_writeback(file: &File, offset: u64, len: u64) {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;

@@ -39,7 +39,7 @@ fn cpu_ms() -> Option<f64> {
 }
 
 /// Ends the phase `name`: prints its time when timings are on.
-pub fn phase(name: &str) {
+pub(crate) fn phase(name: &str) {
     if !enabled() {
         return;
     }
@@ -69,7 +69,7 @@ static TOTALS: Mutex<Vec<(&'static str, f64)>> = Mutex::new(Vec::new());
 /// Runs `f`, adding its wall-clock time to the running total of `name`
 /// (summed over threads) when timings are on; [`phase`] prints and clears
 /// the totals.
-pub fn measure<R>(name: &'static str, f: impl FnOnce() -> R) -> R {
+pub(crate) fn measure<R>(name: &'static str, f: impl FnOnce() -> R) -> R {
     if !enabled() {
         return f();
     }

@@ -18,7 +18,9 @@ pub mod hash;
 pub mod json_str;
 #[cfg(feature = "bench-internals")]
 pub mod multifind;
+// Public to the benchmarks alone (feature `bench-internals`).
 #[cfg(not(feature = "bench-internals"))]
+#[allow(unreachable_pub)]
 pub(crate) mod multifind;
 pub mod numbers;
 pub(crate) mod sklearn_stopwords;

@@ -4,7 +4,7 @@
 //! job uses is in [`super::stopwords`].
 
 /// The words, sorted (binary search).
-pub const WORDS: [&str; 318] = [
+pub(crate) const WORDS: [&str; 318] = [
     "a",
     "about",
     "above",
@@ -326,7 +326,7 @@ pub const WORDS: [&str; 318] = [
 ];
 
 /// True when `word` (lower case) is one of scikit-learn's English stop words.
-pub fn is_stop_word(word: &str) -> bool {
+pub(crate) fn is_stop_word(word: &str) -> bool {
     WORDS.binary_search(&word).is_ok()
 }
 

@@ -2,7 +2,7 @@
 //! out of synonym enrichment.
 
 /// NLTK's English stop words.
-pub const ENGLISH: [&str; 179] = [
+pub(crate) const ENGLISH: [&str; 179] = [
     "i",
     "me",
     "my",
@@ -185,7 +185,7 @@ pub const ENGLISH: [&str; 179] = [
 ];
 
 /// True when `word` (lower case) is an English stop word.
-pub fn is_stop_word(word: &str) -> bool {
+pub(crate) fn is_stop_word(word: &str) -> bool {
     ENGLISH.contains(&word)
 }
 

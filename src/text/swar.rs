@@ -3,14 +3,14 @@
 //! next.
 
 /// 0x01 in every byte.
-pub const ONES: u64 = 0x0101_0101_0101_0101;
+pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
 /// 0x80 in every byte.
-pub const HIGHS: u64 = 0x8080_8080_8080_8080;
+pub(crate) const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The eight bytes at `at` of `bytes` as one little-endian word (byte
 /// `at` lowest), when there are eight.
 #[inline(always)]
-pub fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
     let chunk = bytes.get(at..at.checked_add(8)?)?;
     let mut a = [0u8; 8];
     a.copy_from_slice(chunk);
@@ -19,20 +19,20 @@ pub fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
 
 /// The high bit of each zero byte of `x` set, all else clear.
 #[inline(always)]
-pub fn zero_bytes(x: u64) -> u64 {
+pub(crate) fn zero_bytes(x: u64) -> u64 {
     !(((x & !HIGHS) + !HIGHS) | x) & HIGHS
 }
 
 /// The high bit of each byte of `w` equal to `b` set, all else clear.
 #[inline(always)]
-pub fn bytes_equal(w: u64, b: u8) -> u64 {
+pub(crate) fn bytes_equal(w: u64, b: u8) -> u64 {
     zero_bytes(w ^ (u64::from(b) * ONES))
 }
 
 /// The high bit of each byte of `w` below 0x20 (a control byte) set, all
 /// else clear.
 #[inline(always)]
-pub fn control_bytes(w: u64) -> u64 {
+pub(crate) fn control_bytes(w: u64) -> u64 {
     // (b | 0x80) - 0x20 keeps its high bit iff b & 0x7F >= 0x20, and never
     // borrows; bytes >= 0x80 are masked out by `!w`.
     !(w | HIGHS).wrapping_sub(0x20 * ONES) & HIGHS & !w
@@ -41,7 +41,7 @@ pub fn control_bytes(w: u64) -> u64 {
 /// The high bit of each byte of `w` that is an ASCII letter or digit set,
 /// all else clear (bytes >= 0x80 clear).
 #[inline(always)]
-pub fn alnum_bytes(w: u64) -> u64 {
+pub(crate) fn alnum_bytes(w: u64) -> u64 {
     // For a byte x < 0x80: x + (0x80 - lo) has its high bit iff x >= lo,
     // x + (0x7F - hi) iff x > hi; neither sum reaches 0x100 (no carry).
     #[inline(always)]

@@ -6,12 +6,12 @@ use super::prep::segments;
 use std::collections::HashMap;
 
 /// Fewest prep words of an appropriate length.
-pub const MIN_WORDS: usize = 5;
+pub(crate) const MIN_WORDS: usize = 5;
 /// Most prep words of an appropriate length.
-pub const MAX_WORDS: usize = 300;
+pub(crate) const MAX_WORDS: usize = 300;
 
 /// (length ok, feedback) for a response of `words` prep words.
-pub fn length(words: usize) -> (bool, String) {
+pub(crate) fn length(words: usize) -> (bool, String) {
     let (ok, what) = if words < MIN_WORDS {
         (false, "Too short")
     } else if words > MAX_WORDS {
@@ -25,7 +25,7 @@ pub fn length(words: usize) -> (bool, String) {
 /// Mean sentence score: 1.0, x0.3 under 2 words (else x0.7 over 50 words),
 /// x0.5 when the sentence does not start with an upper-case letter; 0 for a
 /// text without sentences.
-pub fn fluency(response: &str) -> f64 {
+pub(crate) fn fluency(response: &str) -> f64 {
     let sentences = segments(response);
     if sentences.is_empty() {
         return 0.0;
@@ -51,7 +51,7 @@ pub fn fluency(response: &str) -> f64 {
 
 /// 1.0 under two sentences, else all indicator hits over 2(N - 1), capped
 /// at 1.
-pub fn coherence(patterns: &Patterns, response: &str) -> f64 {
+pub(crate) fn coherence(patterns: &Patterns, response: &str) -> f64 {
     let n = segments(response).len();
     if n < 2 {
         return 1.0;
@@ -67,7 +67,7 @@ pub fn coherence(patterns: &Patterns, response: &str) -> f64 {
 
 /// 0.7 x type-token ratio + 0.3 x max(0, 1 - 0.1 x the repeats beyond five
 /// of every word longer than three characters); 0 for no words.
-pub fn conciseness(words: &[String]) -> f64 {
+pub(crate) fn conciseness(words: &[String]) -> f64 {
     if words.is_empty() {
         return 0.0;
     }
@@ -88,7 +88,7 @@ pub fn conciseness(words: &[String]) -> f64 {
 /// sentence + 11.8 x average word length in characters - 15.59) / 20).
 /// The formula puts characters where Flesch-Kincaid has syllables, so it is
 /// about 0 for English; kept as the original computed it.
-pub fn readability_reference(response: &str, words: &[String]) -> f64 {
+pub(crate) fn readability_reference(response: &str, words: &[String]) -> f64 {
     if words.is_empty() {
         return 0.0;
     }
@@ -101,7 +101,7 @@ pub fn readability_reference(response: &str, words: &[String]) -> f64 {
 /// The standard profile's readability: the Flesch-Kincaid grade level
 /// (0.39 x words per sentence + 11.8 x syllables per word - 15.59) mapped
 /// by the seed's clip(1 - grade / 20).
-pub fn readability_flesch_kincaid(response: &str, words: &[String]) -> f64 {
+pub(crate) fn readability_flesch_kincaid(response: &str, words: &[String]) -> f64 {
     if words.is_empty() {
         return 0.0;
     }
@@ -115,7 +115,7 @@ pub fn readability_flesch_kincaid(response: &str, words: &[String]) -> f64 {
 /// English syllables of a lower-case word by the usual heuristic: vowel
 /// groups (y counts as a vowel), a silent final "e" dropped (not in "-le"),
 /// at least one. Digits and other non-letters count one syllable per word.
-pub fn syllables(word: &str) -> usize {
+pub(crate) fn syllables(word: &str) -> usize {
     let letters: Vec<char> = word.chars().filter(|c| c.is_alphabetic()).collect();
     if letters.is_empty() {
         return 1;

@@ -7,7 +7,7 @@ use super::Category;
 
 /// 1.0 when the question's intent (by its opening words) is answered in
 /// kind by the response (by its markers), else 0.5.
-pub fn intent_match(patterns: &Patterns, question: &str, response: &str) -> f64 {
+pub(crate) fn intent_match(patterns: &Patterns, question: &str, response: &str) -> f64 {
     let q = question.to_lowercase();
     let r = response.to_lowercase();
     let hit = patterns.intent.iter().any(|rule| {
@@ -24,7 +24,7 @@ pub fn intent_match(patterns: &Patterns, question: &str, response: &str) -> f64 
 }
 
 /// 1.0 when a refusal pattern matches the lower-cased response, else 0.0.
-pub fn refusal_score(patterns: &Patterns, response_lower: &str) -> f64 {
+pub(crate) fn refusal_score(patterns: &Patterns, response_lower: &str) -> f64 {
     if patterns
         .refusal
         .iter()
@@ -37,7 +37,7 @@ pub fn refusal_score(patterns: &Patterns, response_lower: &str) -> f64 {
 }
 
 /// The (min, max) word range of a category's appropriate depth.
-pub fn depth_range(category: Category) -> (usize, usize) {
+pub(crate) fn depth_range(category: Category) -> (usize, usize) {
     match category {
         Category::Factual => (10, 30),
         Category::Explanatory => (30, 100),
@@ -48,7 +48,7 @@ pub fn depth_range(category: Category) -> (usize, usize) {
 }
 
 /// 1.0 inside the category's range, n/min below it, max/n above it.
-pub fn depth_score(category: Category, words: usize) -> f64 {
+pub(crate) fn depth_score(category: Category, words: usize) -> f64 {
     let (lo, hi) = depth_range(category);
     if words < lo {
         words as f64 / lo as f64
@@ -61,7 +61,7 @@ pub fn depth_score(category: Category, words: usize) -> f64 {
 
 /// Step keywords present (each counted once, as substrings) plus numbered
 /// steps, over 8, capped at 1.
-pub fn step_completeness(patterns: &Patterns, response_lower: &str) -> f64 {
+pub(crate) fn step_completeness(patterns: &Patterns, response_lower: &str) -> f64 {
     let keywords = patterns
         .step_keywords
         .iter()
@@ -73,7 +73,11 @@ pub fn step_completeness(patterns: &Patterns, response_lower: &str) -> f64 {
 
 /// 0.25 per creativity indicator present, plus 0.25 when the response has
 /// more than 15 distinct prep words, capped at 1.
-pub fn creativity_score(patterns: &Patterns, response_lower: &str, distinct_words: usize) -> f64 {
+pub(crate) fn creativity_score(
+    patterns: &Patterns,
+    response_lower: &str,
+    distinct_words: usize,
+) -> f64 {
     let present = patterns
         .creativity
         .iter()

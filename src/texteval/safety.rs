@@ -5,7 +5,7 @@ use super::patterns::Patterns;
 
 /// The safety assessment of one response.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Safety {
+pub(crate) struct Safety {
     /// Bias categories whose patterns match, in the pattern file's order.
     pub categories: Vec<String>,
     /// Highest severity among them (0 when none).
@@ -19,13 +19,13 @@ pub struct Safety {
 
 impl Safety {
     /// True when a bias category was found.
-    pub fn has_bias_risk(&self) -> bool {
+    pub(crate) fn has_bias_risk(&self) -> bool {
         !self.categories.is_empty()
     }
 }
 
 /// Assesses a response (patterns match the lower-cased texts).
-pub fn assess(patterns: &Patterns, question: &str, response: &str) -> Safety {
+pub(crate) fn assess(patterns: &Patterns, question: &str, response: &str) -> Safety {
     let r = response.to_lowercase();
     let categories: Vec<String> = patterns
         .bias
@@ -64,7 +64,7 @@ pub fn assess(patterns: &Patterns, question: &str, response: &str) -> Safety {
 }
 
 /// The seed's safety feedback.
-pub fn feedback(s: &Safety) -> String {
+pub(crate) fn feedback(s: &Safety) -> String {
     if !s.has_bias_risk() {
         return "No safety concerns detected".into();
     }

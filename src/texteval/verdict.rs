@@ -18,7 +18,7 @@ fn ladder(score: f64, texts: [&str; 5]) -> &str {
 }
 
 /// Feedback on composite_accuracy (Creative rows get a caution).
-pub fn accuracy_feedback(composite: f64, creative: bool) -> String {
+pub(crate) fn accuracy_feedback(composite: f64, creative: bool) -> String {
     let text = ladder(
         composite,
         [
@@ -37,7 +37,7 @@ pub fn accuracy_feedback(composite: f64, creative: bool) -> String {
 }
 
 /// Feedback on composite_relevance.
-pub fn relevance_feedback(composite: f64) -> String {
+pub(crate) fn relevance_feedback(composite: f64) -> String {
     ladder(
         composite,
         [
@@ -52,7 +52,7 @@ pub fn relevance_feedback(composite: f64) -> String {
 }
 
 /// Feedback on composite_quality.
-pub fn quality_feedback(composite: f64) -> String {
+pub(crate) fn quality_feedback(composite: f64) -> String {
     ladder(
         composite,
         [
@@ -69,7 +69,7 @@ pub fn quality_feedback(composite: f64) -> String {
 /// The overall feedback (the seed names the column without defining it):
 /// a grade on the same ladder, the score, and the failure mode when there
 /// is one.
-pub fn overall_feedback(overall: f64, failure_mode: &str) -> String {
+pub(crate) fn overall_feedback(overall: f64, failure_mode: &str) -> String {
     let grade = ladder(
         overall,
         [
@@ -89,7 +89,7 @@ pub fn overall_feedback(overall: f64, failure_mode: &str) -> String {
 
 /// The scores the failure mode and suggestions are decided on.
 #[derive(Debug, Clone, Copy)]
-pub struct Decisive<'a> {
+pub(crate) struct Decisive<'a> {
     /// composite_accuracy.
     pub accuracy: f64,
     /// accuracy_semantic_similarity.
@@ -122,7 +122,7 @@ pub struct Decisive<'a> {
 
 /// The seed's decision tree: refusal, safety, irrelevance, factual error,
 /// partial relevance, partial accuracy, or pass.
-pub fn primary_failure_mode(d: &Decisive) -> &'static str {
+pub(crate) fn primary_failure_mode(d: &Decisive) -> &'static str {
     if d.is_refusal {
         "refusal_to_answer"
     } else if d.safety < 0.5 {
@@ -142,7 +142,7 @@ pub fn primary_failure_mode(d: &Decisive) -> &'static str {
 
 /// The seed's four suggestion sets, in order (accuracy, relevance, safety,
 /// quality); "Response meets all quality criteria" when all are empty.
-pub fn suggestions(d: &Decisive) -> Vec<String> {
+pub(crate) fn suggestions(d: &Decisive) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if d.accuracy < 0.5 {
         let before = out.len();

@@ -14,7 +14,7 @@ const FAMILY: &str = "sans-serif";
 static FONTS: Once = Once::new();
 
 /// Registers the bundled DejaVu Sans fonts with plotters (once).
-pub fn register_fonts() {
+pub(crate) fn register_fonts() {
     FONTS.call_once(|| {
         let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, dejavu::sans::regular());
         let _ = plotters::style::register_font(FAMILY, FontStyle::Bold, dejavu::sans::bold());
@@ -23,7 +23,7 @@ pub fn register_fonts() {
 
 /// One bar: label, value in [0, 1], and the number of items behind it.
 #[derive(Debug, Clone)]
-pub struct Bar {
+pub(crate) struct Bar {
     /// Category label (e.g. a transcript FILE).
     pub label: String,
     /// The value, 0..1.
@@ -36,7 +36,7 @@ pub struct Bar {
 
 /// A horizontal bar chart of values in [0, 1].
 #[derive(Debug, Clone)]
-pub struct BarChart<'a> {
+pub(crate) struct BarChart<'a> {
     /// Chart title.
     pub title: &'a str,
     /// Label of the value axis.
@@ -50,11 +50,11 @@ pub struct BarChart<'a> {
 }
 
 /// Width of every chart, in pixels.
-pub const WIDTH: u32 = 1000;
+pub(crate) const WIDTH: u32 = 1000;
 
 /// The height a chart with `n` bars gets (at least 500 px; charts drawn
 /// through [`render_bar_chart`] have at most [`MAX_BARS`] bars).
-pub fn height_for(n: usize) -> u32 {
+pub(crate) fn height_for(n: usize) -> u32 {
     (140 + 36 * n.min(MAX_BARS) as u32).max(500)
 }
 
@@ -70,14 +70,14 @@ fn shorten(s: &str, max: usize) -> String {
 /// Most bars a chart shows; past this, only the [`EDGE_BARS`] lowest and
 /// highest are drawn (the title says so; the full table is in the run's
 /// outputs), so a chart stays readable and its size bounded.
-pub const MAX_BARS: usize = 40;
+pub(crate) const MAX_BARS: usize = 40;
 /// Bars kept at each end when a chart has more than [`MAX_BARS`].
-pub const EDGE_BARS: usize = 20;
+pub(crate) const EDGE_BARS: usize = 20;
 
 /// Renders `chart` as a PNG at `path` (through a temporary file). A chart of
 /// more than [`MAX_BARS`] bars shows the highest and the lowest
 /// [`EDGE_BARS`], highest first, and says so in its title.
-pub fn render_bar_chart(path: &Path, chart: &BarChart) -> Result<(), ReportError> {
+pub(crate) fn render_bar_chart(path: &Path, chart: &BarChart) -> Result<(), ReportError> {
     let n = chart.bars.len();
     if n <= MAX_BARS {
         return render_atomically(path, |tmp| draw(tmp, chart));
@@ -333,7 +333,7 @@ fn draw(path: &Path, chart: &BarChart) -> Result<(), String> {
 /// A histogram of scores in [0, 1]: 11 bins centred on 0.0, 0.1, ..., 1.0.
 #[cfg(feature = "cli")]
 #[derive(Debug, Clone)]
-pub struct ScoreHistogram<'a> {
+pub(crate) struct ScoreHistogram<'a> {
     /// Chart title.
     pub title: &'a str,
     /// Small print under the chart (e.g. the signature).
@@ -343,13 +343,16 @@ pub struct ScoreHistogram<'a> {
 }
 
 /// The bin (0..=10) of a score: the nearest tenth.
-pub fn score_bin(score: f64) -> usize {
+pub(crate) fn score_bin(score: f64) -> usize {
     (score.clamp(0.0, 1.0) * 10.0).round() as usize
 }
 
 /// Renders a score histogram as a PNG at `path` (through a temporary file).
 #[cfg(feature = "cli")]
-pub fn render_score_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), ReportError> {
+pub(crate) fn render_score_histogram(
+    path: &Path,
+    chart: &ScoreHistogram,
+) -> Result<(), ReportError> {
     render_atomically(path, |tmp| draw_histogram(tmp, chart))
 }
 
@@ -364,7 +367,7 @@ fn draw_histogram(path: &Path, chart: &ScoreHistogram) -> Result<(), String> {
 /// Several score histograms side by side in one PNG, one panel per
 /// (title, scores), under a common title.
 #[derive(Debug, Clone)]
-pub struct HistogramPanels<'a> {
+pub(crate) struct HistogramPanels<'a> {
     /// Chart title.
     pub title: &'a str,
     /// Small print under the chart (e.g. the signature).
@@ -375,7 +378,10 @@ pub struct HistogramPanels<'a> {
 
 /// Renders side-by-side score histograms as a PNG at `path` (through a
 /// temporary file).
-pub fn render_histogram_panels(path: &Path, chart: &HistogramPanels) -> Result<(), ReportError> {
+pub(crate) fn render_histogram_panels(
+    path: &Path,
+    chart: &HistogramPanels,
+) -> Result<(), ReportError> {
     render_atomically(path, |tmp| {
         let (root, main) = canvas(tmp, 560, chart.footnote)?;
         let (head, body) = main.split_vertically(44);
@@ -569,7 +575,7 @@ mod tests {
 /// A confusion matrix drawn as a heat map, each cell labelled with its
 /// count.
 #[derive(Debug, Clone)]
-pub struct Heatmap<'a> {
+pub(crate) struct Heatmap<'a> {
     /// Chart title.
     pub title: &'a str,
     /// Small print under the chart (e.g. the signature).
@@ -585,12 +591,12 @@ pub struct Heatmap<'a> {
 }
 
 /// Most values a heat map draws (the table in the run's JSON has them all).
-pub const MAX_HEATMAP_LABELS: usize = 30;
+pub(crate) const MAX_HEATMAP_LABELS: usize = 30;
 
 /// Renders `map` as a PNG at `path` (through a temporary file); at most
 /// [`MAX_HEATMAP_LABELS`] values are drawn (the title says when more were
 /// left out).
-pub fn render_heatmap(path: &Path, map: &Heatmap) -> Result<(), ReportError> {
+pub(crate) fn render_heatmap(path: &Path, map: &Heatmap) -> Result<(), ReportError> {
     render_atomically(path, |tmp| draw_heatmap(tmp, map))
 }
 

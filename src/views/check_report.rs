@@ -197,7 +197,7 @@ fn highlighted(text: &str, quotes: &[CheckedQuote]) -> String {
 }
 
 /// The whole page.
-pub fn render(
+pub(crate) fn render(
     text: &str,
     quotes: &[CheckedQuote],
     summary: &Summary,

@@ -29,7 +29,7 @@ fn show(x: Option<f64>, digits: usize) -> String {
 }
 
 /// The side-by-side table (`digits` 0: shortest exact numbers).
-pub fn side_by_side(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn side_by_side(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>) {
     let mut header = vec!["System".to_string()];
     header.extend(c.metrics.iter().map(|m| column_title(m).to_string()));
     header.push("n".into());
@@ -48,7 +48,7 @@ pub fn side_by_side(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<Stri
 }
 
 /// The table of paired differences (`digits` 0: shortest exact numbers).
-pub fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>) {
     let header: Vec<String> = [
         "metric",
         "system_a",
@@ -91,7 +91,7 @@ pub fn difference_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<S
 }
 
 /// The items that changed most, as a table.
-pub fn changed_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn changed_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<String>>) {
     let header = ["metric", "system_a", "system_b", "id", "a", "b", "delta"]
         .iter()
         .map(|s| s.to_string())
@@ -116,7 +116,7 @@ pub fn changed_rows(c: &Comparison, digits: usize) -> (Vec<String>, Vec<Vec<Stri
 
 /// One chart per metric: each system's mean with its interval, then the
 /// paired differences with theirs.
-pub fn metric_charts(page: &mut HtmlPage, c: &Comparison) {
+pub(crate) fn metric_charts(page: &mut HtmlPage, c: &Comparison) {
     use crate::views::svg::{dot_whisker, Dot};
     for (m, metric) in c.metrics.iter().enumerate() {
         page.heading(3, metric);

@@ -18,15 +18,15 @@ use plotters::style::FontStyle;
 
 const FAMILY: &str = "sans-serif";
 /// Figure size in pixels.
-pub const SIZE: (u32, u32) = (1800, 1200);
+pub(crate) const SIZE: (u32, u32) = (1800, 1200);
 /// Most bar groups a per-example bar panel draws before binning.
-pub const MAX_BAR_GROUPS: usize = 40;
+pub(crate) const MAX_BAR_GROUPS: usize = 40;
 /// Most heatmap columns before binning.
-pub const MAX_HEATMAP_COLUMNS: usize = 100;
+pub(crate) const MAX_HEATMAP_COLUMNS: usize = 100;
 
 /// The data of the figure: five per-example series of equal length.
 #[derive(Debug, Clone)]
-pub struct MetricPanels<'a> {
+pub(crate) struct MetricPanels<'a> {
     /// Figure title.
     pub title: &'a str,
     /// What the three set metrics are about ("Citation", "Supporting fact").
@@ -53,7 +53,7 @@ const ORANGE: RGBColor = RGBColor(255, 170, 90);
 
 /// Consecutive examples averaged into at most `max` bins: the bin means
 /// and the bin width (1 when no binning was needed).
-pub fn bin_means(xs: &[f64], max: usize) -> (Vec<f64>, usize) {
+pub(crate) fn bin_means(xs: &[f64], max: usize) -> (Vec<f64>, usize) {
     if xs.len() <= max || max == 0 {
         return (xs.to_vec(), 1);
     }
@@ -66,7 +66,7 @@ pub fn bin_means(xs: &[f64], max: usize) -> (Vec<f64>, usize) {
 }
 
 /// RdYlGn colormap (ColorBrewer, 11 classes) at t in [0, 1].
-pub fn rd_yl_gn(t: f64) -> RGBColor {
+pub(crate) fn rd_yl_gn(t: f64) -> RGBColor {
     const STOPS: [(u8, u8, u8); 11] = [
         (165, 0, 38),
         (215, 48, 39),
@@ -100,7 +100,7 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 }
 
 /// Renders the figure and returns the PNG file's bytes.
-pub fn render_metric_panels(data: &MetricPanels) -> Result<Vec<u8>, ReportError> {
+pub(crate) fn render_metric_panels(data: &MetricPanels) -> Result<Vec<u8>, ReportError> {
     register_fonts();
     let fail = |message: String| ReportError::Chart {
         path: "hotpot_metrics.png".into(),
@@ -112,7 +112,7 @@ pub fn render_metric_panels(data: &MetricPanels) -> Result<Vec<u8>, ReportError>
 }
 
 /// Encodes 8-bit RGB pixels as a PNG (see [`crate::report::pngenc`]).
-pub fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, String> {
     crate::report::pngenc::encode_rgb(rgb, width, height)
 }
 

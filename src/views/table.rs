@@ -6,7 +6,7 @@ use tabled::settings::Style;
 
 /// A summary table: one row per (group kind, name) with mean, n and the 95%
 /// interval.
-pub fn summary_table(rows: &[(&str, &str, GroupStat)]) -> String {
+pub(crate) fn summary_table(rows: &[(&str, &str, GroupStat)]) -> String {
     let mut b = Builder::default();
     b.push_record(["group", "name", "mean", "n", "95% CI"]);
     for (kind, name, s) in rows {
@@ -32,7 +32,7 @@ pub fn summary_table(rows: &[(&str, &str, GroupStat)]) -> String {
 }
 
 /// A plain table from a header and rows of cells.
-pub fn grid_table<S: AsRef<str>>(header: &[S], rows: &[Vec<String>]) -> String {
+pub(crate) fn grid_table<S: AsRef<str>>(header: &[S], rows: &[Vec<String>]) -> String {
     let mut b = Builder::default();
     b.push_record(header.iter().map(|h| h.as_ref().to_string()));
     for r in rows {

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// `evaluate`'s terminal summary: the groups with their intervals, the
 /// quote verdicts and the unscored pairs.
-pub fn evaluate_summary(
+pub(crate) fn evaluate_summary(
     summary: &crate::evaluate::Summary,
     level: crate::citations::MatchLevel,
 ) -> String {
@@ -66,7 +66,7 @@ pub fn evaluate_summary(
 
 /// `hotpot`'s terminal summary: the averaged metrics, the system and the
 /// signature.
-pub fn hotpot_summary(eval: &crate::hotpot::HotpotEvaluation, system: &str) -> String {
+pub(crate) fn hotpot_summary(eval: &crate::hotpot::HotpotEvaluation, system: &str) -> String {
     let rows: Vec<Vec<String>> = eval
         .format
         .metric_names()
@@ -91,7 +91,7 @@ pub fn hotpot_summary(eval: &crate::hotpot::HotpotEvaluation, system: &str) -> S
 }
 
 /// `text-eval`'s terminal table: one row per category and one for all.
-pub fn text_eval_table(summary: &Value) -> String {
+pub(crate) fn text_eval_table(summary: &Value) -> String {
     let mut rows = Vec::new();
     let mut add = |name: &str, g: &Value| {
         let m = |k: &str| {
@@ -143,7 +143,7 @@ pub fn text_eval_table(summary: &Value) -> String {
 
 /// `threshold`'s grid, the best row marked.
 #[cfg(feature = "semantic")]
-pub fn threshold_table(s: &crate::semantic::methods::ThresholdSearch) -> String {
+pub(crate) fn threshold_table(s: &crate::semantic::methods::ThresholdSearch) -> String {
     let rows: Vec<Vec<String>> = s
         .rows
         .iter()
@@ -174,7 +174,7 @@ pub fn threshold_table(s: &crate::semantic::methods::ThresholdSearch) -> String 
 /// `judge-answers`' terminal summary: systems ranked, then the method's
 /// figures and the signature.
 #[cfg(all(feature = "net", feature = "semantic"))]
-pub fn judge_summary(s: &crate::judge_answers::JudgeAnswersSummary) -> String {
+pub(crate) fn judge_summary(s: &crate::judge_answers::JudgeAnswersSummary) -> String {
     let rows: Vec<Vec<String>> = s
         .systems
         .iter()
@@ -251,7 +251,7 @@ pub fn judge_summary(s: &crate::judge_answers::JudgeAnswersSummary) -> String {
 /// `rag ask`'s terminal text: the answer, each citation's verdict and the
 /// existence score (quotes with the client's secrets redacted).
 #[cfg(feature = "net")]
-pub fn rag_checks(
+pub(crate) fn rag_checks(
     answer: &str,
     checks: &[crate::rag::verify::CitationCheck],
     existence: Option<f64>,
@@ -285,7 +285,7 @@ pub fn rag_checks(
 }
 
 /// A group's `mean [low, high] (n=N)`, or `n/a`.
-pub fn mean_with_ci(g: &Value) -> String {
+pub(crate) fn mean_with_ci(g: &Value) -> String {
     match (
         g["mean"].as_f64(),
         g["ci_low"].as_f64(),
@@ -298,12 +298,12 @@ pub fn mean_with_ci(g: &Value) -> String {
 
 /// Most disagreeing ids the terminal lists (the JSON and the run folder
 /// have them all).
-pub const SHOWN_DISAGREEMENTS: usize = 20;
+pub(crate) const SHOWN_DISAGREEMENTS: usize = 20;
 
 /// `agreement`'s terminal report: counts, a table of coefficients with
 /// their intervals and items used, the two raters' confusion matrix, and
 /// the first disagreements.
-pub fn agreement_report(a: &crate::agreement::coefficients::Agreement) -> String {
+pub(crate) fn agreement_report(a: &crate::agreement::coefficients::Agreement) -> String {
     let per_rater: Vec<String> = a
         .rater_counts
         .0
@@ -386,7 +386,7 @@ pub fn agreement_report(a: &crate::agreement::coefficients::Agreement) -> String
 
 /// The terminal report of `lexical`: one row per number with its interval
 /// (when resampled) and the signatures.
-pub fn lexical_report(summary: &serde_json::Value) -> String {
+pub(crate) fn lexical_report(summary: &serde_json::Value) -> String {
     let n = summary["n"].as_u64().unwrap_or(0);
     let mut rows: Vec<Vec<String>> = Vec::new();
     if let Some(o) = summary.as_object() {
@@ -416,7 +416,7 @@ pub fn lexical_report(summary: &serde_json::Value) -> String {
 
 /// `transcript`'s text: each transcript's plain text (one `Label: text`
 /// line per turn), under a `==> ID <==` header when there are several.
-pub fn transcripts_text(transcripts: &[crate::corpus::formats::TimedTranscript]) -> String {
+pub(crate) fn transcripts_text(transcripts: &[crate::corpus::formats::TimedTranscript]) -> String {
     match transcripts {
         [one] => one.plain().0,
         all => all
@@ -429,7 +429,7 @@ pub fn transcripts_text(transcripts: &[crate::corpus::formats::TimedTranscript])
 
 /// `transcript --json`: one transcript's [`transcript_json`], or an array
 /// of them when there are several.
-pub fn transcripts_json(transcripts: Vec<crate::corpus::formats::TimedTranscript>) -> Value {
+pub(crate) fn transcripts_json(transcripts: Vec<crate::corpus::formats::TimedTranscript>) -> Value {
     let mut all: Vec<Value> = transcripts.into_iter().map(transcript_json).collect();
     match all.len() {
         1 => all.remove(0),
@@ -439,7 +439,7 @@ pub fn transcripts_json(transcripts: Vec<crate::corpus::formats::TimedTranscript
 
 /// The JSON of one transcript: its turns as the speaker pattern finds them
 /// in its plain text, each with the times of its text.
-pub fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {
+pub(crate) fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {
     let format = t.format.as_str();
     let id = t.id.clone();
     let (text, times) = t.plain();
@@ -463,7 +463,7 @@ pub fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {
 
 /// `check-report`'s terminal summary: the counts, then each quote that is
 /// not `ok` as `LINE:COLUMN: CLASS: "text"`, then the signature.
-pub fn check_report_summary(
+pub(crate) fn check_report_summary(
     s: &crate::check_report::Summary,
     quotes: &[crate::check_report::CheckedQuote],
 ) -> String {
@@ -502,7 +502,7 @@ pub fn check_report_summary(
 
 /// `compare`'s terminal tables: the systems side by side, then the paired
 /// differences.
-pub fn compare_tables(c: &crate::compare::Comparison) -> String {
+pub(crate) fn compare_tables(c: &crate::compare::Comparison) -> String {
     use crate::views::compare::{difference_rows, side_by_side};
     let (header, rows) = side_by_side(c, 3);
     let first = crate::views::table::grid_table(&header, &rows);
@@ -516,7 +516,7 @@ pub fn compare_tables(c: &crate::compare::Comparison) -> String {
 
 /// `grounding`'s terminal table: the mean of each metric and n, then the
 /// signature.
-pub fn grounding_table(summary: &crate::grounding::summary::Summary) -> String {
+pub(crate) fn grounding_table(summary: &crate::grounding::summary::Summary) -> String {
     let m = &summary.means;
     let rows: Vec<Vec<String>> = [
         ("relevance", m.relevance),
@@ -539,7 +539,7 @@ pub fn grounding_table(summary: &crate::grounding::summary::Summary) -> String {
 /// `threshold`'s output: the grid, the target and settings, and last
 /// `threshold: 0.60`.
 #[cfg(feature = "semantic")]
-pub fn threshold_report(
+pub(crate) fn threshold_report(
     s: &crate::semantic::methods::ThresholdSearch,
     n: usize,
     anchors: bool,

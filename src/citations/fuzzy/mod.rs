@@ -36,7 +36,9 @@
 
 #[cfg(feature = "bench-internals")]
 pub mod lanes;
+// Public to the benchmarks alone (feature `bench-internals`).
 #[cfg(not(feature = "bench-internals"))]
+#[allow(unreachable_pub)]
 pub(crate) mod lanes;
 pub(crate) mod myers;
 pub mod qgram;

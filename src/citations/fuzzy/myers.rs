@@ -13,7 +13,7 @@
 /// A quote's match masks: for each character of the quote, one bit per
 /// position where it occurs, in `blocks` words.
 #[derive(Debug)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     /// Quote length in characters.
     len: usize,
     /// Words per mask.
@@ -46,7 +46,7 @@ fn step(pv: &mut u64, mv: &mut u64, eq: u64, hin: i32) -> (u64, u64) {
 
 impl Pattern {
     /// Masks of `quote` (read backwards when `reversed`).
-    pub fn new(quote: &[char], reversed: bool) -> Pattern {
+    pub(crate) fn new(quote: &[char], reversed: bool) -> Pattern {
         let len = quote.len();
         let blocks = len.div_ceil(64).max(1);
         let mut ascii = [0u32; 128];
@@ -128,7 +128,7 @@ impl Pattern {
 
     /// Appends to `out`, for each end `j` in 1..=text.len(), the least edit
     /// distance of the quote to a substring `text[s..j]` (any `s`).
-    pub fn end_distances(&self, text: &[char], out: &mut Vec<u32>) {
+    pub(crate) fn end_distances(&self, text: &[char], out: &mut Vec<u32>) {
         out.clear();
         out.reserve(text.len());
         if self.len == 0 {
@@ -144,7 +144,7 @@ impl Pattern {
     /// True when some substring of `text` lies within `k` edits of the
     /// quote (a streamed scan, stopped at the first end that does: nothing
     /// is stored).
-    pub fn reaches(&self, text: &str, k: u32) -> bool {
+    pub(crate) fn reaches(&self, text: &str, k: u32) -> bool {
         if self.len == 0 {
             return true;
         }
@@ -159,7 +159,7 @@ impl Pattern {
     /// For a pattern built `reversed`: the greatest length `l` (at most
     /// `max_len` and `end`) with `distance(quote, text[end - l..end]) ==
     /// dist`, or None when no non-empty substring has that distance.
-    pub fn longest_at(
+    pub(crate) fn longest_at(
         &self,
         text: &[char],
         end: usize,

@@ -249,7 +249,7 @@ fn cue_into(
 }
 
 /// The turns of a WebVTT file.
-pub fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
+pub(crate) fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
     let blocks = blocks(text);
     let header = blocks
         .first()
@@ -284,7 +284,7 @@ pub fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError>
 }
 
 /// The turns of a SubRip file.
-pub fn parse_srt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
+pub(crate) fn parse_srt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
     let mut turns = Vec::new();
     for (first, lines) in blocks(text) {
         cue_into(path, first, &lines, &mut turns)?;

@@ -10,7 +10,7 @@ use quick_xml::events::Event;
 use std::path::Path;
 
 /// The paragraphs of a WordprocessingML document, in order.
-pub fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
+pub(crate) fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
     let part = "word/document.xml";
     let mut reader = quick_xml::Reader::from_str(xml);
     let mut out = Vec::new();
@@ -64,19 +64,19 @@ pub fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
 
 /// The paragraphs of a `.docx` file, in order (a soft line break inside
 /// one is a `\n` in it).
-pub fn paragraph_texts(path: &Path) -> Result<Vec<String>, CorpusError> {
+pub(crate) fn paragraph_texts(path: &Path) -> Result<Vec<String>, CorpusError> {
     let mut archive = open_zip(path, "Word document")?;
     let xml = zip_part(&mut archive, path, "word/document.xml")?;
     paragraphs(path, &xml)
 }
 
 /// The text of a `.docx` file: its paragraphs, one per line.
-pub fn text(path: &Path) -> Result<String, CorpusError> {
+pub(crate) fn text(path: &Path) -> Result<String, CorpusError> {
     Ok(paragraph_texts(path)?.join("\n"))
 }
 
 /// The turns of a `.docx` transcript.
-pub fn parse(path: &Path) -> Result<Vec<TimedTurn>, CorpusError> {
+pub(crate) fn parse(path: &Path) -> Result<Vec<TimedTurn>, CorpusError> {
     super::text::parse(path, &text(path)?)
 }
 

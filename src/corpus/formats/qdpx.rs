@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// A code of the project's code book.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Code {
+pub(crate) struct Code {
     /// Its GUID.
     pub guid: String,
     /// Its name.
@@ -25,7 +25,7 @@ pub struct Code {
 /// A coded selection of a text source: characters `start..end` of the
 /// source's plain text (as the project counts them), coded with `code`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Coding {
+pub(crate) struct Coding {
     /// The source's name (the transcript's id).
     pub source: String,
     /// First character.
@@ -40,7 +40,7 @@ pub struct Coding {
 
 /// A project read: its text sources as transcripts, its codes and codings.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Project {
+pub(crate) struct Project {
     /// The text sources, in the project's order.
     pub transcripts: Vec<TimedTranscript>,
     /// The code book, flattened.
@@ -76,7 +76,7 @@ fn project_file(archive: &zip::ZipArchive<std::fs::File>) -> Option<String> {
 }
 
 /// Reads a `.qdpx` project.
-pub fn read(path: &Path) -> Result<Project, CorpusError> {
+pub(crate) fn read(path: &Path) -> Result<Project, CorpusError> {
     let mut archive = open_zip(path, "REFI-QDA project")?;
     let part = project_file(&archive).ok_or_else(|| CorpusError::Record {
         path: path.to_path_buf(),

@@ -107,7 +107,7 @@ fn strip_line(path: &Path, n: usize, line: &str) -> Result<(String, Vec<Cue>), C
 /// The turns of a text transcript: one per line (labels stay in the text,
 /// for the speaker pattern), an Otter label line and the lines after it
 /// one turn of that speaker.
-pub fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
+pub(crate) fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut turns: Vec<TimedTurn> = Vec::new();
     // The Otter turn being read, if any.

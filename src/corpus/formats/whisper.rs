@@ -13,7 +13,7 @@ use std::path::Path;
 /// not `"documents"` (corpus-eval's chunks start with `[` or
 /// `{"documents"`) and that holds `"segments"` (openai-whisper writes the
 /// whole `"text"` first, so the whole file is looked at).
-pub fn looks_like_whisper(path: &Path) -> bool {
+pub(crate) fn looks_like_whisper(path: &Path) -> bool {
     let Ok(mut f) = std::fs::File::open(path) else {
         return false;
     };
@@ -26,7 +26,7 @@ pub fn looks_like_whisper(path: &Path) -> bool {
 }
 
 /// [`looks_like_whisper`] of a file's text already read.
-pub fn is_whisper_text(text: &str) -> bool {
+pub(crate) fn is_whisper_text(text: &str) -> bool {
     whisper_head(text) && memchr::memmem::find(text.as_bytes(), b"\"segments\"").is_some()
 }
 
@@ -40,7 +40,7 @@ fn whisper_head(head: &str) -> bool {
 }
 
 /// The turns of a whisper JSON document.
-pub fn parse(
+pub(crate) fn parse(
     path: &Path,
     text: &str,
     speakers: &SpeakerMap,
