@@ -272,3 +272,79 @@ fn issue_42_a_switch_not_given_keeps_the_files_value() {
         "{printed}"
     );
 }
+
+#[test]
+fn issue_42_lexical_and_agreement_read_a_run_folders_manifest_typed() {
+    let dir = Dir::new("r42-readers");
+    let (q, t) = sample();
+    let evaluated = dir.run_new_folder(
+        &[
+            "evaluate",
+            &q,
+            &t,
+            "--out",
+            "runs",
+            "--no-plots",
+            "--no-html",
+        ],
+        "runs",
+    );
+    let answers = crate::util::repo().join("evaluation/semantic/answers.jsonl");
+    let judged = dir.run_new_folder(
+        &[
+            "judge-answers",
+            answers.to_str().unwrap(),
+            "--method",
+            "keyword",
+            "--out",
+            "judged",
+        ],
+        "judged",
+    );
+    // Untouched, lexical reads its run folder (agreement's reading of an
+    // evaluate run folder is tested in agreement_cli).
+    let folder = |p: &Path| p.display().to_string();
+    dir.run(&["lexical", &folder(&judged), "--json", "--metric", "rouge1"])
+        .expect_code(0);
+    let cases: Vec<(&Path, &[&str], Change, &str)> = vec![
+        (
+            &evaluated,
+            &["agreement", "--id", "quote_id"],
+            Box::new(|m| m["command"] = json!(["evaluate"])),
+            "command",
+        ),
+        (
+            &evaluated,
+            &["agreement", "--id", "quote_id"],
+            Box::new(|m| {
+                m.as_object_mut().unwrap().remove("signature");
+            }),
+            "missing field `signature`",
+        ),
+        (
+            &judged,
+            &["lexical", "--metric", "rouge1"],
+            Box::new(|m| m["inputs"]["input"]["sha256"] = json!(12)),
+            "inputs.input.sha256",
+        ),
+        (
+            &judged,
+            &["lexical", "--metric", "rouge1"],
+            Box::new(|m| m["manifest_version"] = json!(2)),
+            "manifest_version",
+        ),
+    ];
+    for (i, (original, args, change, field)) in cases.into_iter().enumerate() {
+        let name = format!("bad-{i}");
+        let bad = copy(&dir, original, &name);
+        damage(&bad, change);
+        let mut argv: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        argv.insert(1, folder(&bad));
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let err = dir.run(&argv).expect_code(2).stderr();
+        assert!(
+            err.contains(&format!("{name}/manifest.json")) && err.contains(field),
+            "{argv:?}: {err}"
+        );
+    }
+}

@@ -97,18 +97,9 @@ impl FileRow {
 
 /// The per-item table a run folder stands for.
 pub(crate) fn run_folder_table(dir: &Path) -> Result<PathBuf, TableError> {
-    let manifest = dir.join(crate::report::run::MANIFEST);
-    let bytes = std::fs::read(&manifest).map_err(|source| CorpusError::Io {
-        path: manifest.clone(),
-        source,
-    })?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| CorpusError::Json {
-        path: manifest.clone(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
-    let command = value.get("command").and_then(Value::as_str).unwrap_or("");
+    let manifest =
+        crate::report::manifest::Manifest::read(&dir.join(crate::report::run::MANIFEST))?;
+    let command = manifest.command.as_str();
     let name = match command {
         "evaluate" => "quotes.csv",
         "judge-answers" => "items.csv",

@@ -17,7 +17,6 @@
 //! ```
 
 use super::{ConfigError, JobConfig, JobError};
-use crate::corpus::CorpusError;
 use crate::lexical::bleu::{self, Bleu, Smooth, Tokenize};
 use crate::lexical::rouge::{RougeType, Scorer};
 use crate::lexical::{chrf, squad};
@@ -706,16 +705,9 @@ fn is_items_file(path: &Path) -> bool {
 
 /// A run folder's input file and the fields its command reads.
 fn run_folder_input(dir: &Path) -> Result<(PathBuf, &'static str, &'static str), JobError> {
-    let manifest_path = dir.join("manifest.json");
-    let bytes = super::read_input(&manifest_path)?;
-    let manifest: Value = serde_json::from_slice(&bytes).map_err(|e| CorpusError::Json {
-        path: manifest_path.clone(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
-    let command = manifest["command"].as_str().unwrap_or_default();
-    let (prediction, reference) = match command {
+    let manifest_path = dir.join(crate::report::run::MANIFEST);
+    let manifest = crate::report::manifest::Manifest::read(&manifest_path)?;
+    let (prediction, reference) = match manifest.command.as_str() {
         "text-eval" => ("response", "reference"),
         "judge-answers" => ("answer", "ground_truth"),
         other => {
@@ -725,10 +717,16 @@ fn run_folder_input(dir: &Path) -> Result<(PathBuf, &'static str, &'static str),
             )))
         }
     };
-    let input = &manifest["inputs"]["input"];
-    let candidates = [input["absolute"].as_str(), input["path"].as_str()];
+    let Some(input) = manifest.inputs.get("input") else {
+        return Err(JobError::Input(format!(
+            "{}: the {} run records no `input`",
+            manifest_path.display(),
+            manifest.command
+        )));
+    };
+    let candidates = [input.absolute.as_deref(), Some(input.path.as_str())];
     let Some(path) = candidates
-        .iter()
+        .into_iter()
         .flatten()
         .map(PathBuf::from)
         .find(|p| p.is_file())
@@ -736,19 +734,18 @@ fn run_folder_input(dir: &Path) -> Result<(PathBuf, &'static str, &'static str),
         return Err(JobError::Input(format!(
             "{}: the run's input file {:?} is not there any more",
             manifest_path.display(),
-            input["path"].as_str().unwrap_or("?")
+            input.path
         )));
     };
     let data = super::read_input(&path)?;
-    if let Some(want) = input["sha256"].as_str() {
-        let got = InputFile::new(&path, &data).sha256;
-        if got != want {
-            return Err(JobError::Input(format!(
-                "{}: changed since the run in {} (SHA-256 {got}, the manifest says {want})",
-                path.display(),
-                dir.display()
-            )));
-        }
+    let got = InputFile::new(&path, &data).sha256;
+    if got != input.sha256 {
+        return Err(JobError::Input(format!(
+            "{}: changed since the run in {} (SHA-256 {got}, the manifest says {})",
+            path.display(),
+            dir.display(),
+            input.sha256
+        )));
     }
     Ok((path, prediction, reference))
 }
