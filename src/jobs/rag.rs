@@ -1103,8 +1103,8 @@ pub fn resummarize(
     let q_text = super::read_text(questions)?;
     let all = parse_rag_questions(questions, &q_text)?;
     let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
-    let run_json: Value = serde_json::from_str(&super::read_text(&original.join("run.json"))?)
-        .map_err(|e| crate::corpus::json_error(&original.join("run.json"), &e))?;
+    // Read typed: a missing or mistyped field is named, never defaulted.
+    let run_json = RunSettings::read(&original.join("run.json"))?.to_value();
     let manifest = Manifest::new(
         "rag run",
         BTreeMap::from([(
