@@ -27,22 +27,25 @@ fn copy(dir: &Dir, folder: &Path, name: &str) -> PathBuf {
     to
 }
 
+/// A run folder of `evaluate` on the sample data under `runs`.
+fn evaluated(dir: &Dir) -> PathBuf {
+    let (q, t) = sample();
+    let args = [
+        "evaluate",
+        &q,
+        &t,
+        "--out",
+        "runs",
+        "--no-plots",
+        "--no-html",
+    ];
+    dir.run_new_folder(&args, "runs")
+}
+
 #[test]
 fn issue_42_rerun_names_a_missing_or_mistyped_manifest_field() {
     let dir = Dir::new("r42-rerun");
-    let (q, t) = sample();
-    let folder = dir.run_new_folder(
-        &[
-            "evaluate",
-            &q,
-            &t,
-            "--out",
-            "runs",
-            "--no-plots",
-            "--no-html",
-        ],
-        "runs",
-    );
+    let folder = evaluated(&dir);
     // Untouched, it reruns identical.
     let r = dir
         .run(&["rerun", &folder.display().to_string(), "--out", "again"])
@@ -276,19 +279,7 @@ fn issue_42_a_switch_not_given_keeps_the_files_value() {
 #[test]
 fn issue_42_lexical_and_agreement_read_a_run_folders_manifest_typed() {
     let dir = Dir::new("r42-readers");
-    let (q, t) = sample();
-    let evaluated = dir.run_new_folder(
-        &[
-            "evaluate",
-            &q,
-            &t,
-            "--out",
-            "runs",
-            "--no-plots",
-            "--no-html",
-        ],
-        "runs",
-    );
+    let evaluated = evaluated(&dir);
     let answers = crate::util::repo().join("evaluation/semantic/answers.jsonl");
     let judged = dir.run_new_folder(
         &[
