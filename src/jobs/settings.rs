@@ -288,6 +288,58 @@ mod tests {
     }
 
     #[test]
+    fn list_values_are_trimmed_deduplicated_and_none_is_empty() {
+        let v = |items: &[&str], none_empty, unique| {
+            list_value(items.iter().copied(), none_empty, unique)
+        };
+        assert_eq!(
+            v(&[" a", "", "b ", "a"], false, false),
+            serde_json::json!(["a", "b", "a"])
+        );
+        assert_eq!(
+            v(&[" a", "", "b ", "a"], false, true),
+            serde_json::json!(["a", "b"])
+        );
+        assert_eq!(v(&["None"], true, false), serde_json::json!([]));
+        assert_eq!(v(&["none"], false, false), serde_json::json!(["none"]));
+        assert_eq!(
+            v(&["none", "x"], true, false),
+            serde_json::json!(["none", "x"])
+        );
+        assert_eq!(finite(" 0.5 "), Ok(0.5));
+        assert!(finite("NaN").is_err() && finite("-inf").is_err() && finite("x").is_err());
+        assert!(bounds("overall=inf").unwrap_err().contains("overall"));
+        assert_eq!(bounds("a=0.5,b=1").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_help_is_the_first_paragraph_then_the_default() {
+        let s = Setting {
+            key: "seed",
+            flag: "seed",
+            help: "Bootstrap seed.\n\nThe same seed, the same draw.",
+            value_name: None,
+            kind: Kind::UInt,
+            tag: None,
+        };
+        let (help, long) = s.help_texts(&serde_json::json!({"seed": 42}));
+        assert_eq!(help, "Bootstrap seed [default: 42]");
+        assert_eq!(
+            long,
+            "Bootstrap seed [default: 42]\n\nThe same seed, the same draw."
+        );
+        let switch = Setting {
+            kind: Kind::Switch,
+            help: "No plots (e.g. P.N.G.).",
+            ..s
+        };
+        assert_eq!(
+            switch.help_texts(&serde_json::json!({"seed": true})).0,
+            "No plots (e.g. P.N.G.)"
+        );
+    }
+
+    #[test]
     fn every_choice_is_a_serde_name() {
         names_round_trip::<crate::citations::MatchLevel>();
         names_round_trip::<crate::citations::FuzzySearch>();
