@@ -104,6 +104,11 @@ fn every_setting_of_every_job_has_a_flag_that_sets_it() {
     every_flag_sets_its_field::<lexical::Config>();
     every_flag_sets_its_field::<rag::Config>();
     every_flag_sets_its_field::<text_eval::Config>();
+    every_flag_sets_its_field::<score::Config>();
+    every_flag_sets_its_field::<embed::Config>();
+    every_flag_sets_its_field::<transcript::Config>();
+    every_flag_sets_its_field::<merge::Config>();
+    every_flag_sets_its_field::<rerun::Config>();
 }
 
 #[test]

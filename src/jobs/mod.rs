@@ -1,10 +1,13 @@
 //! Jobs: each command as a typed configuration over plain data.
 //!
-//! A job's `Config` is plain data (serde, `deny_unknown_fields`, a
-//! `version`, defaults equal to the command line's): it can come from a
-//! TOML or JSON file ([`read_config`]), be printed as TOML ([`to_toml`]),
+//! A job's `Config` is plain data (serde, `deny_unknown_fields`, defaults
+//! equal to the command line's) whose fields are its settings, each one
+//! flag. A run-folder job's `Config` also has a `version`: it can come from
+//! a TOML or JSON file ([`read_config`]), be printed as TOML ([`to_toml`]),
 //! is recorded whole in the run's manifest, and is what `corpus-eval rerun`
-//! executes again. The command line only turns flags into a `Config`.
+//! executes again. The small commands' configurations (score, embed,
+//! transcript, merge, rerun) come from their flags alone. The command line
+//! only turns flags into a `Config`.
 //!
 //! Every job over plain data (the README's example, compiled here):
 //!
@@ -50,7 +53,8 @@
 //! Jobs: [`evaluate`] (the main job), [`check_report`], [`hotpot`],
 //! [`compare`], [`grounding`], [`text_eval`], [`agreement`], [`lexical`],
 //! `judge_answers` (with `threshold`; features `semantic` and `net`),
-//! `rag` (feature `net`); [`rerun`] replays a run folder, [`merge`] joins
+//! `rag` (feature `net`; `rag ask` and the terminal texts of some jobs
+//! also need `cli`); [`rerun`] replays a run folder, [`merge`] joins
 //! shard run folders. The small commands are jobs too: [`score`] (score,
 //! synonyms), `embed` (similarity, embed; feature `semantic`),
 //! [`transcript`] and [`build_lexicon`].
