@@ -49,7 +49,7 @@ const fn m(name: &'static str, lo: f64, hi: f64, pointer: &'static str) -> Metri
 }
 
 // The metrics each gated command's summary holds; a job's configuration
-// names its table ([`crate::jobs::JobConfig::GATES`]).
+// names its table (its `GATES`).
 
 /// The metrics of `evaluate`'s summary.
 pub const EVALUATE: &[Metric] = &[

@@ -16,14 +16,12 @@ fn parse<C: JobConfig + Settings>(args: &[&str]) -> Result<Flags<C>, clap::Error
     Flags::<C>::from_arg_matches(&m)
 }
 
-/// A value of each kind, different from the setting's default, and
-/// the JSON the configuration then holds at the key.
-fn sample<C: JobConfig>(s: &Setting) -> (Vec<String>, Value) {
+/// A value of each kind, different from the setting's default (`base`:
+/// the default configuration as JSON), and the JSON the configuration
+/// then holds at the key.
+fn sample(s: &Setting, base: &Value) -> (Vec<String>, Value) {
     let flag = format!("--{}", s.flag);
-    let default = to_value(&C::default())
-        .get(s.key)
-        .cloned()
-        .unwrap_or(Value::Null);
+    let default = base.get(s.key).cloned().unwrap_or(Value::Null);
     let text = |v: &str| (vec![flag.clone(), v.to_string()], Value::String(v.into()));
     match s.kind {
         Kind::Switch => (vec![flag.clone()], Value::Bool(true)),
@@ -68,7 +66,7 @@ fn every_flag_sets_its_field<C: JobConfig + Settings>() {
         if matches!(s.kind, Kind::List { check: Some(_), .. }) {
             continue; // items checked: see `a_checked_list_refuses_an_unknown_item`
         }
-        let (args, expected) = sample::<C>(&s);
+        let (args, expected) = sample(&s, &base);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let flags = parse::<C>(&args).unwrap_or_else(|e| panic!("{}: {args:?}: {e}", C::COMMAND));
         assert!(flags.given(s.key), "{} {}", C::COMMAND, s.key);

@@ -329,9 +329,9 @@ fn issue_42_lexical_and_agreement_read_a_run_folders_manifest_typed() {
         let name = format!("bad-{i}");
         let bad = copy(&dir, original, &name);
         damage(&bad, change);
-        let mut argv: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        argv.insert(1, folder(&bad));
-        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let bad_folder = folder(&bad);
+        let mut argv = args.to_vec();
+        argv.insert(1, &bad_folder);
         let err = dir.run(&argv).expect_code(2).stderr();
         assert!(
             err.contains(&format!("{name}/manifest.json")) && err.contains(field),

@@ -46,6 +46,5 @@ pub(super) fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
         "quality gate failed",
         &failed,
         None,
-        EXIT_OK,
     )?)
 }

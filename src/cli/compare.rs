@@ -70,6 +70,5 @@ pub(super) fn run(args: CompareArgs) -> anyhow::Result<u8> {
         "regression",
         &checks,
         args.junit.as_deref(),
-        EXIT_OK,
     )?)
 }

@@ -123,13 +123,6 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
     if m.value_source(s.key) != Some(ValueSource::CommandLine) {
         return None;
     }
-    let texts = || -> Vec<Value> {
-        m.get_many::<String>(s.key)
-            .into_iter()
-            .flatten()
-            .map(|v| Value::String(v.trim().to_string()))
-            .collect()
-    };
     Some(match s.kind {
         Kind::Switch => Value::Bool(m.get_flag(s.key)),
         Kind::UInt => Value::from(*m.get_one::<u64>(s.key)?),
@@ -148,7 +141,13 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
             none_empty,
             unique,
         ),
-        Kind::Repeat => Value::Array(texts()),
+        Kind::Repeat => Value::Array(
+            m.get_many::<String>(s.key)
+                .into_iter()
+                .flatten()
+                .map(|v| Value::String(v.trim().to_string()))
+                .collect(),
+        ),
         Kind::Bounds => Value::Object(
             m.get_many::<Vec<crate::gates::Gate>>(s.key)
                 .into_iter()

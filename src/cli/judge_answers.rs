@@ -102,7 +102,5 @@ pub(super) fn run(args: JudgeAnswersArgs) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_RUNTIME);
     }
-    args.job
-        .gates
-        .finish::<Config>(&config.fail_under, summary, EXIT_OK)
+    args.job.gates.finish::<Config>(&config.fail_under, summary)
 }

@@ -44,8 +44,6 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_RUNTIME: u8 = 1;
 /// Exit code: a usage or input error.
 pub const EXIT_INPUT: u8 = 2;
-/// Exit code: a quality gate failed (the outputs were written).
-pub const EXIT_GATE: u8 = crate::gates::EXIT_GATE;
 
 /// An error caused by the user's input or arguments (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -184,7 +182,7 @@ impl<C: JobConfig + Settings> JobArgs<C> {
         text: impl FnOnce() -> String,
     ) -> anyhow::Result<u8> {
         self.print(folder, summary, text)?;
-        self.gates.finish::<C>(gates, summary, EXIT_OK)
+        self.gates.finish::<C>(gates, summary)
     }
 }
 
@@ -209,17 +207,14 @@ impl GateArgs {
 
     /// After the run: the quality gates of `table` against `summary` (as
     /// `--json` prints it), failures on stderr, the JUnit report written;
-    /// [`crate::gates::EXIT_GATE`] when one failed, else `code`.
+    /// [`crate::gates::EXIT_GATE`] when one failed, else 0.
     pub(crate) fn finish<C: JobConfig>(
         &self,
         table: &std::collections::BTreeMap<String, f64>,
         summary: &impl serde::Serialize,
-        code: u8,
     ) -> anyhow::Result<u8> {
         let junit = self.junit.as_deref();
-        Ok(crate::jobs::conclude_gates::<C>(
-            table, summary, junit, code,
-        )?)
+        Ok(crate::jobs::conclude_gates::<C>(table, summary, junit)?)
     }
 }
 

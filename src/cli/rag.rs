@@ -121,5 +121,5 @@ fn run_batch(args: RunArgs) -> anyhow::Result<u8> {
     }
     args.job
         .gates
-        .finish::<Config>(&config.fail_under, &f.summary, EXIT_OK)
+        .finish::<Config>(&config.fail_under, &f.summary)
 }

@@ -17,7 +17,9 @@
 //! ```
 
 use super::{ConfigError, JobConfig, JobError};
-use crate::agreement::coefficients::{agreement, Agreement, Settings, DEFAULT_RESAMPLES};
+use crate::agreement::coefficients::{
+    agreement, Agreement, Settings, DEFAULT_RESAMPLES, DEFAULT_SEED,
+};
 use crate::agreement::table::{load, run_folder_table, Spec};
 use crate::agreement::{Level, Ratings};
 use crate::report::manifest::{InputFile, Manifest};
@@ -55,7 +57,7 @@ pub struct Config {
     #[setting(default = DEFAULT_RESAMPLES)]
     pub resamples: usize,
     /// Bootstrap seed.
-    #[setting(default = 42)]
+    #[setting(default = DEFAULT_SEED)]
     pub seed: u64,
     /// Write a run folder under DIR (manifest.json, agreement.json,
     /// disagreements.csv, confusion_matrix.png); none: no run folder.

@@ -32,6 +32,7 @@
 //! assert_eq!(out.summary.overall.mean_score, Some(0.75));
 //! ```
 
+use super::embed::load_embedder;
 use super::{check_in, engine_of, ConfigError, JobConfig, JobError};
 use crate::corpus::judged::{load_judged_items, JudgedItem};
 use crate::judge::cost::{self, CostEstimate};
@@ -303,8 +304,6 @@ impl JobConfig for ThresholdConfig {
             out => "no run folder")
     }
 }
-
-pub use super::embed::load_embedder;
 
 /// Judged items from a file; an empty file is an error.
 pub fn load_items(path: &Path) -> Result<Vec<JudgedItem>, JobError> {

@@ -706,7 +706,7 @@ fn is_items_file(path: &Path) -> bool {
 /// A run folder's input file and the fields its command reads.
 fn run_folder_input(dir: &Path) -> Result<(PathBuf, &'static str, &'static str), JobError> {
     let manifest_path = dir.join(crate::report::run::MANIFEST);
-    let manifest = crate::report::manifest::Manifest::read(&manifest_path)?;
+    let manifest = Manifest::read(&manifest_path)?;
     let (prediction, reference) = match manifest.command.as_str() {
         "text-eval" => ("response", "reference"),
         "judge-answers" => ("answer", "ground_truth"),

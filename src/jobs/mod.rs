@@ -165,7 +165,7 @@ impl JobError {
             #[cfg(feature = "net")]
             JobError::Rag(e) => e.is_input(),
             #[cfg(all(feature = "net", feature = "semantic"))]
-            JobError::Judge(e) => matches!(e, crate::judge::JudgeError::Config { .. }),
+            JobError::Judge(e) => e.is_input(),
         }
     }
 }
@@ -195,7 +195,7 @@ pub fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
     }
     #[cfg(all(feature = "net", feature = "semantic"))]
     if let Some(e) = e.downcast_ref::<crate::judge::JudgeError>() {
-        return matches!(e, crate::judge::JudgeError::Config { .. });
+        return e.is_input();
     }
     e.downcast_ref::<JobError>().is_some_and(JobError::is_input)
         || e.is::<ConfigError>()
@@ -568,14 +568,13 @@ pub fn check_junit(path: &Path) -> Result<(), JobError> {
 
 /// The checks of a finished run (`cases`: each check's name and, when it
 /// failed, why): each failure on stderr after `prefix`, the JUnit report
-/// of `command` written to `junit`; [`crate::gates::EXIT_GATE`] when one
-/// failed, else `code`.
+/// of `command` written to `junit`; the exit code:
+/// [`crate::gates::EXIT_GATE`] when one failed, else 0.
 pub fn conclude(
     command: &str,
     prefix: &str,
     cases: &[(String, Option<String>)],
     junit: Option<&Path>,
-    code: u8,
 ) -> Result<u8, JobError> {
     for failure in cases.iter().filter_map(|(_, f)| f.as_ref()) {
         errln!("{prefix}: {failure}");
@@ -586,7 +585,7 @@ pub fn conclude(
     }
     Ok(match cases.iter().any(|(_, f)| f.is_some()) {
         true => crate::gates::EXIT_GATE,
-        false => code,
+        false => 0,
     })
 }
 
@@ -596,16 +595,15 @@ pub fn conclude_gates<C: JobConfig>(
     table: &std::collections::BTreeMap<String, f64>,
     summary: &impl Serialize,
     junit: Option<&Path>,
-    code: u8,
 ) -> Result<u8, JobError> {
     let gates = crate::gates::from_table(table);
     if gates.is_empty() && junit.is_none() {
-        return Ok(code);
+        return Ok(0);
     }
     let summary = to_value(summary);
     let outcomes = crate::gates::results(C::GATES, &gates, &summary);
     let cases = crate::gates::cases(&outcomes);
-    conclude(C::COMMAND, "quality gate failed", &cases, junit, code)
+    conclude(C::COMMAND, "quality gate failed", &cases, junit)
 }
 
 /// Checks a fraction setting (finite, in [0, 1]).

@@ -725,12 +725,14 @@ pub fn session(
         );
     }
     crate::progress::start("asking", n_todo as u64);
-    let mut shown = 0;
+    let (mut shown, mut shown_failed) = (0, 0);
     let (tally, secs) = batch.ask(&config, stop, |done, failed| {
         crate::progress::advance(done.saturating_sub(shown) as u64);
         shown = done;
-        if failed > 0 {
+        // The note changes only when another request failed.
+        if failed != shown_failed {
             crate::progress::note(&format!("asking, {failed} failed"));
+            shown_failed = failed;
         }
     })?;
     crate::progress::finish();

@@ -171,28 +171,27 @@ pub fn overlay<C: JobConfig + Settings>(
     if given.is_empty() {
         return Ok(config);
     }
-    let mut object = super::to_value(&config);
+    let Value::Object(mut fields) = super::to_value(&config) else {
+        return Err(invalid("--config", "is not a table".into()));
+    };
     let settings = C::settings();
     for (key, value) in given {
         let flag = settings
             .iter()
             .find(|s| s.key == *key)
             .map_or(*key, |s| s.flag);
-        match (object.get_mut(*key), value) {
+        match (fields.get_mut(*key), value) {
             // A table's entries are added to the configuration's.
             (Some(Value::Object(table)), Value::Object(more)) => {
                 table.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())))
             }
             _ => {
-                let Value::Object(fields) = &mut object else {
-                    return Err(invalid("--config", "is not a table".into()));
-                };
                 fields.insert((*key).to_string(), value.clone());
             }
         }
         // Read back after each flag: a value its setting refuses is named
         // by that flag (the first error ends the overlay).
-        config = C::deserialize(&object)
+        config = C::deserialize(&fields)
             .map_err(|e| invalid(&format!("--{flag}"), format!("{}: {e}", shown(value))))?;
     }
     Ok(config)

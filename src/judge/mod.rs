@@ -47,6 +47,13 @@ pub enum JudgeError {
     },
 }
 
+impl JudgeError {
+    /// True for the user's settings (exit 2), false for runtime failures.
+    pub(crate) fn is_input(&self) -> bool {
+        matches!(self, JudgeError::Config { .. })
+    }
+}
+
 /// How a verdict was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

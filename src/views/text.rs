@@ -143,7 +143,7 @@ pub(crate) fn text_eval_table(summary: &Value) -> String {
 
 /// `threshold`'s grid, the best row marked.
 #[cfg(feature = "semantic")]
-pub(crate) fn threshold_table(s: &crate::semantic::methods::ThresholdSearch) -> String {
+fn threshold_table(s: &crate::semantic::methods::ThresholdSearch) -> String {
     let rows: Vec<Vec<String>> = s
         .rows
         .iter()
@@ -298,7 +298,7 @@ pub(crate) fn mean_with_ci(g: &Value) -> String {
 
 /// Most disagreeing ids the terminal lists (the JSON and the run folder
 /// have them all).
-pub(crate) const SHOWN_DISAGREEMENTS: usize = 20;
+const SHOWN_DISAGREEMENTS: usize = 20;
 
 /// `agreement`'s terminal report: counts, a table of coefficients with
 /// their intervals and items used, the two raters' confusion matrix, and
@@ -439,7 +439,7 @@ pub(crate) fn transcripts_json(transcripts: Vec<crate::corpus::formats::TimedTra
 
 /// The JSON of one transcript: its turns as the speaker pattern finds them
 /// in its plain text, each with the times of its text.
-pub(crate) fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {
+fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {
     let format = t.format.as_str();
     let id = t.id.clone();
     let (text, times) = t.plain();
@@ -533,7 +533,7 @@ pub(crate) fn grounding_table(summary: &crate::grounding::summary::Summary) -> S
     ]))
     .collect();
     let table = super::table::grid_table(&["metric", "mean"], &rows);
-    format!("{table}\nsignature: {}", crate::grounding::signature())
+    format!("{table}\nsignature: {}", summary.signature)
 }
 
 /// `threshold`'s output: the grid, the target and settings, and last
