@@ -99,8 +99,26 @@ impl Redactor {
     /// original it was decoded from: no escaping style, nor several
     /// applied one over another, carries a secret through.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let Some(m) = &self.matcher else {
+        let hits = self.hits(text);
+        if hits.is_empty() {
             return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for h in hits {
+            out.push_str(&text[at..h.start]);
+            out.push_str(REDACTED);
+            at = h.end;
+        }
+        out.push_str(&text[at..]);
+        Cow::Owned(out)
+    }
+
+    /// The byte ranges of `text` that [`Redactor::redact`] blanks out: in
+    /// order, disjoint, on char boundaries.
+    pub fn hits(&self, text: &str) -> Vec<Range<usize>> {
+        let Some(m) = &self.matcher else {
+            return Vec::new();
         };
         let mut hits: Vec<Range<usize>> = m.find_iter(text).map(|h| h.range()).collect();
         let mut layer = Decoded::identity(text.as_bytes());
@@ -113,36 +131,73 @@ impl Redactor {
             }
             layer = next;
         }
-        if hits.is_empty() {
-            return Cow::Borrowed(text);
-        }
         hits.sort_unstable_by_key(|r| r.start);
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
+        let mut out: Vec<Range<usize>> = Vec::with_capacity(hits.len());
         for h in hits {
             // Widened to char boundaries (a decoded byte comes from whole
             // escapes, but keep the output valid UTF-8 whatever happens).
-            let mut start = h.start.max(at);
+            let mut start = h.start.min(text.len());
             while !text.is_char_boundary(start) {
                 start -= 1;
             }
-            let mut end = h.end;
+            let mut end = h.end.min(text.len());
             while !text.is_char_boundary(end) {
                 end += 1;
             }
-            if end <= at {
-                continue;
+            match out.last_mut() {
+                Some(last) if start < last.end => last.end = last.end.max(end),
+                _ if end > start => out.push(start..end),
+                _ => {}
             }
-            if start < at {
-                start = at;
-            } else {
-                out.push_str(&text[at..start]);
-                out.push_str(REDACTED);
-            }
-            at = end;
         }
-        out.push_str(&text[at..]);
-        Cow::Owned(out)
+        out
+    }
+
+    /// Redacts neighbouring pieces of one text (a context's text before, the
+    /// match and the text after; strings a view writes side by side): a
+    /// secret split across two or more pieces is found in their join and
+    /// blanked out in each piece it touches.
+    pub fn redact_pieces(&self, pieces: &mut [&mut String]) {
+        if self.is_empty() {
+            return;
+        }
+        let joined: String = pieces.iter().map(|p| p.as_str()).collect();
+        let hits = self.hits(&joined);
+        if hits.is_empty() {
+            return;
+        }
+        let mut base = 0;
+        for piece in pieces.iter_mut() {
+            let len = piece.len();
+            let mut out = String::with_capacity(len);
+            let mut at = 0;
+            for h in &hits {
+                let (s, e) = (
+                    h.start.clamp(base, base + len) - base,
+                    h.end.clamp(base, base + len) - base,
+                );
+                if e <= s {
+                    continue;
+                }
+                let mut s = s;
+                while !piece.is_char_boundary(s) {
+                    s -= 1;
+                }
+                let mut e = e;
+                while !piece.is_char_boundary(e) {
+                    e += 1;
+                }
+                if s < at {
+                    s = at;
+                }
+                out.push_str(&piece[at..s]);
+                out.push_str(REDACTED);
+                at = e;
+            }
+            out.push_str(&piece[at..]);
+            base += len;
+            **piece = out;
+        }
     }
 
     /// Redacts every string (and object key) inside a parsed JSON value.
@@ -847,6 +902,35 @@ mod tests {
         r.redact_value(&mut v);
         assert_eq!(v["content"], "an <redacted> here");
         assert_eq!(v["n"], 1);
+    }
+
+    #[test]
+    fn issue_53_a_secret_split_across_neighbouring_strings_is_found() {
+        let r = Redactor::new(["sk-live-0123456789"]);
+        let (mut a, mut b, mut c) = (
+            "env: OPENAI_API_KEY=sk-live-01".to_string(),
+            "2345".to_string(),
+            "6789 and more".to_string(),
+        );
+        r.redact_pieces(&mut [&mut a, &mut b, &mut c]);
+        assert_eq!(
+            (a.as_str(), b.as_str(), c.as_str()),
+            (
+                "env: OPENAI_API_KEY=<redacted>",
+                "<redacted>",
+                "<redacted> and more"
+            )
+        );
+        for piece in [&a, &b, &c] {
+            assert!(!piece.contains("sk-live") && !piece.contains("6789"));
+        }
+        // Nothing found: nothing changed; one piece as `redact` does.
+        let (mut x, mut y) = ("a sk-live".to_string(), "-nope".to_string());
+        r.redact_pieces(&mut [&mut x, &mut y]);
+        assert_eq!((x.as_str(), y.as_str()), ("a sk-live", "-nope"));
+        let mut one = "key sk-live-0123456789!".to_string();
+        r.redact_pieces(&mut [&mut one]);
+        assert_eq!(one, r.redact("key sk-live-0123456789!"));
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod regression;
 mod regression_39;
 mod regression_40;
 mod regression_42;
+mod regression_53;
 mod scoring_rules;
 mod semantic_cli;
 mod shard_cli;

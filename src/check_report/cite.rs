@@ -32,10 +32,16 @@ struct Row {
 }
 
 /// The labels a report uses (`P3`, `Gwen`) and the transcript and speaker
-/// each stands for (`--sources MAP.csv`).
+/// each stands for (`--sources MAP.csv`), indexed by label and by speaker
+/// (trimmed, whitespace runs as one space, any case): a lookup is one hash probe,
+/// however many rows the map has.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceMap {
     rows: Vec<Row>,
+    /// Row of each folded label.
+    by_label: std::collections::HashMap<String, usize>,
+    /// Rows of each folded speaker.
+    by_speaker: std::collections::HashMap<String, Vec<usize>>,
 }
 
 impl SourceMap {
@@ -59,7 +65,7 @@ impl SourceMap {
             .has_headers(false)
             .flexible(true)
             .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
-        let mut rows: Vec<Row> = Vec::new();
+        let mut map = SourceMap::default();
         let mut lines: Vec<u64> = Vec::new();
         let mut first = true;
         for (k, record) in reader.records().enumerate() {
@@ -105,7 +111,7 @@ impl SourceMap {
                     ),
                 ));
             };
-            if let Some(j) = rows.iter().position(|r| same_label(&r.label, label)) {
+            if let Some(&j) = map.by_label.get(&fold(label)) {
                 return Err(fail(
                     line,
                     "label",
@@ -116,17 +122,33 @@ impl SourceMap {
                     ),
                 ));
             }
+            if cells.len() > 3 && cells[3..].iter().any(|c| !c.is_empty()) {
+                return Err(fail(
+                    line,
+                    "label,source,speaker",
+                    format!(
+                        "{} cells: expected `label,source[,speaker]` (quote a cell that holds a comma)",
+                        cells.len()
+                    ),
+                ));
+            }
             lines.push(line);
-            rows.push(Row {
+            let speaker = cells
+                .get(2)
+                .filter(|s| !s.is_empty())
+                .map(|s| s.to_string());
+            let k = map.rows.len();
+            map.by_label.insert(fold(label), k);
+            if let Some(s) = &speaker {
+                map.by_speaker.entry(fold(s)).or_default().push(k);
+            }
+            map.rows.push(Row {
                 label: label.to_string(),
                 source: transcripts.transcripts[t].file.clone(),
-                speaker: cells
-                    .get(2)
-                    .filter(|s| !s.is_empty())
-                    .map(|s| s.to_string()),
+                speaker,
             });
         }
-        Ok(SourceMap { rows })
+        Ok(map)
     }
 
     /// The number of rows.
@@ -156,15 +178,13 @@ fn ids_preview(transcripts: &TranscriptSet) -> String {
     }
 }
 
-/// Labels compared: trimmed, whitespace runs as one space, any case.
-fn same_label(a: &str, b: &str) -> bool {
-    let fold = |s: &str| {
-        s.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    };
-    fold(a) == fold(b)
+/// A label as labels are compared: trimmed, whitespace runs as one
+/// space, any case.
+fn fold(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// `00:12:31`, `12:31`, `1:02:03.5`: a time, not a label.
@@ -243,7 +263,8 @@ impl<'a> Resolver<'a> {
 
     /// The map's row of a label.
     fn row(&self, label: &str) -> Option<&Row> {
-        self.map.rows.iter().find(|r| same_label(&r.label, label))
+        let k = self.map.by_label.get(&fold(label))?;
+        self.map.rows.get(*k)
     }
 
     /// One part of a label.
@@ -256,10 +277,12 @@ impl<'a> Resolver<'a> {
                 sure: true,
             });
         }
-        let by_speaker: Vec<&Row> = rows
-            .iter()
-            .filter(|r| r.speaker.as_deref().is_some_and(|s| same_label(s, part)))
-            .collect();
+        let by_speaker: Vec<&Row> = self
+            .map
+            .by_speaker
+            .get(&fold(part))
+            .map(|ks| ks.iter().filter_map(|k| rows.get(*k)).collect())
+            .unwrap_or_default();
         if let [r] = by_speaker.as_slice() {
             return Some(Part {
                 source: Some(r.source.clone()),

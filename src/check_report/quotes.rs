@@ -113,14 +113,14 @@ pub fn find_with(
     is_name: &dyn Fn(&str) -> bool,
 ) -> Vec<FoundQuote> {
     let min_words = options.min_words;
-    let lines = line_starts(report);
+    let mut positions = Positions::new(report);
     let paras = paragraphs(report, options.line_paragraphs);
     let code = code_ranges(report, &paras, options.markdown);
     let blocks = block_quotes(report, &code);
     let mut out: Vec<FoundQuote> = Vec::new();
     for b in &blocks {
         if words(&b.text) >= min_words {
-            let (line, column) = position(report, &lines, b.text_start);
+            let (line, column) = positions.of(b.text_start);
             let cue = b.cue.clone().or_else(|| {
                 // The line before the block: `Gwen described it:`.
                 let before = &report[..b.bytes.start];
@@ -156,7 +156,7 @@ pub fn find_with(
             let lead = inner.len() - inner.trim_start().len();
             let starts = q.inner.start + lead;
             if words(&text) >= min_words && !text.is_empty() {
-                let (line, column) = position(report, &lines, starts);
+                let (line, column) = positions.of(starts);
                 let after = &report[q.outer.end..para.end];
                 let cue = parenthesis(after)
                     .map(Cue::Parenthesis)
@@ -194,11 +194,37 @@ fn line_starts(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// The 1-based line and column (in characters) of a byte offset.
-fn position(text: &str, lines: &[usize], at: usize) -> (usize, usize) {
-    let line = lines.partition_point(|&s| s <= at).max(1);
-    let start = lines[line - 1];
-    (line, text[start..at].chars().count() + 1)
+/// 1-based lines and columns (in characters) of byte offsets, the
+/// columns counted on from the last offset asked for when it lies earlier
+/// on the same line (offsets asked for in order cost one pass over a
+/// line, however long it is and however many quotes it holds).
+struct Positions<'t> {
+    text: &'t str,
+    lines: Vec<usize>,
+    /// The last offset asked for: (offset, line, column).
+    last: (usize, usize, usize),
+}
+
+impl<'t> Positions<'t> {
+    fn new(text: &'t str) -> Positions<'t> {
+        Positions {
+            text,
+            lines: line_starts(text),
+            last: (0, 1, 1),
+        }
+    }
+
+    /// The 1-based line and column of a byte offset.
+    fn of(&mut self, at: usize) -> (usize, usize) {
+        let line = self.lines.partition_point(|&s| s <= at).max(1);
+        let (from, column) = match self.last {
+            (last, l, c) if l == line && last <= at => (last, c),
+            _ => (self.lines[line - 1], 1),
+        };
+        let column = column + self.text[from..at].chars().count();
+        self.last = (at, line, column);
+        (line, column)
+    }
 }
 
 /// A Han ideograph or a kana: written without spaces, each counts as a
@@ -279,6 +305,11 @@ fn code_ranges(text: &str, paras: &[Range<usize>], markdown: bool) -> Vec<Range<
     let blocks = out.clone();
     let bytes = text.as_bytes();
     for para in paras {
+        // What a failed search found missing from here to the paragraph's
+        // end (later searches would fail too): backtick runs by length, a
+        // `>`, a `)`. Each byte is then looked at a bounded number of times.
+        let mut no_run_of: std::collections::HashSet<usize> = Default::default();
+        let (mut no_gt, mut no_paren) = (false, false);
         let mut k = para.start;
         while k < para.end {
             if inside(&blocks, k) {
@@ -293,7 +324,7 @@ fn code_ranges(text: &str, paras: &[Range<usize>], markdown: bool) -> Vec<Range<
                         .count();
                     let mut j = k + n;
                     let mut closed = None;
-                    while j < para.end {
+                    while !no_run_of.contains(&n) && j < para.end {
                         if bytes[j] == b'`' {
                             let m = bytes[j..para.end]
                                 .iter()
@@ -313,31 +344,41 @@ fn code_ranges(text: &str, paras: &[Range<usize>], markdown: bool) -> Vec<Range<
                             out.push(k..end);
                             k = end;
                         }
-                        None => k += n,
+                        None => {
+                            no_run_of.insert(n);
+                            k += n;
+                        }
                     }
                 }
                 // `<tag ...>`, `</tag>`, `<!-- ... -->`.
                 b'<' if markdown
+                    && !no_gt
                     && bytes
                         .get(k + 1)
                         .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'/' || *b == b'!') =>
                 {
-                    match text[k..para.end].find('>') {
+                    match memchr::memchr(b'>', &bytes[k..para.end]) {
                         Some(e) => {
                             out.push(k..k + e + 1);
                             k += e + 1;
                         }
-                        None => k += 1,
+                        None => {
+                            no_gt = true;
+                            k += 1;
+                        }
                     }
                 }
                 // A link's destination and title: `](` to its `)`.
-                b']' if markdown && bytes.get(k + 1) == Some(&b'(') => {
-                    match text[k..para.end].find(')') {
+                b']' if markdown && !no_paren && bytes.get(k + 1) == Some(&b'(') => {
+                    match memchr::memchr(b')', &bytes[k..para.end]) {
                         Some(e) => {
                             out.push(k..k + e + 1);
                             k += e + 1;
                         }
-                        None => k += 1,
+                        None => {
+                            no_paren = true;
+                            k += 1;
+                        }
                     }
                 }
                 _ => k += 1,
@@ -620,17 +661,12 @@ fn may_close(text: &str, k: usize, mark: Mark, c: char) -> bool {
 /// left”` is one quote).
 fn inline_in(text: &str, para: Range<usize>, skip: &[Range<usize>]) -> Vec<Inline> {
     let mut out = Vec::new();
-    // (kind, its start, the inside's start, nesting depth)
-    let mut open: Option<(Mark, usize, usize, usize)> = None;
+    // The stretch between skipped ranges that `k` lies in, and its
+    // closers, found once per stretch and mark kind.
+    let mut closers = Closers::default();
     let mut k = para.start;
     while k < para.end {
         if inside(skip, k) {
-            // A quote does not run across code or a block quote: an open
-            // one is dropped and the search goes on after its mark.
-            if let Some((_, _, i, _)) = open.take() {
-                k = i;
-                continue;
-            }
             let s = skip.partition_point(|r| r.end <= k);
             k = skip.get(s).map_or(k + 1, |r| r.end);
             continue;
@@ -639,37 +675,96 @@ fn inline_in(text: &str, para: Range<usize>, skip: &[Range<usize>]) -> Vec<Inlin
             break;
         };
         let next = k + c.len_utf8();
-        match open {
-            Some((mark, o, i, depth)) if mark.closes(c) && may_close(text, k, mark, c) => {
-                if depth > 0 {
-                    open = Some((mark, o, i, depth - 1));
-                } else {
-                    out.push(Inline {
-                        outer: o..next,
-                        inner: i..k,
-                    });
-                    open = None;
-                }
+        if let Some(mark) = opening(c).filter(|m| may_open(text, k, *m, c)) {
+            // A quote does not run across code or a block quote.
+            let s = skip.partition_point(|r| r.end <= k);
+            let stretch_end = skip.get(s).map_or(para.end, |r| r.start.min(para.end));
+            if let Some(close) = closers.close(text, next..stretch_end, mark) {
+                let after = close + text[close..].chars().next().map_or(1, char::len_utf8);
+                out.push(Inline {
+                    outer: k..after,
+                    inner: next..close,
+                });
+                k = after;
+                continue;
             }
-            Some((mark, o, i, depth)) if opening(c) == Some(mark) && mark != Mark::Straight => {
-                open = Some((mark, o, i, depth + 1));
-            }
-            Some(_) => {}
-            None => {
-                if let Some(mark) = opening(c).filter(|m| may_open(text, k, *m, c)) {
-                    open = Some((mark, k, next, 0));
-                }
-            }
+            // Unclosed: it opens nothing; the search goes on after it.
         }
         k = next;
-        if k >= para.end {
-            // Unclosed: it opens nothing; search again right after it.
-            if let Some((_, _, i, _)) = open.take() {
-                k = i;
-            }
-        }
     }
     out
+}
+
+/// The closing marks of one stretch of text (between skipped ranges),
+/// per mark kind: each kind's openers (+1, for the kinds that nest) and
+/// closers (-1) in order, with the running sum after each, so that the
+/// mark closing an opener is found by a binary search, not a scan to the
+/// paragraph's end: finding every quote is O(n log n) in the report's
+/// length, whatever marks are left open (a paragraph of unclosed `"` was
+/// quadratic).
+#[derive(Default)]
+struct Closers {
+    /// The stretch the tables are of.
+    stretch: Range<usize>,
+    /// Per kind (`Mark as usize`): its events and their index.
+    kinds: [Option<Events>; 5],
+}
+
+/// One kind's events in a stretch.
+struct Events {
+    /// Byte offsets of the events, ascending.
+    at: Vec<usize>,
+    /// `sum[i]`: the running sum before event `i` (`sum[at.len()]` after
+    /// the last).
+    sum: Vec<i64>,
+    /// For each running-sum value, the indices `i >= 1` where `sum[i]`
+    /// takes it, ascending.
+    by_sum: std::collections::HashMap<i64, Vec<usize>>,
+}
+
+impl Closers {
+    /// Where the quote whose inside starts at `from.start` (of kind `mark`)
+    /// closes before `from.end`, if it does.
+    fn close(&mut self, text: &str, from: Range<usize>, mark: Mark) -> Option<usize> {
+        if self.stretch.end != from.end || self.stretch.start > from.start {
+            *self = Closers {
+                stretch: from.clone(),
+                ..Closers::default()
+            };
+        }
+        let stretch = self.stretch.clone();
+        let events = self.kinds[mark as usize].get_or_insert_with(|| Events::of(text, stretch, mark));
+        // The first event at or after `from.start`, and the first index
+        // after it where the running sum drops one below its value there.
+        let first = events.at.partition_point(|&a| a < from.start);
+        let target = events.sum[first] - 1;
+        let list = events.by_sum.get(&target)?;
+        let j = list[list.partition_point(|&i| i <= first)..].first()?;
+        Some(events.at[j - 1])
+    }
+}
+
+impl Events {
+    fn of(text: &str, stretch: Range<usize>, mark: Mark) -> Events {
+        let mut at = Vec::new();
+        let mut sum = vec![0i64];
+        let mut by_sum: std::collections::HashMap<i64, Vec<usize>> = Default::default();
+        for (k, c) in text[stretch.clone()].char_indices() {
+            let k = k + stretch.start;
+            let delta = if mark.closes(c) && may_close(text, k, mark, c) {
+                -1
+            } else if opening(c) == Some(mark) && mark != Mark::Straight {
+                1
+            } else {
+                continue;
+            };
+            at.push(k);
+            let s = sum[sum.len() - 1] + delta;
+            sum.push(s);
+            by_sum.entry(s).or_default().push(sum.len() - 1);
+        }
+        Events { at, sum, by_sum }
+    }
 }
 
 /// `(label)` right after a quote (spaces, or a line break, before it):
@@ -682,7 +777,14 @@ fn parenthesis(after: &str) -> Option<String> {
         .map(|r| r.trim_start_matches([' ', '\t']))
         .unwrap_or(t);
     let inside = t.strip_prefix('(')?;
-    let close = inside.find(')')?;
+    // A label is at most 120 characters: the `)` is looked for that far
+    // only (a report of unclosed parentheses is not scanned to its end
+    // once per quote).
+    let close = inside
+        .char_indices()
+        .take(2048)
+        .find(|(_, c)| *c == ')')
+        .map(|(k, _)| k)?;
     paren_label(&inside[..close])
 }
 

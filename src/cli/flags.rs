@@ -118,29 +118,59 @@ fn arg_of(s: &Setting, defaults: &Value) -> Arg {
     }
 }
 
+/// A flag's value refused as a whole (not item by item), naming the flag.
+fn refused(s: &Setting, message: String) -> clap::Error {
+    clap::Error::raw(
+        clap::error::ErrorKind::ValueValidation,
+        format!("invalid value for '--{}': {message}\n", s.flag),
+    )
+}
+
 /// The value a setting was given on the command line, as its key holds it.
-fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
+/// A set of gates given empty (`--fail-on ''`, `--fail-under ''`) or with
+/// one metric twice (`--fail-under existence=0.5,existence=0.9`) is
+/// refused: neither says which gate is meant.
+fn value_of(s: &Setting, m: &ArgMatches) -> Result<Option<Value>, clap::Error> {
     if m.value_source(s.key) != Some(ValueSource::CommandLine) {
-        return None;
+        return Ok(None);
     }
-    Some(match s.kind {
+    Ok(Some(match s.kind {
         Kind::Switch => Value::Bool(m.get_flag(s.key)),
-        Kind::UInt => Value::from(*m.get_one::<u64>(s.key)?),
-        Kind::Int => Value::from(*m.get_one::<i64>(s.key)?),
-        Kind::Float => Value::from(*m.get_one::<f64>(s.key)?),
+        Kind::UInt => match m.get_one::<u64>(s.key) {
+            Some(v) => Value::from(*v),
+            None => return Ok(None),
+        },
+        Kind::Int => match m.get_one::<i64>(s.key) {
+            Some(v) => Value::from(*v),
+            None => return Ok(None),
+        },
+        Kind::Float => match m.get_one::<f64>(s.key) {
+            Some(v) => Value::from(*v),
+            None => return Ok(None),
+        },
         Kind::Text | Kind::Choice(_) | Kind::Parsed(_) => {
-            Value::String(m.get_one::<String>(s.key)?.clone())
+            match m.get_one::<String>(s.key) {
+                Some(v) => Value::String(v.clone()),
+                None => return Ok(None),
+            }
         }
         Kind::List {
             none_empty, unique, ..
-        } => list_value(
-            m.get_many::<String>(s.key)
-                .into_iter()
-                .flatten()
-                .map(String::as_str),
-            none_empty,
-            unique,
-        ),
+        } => {
+            let list = list_value(
+                m.get_many::<String>(s.key)
+                    .into_iter()
+                    .flatten()
+                    .map(String::as_str),
+                none_empty,
+                unique,
+            );
+            // A set of gates (`unique`) given as nothing.
+            if unique && list.as_array().is_some_and(Vec::is_empty) {
+                return Err(refused(s, "no class given (leave the flag out for no gate)".into()));
+            }
+            list
+        }
         Kind::Repeat => Value::Array(
             m.get_many::<String>(s.key)
                 .into_iter()
@@ -148,22 +178,40 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Option<Value> {
                 .map(|v| Value::String(v.trim().to_string()))
                 .collect(),
         ),
-        Kind::Bounds => Value::Object(
-            m.get_many::<Vec<crate::gates::Gate>>(s.key)
+        Kind::Bounds => {
+            let mut table = serde_json::Map::new();
+            for g in m
+                .get_many::<Vec<crate::gates::Gate>>(s.key)
                 .into_iter()
                 .flatten()
                 .flatten()
-                .map(|g| (g.metric.clone(), Value::from(g.bound)))
-                .collect(),
-        ),
-    })
+            {
+                if let Some(first) = table.insert(g.metric.clone(), Value::from(g.bound)) {
+                    return Err(refused(
+                        s,
+                        format!(
+                            "{} is given twice ({first} and {}): give each metric once",
+                            g.metric, g.bound
+                        ),
+                    ));
+                }
+            }
+            if table.is_empty() {
+                return Err(refused(s, "no gate given (leave the flag out for no gate)".into()));
+            }
+            Value::Object(table)
+        }
+    }))
 }
 
 impl<C: JobConfig + Settings, P: Pick> clap::FromArgMatches for Flags<C, P> {
     fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        let given = Self::picked()
-            .filter_map(|s| value_of(&s, m).map(|v| (s.key, v)))
-            .collect();
+        let mut given = Vec::new();
+        for s in Self::picked() {
+            if let Some(v) = value_of(&s, m)? {
+                given.push((s.key, v));
+            }
+        }
         Ok(Flags {
             given,
             config: PhantomData,

@@ -19,14 +19,18 @@ pub struct TranscriptArgs {
     /// several transcripts).
     #[arg(long)]
     pub json: bool,
-    /// `--speaker-map`.
+    /// `--speaker-map`, `--allow-external-sources`.
     #[command(flatten)]
     pub settings: super::flags::Flags<Config>,
 }
 
 /// Prints the transcripts of `args.file`.
 pub(super) fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
-    let transcripts = read(&args.settings.checked()?, &args.file)?;
+    let loaded = read(&args.settings.checked()?, &args.file)?;
+    for note in &loaded.notes {
+        errln!("note: {}", crate::secrets::scrub(note));
+    }
+    let transcripts = loaded.data;
     if args.json {
         let v = transcripts_json(transcripts);
         outln!("{}", serde_json::to_string_pretty(&v)?);

@@ -16,7 +16,7 @@
 //! # Ok::<(), corpus_eval::corpus::CorpusError>(())
 //! ```
 
-use super::formats::{SpeakerMap, TimedTranscript};
+use super::formats::{ReadOptions, SpeakerMap, TimedTranscript};
 use super::{CorpusError, QuestionSet, TranscriptSet};
 use std::path::Path;
 
@@ -28,7 +28,7 @@ const MAP_AT_LEAST: u64 = 1 << 20;
 /// transcripts held as plain text, files read (not mapped).
 #[derive(Debug, Clone, Default)]
 pub struct Loader {
-    speakers: SpeakerMap,
+    read: ReadOptions,
     pack: bool,
     mmap: bool,
 }
@@ -44,6 +44,9 @@ pub struct Loaded<T> {
     pub sha256: String,
     /// Size in bytes.
     pub bytes: u64,
+    /// What the reader has to say (files read outside the input, files of
+    /// a folder skipped), for stderr and the manifest.
+    pub notes: Vec<String>,
 }
 
 /// An input file's bytes: memory-mapped when the file is large, read
@@ -75,15 +78,14 @@ pub(crate) fn input_bytes(path: &Path, mmap: bool) -> Result<InputBytes, CorpusE
         source,
     };
     if mmap {
-        let file = std::fs::File::open(path).map_err(io_err)?;
-        let meta = file.metadata().map_err(io_err)?;
-        if meta.is_file() && meta.len() >= MAP_AT_LEAST {
+        let (file, len) = super::input::open_regular(path)?;
+        if len >= MAP_AT_LEAST {
             return crate::sys::io::map_readonly(&file)
                 .map(InputBytes::Mapped)
                 .map_err(io_err);
         }
     }
-    std::fs::read(path).map(InputBytes::Read).map_err(io_err)
+    super::input::read_bytes(path).map(InputBytes::Read)
 }
 
 /// The error of a file that is not UTF-8: the file and the first bad byte.
@@ -109,7 +111,15 @@ impl Loader {
 
     /// The names that whisperX speaker labels stand for.
     pub fn speakers(mut self, speakers: SpeakerMap) -> Loader {
-        self.speakers = speakers;
+        self.read.speakers = speakers;
+        self
+    }
+
+    /// Reads a REFI-QDA project's text sources from outside the project's
+    /// folder too (never from `/proc`, `/dev` or `/sys`); refused by
+    /// default.
+    pub fn external_sources(mut self, allow: bool) -> Loader {
+        self.read.external_sources = allow;
         self
     }
 
@@ -137,6 +147,7 @@ impl Loader {
             data,
             sha256,
             bytes,
+            notes: Vec::new(),
         })
     }
 
@@ -151,12 +162,13 @@ impl Loader {
     /// folder, a caption, text, whisperX, Word or REFI-QDA file).
     pub fn transcripts(&self, path: &Path) -> Result<Loaded<TranscriptSet>, CorpusError> {
         if super::formats::is_transcript_source(path) {
-            let (data, (sha256, bytes)) =
-                super::formats::load_digested(path, &self.speakers, self.pack)?;
+            let (data, (sha256, bytes), notes) =
+                super::formats::load_digested(path, &self.read, self.pack)?;
             return Ok(Loaded {
                 data,
                 sha256,
                 bytes,
+                notes,
             });
         }
         let (mut data, (sha256, bytes)) = match input_bytes(path, self.mmap)? {
@@ -183,6 +195,7 @@ impl Loader {
             data,
             sha256,
             bytes,
+            notes: Vec::new(),
         })
     }
 
@@ -197,9 +210,18 @@ impl Loader {
     }
 
     /// Every transcript of `path` turn by turn, with the times of its cues
-    /// (see `super::formats::read_all`).
-    pub fn timed_transcripts(&self, path: &Path) -> Result<Vec<TimedTranscript>, CorpusError> {
-        super::formats::read_all(path, &self.speakers)
+    /// (see `super::formats::read_all_digested`), its digest and the reader's notes.
+    pub fn timed_transcripts(
+        &self,
+        path: &Path,
+    ) -> Result<Loaded<Vec<TimedTranscript>>, CorpusError> {
+        let read = super::formats::read_all_digested(path, &self.read)?;
+        Ok(Loaded {
+            data: read.transcripts,
+            sha256: read.digest.0,
+            bytes: read.digest.1,
+            notes: read.notes,
+        })
     }
 }
 

@@ -7,6 +7,7 @@
 
 pub mod formats;
 pub(crate) mod hotpot;
+pub mod input;
 pub mod judged;
 mod load;
 pub mod packed;
@@ -172,12 +173,10 @@ pub fn preview_value(v: &serde_json::Value) -> String {
     Preview(v).to_string()
 }
 
-/// Reads a whole file as UTF-8.
+/// Reads a whole file as UTF-8 (a regular file within the bounds of
+/// [`input`]).
 pub fn read_text(path: &std::path::Path) -> Result<String, CorpusError> {
-    let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = input::read_bytes(path)?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         CorpusError::Record {

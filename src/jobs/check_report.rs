@@ -74,6 +74,13 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "MAP|FILE")]
     pub speaker_map: Option<String>,
+    /// Read a REFI-QDA project's text sources that lie outside the
+    /// project's folder (an absolute path, `../`, a `file://` URL, a link
+    /// leading out); refused by default. Never from `/proc`, `/dev` or
+    /// `/sys`. Each file read outside the archive is named on stderr and in
+    /// the manifest.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_external_sources: bool,
     /// Quality gate: exit 3, once the run folder is written, when a quote
     /// falls in one of these attribution classes (comma-separated:
     /// cross_turn, interviewer, wrong_speaker, ok, other_source, altered,
@@ -133,6 +140,7 @@ impl Config {
             fillers: self.fillers.clone(),
             speaker_aliases: self.speaker_aliases.clone(),
             speaker_map: self.speaker_map.clone(),
+            allow_external_sources: self.allow_external_sources,
             ..Default::default()
         }
     }
@@ -165,8 +173,10 @@ pub struct Report {
 impl Report {
     /// Report text given directly (read as Markdown).
     pub fn markdown(text: &str) -> Report {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text).to_string();
         Report {
-            text: text.strip_prefix('\u{feff}').unwrap_or(text).to_string(),
+            // A lone `\r` ends a line too (lines and columns count it).
+            text: crate::text::lone_cr_to_lf(text),
             markdown: true,
             line_paragraphs: false,
         }
@@ -203,8 +213,10 @@ pub fn read_report_recorded(path: &Path) -> Result<(Report, InputFile), JobError
         return Ok((report, info));
     }
     let text = super::utf8(path, bytes)?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
     let report = Report {
-        text: text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
+        // A lone `\r` ends a line too (lines and columns count it).
+        text: crate::text::lone_cr_to_lf(text),
         markdown: matches!(ext.as_deref(), Some("md" | "markdown")),
         line_paragraphs: false,
     };

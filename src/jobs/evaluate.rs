@@ -100,6 +100,13 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "MAP|FILE")]
     pub speaker_map: Option<String>,
+    /// Read a REFI-QDA project's text sources that lie outside the
+    /// project's folder (an absolute path, `../`, a `file://` URL, a link
+    /// leading out); refused by default. Never from `/proc`, `/dev` or
+    /// `/sys`. Each file read outside the archive is named on stderr and in
+    /// the manifest.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_external_sources: bool,
     /// Process only the pairs whose id falls in shard I of N (FNV-1a of
     /// the id mod N, plus 1); join the shards' run folders with
     /// `corpus-eval merge`.
@@ -372,10 +379,14 @@ pub fn load_transcripts(
 ) -> Result<(TranscriptSet, InputFile), JobError> {
     let loaded = Loader::new()
         .speakers(config.speaker_map()?)
+        .external_sources(config.allow_external_sources)
         .packed(pack)
         .mapped(true)
         .transcripts(path)?;
-    let info = InputFile::digested(path, loaded.sha256, loaded.bytes);
+    for note in &loaded.notes {
+        errln!("note: {}", crate::secrets::scrub(note));
+    }
+    let info = InputFile::digested(path, loaded.sha256, loaded.bytes).with_notes(&loaded.notes);
     Ok((loaded.data, info))
 }
 

@@ -204,15 +204,10 @@ pub fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
         || e.downcast_ref().is_some_and(report_input)
 }
 
-/// Reads an input file whole; a failure names the file.
+/// Reads an input file whole (a regular file within the bounds of
+/// [`crate::corpus::input`]); a failure names the file.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, JobError> {
-    std::fs::read(path).map_err(|source| {
-        crate::corpus::CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-        .into()
-    })
+    Ok(crate::corpus::input::read_bytes(path)?)
 }
 
 /// An input file's bytes as UTF-8 text; a failure names the file and the
@@ -563,7 +558,11 @@ pub fn check_junit(path: &Path) -> Result<(), JobError> {
             dir.display()
         )));
     }
-    Ok(crate::report::check_destination(path)?)
+    crate::report::check_writable(path).map_err(|e| match e {
+        // A destination that is no regular file keeps its own error.
+        e @ crate::report::ReportError::NotRegular { .. } => JobError::from(e),
+        e => JobError::Input(format!("--junit: {e}")),
+    })
 }
 
 /// The checks of a finished run (`cases`: each check's name and, when it

@@ -4,6 +4,7 @@
 
 use super::{ConfigError, JobConfig, JobError};
 use crate::corpus::formats::{SpeakerMap, TimedTranscript};
+use crate::corpus::Loaded;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -16,6 +17,13 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "MAP|FILE")]
     pub speaker_map: Option<String>,
+    /// Read a REFI-QDA project's text sources that lie outside the
+    /// project's folder (an absolute path, `../`, a `file://` URL, a link
+    /// leading out); refused by default. Never from `/proc`, `/dev` or
+    /// `/sys`. Each file read outside the archive is named on stderr and in
+    /// the manifest.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_external_sources: bool,
 }
 
 impl JobConfig for Config {
@@ -39,10 +47,13 @@ pub fn speaker_map(spec: Option<&str>) -> Result<SpeakerMap, ConfigError> {
     }
 }
 
-/// Every transcript `path` holds, in the order the loader reads them.
-pub fn read(config: &Config, path: &Path) -> Result<Vec<TimedTranscript>, JobError> {
+/// Every transcript `path` holds, in the order the loader reads them,
+/// with the reader's notes (files read outside the input, files of a
+/// folder skipped).
+pub fn read(config: &Config, path: &Path) -> Result<Loaded<Vec<TimedTranscript>>, JobError> {
     let speakers = speaker_map(config.speaker_map.as_deref())?;
     Ok(crate::corpus::Loader::new()
         .speakers(speakers)
+        .external_sources(config.allow_external_sources)
         .timed_transcripts(path)?)
 }

@@ -18,6 +18,10 @@ pub struct InputFile {
     /// first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absolute: Option<String>,
+    /// What the reader said of it: files read outside it (a REFI-QDA
+    /// project's external sources) and files of a folder skipped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl InputFile {
@@ -31,7 +35,14 @@ impl InputFile {
             absolute: std::fs::canonicalize(path)
                 .ok()
                 .map(|p| p.display().to_string()),
+            notes: Vec::new(),
         }
+    }
+
+    /// The same, with the reader's notes (secrets scrubbed).
+    pub fn with_notes(mut self, notes: &[String]) -> InputFile {
+        self.notes = notes.iter().map(|n| crate::secrets::scrub(n)).collect();
+        self
     }
 
     /// Describes a file from its bytes.
@@ -43,6 +54,7 @@ impl InputFile {
             absolute: std::fs::canonicalize(path)
                 .ok()
                 .map(|p| p.display().to_string()),
+            notes: Vec::new(),
         }
     }
 }

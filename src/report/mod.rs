@@ -333,6 +333,46 @@ pub fn destination(path: &Path) -> Result<PathBuf, ReportError> {
     )))
 }
 
+/// Checks, before a run, that a file can be written at `path` as
+/// [`write_atomic`] writes it: the destination (links followed) is a
+/// regular file or new, it is not in `/proc`, `/dev` or `/sys`, and its
+/// folder takes a new file (one is made and removed again: a staging file
+/// stands there while the file is written). An error says what cannot be
+/// written and why.
+pub fn check_writable(path: &Path) -> Result<(), ReportError> {
+    let at = destination(path)?;
+    let (dir, tmp) = temporary(&at);
+    let denied = |why: String| ReportError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(why),
+    };
+    let resolved = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if ["/proc", "/dev", "/sys"]
+        .iter()
+        .any(|root| resolved.starts_with(root))
+    {
+        return Err(denied(format!(
+            "{} is a system folder (/proc, /dev, /sys): no file is written there",
+            resolved.display()
+        )));
+    }
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+    {
+        Ok(f) => {
+            drop(f);
+            let _ = std::fs::remove_file(&tmp);
+            Ok(())
+        }
+        Err(e) => Err(denied(format!(
+            "the folder {} takes no new file (the file is written beside it first, then renamed): {e}",
+            resolved.display()
+        ))),
+    }
+}
+
 /// An output destination must be a regular file or not exist yet: a
 /// device, FIFO, socket or folder is refused (the rename of an atomic write
 /// would replace it). A link is judged by what it points to.

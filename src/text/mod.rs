@@ -103,7 +103,9 @@ pub fn canonical_tokens(text: &str) -> Vec<String> {
 }
 
 /// Escapes text for HTML or XML element content and attribute values
-/// (`&`, `<`, `>`, `"`, `'`).
+/// (`&`, `<`, `>`, `"`, `'`); a character XML 1.0 forbids (the C0
+/// controls but tab, line feed and carriage return; U+FFFE, U+FFFF) is
+/// replaced by U+FFFD, so that the document stays well-formed.
 pub fn escape_markup(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -113,10 +115,48 @@ pub fn escape_markup(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
     out
+}
+
+/// Text as it may be printed on a terminal: control characters (C0 but
+/// tab and line feed, DEL, C1: an escape sequence would move the cursor,
+/// recolour or retitle the terminal) shown as `\u{1b}`; the rest as is.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !s.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if bad(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `text` with every lone carriage return (an old Mac line end) made a
+/// line feed, so that every reader splits lines at `\n` (a `\r\n` pair is
+/// left as it is; byte offsets do not move).
+pub fn lone_cr_to_lf(text: String) -> String {
+    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+        return text;
+    }
+    let mut bytes = text.into_bytes();
+    for i in 0..bytes.len() {
+        if bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
+            bytes[i] = b'\n';
+        }
+    }
+    // One ASCII byte replaced by another: still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 #[cfg(test)]
@@ -147,6 +187,23 @@ mod tests {
     fn empty_and_punctuation_only() {
         assert_eq!(normalize(""), "");
         assert_eq!(normalize(" ?!... "), "");
+    }
+
+    #[test]
+    fn issue_53_markup_escapes_drop_what_xml_forbids_and_terminals_see_no_escapes() {
+        assert_eq!(
+            escape_markup("a\u{1}b\u{8}c\u{1b}[31m\td\u{ffff}<"),
+            "a\u{fffd}b\u{fffd}c\u{fffd}[31m\td\u{fffd}&lt;"
+        );
+        assert_eq!(printable("sys\u{1b}[2Jtem\n"), "sys\\u{1b}[2Jtem\n");
+        assert_eq!(printable("plain é\t"), "plain é\t");
+        assert_eq!(printable("c1\u{9b}x"), "c1\\u{9b}x");
+    }
+
+    #[test]
+    fn issue_53_lone_carriage_returns_are_line_ends() {
+        assert_eq!(lone_cr_to_lf("a\rb\r\nc\r".into()), "a\nb\r\nc\n");
+        assert_eq!(lone_cr_to_lf("no breaks".into()), "no breaks");
     }
 
     #[test]

@@ -91,14 +91,25 @@ pub fn context(text: &str, span: Range<usize>, quote: Option<&str>) -> Context {
     a = a.min(cut_after);
     let matched = &text[s..e];
     let mark = |clipped: bool| if clipped { "…" } else { "" };
-    Context {
+    let mut c = Context {
         before: format!("{}{}", mark(clipped_before), &text[b..s]),
         matched: match quote {
             Some(q) => diff_words(matched, q),
             None => vec![(matched.to_string(), false)],
         },
         after: format!("{}{}", &text[e..a], mark(clipped_after)),
+    };
+    // A registered secret in a transcript is blanked out, also where the
+    // context's strings split it.
+    let redactor = crate::secrets::process_redactor();
+    if !redactor.is_empty() {
+        let mut pieces: Vec<&mut String> = std::iter::once(&mut c.before)
+            .chain(c.matched.iter_mut().map(|(t, _)| t))
+            .chain(std::iter::once(&mut c.after))
+            .collect();
+        redactor.redact_pieces(&mut pieces);
     }
+    c
 }
 
 /// A word as compared for underlining: lower-cased, the punctuation

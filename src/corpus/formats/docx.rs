@@ -4,7 +4,7 @@
 //! timestamps). Read with the `zip` and `quick-xml` crates, no office
 //! suite.
 
-use super::{open_zip, reference, xml_error, zip_part, TimedTurn};
+use super::{reference, xml_error, Archive, TimedTurn};
 use crate::corpus::CorpusError;
 use quick_xml::events::Event;
 use std::path::Path;
@@ -65,8 +65,8 @@ pub(crate) fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusEr
 /// The paragraphs of a `.docx` file, in order (a soft line break inside
 /// one is a `\n` in it).
 pub(crate) fn paragraph_texts(path: &Path) -> Result<Vec<String>, CorpusError> {
-    let mut archive = open_zip(path, "Word document")?;
-    let xml = zip_part(&mut archive, path, "word/document.xml")?;
+    let mut archive = Archive::open(path, "Word document")?;
+    let xml = archive.part("word/document.xml")?;
     paragraphs(path, &xml)
 }
 

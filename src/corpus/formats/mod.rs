@@ -17,7 +17,6 @@ pub(crate) mod whisper;
 use super::{CorpusError, Transcript, TranscriptSet};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A transcript file's format.
@@ -188,6 +187,18 @@ impl TimedTranscript {
     }
 }
 
+/// How transcript files are read: the same options for every format and
+/// every command (`evaluate`, `check-report`, `rag`, `transcript`, Python).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Speaker labels renamed (`--speaker-map`).
+    pub speakers: SpeakerMap,
+    /// Whether a REFI-QDA project's text sources may be read from outside
+    /// the project's folder (`--allow-external-sources`; never from
+    /// `/proc`, `/dev` or `/sys`).
+    pub external_sources: bool,
+}
+
 /// Speaker labels renamed (`--speaker-map`): diarized labels such as
 /// `SPEAKER_00` to names; a label not in the map stays as it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -195,39 +206,78 @@ pub struct SpeakerMap(pub BTreeMap<String, String>);
 
 impl SpeakerMap {
     /// `LABEL=Name,LABEL=Name`, or the path of a CSV file of `label,name`
-    /// rows (a `label,name` header is allowed). An empty label or name, or
-    /// a label given twice, is an error.
+    /// rows (read as CSV: a cell may be quoted, `""` is a quote inside one;
+    /// a `label,name` header is allowed). An empty label or name, a label
+    /// given twice, a pair with a second `=`, a row of other than two
+    /// cells, an unbalanced quote and a name holding a line break or a
+    /// control character are errors naming the file and the line.
     pub fn parse(spec: &str) -> Result<SpeakerMap, String> {
         let path = Path::new(spec);
-        let (pairs, from): (Vec<(String, String)>, String) =
-            if !spec.contains('=') && path.is_file() {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("{spec}: {e}"))?;
-                let mut pairs = Vec::new();
-                for (n, line) in text.trim_start_matches('\u{feff}').lines().enumerate() {
-                    let line = line.trim();
-                    if line.is_empty() || (n == 0 && line.eq_ignore_ascii_case("label,name")) {
-                        continue;
+        let mut pairs: Vec<(String, String, String)> = Vec::new();
+        if !spec.contains('=') && path.is_file() {
+            let bytes = crate::corpus::input::read_bytes(path).map_err(|e| e.to_string())?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                format!(
+                    "{spec}: not valid UTF-8 (byte {})",
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+            let text = crate::text::lone_cr_to_lf(text);
+            if let Some(line) = unbalanced_quote(&text) {
+                return Err(format!("{spec}:{line}: a quotation mark is never closed"));
+            }
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .flexible(true)
+                .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+            for (k, row) in reader.records().enumerate() {
+                let row = row.map_err(|e| format!("{spec}:{}: {e}", k + 1))?;
+                let line = row.position().map_or(k as u64 + 1, |p| p.line());
+                let cells: Vec<&str> = row.iter().map(str::trim).collect();
+                if cells.iter().all(|c| c.is_empty()) {
+                    continue;
+                }
+                if k == 0
+                    && cells.len() == 2
+                    && cells[0].eq_ignore_ascii_case("label")
+                    && cells[1].eq_ignore_ascii_case("name")
+                {
+                    continue;
+                }
+                match cells.as_slice() {
+                    [a, b] => pairs.push((a.to_string(), b.to_string(), format!("{spec}:{line}: "))),
+                    _ => {
+                        return Err(format!(
+                            "{spec}:{line}: {} cells: expected `label,name` (quote a name that holds a comma)",
+                            cells.len()
+                        ))
                     }
-                    let (a, b) = line
-                        .split_once(',')
-                        .ok_or_else(|| format!("{spec}:{}: expected `label,name`", n + 1))?;
-                    pairs.push((unquote(a), unquote(b)));
                 }
-                (pairs, format!("{spec}: "))
-            } else {
-                let mut pairs = Vec::new();
-                for item in spec.split(',').filter(|s| !s.trim().is_empty()) {
-                    let (a, b) = item
-                        .split_once('=')
-                        .ok_or_else(|| format!("`{}`: expected LABEL=Name", item.trim()))?;
-                    pairs.push((a.trim().to_string(), b.trim().to_string()));
+            }
+        } else {
+            for item in spec.split(',').filter(|s| !s.trim().is_empty()) {
+                let (a, b) = item
+                    .split_once('=')
+                    .ok_or_else(|| format!("`{}`: expected LABEL=Name", item.trim()))?;
+                if b.contains('=') {
+                    return Err(format!(
+                        "`{}`: expected LABEL=Name, with one `=` (a name cannot hold `=`; use a CSV file)",
+                        item.trim()
+                    ));
                 }
-                (pairs, String::new())
-            };
+                pairs.push((a.trim().to_string(), b.trim().to_string(), String::new()));
+            }
+        }
         let mut map = BTreeMap::new();
-        for (a, b) in pairs {
+        for (a, b, from) in pairs {
             if a.is_empty() || b.is_empty() {
                 return Err(format!("{from}an empty label or name in `{a}={b}`"));
+            }
+            if a.chars().chain(b.chars()).any(char::is_control) {
+                return Err(format!(
+                    "{from}`{}`: a label or name holds a line break or a control character",
+                    crate::text::printable(&format!("{a}={b}"))
+                ));
             }
             if map.insert(a.clone(), b).is_some() {
                 return Err(format!("{from}`{a}` is mapped twice"));
@@ -242,56 +292,99 @@ impl SpeakerMap {
     }
 }
 
-fn unquote(s: &str) -> String {
-    let s = s.trim();
-    s.strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s)
-        .replace("\"\"", "\"")
+/// The line of a CSV text's quotation mark that is never closed, if one
+/// is (the csv crate would read it as a cell running to the file's end).
+pub(crate) fn unbalanced_quote(text: &str) -> Option<usize> {
+    let mut open: Option<usize> = None;
+    let mut line = 1;
+    for b in text.bytes() {
+        match b {
+            b'"' => open = if open.is_some() { None } else { Some(line) },
+            b'\n' => line += 1,
+            _ => {}
+        }
+    }
+    open
 }
 
-/// A part of a zip archive (`.docx`, `.qdpx`) as text; errors name the
-/// file and the missing or unreadable part.
-pub(crate) fn zip_part(
-    archive: &mut zip::ZipArchive<std::fs::File>,
-    path: &Path,
-    part: &str,
-) -> Result<String, CorpusError> {
-    let bad = |message: String| CorpusError::Record {
-        path: path.to_path_buf(),
-        record: "(archive)".into(),
-        field: part.to_string(),
-        message,
-    };
-    let mut f = archive.by_name(part).map_err(|e| match e {
-        zip::result::ZipError::FileNotFound => bad("missing from the archive".into()),
-        other => bad(format!("cannot be read: {other}")),
-    })?;
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        bad(format!(
-            "not valid UTF-8 (byte {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
+/// A zip archive (`.docx`, `.qdpx`) read part by part, each part streamed
+/// through the bounds of [`crate::corpus::input`] (one entry inflated, and
+/// all the text read for the archive), whatever the entries' headers claim.
+pub(crate) struct Archive {
+    zip: zip::ZipArchive<std::fs::File>,
+    path: PathBuf,
+    budget: crate::corpus::input::Budget,
 }
 
-/// Opens a zip archive; a file that is not one is an error naming it.
-pub(crate) fn open_zip(
-    path: &Path,
-    what: &str,
-) -> Result<zip::ZipArchive<std::fs::File>, CorpusError> {
-    let file = std::fs::File::open(path).map_err(|source| CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    zip::ZipArchive::new(file).map_err(|e| CorpusError::Record {
-        path: path.to_path_buf(),
-        record: "(file)".into(),
-        field: "(archive)".into(),
-        message: format!("not a {what} (not a zip archive: {e})"),
-    })
+impl Archive {
+    /// Opens a zip archive (a regular file); a file that is not one is an
+    /// error naming it.
+    pub(crate) fn open(path: &Path, what: &str) -> Result<Archive, CorpusError> {
+        let (file, _) = crate::corpus::input::open_regular(path)?;
+        let zip = zip::ZipArchive::new(file).map_err(|e| CorpusError::Record {
+            path: path.to_path_buf(),
+            record: "(file)".into(),
+            field: "(archive)".into(),
+            message: format!("not a {what} (not a zip archive: {e})"),
+        })?;
+        Ok(Archive {
+            zip,
+            path: path.to_path_buf(),
+            budget: crate::corpus::input::Budget::new(path),
+        })
+    }
+
+    /// The entries' names.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.zip
+            .file_names()
+            .flatten()
+            .map(|n| n.into_owned())
+            .collect()
+    }
+
+    /// The text read for this archive so far, against its bound.
+    pub(crate) fn budget(&mut self) -> &mut crate::corpus::input::Budget {
+        &mut self.budget
+    }
+
+    /// A part as text; errors name the file and the missing, unreadable or
+    /// oversized part.
+    pub(crate) fn part(&mut self, part: &str) -> Result<String, CorpusError> {
+        use crate::corpus::input::{read_bounded, MAX_ENTRY_BYTES};
+        let path = &self.path;
+        let bad = |message: String| CorpusError::Record {
+            path: path.to_path_buf(),
+            record: "(archive)".into(),
+            field: part.to_string(),
+            message,
+        };
+        let f = self.zip.by_name(part).map_err(|e| match e {
+            zip::result::ZipError::FileNotFound => bad("missing from the archive".into()),
+            other => bad(format!("cannot be read: {other}")),
+        })?;
+        let limit = MAX_ENTRY_BYTES.min(self.budget.left());
+        let bytes = match read_bounded(f, limit).map_err(|e| bad(e.to_string()))? {
+            Ok(bytes) => bytes,
+            Err(_) if limit < MAX_ENTRY_BYTES => {
+                self.budget.spend(part, limit.saturating_add(1))?;
+                return Err(bad("over the archive's bound".into()));
+            }
+            Err(_) => {
+                return Err(bad(format!(
+                    "inflates to over {} MiB (the bound of one entry): refused as a zip bomb",
+                    MAX_ENTRY_BYTES >> 20
+                )))
+            }
+        };
+        self.budget.spend(part, bytes.len() as u64)?;
+        String::from_utf8(bytes).map_err(|e| {
+            bad(format!(
+                "not valid UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })
+    }
 }
 
 /// An XML error of `part`, naming the file, the part and the byte.
@@ -390,45 +483,117 @@ fn extension(path: &Path) -> Option<String> {
         .map(str::to_ascii_lowercase)
 }
 
+/// The extensions a folder walk reads.
+const FOLDER_EXTENSIONS: [&str; 7] = ["txt", "md", "vtt", "srt", "docx", "qdpx", "json"];
+
+/// A folder walked: the files read, and the entries skipped with why.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// The files read, sorted by their relative path.
+    pub files: Vec<PathBuf>,
+    /// What was skipped and why (one line each, for stderr and the
+    /// manifest).
+    pub skipped: Vec<String>,
+}
+
 /// The files a folder holds that the loaders read, recursively, sorted by
-/// their relative path (hidden files and folders skipped).
-pub fn files_in(dir: &Path) -> Result<Vec<PathBuf>, CorpusError> {
-    let mut out = Vec::new();
+/// their relative path. The rules (docs/input-formats.md):
+/// - hidden files and folders (a name starting with `.`) are skipped;
+/// - a linked folder is never followed (a link to a parent would never
+///   end): skipped, with a note;
+/// - a linked file is read when its target lies inside the folder, else
+///   skipped, with a note (a folder cannot reach outside itself);
+/// - a name that is not UTF-8 (it could not be cited) and an entry that is
+///   not a regular file (a FIFO, a device) are skipped, with a note;
+/// - two names that are the same text once Unicode-normalized (NFC; `é`
+///   as one code point or as `e` and an accent) are an error naming both:
+///   they print alike, so a quote could not tell them apart.
+pub fn files_in(dir: &Path) -> Result<Walk, CorpusError> {
+    use unicode_normalization::UnicodeNormalization;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CorpusError::Io { path, source }
+    };
+    let root = std::fs::canonicalize(dir).map_err(io(dir))?;
+    let mut walk = Walk::default();
     let mut stack = vec![dir.to_path_buf()];
+    let rel = |p: &Path| relative_id(dir, p);
     while let Some(d) = stack.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|source| CorpusError::Io {
-            path: d.clone(),
-            source,
-        })?;
+        let entries = std::fs::read_dir(&d).map_err(io(&d))?;
         for e in entries {
-            let e = e.map_err(|source| CorpusError::Io {
-                path: d.clone(),
-                source,
-            })?;
+            let e = e.map_err(io(&d))?;
             let p = e.path();
-            if e.file_name().to_string_lossy().starts_with('.') {
+            let name = e.file_name();
+            if name.as_encoded_bytes().starts_with(b".") {
                 continue;
             }
-            // Folders are walked as they are, never through a link (a link
-            // to a parent would never end); a linked file is read.
-            let kind = e.file_type().map_err(|source| CorpusError::Io {
-                path: p.clone(),
-                source,
-            })?;
+            let kind = e.file_type().map_err(io(&p))?;
+            let readable = matches!(extension(&p).as_deref(), Some(x) if FOLDER_EXTENSIONS.contains(&x));
+            if name.to_str().is_none() {
+                if kind.is_dir() || readable {
+                    walk.skipped.push(format!(
+                        "{}: skipped: its name is not UTF-8",
+                        rel(&p)
+                    ));
+                }
+                continue;
+            }
             if kind.is_dir() {
                 stack.push(p);
-            } else if (kind.is_file() || (kind.is_symlink() && p.is_file()))
-                && matches!(
-                    extension(&p).as_deref(),
-                    Some("txt" | "md" | "vtt" | "srt" | "docx" | "qdpx" | "json")
-                )
-            {
-                out.push(p);
+                continue;
+            }
+            if kind.is_symlink() {
+                let target = std::fs::metadata(&p);
+                if target.as_ref().is_ok_and(|m| m.is_dir()) {
+                    walk.skipped.push(format!(
+                        "{}: skipped: a linked folder is not followed",
+                        rel(&p)
+                    ));
+                    continue;
+                }
+                if !readable {
+                    continue;
+                }
+                let inside = std::fs::canonicalize(&p).is_ok_and(|t| t.starts_with(&root));
+                if !inside {
+                    walk.skipped.push(format!(
+                        "{}: skipped: a link to a file outside the folder",
+                        rel(&p)
+                    ));
+                    continue;
+                }
+                if !target.is_ok_and(|m| m.is_file()) {
+                    walk.skipped.push(format!("{}: skipped: not a regular file", rel(&p)));
+                    continue;
+                }
+                walk.files.push(p);
+            } else if readable {
+                if kind.is_file() {
+                    walk.files.push(p);
+                } else {
+                    walk.skipped.push(format!("{}: skipped: not a regular file", rel(&p)));
+                }
             }
         }
     }
-    out.sort();
-    Ok(out)
+    walk.files.sort();
+    walk.skipped.sort();
+    let mut seen: BTreeMap<String, &PathBuf> = BTreeMap::new();
+    for f in &walk.files {
+        let id: String = rel(f).nfc().collect();
+        if let Some(first) = seen.insert(id, f) {
+            return Err(CorpusError::Record {
+                path: f.clone(),
+                record: "(file)".into(),
+                field: "(name)".into(),
+                message: format!(
+                    "its name and {}'s are the same text in two Unicode forms (NFC and NFD): rename one",
+                    first.display()
+                ),
+            });
+        }
+    }
+    Ok(walk)
 }
 
 /// `path` relative to `root`, with `/` between its parts.
@@ -450,6 +615,21 @@ fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, CorpusError> {
     })
 }
 
+/// One file read: its transcripts, SHA-256 and size, and the files read
+/// outside it (a project's external sources).
+struct FileRead {
+    transcripts: Vec<TimedTranscript>,
+    sha256: String,
+    size: u64,
+    outside: Vec<PathBuf>,
+}
+
+/// A text format's bytes as UTF-8 text whose lines end in `\n` (a lone
+/// `\r`, as WebVTT allows and old Mac files have, is a line end too).
+fn lines(path: &Path, bytes: Vec<u8>) -> Result<String, CorpusError> {
+    Ok(crate::text::lone_cr_to_lf(utf8(path, bytes)?))
+}
+
 /// Reads one file (any supported format) into its transcripts: one, or a
 /// project's text sources, or a chunk file's FILEs (`id` is the id of a
 /// single-transcript file), with the file's SHA-256 and size: every file is read
@@ -457,12 +637,11 @@ fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, CorpusError> {
 fn read_file_digested(
     path: &Path,
     id: &str,
-    speakers: &SpeakerMap,
-) -> Result<(Vec<TimedTranscript>, String, u64), CorpusError> {
-    let bytes = std::fs::read(path).map_err(|source| CorpusError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    options: &ReadOptions,
+) -> Result<FileRead, CorpusError> {
+    let speakers = &options.speakers;
+    let bytes = crate::corpus::input::read_bytes(path)?;
+    let mut outside = Vec::new();
     let (sha, size) = (crate::text::hash::sha256_hex(&bytes), bytes.len() as u64);
     let one = |format: Format, turns: Vec<TimedTurn>| {
         vec![TimedTranscript {
@@ -472,12 +651,16 @@ fn read_file_digested(
         }]
     };
     let read = match extension(path).as_deref() {
-        Some("txt") => one(Format::Text, text::parse(path, &utf8(path, bytes)?)?),
-        Some("md") => one(Format::Markdown, text::parse(path, &utf8(path, bytes)?)?),
-        Some("vtt") => one(Format::WebVtt, cues::parse_vtt(path, &utf8(path, bytes)?)?),
-        Some("srt") => one(Format::Srt, cues::parse_srt(path, &utf8(path, bytes)?)?),
+        Some("txt") => one(Format::Text, text::parse(path, &lines(path, bytes)?)?),
+        Some("md") => one(Format::Markdown, text::parse(path, &lines(path, bytes)?)?),
+        Some("vtt") => one(Format::WebVtt, cues::parse_vtt(path, &lines(path, bytes)?)?),
+        Some("srt") => one(Format::Srt, cues::parse_srt(path, &lines(path, bytes)?)?),
         Some("docx") => one(Format::Docx, docx::parse(path)?),
-        Some("qdpx") => qdpx::read(path)?.transcripts,
+        Some("qdpx") => {
+            let project = qdpx::read(path, options)?;
+            outside = project.outside;
+            project.transcripts
+        }
         Some("json") => {
             let text = utf8(path, bytes)?;
             if whisper::is_whisper_text(&text) {
@@ -509,30 +692,45 @@ fn read_file_digested(
             })
         }
     };
-    Ok((read, sha, size))
+    Ok(FileRead {
+        transcripts: read,
+        sha256: sha,
+        size,
+        outside,
+    })
+}
+
+
+/// Everything read of a transcripts input: the transcripts, the digest
+/// [`digest`] gives of it, and what the reader has to say (files read
+/// outside the input, files of a folder skipped).
+#[derive(Debug)]
+pub(crate) struct ReadAll {
+    /// The transcripts, in order.
+    pub transcripts: Vec<TimedTranscript>,
+    /// SHA-256 and size.
+    pub digest: (String, u64),
+    /// Notes for stderr and the manifest.
+    pub notes: Vec<String>,
 }
 
 /// Every transcript of `path`: a folder (every supported file in it,
-/// recursively; ids are paths relative to it, with `/`), a single file of
-/// any supported format (its id is its file name) or a `.qdpx` project
-/// (ids are its sources' names). Two transcripts with one id are an error
-/// naming both.
-pub(crate) fn read_all(
-    path: &Path,
-    speakers: &SpeakerMap,
-) -> Result<Vec<TimedTranscript>, CorpusError> {
-    Ok(read_all_digested(path, speakers)?.0)
-}
-
-/// [`read_all`], with the digest [`digest`] gives of `path`, made from the
-/// bytes read (no file is read twice).
+/// recursively, as [`files_in`] walks it; ids are paths relative to it,
+/// with `/`), a single file of any supported format (its id is its file
+/// name) or a `.qdpx` project (ids are its sources' names), with the
+/// digest [`digest`] gives of `path`, made from the bytes read (no file is
+/// read twice), and the reader's notes. Two transcripts with one id are an
+/// error naming both.
 pub(crate) fn read_all_digested(
     path: &Path,
-    speakers: &SpeakerMap,
-) -> Result<(Vec<TimedTranscript>, (String, u64)), CorpusError> {
+    options: &ReadOptions,
+) -> Result<ReadAll, CorpusError> {
     let folder = path.is_dir();
+    let mut notes = Vec::new();
     let files: Vec<(PathBuf, String)> = if folder {
-        files_in(path)?
+        let walk = files_in(path)?;
+        notes.extend(walk.skipped.iter().map(|s| format!("{}: {s}", path.display())));
+        walk.files
             .into_iter()
             .map(|f| {
                 let id = relative_id(path, &f);
@@ -546,26 +744,33 @@ pub(crate) fn read_all_digested(
             .unwrap_or_default();
         vec![(path.to_path_buf(), id)]
     };
-    let read: Vec<(Vec<TimedTranscript>, String, u64)> = files
+    let read: Vec<FileRead> = files
         .par_iter()
-        .map(|(f, id)| read_file_digested(f, id, speakers))
+        .map(|(f, id)| read_file_digested(f, id, options))
         .collect::<Result<_, _>>()?;
     let digest = if folder {
         listing_digest(
             files
                 .iter()
                 .zip(&read)
-                .map(|((_, id), (_, sha, size))| (id.as_str(), sha.as_str(), *size)),
+                .map(|((_, id), r)| (id.as_str(), r.sha256.as_str(), r.size)),
         )
     } else {
         read.first()
-            .map(|(_, sha, size)| (sha.clone(), *size))
+            .map(|r| (r.sha256.clone(), r.size))
             .unwrap_or_default()
     };
     let mut seen: BTreeMap<String, &Path> = BTreeMap::new();
     let mut out = Vec::new();
-    for ((file, _), (ts, _, _)) in files.iter().zip(read) {
-        for t in ts {
+    for ((file, _), r) in files.iter().zip(read) {
+        for o in &r.outside {
+            notes.push(format!(
+                "{} read a text source outside the archive: {}",
+                file.display(),
+                o.display()
+            ));
+        }
+        for t in r.transcripts {
             if let Some(first) = seen.insert(t.id.clone(), file) {
                 return Err(CorpusError::Record {
                     path: file.clone(),
@@ -577,7 +782,11 @@ pub(crate) fn read_all_digested(
             out.push(t);
         }
     }
-    Ok((out, digest))
+    Ok(ReadAll {
+        transcripts: out,
+        digest,
+        notes,
+    })
 }
 
 /// A folder's digest: the SHA-256 of its listing (`SHA256  ID` lines in
@@ -592,16 +801,20 @@ fn listing_digest<'a>(files: impl Iterator<Item = (&'a str, &'a str, u64)>) -> (
     (crate::text::hash::sha256_hex(listing.as_bytes()), total)
 }
 
-/// [`read_all`] as a set of transcripts to match quotes against (each
+/// [`read_all_digested`] as a set of transcripts to match quotes against (each
 /// packed once built, when `pack` is set; a quote's source names an id,
 /// or an id without its extension when that is unique), with the digest
 /// of `path` ([`digest`]) made from the bytes read.
 pub(crate) fn load_digested(
     path: &Path,
-    speakers: &SpeakerMap,
+    options: &ReadOptions,
     pack: bool,
-) -> Result<(TranscriptSet, (String, u64)), CorpusError> {
-    let (read, digest) = read_all_digested(path, speakers)?;
+) -> Result<(TranscriptSet, (String, u64), Vec<String>), CorpusError> {
+    let ReadAll {
+        transcripts: read,
+        digest,
+        notes,
+    } = read_all_digested(path, options)?;
     let mut transcripts: Vec<Transcript> = read
         .into_par_iter()
         .map(TimedTranscript::into_transcript)
@@ -609,7 +822,7 @@ pub(crate) fn load_digested(
     if pack {
         transcripts.par_iter_mut().for_each(Transcript::pack);
     }
-    Ok((TranscriptSet::from_transcripts(transcripts), digest))
+    Ok((TranscriptSet::from_transcripts(transcripts), digest, notes))
 }
 
 /// The SHA-256 and size that a run's manifest records of a transcripts
@@ -618,17 +831,12 @@ pub(crate) fn load_digested(
 /// total size.
 pub fn digest(path: &Path) -> Result<(String, u64), CorpusError> {
     use crate::text::hash::sha256_hex;
-    let read = |p: &Path| {
-        std::fs::read(p).map_err(|source| CorpusError::Io {
-            path: p.to_path_buf(),
-            source,
-        })
-    };
+    let read = crate::corpus::input::read_bytes;
     if !path.is_dir() {
         let bytes = read(path)?;
         return Ok((sha256_hex(&bytes), bytes.len() as u64));
     }
-    let files = files_in(path)?;
+    let files = files_in(path)?.files;
     let sums: Vec<(String, String, u64)> = files
         .par_iter()
         .map(|f| {
@@ -684,14 +892,14 @@ mod tests {
     #[test]
     fn one_read_gives_the_digest_a_second_read_gives() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/interview");
-        let map = SpeakerMap::default();
+        let map = ReadOptions::default();
         for path in [
             root.clone(),
             root.join("harbour.vtt"),
             root.join("harbour.json"),
             root.join("harbour.qdpx"),
         ] {
-            let (set, digested) = load_digested(&path, &map, false).unwrap();
+            let (set, digested, _) = load_digested(&path, &map, false).unwrap();
             assert_eq!(digested, digest(&path).unwrap(), "{}", path.display());
             assert!(!set.transcripts.is_empty());
         }
@@ -763,7 +971,7 @@ mod tests {
         std::fs::write(dir.join("sub/a.txt"), "Ana: hi").unwrap();
         std::os::unix::fs::symlink(&dir, dir.join("sub/loop")).unwrap();
         std::os::unix::fs::symlink(dir.join("sub/a.txt"), dir.join("b.txt")).unwrap();
-        let files = files_in(&dir).unwrap();
+        let files = files_in(&dir).unwrap().files;
         let ids: Vec<String> = files.iter().map(|f| relative_id(&dir, f)).collect();
         assert_eq!(ids, ["b.txt", "sub/a.txt"]);
         std::fs::remove_dir_all(&dir).unwrap();

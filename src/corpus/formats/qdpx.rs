@@ -6,8 +6,17 @@
 //! archive, any other path is relative to the project's folder), read as
 //! a text transcript. The project's codes and codings are kept for the
 //! library ([`Project::codings`]).
+//!
+//! A source outside the archive is read only from the project's own
+//! folder (links resolved: `../`, `%2e%2e/`, an absolute path, a
+//! `file://` URL or a link that leads out of it is refused) unless the
+//! reader is told to allow more ([`super::ReadOptions::external_sources`]),
+//! never from `/proc`, `/dev` or `/sys`, and only a regular file; every
+//! file read so is listed ([`Project::outside`]). An entry named by many
+//! sources is read once, and every source's text counts against the
+//! archive's bound ([`crate::corpus::input::MAX_ARCHIVE_BYTES`]).
 
-use super::{open_zip, reference, xml_error, zip_part};
+use super::{reference, xml_error, Archive, ReadOptions};
 use super::{Format, TimedTranscript};
 use crate::corpus::CorpusError;
 use quick_xml::events::{BytesStart, Event};
@@ -47,6 +56,8 @@ pub(crate) struct Project {
     pub codes: Vec<Code>,
     /// Every coding of a text selection.
     pub codings: Vec<Coding>,
+    /// The files read outside the archive (external text sources).
+    pub outside: Vec<PathBuf>,
 }
 
 /// An attribute's value (unescaped), if present.
@@ -58,12 +69,8 @@ fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
 }
 
 /// The name of the project file inside the archive.
-fn project_file(archive: &zip::ZipArchive<std::fs::File>) -> Option<String> {
-    let names: Vec<String> = archive
-        .file_names()
-        .flatten()
-        .map(|n| n.into_owned())
-        .collect();
+fn project_file(archive: &Archive) -> Option<String> {
+    let names = archive.names();
     if names.iter().any(|n| n == "project.qde") {
         return Some("project.qde".into());
     }
@@ -76,15 +83,15 @@ fn project_file(archive: &zip::ZipArchive<std::fs::File>) -> Option<String> {
 }
 
 /// Reads a `.qdpx` project.
-pub(crate) fn read(path: &Path) -> Result<Project, CorpusError> {
-    let mut archive = open_zip(path, "REFI-QDA project")?;
+pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, CorpusError> {
+    let mut archive = Archive::open(path, "REFI-QDA project")?;
     let part = project_file(&archive).ok_or_else(|| CorpusError::Record {
         path: path.to_path_buf(),
         record: "(archive)".into(),
         field: "project.qde".into(),
         message: "missing from the archive (no .qde project file)".into(),
     })?;
-    let xml = zip_part(&mut archive, path, &part)?;
+    let xml = archive.part(&part)?;
     let mut reader = quick_xml::Reader::from_str(&xml);
     let mut project = Project::default();
     // (name, plainTextPath) of each text source.
@@ -171,14 +178,41 @@ pub(crate) fn read(path: &Path) -> Result<Project, CorpusError> {
             _ => {}
         }
     }
+    let names: std::collections::HashMap<&str, &str> = project
+        .codes
+        .iter()
+        .rev()
+        .map(|k| (k.guid.as_str(), k.name.as_str()))
+        .collect();
     for c in &mut project.codings {
-        if let Some(code) = project.codes.iter().find(|k| k.guid == c.code) {
-            c.code_name = code.name.clone();
+        if let Some(name) = names.get(c.code.as_str()) {
+            c.code_name = name.to_string();
         }
     }
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    // Each entry or file is read once, however many sources name it; each
+    // source's text counts against the archive's bound before any is
+    // parsed (2,000 sources of one 5 MB entry are refused, not built).
+    let mut read: std::collections::HashMap<String, std::rc::Rc<String>> = Default::default();
+    let mut texts = Vec::with_capacity(sources.len());
     for (name, text_path) in sources {
-        let text = source_text(&mut archive, path, &folder, &text_path)?;
+        let text = match read.get(&text_path) {
+            Some(text) => {
+                archive.budget().spend(&text_path, text.len() as u64)?;
+                text.clone()
+            }
+            None => {
+                let (text, outside) =
+                    source_text(&mut archive, path, &folder, &text_path, options)?;
+                project.outside.extend(outside);
+                let text = std::rc::Rc::new(crate::text::lone_cr_to_lf(text));
+                read.insert(text_path.clone(), text.clone());
+                text
+            }
+        };
+        texts.push((name, text_path, text));
+    }
+    for (name, text_path, text) in texts {
         let turns =
             super::text::parse(Path::new(&format!("{}:{text_path}", path.display())), &text)?;
         project.transcripts.push(TimedTranscript {
@@ -204,24 +238,65 @@ fn local_path(text_path: &str) -> String {
 }
 
 /// A source's plain text: `internal://FILE` from the archive's `sources/`,
-/// another path (or `file://` URL) relative to the project's folder.
+/// another path (or `file://` URL) relative to the project's folder, and
+/// the file read outside the archive if any.
 fn source_text(
-    archive: &mut zip::ZipArchive<std::fs::File>,
+    archive: &mut Archive,
     path: &Path,
     folder: &Path,
     text_path: &str,
-) -> Result<String, CorpusError> {
+    options: &ReadOptions,
+) -> Result<(String, Option<PathBuf>), CorpusError> {
     if let Some(file) = text_path.strip_prefix("internal://") {
-        return zip_part(archive, path, &format!("sources/{file}"));
+        return Ok((archive.part(&format!("sources/{file}"))?, None));
     }
-    let p = PathBuf::from(local_path(text_path));
-    let p = if p.is_relative() { folder.join(p) } else { p };
-    crate::corpus::read_text(&p).map_err(|e| CorpusError::Record {
+    let bad = |message: String| CorpusError::Record {
         path: path.to_path_buf(),
         record: format!("source {text_path:?}"),
         field: "plainTextPath".into(),
-        message: e.to_string(),
-    })
+        message,
+    };
+    let p = PathBuf::from(local_path(text_path));
+    let p = if p.is_relative() { folder.join(p) } else { p };
+    let resolved = std::fs::canonicalize(&p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
+    if !options.external_sources {
+        let base = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
+        let base = std::fs::canonicalize(base).map_err(|e| bad(e.to_string()))?;
+        if !resolved.starts_with(&base) {
+            return Err(bad(format!(
+                "{} lies outside the project's folder ({}): not read (--allow-external-sources reads it)",
+                resolved.display(),
+                base.display()
+            )));
+        }
+    }
+    let (file, _) = crate::corpus::input::open_regular(&resolved).map_err(|e| bad(e.to_string()))?;
+    let limit = crate::corpus::input::MAX_ENTRY_BYTES.min(archive.budget().left());
+    let bytes = match crate::corpus::input::read_bounded(file, limit) {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(read)) => {
+            archive.budget().spend(text_path, read)?;
+            return Err(bad(format!(
+                "{}: over {} MiB (the bound of one source)",
+                resolved.display(),
+                crate::corpus::input::MAX_ENTRY_BYTES >> 20
+            )));
+        }
+        Err(e) => return Err(bad(format!("{}: {e}", resolved.display()))),
+    };
+    archive.budget().spend(text_path, bytes.len() as u64)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "{}: not valid UTF-8 (byte {})",
+            resolved.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok((text, Some(resolved)))
 }
 
 #[cfg(test)]
@@ -283,7 +358,7 @@ mod tests {
                 ("sources/s2.txt", "Bo: yes"),
             ],
         );
-        let project = read(&p).unwrap();
+        let project = read(&p, &ReadOptions::default()).unwrap();
         let ids: Vec<&str> = project.transcripts.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids, ["IS-004 harbour", "IS-005"]);
         assert_eq!(
@@ -304,10 +379,10 @@ mod tests {
         );
         // No project file; a source missing from the archive.
         write_qdpx(&p, &[("sources/s1.txt", "x")]);
-        let e = read(&p).unwrap_err().to_string();
+        let e = read(&p, &ReadOptions::default()).unwrap_err().to_string();
         assert!(e.contains("p.qdpx") && e.contains("project.qde"), "{e}");
         write_qdpx(&p, &[("project.qde", QDE), ("sources/s1.txt", "x")]);
-        let e = read(&p).unwrap_err().to_string();
+        let e = read(&p, &ReadOptions::default()).unwrap_err().to_string();
         assert!(e.contains("p.qdpx") && e.contains("sources/s2.txt"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

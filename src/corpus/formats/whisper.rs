@@ -14,7 +14,8 @@ use std::path::Path;
 /// `{"documents"`) and that holds `"segments"` (openai-whisper writes the
 /// whole `"text"` first, so the whole file is looked at).
 pub(crate) fn looks_like_whisper(path: &Path) -> bool {
-    let Ok(mut f) = std::fs::File::open(path) else {
+    // Only a regular file is looked into (a FIFO is not waited on).
+    let Ok((mut f, _)) = crate::corpus::input::open_regular(path) else {
         return false;
     };
     let mut head = vec![0u8; 4096];
@@ -22,7 +23,8 @@ pub(crate) fn looks_like_whisper(path: &Path) -> bool {
     if !whisper_head(&String::from_utf8_lossy(&head[..n])) {
         return false;
     }
-    std::fs::read(path).is_ok_and(|bytes| memchr::memmem::find(&bytes, b"\"segments\"").is_some())
+    crate::corpus::input::read_bytes(path)
+        .is_ok_and(|bytes| memchr::memmem::find(&bytes, b"\"segments\"").is_some())
 }
 
 /// [`looks_like_whisper`] of a file's text already read.
