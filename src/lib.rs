@@ -40,11 +40,14 @@
 
 /// `eprintln!` that never panics: a message that cannot be written to
 /// standard error (closed, or a full disk) is dropped, and the command goes
-/// on to its exit code.
+/// on to its exit code. Control characters of the message (an escape
+/// sequence in a file or system name) are shown escaped
+/// ([`text::printable`]), never sent to the terminal raw.
 macro_rules! errln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr().lock(), "{}", $crate::text::printable(&line));
     }};
 }
 

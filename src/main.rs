@@ -20,6 +20,7 @@ fn main() -> ExitCode {
                 );
                 use std::io::Write as _;
                 let shown = corpus_eval::secrets::scrub(&e.render().to_string());
+                let shown = corpus_eval::text::printable(&shown);
                 let _ = std::io::stderr().write_all(shown.as_bytes());
             } else {
                 let _ = e.print();

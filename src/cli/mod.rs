@@ -10,7 +10,12 @@
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        $crate::cli::stdout_result(writeln!(std::io::stdout().lock(), $($arg)*))?
+        let text = format!($($arg)*);
+        $crate::cli::stdout_result(writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            $crate::text::printable(&text)
+        ))?
     }};
 }
 
