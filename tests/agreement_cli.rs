@@ -423,9 +423,8 @@ fn evaluate_run_folder_joins_a_coders_sheet() {
         ],
         "runs",
     );
-    let table = std::fs::read_to_string(run.join("quotes.csv")).unwrap();
-    let mut lines = table.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let mut table = csv::Reader::from_path(run.join("quotes.csv")).unwrap();
+    let header: Vec<String> = table.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
         header,
         [
@@ -433,7 +432,12 @@ fn evaluate_run_folder_joins_a_coders_sheet() {
             "answer_index",
             "quote_index",
             "quote_id",
+            // Issue 53: the quote as cited, who the answer says said it,
+            // who speaks where it was found.
+            "quote",
             "source",
+            "cited_speaker",
+            "span_speaker",
             "verdict",
             "attribution",
             "similarity",
@@ -452,12 +456,12 @@ fn evaluate_run_folder_joins_a_coders_sheet() {
     let mut sheet = String::from("quote_id,coder\n");
     let mut flipped = Vec::new();
     let mut n = 0;
-    for (i, line) in lines.enumerate() {
-        let cells: Vec<&str> = line.split(',').collect();
-        let (id, verdict) = (cells[3], cells[5]);
+    for (i, row) in table.records().enumerate() {
+        let cells = row.unwrap();
+        let (id, verdict) = (&cells[3], &cells[8]);
         assert_eq!(
             id,
-            format!("{}/{}/{}", cells[0], cells[1], cells[2]),
+            format!("{}/{}/{}", &cells[0], &cells[1], &cells[2]),
             "quote_id is PAIR/ANSWER/QUOTE"
         );
         let coder = if i < 2 {

@@ -643,3 +643,44 @@ fn issue_53_11_junit_that_cannot_be_written_is_refused_before_the_run() {
     .expect_code(0);
     assert!(std::fs::read_to_string(&target).unwrap().contains("<testsuite"));
 }
+
+#[test]
+fn issue_53_15_evaluate_quotes_csv_says_who_spoke() {
+    let dir = Dir::new("r53-quotes-csv");
+    dir.write(
+        "t.txt",
+        "Ana: we left in the spring, after the cannery closed.\nBo: and we sold the boat to a cousin.\n",
+    );
+    let questions = dir.write(
+        "q.json",
+        r#"{"qa_pairs": [{"id": "q1", "question": {"text": "When?", "type": "ListOne", "metric": {"spring": 1}},
+            "answers": [{"answer": "spring", "source": "t.txt",
+              "verbatims": [{"quote": "we sold the boat to a cousin", "source": "t.txt", "speaker": "Ana"}]}]}]}"#,
+    );
+    let run = dir.run_new_folder(
+        &[
+            "evaluate",
+            questions.to_str().unwrap(),
+            "t.txt",
+            "--out",
+            "runs",
+            "--no-plots",
+            "--no-html",
+        ],
+        "runs",
+    );
+    let mut table = csv::Reader::from_path(run.join("quotes.csv")).unwrap();
+    let header: Vec<String> = table.headers().unwrap().iter().map(String::from).collect();
+    let row = table.records().next().unwrap().unwrap();
+    let cell = |name: &str| row[header.iter().position(|h| h == name).unwrap()].to_string();
+    assert_eq!(cell("quote"), "we sold the boat to a cousin");
+    assert_eq!(cell("cited_speaker"), "Ana");
+    assert_eq!(cell("span_speaker"), "Bo");
+    assert_eq!(cell("attribution"), "wrong_speaker");
+    // The chapter lists every column.
+    let doc = std::fs::read_to_string(crate::util::repo().join("docs/evaluate.md")).unwrap();
+    let line = doc.lines().find(|l| l.starts_with("| `quotes.csv`")).unwrap();
+    for h in &header {
+        assert!(line.contains(&format!("`{h}")) || line.contains(&format!(" {h}")) || line.contains(&format!("{h},")) || line.contains(&format!("{h}`")), "docs/evaluate.md lacks {h}");
+    }
+}

@@ -78,12 +78,32 @@ def _document(value: Any, what: str = "input") -> str:
 def _path_of(transcripts: Any) -> Optional[str]:
     """The path `transcripts` names (a folder, a transcript file of any
     format, a .qdpx project): an os.PathLike, or a str that is not JSON
-    text and names something on disk. None for JSON documents."""
+    text. None for JSON documents. A path that names nothing on disk is a
+    FileNotFoundError (a mistyped path is never read as a document)."""
     if isinstance(transcripts, _os.PathLike):
-        return _os.fspath(transcripts)
-    if isinstance(transcripts, str) and transcripts.lstrip()[:1] not in ("[", "{") and _os.path.exists(transcripts):
-        return transcripts
-    return None
+        path = _os.fspath(transcripts)
+    elif isinstance(transcripts, str) and transcripts.lstrip()[:1] not in ("[", "{"):
+        path = transcripts
+    else:
+        return None
+    if not _os.path.exists(path):
+        raise FileNotFoundError(f"transcripts: no such file or folder: {path!r}")
+    return path
+
+
+_REPORT_EXTENSIONS = (".md", ".markdown", ".txt", ".text", ".docx")
+
+
+def _looks_like_path(text: str) -> bool:
+    """Whether a report given as a str is meant as a path: one line that
+    ends in a report's extension or starts like a path (`/`, `./`, `../`,
+    `~`)."""
+    line = text.strip()
+    return (
+        "\n" not in line
+        and line != ""
+        and (line.lower().endswith(_REPORT_EXTENSIONS) or line.startswith(("/", "./", "../", "~")))
+    )
 
 
 def _frame(csv_text: str) -> Any:
@@ -204,6 +224,11 @@ class Corpus:
     """
 
     def __init__(self, transcripts: Any, **config: Any) -> None:
+        if not isinstance(transcripts, (str, bytes, _os.PathLike, list, dict)):
+            raise TypeError(
+                "transcripts: a path (str or os.PathLike), JSON text, or a list or dict of chunks,"
+                f" not {type(transcripts).__name__}"
+            )
         path = _path_of(transcripts)
         # What `check_report` reads again (it resolves labels through the
         # transcripts' speakers).
@@ -300,7 +325,10 @@ def check_report(report: Any, corpus: Any, sources: Any = None, **config: Any) -
     check-report REPORT TRANSCRIPTS`).
 
     report: the path (str or os.PathLike) of a Markdown, text or .docx
-        report, or the report's text (a str that names no file).
+        report, or the report's text. A str of one line that ends in a
+        report's extension (.md, .markdown, .txt, .text, .docx) or starts
+        like a path (/, ./, ../, ~) is a path, and a FileNotFoundError when
+        it names no file; any other str that names no file is the text.
     corpus: the transcripts, as for `evaluate`: a path (folder, transcript
         file, .qdpx project), the JSON chunks or their text, or a `Corpus`
         made from a path or JSON.
@@ -318,6 +346,10 @@ def check_report(report: Any, corpus: Any, sources: Any = None, **config: Any) -
     """
     if isinstance(report, _os.PathLike) or (isinstance(report, str) and "\n" not in report and _os.path.isfile(report)):
         report_text, report_is_path = _os.fspath(report), True
+        if not _os.path.isfile(report_text):
+            raise FileNotFoundError(f"report: no such file: {report_text!r}")
+    elif isinstance(report, str) and _looks_like_path(report):
+        raise FileNotFoundError(f"report: no such file: {_os.path.expanduser(report.strip())!r}")
     elif isinstance(report, str):
         report_text, report_is_path = report, False
     else:

@@ -513,3 +513,21 @@ def test_chunk_corpora_split_by_transcript_load_as_their_transcripts(tmp_path):
         _native.chunk_files(str(bad))
     with pytest.raises(ValueError, match="has no partition"):
         _native.write_chunk_partitions(str(src), {}, dests)
+
+
+def test_issue_53_12_a_mistyped_path_is_an_error_not_a_document(tmp_path):
+    transcripts = tmp_path / "t.txt"
+    transcripts.write_text("Ana: we left in the spring of that year.\n")
+    # A report path that names no file: refused, not read as text.
+    for missing in ["/nonexistent/report.md", "notes/report.docx", tmp_path / "gone.md"]:
+        with pytest.raises(FileNotFoundError):
+            corpus_eval.check_report(missing, str(transcripts))
+    # A transcripts path that names nothing.
+    with pytest.raises(FileNotFoundError):
+        corpus_eval.Corpus(str(tmp_path / "no-such-folder"))
+    # Text stays text.
+    checks = corpus_eval.check_report("Ana said “we left in the spring of that year” (t.txt).", str(transcripts))
+    assert [q["verdict"] for q in checks] == ["exact"]
+    for bad in [42, 4.2, None, object()]:
+        with pytest.raises(TypeError):
+            corpus_eval.Corpus(bad)

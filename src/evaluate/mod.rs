@@ -793,6 +793,16 @@ impl<'a> PairWindow<'a> {
         }
     }
 
+    /// Every pair result of `eval`, without the question file (for tables
+    /// that need only the results).
+    pub(crate) fn all_results(eval: &'a Evaluation) -> PairWindow<'a> {
+        PairWindow {
+            first: 0,
+            questions: &[],
+            pairs: &eval.pairs,
+        }
+    }
+
     /// The positions of its pairs in the question file.
     pub(crate) fn range(&self) -> std::ops::Range<usize> {
         self.first..self.first + self.pairs.len()

@@ -25,7 +25,7 @@ use crate::citations::MatchLevel;
 use crate::corpus::{Loader, QuestionSet, TranscriptSet};
 use crate::evaluate::{
     annotate, evaluate, evaluate_owned, pairs_array, summarize_evaluation, write_document,
-    Annotated, EvalConfig, Fill, PairResult, Rows, Summary, Whole,
+    Annotated, EvalConfig, Fill, Rows, Summary, Whole,
 };
 use crate::lexicon::Lexicon;
 use crate::report::csv::CsvStream;
@@ -438,13 +438,18 @@ pub fn keep_shard(questions: &mut QuestionSet, shard: crate::shard::Shard) -> Re
     Ok(())
 }
 
-/// The columns of `quotes.csv`.
-pub const QUOTE_COLUMNS: [&str; 14] = [
+/// The columns of `quotes.csv` (`quote`: as cited; `cited_speaker`: who
+/// the answer says said it; `span_speaker`: who speaks where it was
+/// found).
+pub const QUOTE_COLUMNS: [&str; 17] = [
     "pair_id",
     "answer_index",
     "quote_index",
     "quote_id",
+    "quote",
     "source",
+    "cited_speaker",
+    "span_speaker",
     "verdict",
     "attribution",
     "similarity",
@@ -459,8 +464,8 @@ pub const QUOTE_COLUMNS: [&str; 14] = [
 /// `quotes.csv`: one row per quote, with a `quote_id` of the form
 /// `PAIR/ANSWER/QUOTE` (0-based indices) that `corpus-eval agreement` joins
 /// with a coder's sheet; spans in characters of the transcript.
-pub fn quotes_csv(evaluation: &crate::evaluate::Evaluation) -> String {
-    in_memory(|out| write_quotes_csv(evaluation, out))
+pub fn quotes_csv(questions: &QuestionSet, evaluation: &crate::evaluate::Evaluation) -> String {
+    in_memory(|out| write_quotes_csv(questions, evaluation, out))
 }
 
 /// What `write` writes, as text (into memory: nothing to fail; the tables
@@ -474,23 +479,31 @@ fn in_memory(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>)
 
 /// [`quotes_csv`] written to `out` as it is made.
 pub fn write_quotes_csv(
+    questions: &QuestionSet,
     evaluation: &crate::evaluate::Evaluation,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let mut out = crate::report::csv::CsvStream::new(out);
     out.record(QUOTE_COLUMNS)?;
-    quote_rows(&evaluation.pairs, &mut out)?;
+    quote_rows(
+        crate::evaluate::PairWindow::all(questions, evaluation),
+        &mut out,
+    )?;
     out.finish()
 }
 
-/// The rows of `quotes.csv` for `pairs`.
+/// The rows of `quotes.csv` for a window of pairs.
 pub(crate) fn quote_rows(
-    pairs: &[PairResult],
+    window: crate::evaluate::PairWindow<'_>,
     out: &mut CsvStream<&mut dyn std::io::Write>,
 ) -> std::io::Result<()> {
-    for pair in pairs {
+    for (k, pair) in window.pairs.iter().enumerate() {
+        let asked = window.questions.get(k);
         for (a, answer) in pair.answers.iter().enumerate() {
             for (q, quote) in answer.quotes.iter().enumerate() {
+                let cited = asked
+                    .and_then(|p| p.answers.get(a))
+                    .and_then(|x| x.quotes.get(q));
                 let (a, q) = (a.to_string(), q.to_string());
                 let id = format!("{}/{a}/{q}", pair.id);
                 let span = quote.check.span.as_ref();
@@ -515,7 +528,10 @@ pub(crate) fn quote_rows(
                     &a,
                     &q,
                     &id,
+                    cited.map_or("", |c| c.quote.as_str()),
                     quote.source.as_deref().unwrap_or(""),
+                    cited.and_then(|c| c.speaker.as_deref()).unwrap_or(""),
+                    quote.attributed.span_speaker.as_deref().unwrap_or(""),
                     quote.check.verdict.as_str(),
                     quote.attributed.attribution.map_or("", |x| x.as_str()),
                     &similarity,
@@ -562,17 +578,17 @@ pub fn write_items_csv(
 ) -> std::io::Result<()> {
     let mut out = crate::report::csv::CsvStream::new(out);
     out.record(ITEM_COLUMNS)?;
-    item_rows(&evaluation.pairs, &mut out)?;
+    item_rows(crate::evaluate::PairWindow::all_results(evaluation), &mut out)?;
     out.finish()
 }
 
 /// The rows of `items.csv` for `pairs`.
 pub(crate) fn item_rows(
-    pairs: &[PairResult],
+    window: crate::evaluate::PairWindow<'_>,
     out: &mut CsvStream<&mut dyn std::io::Write>,
 ) -> std::io::Result<()> {
     use crate::report::csv::number;
-    for pair in pairs {
+    for pair in window.pairs {
         let existence = number(pair.existence_score);
         let strict = number(pair.strict_existence());
         let qtype = pair.qtype.map_or("", |t| t.name());
@@ -649,13 +665,13 @@ pub(crate) fn write_run_from(
     };
     let table = |columns: &'static [&'static str],
                  write: fn(
-        &[PairResult],
+        crate::evaluate::PairWindow<'_>,
         &mut CsvStream<&mut dyn std::io::Write>,
     ) -> std::io::Result<()>| {
         move |w: &mut dyn std::io::Write| {
             let mut out = CsvStream::new(w);
             out.record(columns)?;
-            rows.windows(Fill::RESULTS, &mut |window| write(window.pairs, &mut out))?;
+            rows.windows(Fill::RESULTS, &mut |window| write(window, &mut out))?;
             out.finish()
         }
     };

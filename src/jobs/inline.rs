@@ -136,7 +136,7 @@ pub fn evaluate_tables(
     let t = transcripts_of(config, transcripts)?;
     let out = super::evaluate::run(config, &q, &t, lexicon)?;
     Ok(EvaluateTables {
-        quotes_csv: super::evaluate::quotes_csv(&out.evaluation),
+        quotes_csv: super::evaluate::quotes_csv(&q, &out.evaluation),
         items_csv: super::evaluate::items_csv(&out.evaluation),
         results: out.results,
         summary: out.summary,

@@ -33,6 +33,18 @@ pub fn fixture(rel: &str) -> PathBuf {
     repo().join("fixtures").join(rel)
 }
 
+/// The commands that may load the embedding model (`rerun` and `merge`
+/// run them again).
+const MODEL_COMMANDS: [&str; 7] = [
+    "similarity",
+    "embed",
+    "judge-answers",
+    "threshold",
+    "text-eval",
+    "rerun",
+    "merge",
+];
+
 /// A temp folder for one test.
 pub struct Dir {
     pub tmp: tempfile::TempDir,
@@ -111,6 +123,14 @@ impl Dir {
     /// A `corpus-eval ARGS` command with the temp dir as cwd, the judge's
     /// and the model's environment variables cleared and `env` set.
     pub fn command<S: AsRef<std::ffi::OsStr>>(&self, args: &[S], env: &[(&str, &str)]) -> Command {
+        // A command that may load the embedding model finds it in the
+        // project's models/ folder: it is fetched first, once, through the
+        // one helper (a fresh clone has none), so that no test passes or
+        // fails by whether another test fetched it before.
+        let first = args.first().map(|a| a.as_ref().to_string_lossy().into_owned());
+        if first.as_deref().is_some_and(|c| MODEL_COMMANDS.contains(&c)) {
+            model_dir();
+        }
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_corpus-eval"));
         cmd.args(args).current_dir(self.path());
         for k in [
