@@ -7,7 +7,7 @@
 //! a page of cards at a time (filtered by attribution, verdict and a search
 //! text), so the page stays light and quick at tens of thousands of quotes.
 //! The filter can also be set from the address: `report.html#attribution=
-//! stitched&verdict=not_found&q=tractor`.
+//! stitched&verdict=not_found&q=fishermen`.
 //!
 //! ```
 //! use corpus_eval::views::audit::{context, Context};
@@ -781,7 +781,7 @@ h+=ctx(q.ctx);if(q.closest){h+='<div class="meta">closest passage (similarity '+
 if(q.other){h+='<div class="meta">found in '+esc(q.other.source)+' ('+esc(q.other.verdict)+(q.other.speaker?', said by '+esc(q.other.speaker):'')+')'+spn(q.other.span)+'</div>'+ctx(q.other.ctx);}
 return h+'</div>';}
 function apply(){var a=fa.value,v=fv.value,s=fq.value.toLowerCase();list=D.quotes.filter(function(q){if(a&&String(q.attribution)!==a)return false;if(v&&q.verdict!==v)return false;if(s){var p=D.pairs[q.p];return (q.quote+' '+p.question+' '+p.answers[q.a][0]+' '+q.id).toLowerCase().indexOf(s)>=0;}return true;});page=0;draw();}
-function draw(){var n=Math.max(1,Math.ceil(list.length/P));page=Math.min(page,n-1);out.innerHTML=list.slice(page*P,page*P+P).map(card).join('');info.textContent='page '+(page+1)+' of '+n+' ('+list.length+' quotes)';document.body.setAttribute('data-shown',list.length);document.body.setAttribute('data-cards',out.children.length);}
+function draw(){var n=Math.max(1,Math.ceil(list.length/P));page=Math.min(page,n-1);out.innerHTML=list.slice(page*P,page*P+P).map(card).join('');info.textContent='page '+(page+1)+' of '+n+' ('+list.length+(list.length===1?' quote':' quotes')+')';document.body.setAttribute('data-shown',list.length);document.body.setAttribute('data-cards',out.children.length);}
 document.getElementById('prev').onclick=function(){if(page>0){page--;draw();}};document.getElementById('next').onclick=function(){page++;draw();};
 [fa,fv].forEach(function(e){e.onchange=apply;});fq.oninput=apply;
 var h=new URLSearchParams(location.hash.slice(1));if(h.get('attribution'))fa.value=h.get('attribution');if(h.get('verdict'))fv.value=h.get('verdict');if(h.get('q'))fq.value=h.get('q');
@@ -808,10 +808,11 @@ pub fn render_around(
 ) -> (String, String) {
     let mut page = HtmlPage::new("Quote audit report");
     page.style(STYLE);
+    let n = |k: &str| summary.counts.get(k).copied().unwrap_or(0);
     page.note(&format!(
-        "{} pairs, {} quotes. Every quote below shows its verdict (is the text in the cited transcript), its attribution (who said it, in which turn, in which transcript) and the matched text in its transcript, highlighted; words of the source that differ from the quote are underlined.",
-        summary.counts.get("pairs").copied().unwrap_or(0),
-        summary.counts.get("quotes").copied().unwrap_or(0)
+        "{}, {}. Every quote below shows its verdict (is the text in the cited transcript), its attribution (who said it, in which turn, in which transcript) and the matched text in its transcript, highlighted; words of the source that differ from the quote are underlined.",
+        super::count(n("pairs"), "pair", "pairs"),
+        super::count(n("quotes"), "quote", "quotes")
     ));
     // The statistics fold away above the cards, so the first cards stand
     // on the first screen.
@@ -892,9 +893,9 @@ pub fn render_around(
             .map(|v| format!("<option value=\"{0}\">{0}</option>", escape(v)))
             .collect::<String>()
     };
-    let attributions: Vec<&str> = classes.iter().map(|a| a.as_str()).chain(["null"]).collect();
+    let attributions: Vec<&str> = classes.iter().map(|a| a.as_str()).collect();
     page.raw(&format!(
-        "<div class=\"bar\"><label>attribution <select id=\"f-attribution\"><option value=\"\">all</option>{}</select></label>\
+        "<div class=\"bar\"><label>attribution <select id=\"f-attribution\"><option value=\"\">all</option>{}<option value=\"null\">none (unknown source)</option></select></label>\
 <label>verdict <select id=\"f-verdict\"><option value=\"\">all</option>{}</select></label>\
 <input id=\"f-search\" type=\"search\" placeholder=\"search quotes, questions, answers, ids\"></div>\
 <div class=\"pager\"><button id=\"prev\">previous</button><button id=\"next\">next</button><span id=\"page-info\"></span></div>\

@@ -209,8 +209,9 @@ pub(crate) fn render(
         .ok_share
         .map_or("n/a".to_string(), |s| format!("{:.1}%", s * 100.0));
     page.paragraph(&format!(
-        "{} quotes: {} cited, {} with a label that did not resolve, {} uncited; {} found; {} ok ({share}).",
-        summary.quotes, summary.cited, summary.unresolved, summary.uncited, summary.found, summary.ok
+        "{}: {} cited, {} with a label that did not resolve, {} uncited; {} found; {} ok ({share}).",
+        super::count(summary.quotes, "quote", "quotes"),
+        summary.cited, summary.unresolved, summary.uncited, summary.found, summary.ok
     ));
     let rows: Vec<Vec<String>> = Attribution::ALL
         .iter()

@@ -29,10 +29,11 @@ h1{color:#2c3e50;border-bottom:3px solid #3498db;padding-bottom:10px}\
 h2{color:#34495e;margin-top:30px}\
 table{border-collapse:collapse;width:100%;margin:20px 0}\
 th,td{border:1px solid #ddd;padding:8px 12px;text-align:center}\
-td.text{text-align:left}\
+td.text{text-align:left;overflow-wrap:anywhere}\
 th{background:#3498db;color:#fff;font-weight:bold}\
 tr:nth-child(even){background:#f2f2f2}\
-.note{font-style:italic;color:#666;margin:10px 0}\
+.note{font-style:italic;color:#666;margin:10px 0;overflow-wrap:anywhere}\
+.table-wrap{max-width:100%;overflow-x:auto}\
 img{max-width:100%;height:auto;border:1px solid #eee}\
 pre{background:#f8f8f8;border:1px solid #ddd;padding:12px;overflow-x:auto;font-size:12px}\
 code{font-size:90%}";
@@ -95,7 +96,7 @@ impl HtmlPage {
     /// A table; cells that do not look numeric are left-aligned.
     pub fn table(&mut self, id: &str, headers: &[String], rows: &[Vec<String>]) {
         self.body
-            .push_str(&format!("<table id=\"{}\">\n<thead><tr>", escape(id)));
+            .push_str(&format!("<div class=\"table-wrap\"><table id=\"{}\">\n<thead><tr>", escape(id)));
         for h in headers {
             self.body.push_str(&format!("<th>{}</th>", escape(h)));
         }
@@ -113,7 +114,7 @@ impl HtmlPage {
             }
             self.body.push_str("</tr>\n");
         }
-        self.body.push_str("</tbody>\n</table>\n");
+        self.body.push_str("</tbody>\n</table></div>\n");
     }
 
     /// An embedded PNG image.

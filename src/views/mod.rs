@@ -16,3 +16,8 @@ pub mod svg;
 pub(crate) mod table;
 #[cfg(feature = "cli")]
 pub(crate) mod text;
+
+/// `n` with its noun, singular for one: `1 quote`, `2 quotes`.
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -468,8 +468,9 @@ pub(crate) fn check_report_summary(
     quotes: &[crate::check_report::CheckedQuote],
 ) -> String {
     let mut out = format!(
-        "{} quotes ({} cited, {} unresolved, {} uncited): {} found, {} ok",
-        s.quotes, s.cited, s.unresolved, s.uncited, s.found, s.ok
+        "{} ({} cited, {} unresolved, {} uncited): {} found, {} ok",
+        super::count(s.quotes, "quote", "quotes"),
+        s.cited, s.unresolved, s.uncited, s.found, s.ok
     );
     if let Some(share) = s.ok_share {
         out.push_str(&format!(" ({:.1}%)", share * 100.0));

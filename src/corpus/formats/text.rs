@@ -4,7 +4,8 @@
 //! become time anchors: `[hh:mm:ss]`, `[mm:ss]`, `[hh:mm:ss.s]`,
 //! `(hh:mm:ss)`, `{hh:mm:ss}`, `#hh:mm:ss-d#` / `#hh:mm:ss.d#` (f4,
 //! MAXQDA); and Otter's label line (`Name  0:03`, what was said on the
-//! next lines) becomes a `Name: text` turn.
+//! next lines) becomes a `Name: text` turn. Otter's footer line
+//! (`Transcribed by https://otter.ai`) is not speech: it is dropped.
 
 use super::{line_error, seconds, Cue, TimedTurn};
 use crate::corpus::CorpusError;
@@ -104,6 +105,15 @@ fn strip_line(path: &Path, n: usize, line: &str) -> Result<(String, Vec<Cue>), C
     Ok((out, cues))
 }
 
+/// Otter's footer: `Transcribed by https://otter.ai` (any case, the
+/// address with or without its scheme), a line of its own.
+fn is_otter_footer(line: &str) -> bool {
+    let t = line.trim().to_ascii_lowercase();
+    t.strip_prefix("transcribed by")
+        .map(|rest| rest.trim().trim_start_matches("https://").trim_start_matches("http://"))
+        .is_some_and(|rest| rest.trim_end_matches('/') == "otter.ai")
+}
+
 /// The turns of a text transcript: one per line (labels stay in the text,
 /// for the speaker pattern), an Otter label line and the lines after it
 /// one turn of that speaker.
@@ -138,6 +148,10 @@ pub(crate) fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusErr
                     end: None,
                 }],
             });
+            continue;
+        }
+        if is_otter_footer(line) {
+            close_otter(&mut turns, &mut otter, &mut otter_line);
             continue;
         }
         let (clean, cues) = strip_line(path, n, line)?;
@@ -263,6 +277,20 @@ mod tests {
         let turns = parse(Path::new("o.txt"), "Ana  0:03\nhi there\n\nA note.\n").unwrap();
         let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(texts, ["hi there", "A note."]);
+    }
+
+    #[test]
+    fn issue_53_19_otters_footer_is_not_the_last_speakers_words() {
+        let text = "Ana Lopez  0:03\nWe lived by the harbour.\n\nTomas  0:09\nWhy?\nTranscribed by https://otter.ai\n";
+        let turns = parse(Path::new("o.txt"), text).unwrap();
+        assert_eq!(turns.len(), 2, "{turns:?}");
+        assert_eq!(turns[1].text, "Why?");
+        // Right after the words, no blank line; and without the scheme.
+        let turns = parse(Path::new("o.txt"), "Tomas  0:09\nWhy?\n\nTranscribed by otter.ai").unwrap();
+        assert_eq!(turns.len(), 1, "{turns:?}");
+        // A sentence that mentions it is speech.
+        let turns = parse(Path::new("o.txt"), "Ana: it was transcribed by otter.ai for us").unwrap();
+        assert_eq!(turns[0].text, "Ana: it was transcribed by otter.ai for us");
     }
 
     #[test]
