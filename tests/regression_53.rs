@@ -684,3 +684,97 @@ fn issue_53_15_evaluate_quotes_csv_says_who_spoke() {
         assert!(line.contains(&format!("`{h}")) || line.contains(&format!(" {h}")) || line.contains(&format!("{h},")) || line.contains(&format!("{h}`")), "docs/evaluate.md lacks {h}");
     }
 }
+
+#[test]
+fn issue_53_13_the_documented_compare_is_safe_to_repeat_and_a_glob_is_named() {
+    let dir = Dir::new("r53-compare-again");
+    let (q, t) = sample();
+    let eval = |out: &str, extra: &[&str]| {
+        let mut args = vec!["evaluate", q.as_str(), t.as_str(), "--out", out, "--no-plots", "--no-html"];
+        args.extend_from_slice(extra);
+        dir.run_new_folder(&args, out)
+    };
+    let a1 = eval("runs/a", &[]);
+    let b1 = eval("runs/b", &["--match", "exact"]);
+    let latest = dir.path().join("runs/a/latest");
+    assert_eq!(std::fs::canonicalize(&latest).unwrap(), std::fs::canonicalize(&a1).unwrap());
+    // The documented command, twice (a second run into each folder).
+    let a2 = eval("runs/a", &[]);
+    eval("runs/b", &["--match", "exact"]);
+    assert_eq!(std::fs::canonicalize(&latest).unwrap(), std::fs::canonicalize(&a2).unwrap());
+    for _ in 0..2 {
+        let r = dir
+            .run(&[
+                "compare",
+                "normalized=runs/a/latest",
+                "exact=runs/b/latest",
+                "--cluster",
+                "source",
+                "--resamples",
+                "200",
+                "--out",
+                "cmp",
+                "--json",
+            ])
+            .expect_code(0);
+        let v: serde_json::Value = serde_json::from_str(r.stdout().trim()).unwrap();
+        let folder = PathBuf::from(v["run_folder"].as_str().unwrap());
+        let manifest = read_json(&dir.path().join(folder).join("manifest.json"));
+        // The comparison records the run folder the link named.
+        let inputs = manifest["inputs"].to_string();
+        assert!(!inputs.contains("latest"), "{inputs}");
+    }
+    // What `normalized=$(echo runs/a/*)` gives the command: said plainly.
+    let r = dir
+        .run(&[
+            "compare",
+            &format!("normalized={}", a1.display()),
+            &a2.display().to_string(),
+            &format!("exact={}", b1.display()),
+        ])
+        .expect_code(2);
+    r.expect_stderr(&["matched 2 run folders", "normalized=", "/latest"]);
+}
+
+#[test]
+fn issue_53_14_compare_draws_do_not_depend_on_the_systems_names() {
+    let dir = Dir::new("r53-names");
+    let (q, t) = sample();
+    let a = dir.run_new_folder(&["evaluate", &q, &t, "--out", "a", "--no-plots", "--no-html"], "a");
+    let b = dir.run_new_folder(
+        &["evaluate", &q, &t, "--out", "b", "--no-plots", "--no-html", "--match", "exact"],
+        "b",
+    );
+    let compare = |x: &str, y: &str| -> serde_json::Value {
+        let r = dir
+            .run(&[
+                "compare",
+                &format!("{x}={}", a.display()),
+                &format!("{y}={}", b.display()),
+                "--cluster",
+                "source",
+                "--seed",
+                "42",
+                "--out",
+                "cmp",
+                "--json",
+            ])
+            .expect_code(0);
+        serde_json::from_str(r.stdout().trim()).unwrap()
+    };
+    let (one, two) = (compare("normalized", "exact"), compare("base", "worse"));
+    let strip = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["differences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["paired"].clone())
+            .collect()
+    };
+    assert_eq!(strip(&one), strip(&two));
+    let means = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["systems"].as_array().unwrap().iter().map(|s| s["means"].clone()).collect()
+    };
+    assert_eq!(means(&one), means(&two));
+    assert!(one["signature"].as_str().unwrap().contains("streams:seed+positions+metric"));
+}

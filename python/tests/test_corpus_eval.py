@@ -29,7 +29,7 @@ def cli(*args, cwd):
 
 
 def only_run_folder(parent):
-    (folder,) = [p for p in Path(parent).iterdir() if p.is_dir()]
+    (folder,) = [p for p in Path(parent).iterdir() if p.is_dir() and not p.is_symlink()]
     return folder
 
 

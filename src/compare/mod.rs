@@ -308,11 +308,17 @@ pub struct Comparison {
     pub warnings: Vec<String>,
 }
 
+/// What the draws of a comparison depend on: the seed, the systems'
+/// positions on the command line and the metric (never the systems'
+/// names).
+pub const STREAMS: &str = "seed+positions+metric";
+
 /// Signature of the comparison method.
 pub fn signature(resamples: usize, seed: u64, cluster: Cluster) -> String {
     crate::signature::Signature::new("paired-bootstrap")
         .field("version", env!("CARGO_PKG_VERSION"))
         .field("draw", crate::stats::paired::DRAW)
+        .field("streams", STREAMS)
         .field("pairing", "item-id")
         .field(
             "resample",
@@ -508,16 +514,17 @@ pub fn cohens_dz(a: &[f64], b: &[f64]) -> Option<f64> {
 }
 
 /// The test of one metric between two systems.
+/// The test's draws depend on the seed, the two systems' positions on
+/// the command line and the metric, never on the systems' names (a name is
+/// a label): [`STREAMS`].
 fn test_metric(
     (a, b): (&SystemResult, &SystemResult),
+    (i, j): (usize, usize),
     (metric, ma, mb): (&str, usize, usize),
     official: bool,
     options: &Options,
 ) -> (Difference, Vec<Changed>) {
-    let seed = crate::stats::group_seed(
-        options.seed,
-        &format!("{}\u{1f}{}\u{1f}{metric}", a.name, b.name),
-    );
+    let seed = crate::stats::group_seed(options.seed, &format!("{i}\u{1f}{j}\u{1f}{metric}"));
     let mut changed = Vec::new();
     let mut dz = None;
     let (paired, note) = match paired_rows(a, b, (ma, mb), official) {
@@ -585,7 +592,8 @@ fn system_means(
 ) -> Vec<Vec<SystemMean>> {
     systems
         .par_iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(k_system, s)| {
             metrics
                 .iter()
                 .map(|m| {
@@ -612,7 +620,7 @@ fn system_means(
                             }
                             let g = crate::stats::summarize(
                                 &values,
-                                crate::stats::group_seed(seed, &format!("{}\u{1f}{m}", s.name)),
+                                crate::stats::group_seed(seed, &format!("{k_system}\u{1f}{m}")),
                                 MEAN_RESAMPLES,
                             );
                             SystemMean {
@@ -662,7 +670,7 @@ pub fn compare(systems: Vec<SystemResult>, options: &Options) -> Result<Comparis
                 .map(|metric| {
                     let ma = a.metrics.iter().position(|x| x == metric).unwrap_or(0);
                     let mb = b.metrics.iter().position(|x| x == metric).unwrap_or(0);
-                    let tested = test_metric((a, b), (metric, ma, mb), official, options);
+                    let tested = test_metric((a, b), (i, j), (metric, ma, mb), official, options);
                     crate::progress::advance(1);
                     tested
                 })

@@ -24,7 +24,7 @@ use crate::views::html::HtmlPage;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// Fewest resamples.
@@ -91,11 +91,48 @@ impl JobConfig for Config {
                 message: format!("needs two NAME=PATH at least, got {}", self.systems.len()),
             });
         }
-        for s in &self.systems {
-            parse_system(s)?;
+        for (k, s) in self.systems.iter().enumerate() {
+            parse_system(s).map_err(|e| globbed(&self.systems, k).unwrap_or(e))?;
         }
         Ok(())
     }
+}
+
+/// `base=runs/a/X runs/a/Y`: a shell pattern (`base=$(echo runs/a/*)`)
+/// expanded into several paths, the first one given to `NAME=`, the others
+/// standing alone after it in the same folder. The error says so, and how
+/// to name one run.
+fn globbed(systems: &[String], k: usize) -> Option<ConfigError> {
+    if systems[k].contains('=') {
+        return None;
+    }
+    let owner = systems[..k].iter().rposition(|s| s.contains('='))?;
+    let (name, first) = parse_system(&systems[owner]).ok()?;
+    let parent = first.parent().filter(|p| !p.as_os_str().is_empty())?;
+    let rest: Vec<&str> = systems[owner + 1..]
+        .iter()
+        .map(String::as_str)
+        .take_while(|s| !s.contains('='))
+        .collect();
+    if !rest
+        .iter()
+        .all(|s| Path::new(s).parent() == Some(parent))
+    {
+        return None;
+    }
+    let parent = parent.display();
+    let matched: Vec<String> = std::iter::once(first.display().to_string())
+        .chain(rest.iter().map(|s| s.to_string()))
+        .collect();
+    Some(ConfigError::Invalid {
+        field: "systems".into(),
+        message: format!(
+            "{name}={parent}/* matched {} run folders ({}): a system is one run folder; name one, e.g. {name}={parent}/{} (the run finished last there)",
+            matched.len(),
+            crate::corpus::Preview(&matched.join(", ")),
+            crate::report::run::LATEST,
+        ),
+    })
 }
 
 /// `--fail-on-regression`'s significance level: `alpha` (default 0.05),
@@ -133,6 +170,13 @@ pub fn run(config: &Config) -> Result<Comparison, JobError> {
     let mut systems = Vec::with_capacity(config.systems.len());
     for spec in &config.systems {
         let (name, path) = parse_system(spec)?;
+        // `runs/a/latest` is the run folder it points to now (what the
+        // comparison records).
+        let path = match std::fs::read_link(&path) {
+            Ok(t) if t.is_relative() => path.parent().map_or(t.clone(), |p| p.join(&t)),
+            Ok(t) => t,
+            Err(_) => path,
+        };
         systems.push(load_system(&name, &path)?);
     }
     let options = Options {

@@ -301,16 +301,57 @@ impl RunWriter {
         }
         write_json_file(&self.file(MANIFEST), &self.manifest, true)?;
         if let Some(dir) = self.live.take() {
+            point_latest(&dir);
             return Ok(dir);
         }
         match self.folder.take() {
-            Some(folder) => folder.finish(),
+            Some(folder) => folder.finish().inspect(|dir| point_latest(dir)),
             None => Err(ReportError::Io {
                 path: PathBuf::from(MANIFEST),
                 source: std::io::Error::other("run folder already finished"),
             }),
         }
     }
+}
+
+/// The name of the link in a folder of run folders (`--out`) to the run
+/// folder finished last: `reports/latest` names the newest run, so a
+/// command that names it (`compare a=runs/a/latest b=runs/b/latest`) is
+/// safe to repeat however many runs the folder holds.
+pub const LATEST: &str = "latest";
+
+/// Points `<parent>/latest` at a finished run folder: a relative link,
+/// replaced atomically (a new link renamed over it). Best effort (a run is
+/// complete without it); an entry `latest` that is not a link is left
+/// alone, and so is one that names a newer run (run folder names start
+/// with their UTC start time, so they sort by age).
+fn point_latest(folder: &Path) {
+    #[cfg(unix)]
+    {
+        let (Some(parent), Some(name)) = (folder.parent(), folder.file_name()) else {
+            return;
+        };
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        let link = parent.join(LATEST);
+        if let Ok(m) = link.symlink_metadata() {
+            let newer = std::fs::read_link(&link).is_ok_and(|t| t.as_os_str() > name);
+            if !m.file_type().is_symlink() || newer {
+                return;
+            }
+        }
+        let tmp = parent.join(format!(".{LATEST}.{}.tmp", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        if std::os::unix::fs::symlink(name, &tmp).is_err() || std::fs::rename(&tmp, &link).is_err()
+        {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = folder;
 }
 
 impl RunWriter {

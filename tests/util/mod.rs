@@ -183,10 +183,15 @@ impl Dir {
     }
 
     /// The run folders under `parent` (relative to the temp dir).
+    /// (the `latest` link to the newest is not one of them).
     pub fn run_folders(&self, parent: &str) -> Vec<PathBuf> {
         let p = self.path().join(parent);
         let mut v: Vec<PathBuf> = match std::fs::read_dir(&p) {
-            Ok(rd) => rd.filter_map(|e| e.ok()).map(|e| e.path()).collect(),
+            Ok(rd) => rd
+                .filter_map(|e| e.ok())
+                .filter(|e| !e.file_type().is_ok_and(|t| t.is_symlink()))
+                .map(|e| e.path())
+                .collect(),
             Err(_) => Vec::new(),
         };
         v.sort();
