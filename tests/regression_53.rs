@@ -68,7 +68,12 @@ fn run_bounded(dir: &Dir, args: &[&str], limit: Duration) -> (i32, String) {
         if let Some(status) = child.try_wait().unwrap() {
             let mut err = String::new();
             use std::io::Read;
-            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
             return (status.code().unwrap_or(-1), err);
         }
         if start.elapsed() > limit {
@@ -156,7 +161,9 @@ fn issue_53_02_one_entry_named_by_many_sources_counts_against_the_archive_bound(
             ("sources/one.txt", entry.as_bytes()),
         ],
     );
-    let r = dir.run(&["transcript", "amp.qdpx", "--json"]).expect_code(0);
+    let r = dir
+        .run(&["transcript", "amp.qdpx", "--json"])
+        .expect_code(0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout()).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 20);
 }
@@ -172,7 +179,10 @@ fn issue_53_03_devices_and_fifos_are_refused_wherever_the_path_comes_from() {
     assert!(err.contains("/dev/zero"), "{err}");
     let (code, err) = run_bounded(&dir, &["evaluate", &q, "/dev/zero", "--out", "runs"], limit);
     assert_eq!(code, 2, "{err}");
-    dir.write("r.md", "Ana said “we left in the spring of that year” (P1).\n");
+    dir.write(
+        "r.md",
+        "Ana said “we left in the spring of that year” (P1).\n",
+    );
     dir.write("t.txt", "Ana: we left in the spring of that year.\n");
     let (code, err) = run_bounded(
         &dir,
@@ -225,7 +235,10 @@ fn issue_53_03_devices_and_fifos_are_refused_wherever_the_path_comes_from() {
             args.extend(extra);
             let (code, err) = run_bounded(&dir, &args, limit);
             assert_eq!(code, 2, "{target} {extra:?}: {err}");
-            assert!(err.contains("dev.qdpx") && err.contains("plainTextPath"), "{err}");
+            assert!(
+                err.contains("dev.qdpx") && err.contains("plainTextPath"),
+                "{err}"
+            );
         }
     }
 }
@@ -282,7 +295,11 @@ fn issue_53_04_a_project_reads_only_its_own_folder_unless_allowed_and_says_so() 
     let r = dir
         .run(&["transcript", "proj/p.qdpx", "--allow-external-sources"])
         .expect_code(0)
-        .expect_stderr(&["read a text source outside the archive", "in.txt", "secret.txt"]);
+        .expect_stderr(&[
+            "read a text source outside the archive",
+            "in.txt",
+            "secret.txt",
+        ]);
     assert!(r.stdout().contains("the secret outside the project"));
     // /proc stays refused with the flag.
     write_zip(
@@ -353,8 +370,14 @@ fn issue_53_04_a_secret_in_a_transcript_is_redacted_in_report_html_even_split() 
     r.expect_code(0);
     let run = dir.run_folders("runs").pop().unwrap();
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
-    assert!(!html.contains("56789abcdef"), "the secret's tail is in report.html");
-    assert!(html.contains("<redacted>") || html.contains("\\u003credacted"), "no redaction mark");
+    assert!(
+        !html.contains("56789abcdef"),
+        "the secret's tail is in report.html"
+    );
+    assert!(
+        html.contains("<redacted>") || html.contains("\\u003credacted"),
+        "no redaction mark"
+    );
 }
 
 #[test]
@@ -371,7 +394,14 @@ fn issue_53_05_quote_finding_is_linear_on_unclosed_marks() {
     dir.write("t.txt", "Ana: we left in the spring of that year.\n");
     let (code, err) = run_bounded(
         &dir,
-        &["check-report", "r.md", "t.txt", "--out", "runs", "--no-html"],
+        &[
+            "check-report",
+            "r.md",
+            "t.txt",
+            "--out",
+            "runs",
+            "--no-html",
+        ],
         Duration::from_secs(300),
     );
     assert_eq!(code, 0, "{err}");
@@ -389,7 +419,10 @@ fn issue_53_06_a_large_source_map_is_indexed() {
     }
     map.push_str("Gwen,t.txt,Ana\n");
     dir.write("map.csv", &map);
-    dir.write("r.md", "Gwen said “we left in the spring of that year” (Gwen).\n");
+    dir.write(
+        "r.md",
+        "Gwen said “we left in the spring of that year” (Gwen).\n",
+    );
     dir.write("t.txt", "Ana: we left in the spring of that year.\n");
     let (code, err) = run_bounded(
         &dir,
@@ -421,7 +454,10 @@ fn issue_53_06_a_large_source_map_is_indexed() {
 fn issue_53_07_junit_with_control_characters_is_well_formed_and_the_terminal_sees_no_escapes() {
     let dir = Dir::new("r53-junit");
     let (q, t) = sample();
-    let a = dir.run_new_folder(&["evaluate", &q, &t, "--out", "a", "--no-plots", "--no-html"], "a");
+    let a = dir.run_new_folder(
+        &["evaluate", &q, &t, "--out", "a", "--no-plots", "--no-html"],
+        "a",
+    );
     let b = dir.run_new_folder(
         &[
             "evaluate",
@@ -451,7 +487,8 @@ fn issue_53_07_junit_with_control_characters_is_well_formed_and_the_terminal_see
     let xml = std::fs::read_to_string(dir.path().join("junit.xml"))
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", r.stdout(), r.stderr()));
     assert!(
-        !xml.chars().any(|c| (c as u32) < 0x20 && !"\t\n\r".contains(c)),
+        !xml.chars()
+            .any(|c| (c as u32) < 0x20 && !"\t\n\r".contains(c)),
         "raw control characters in junit.xml: {xml:?}"
     );
     assert!(xml.contains("base") && xml.contains('\u{fffd}'), "{xml}");
@@ -463,7 +500,10 @@ fn issue_53_07_junit_with_control_characters_is_well_formed_and_the_terminal_see
 #[test]
 fn issue_53_08_lone_carriage_returns_end_lines_in_every_reader() {
     let dir = Dir::new("r53-cr");
-    dir.write("t.txt", "Ana: we left in the spring.\rBo: why did you leave?\r");
+    dir.write(
+        "t.txt",
+        "Ana: we left in the spring.\rBo: why did you leave?\r",
+    );
     let r = dir.run(&["transcript", "t.txt", "--json"]).expect_code(0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout()).unwrap();
     let turns = v["turns"].as_array().unwrap();
@@ -507,10 +547,7 @@ fn issue_53_08_lone_carriage_returns_end_lines_in_every_reader() {
 fn issue_53_09_maps_are_real_csv_and_gates_are_unambiguous() {
     let dir = Dir::new("r53-maps");
     dir.write("t.txt", "SPEAKER_00: we left in the spring.\n");
-    let bad_specs = [
-        ("A=B=C", "one `=`"),
-        ("SPEAKER_00=", "empty"),
-    ];
+    let bad_specs = [("A=B=C", "one `=`"), ("SPEAKER_00=", "empty")];
     for (spec, needle) in bad_specs {
         dir.run(&["transcript", "t.txt", "--speaker-map", spec])
             .expect_code(2)
@@ -519,7 +556,11 @@ fn issue_53_09_maps_are_real_csv_and_gates_are_unambiguous() {
     let bad_files = [
         ("three.csv", "SPEAKER_00,Ana,extra\n", "3 cells"),
         ("quote.csv", "SPEAKER_00,\"Ana\n", "never closed"),
-        ("newline.csv", "SPEAKER_00,\"Ana\nBo: injected\"\n", "line break"),
+        (
+            "newline.csv",
+            "SPEAKER_00,\"Ana\nBo: injected\"\n",
+            "line break",
+        ),
     ];
     for (name, text, needle) in bad_files {
         dir.write(name, text);
@@ -528,7 +569,10 @@ fn issue_53_09_maps_are_real_csv_and_gates_are_unambiguous() {
             .expect_stderr(&[name, needle]);
     }
     // A quoted name with a comma, and a `""` inside one.
-    dir.write("ok.csv", "label,name\nSPEAKER_00,\"Lopez, Ana \"\"Anita\"\"\"\n");
+    dir.write(
+        "ok.csv",
+        "label,name\nSPEAKER_00,\"Lopez, Ana \"\"Anita\"\"\"\n",
+    );
     dir.run(&["transcript", "t.txt", "--speaker-map", "ok.csv"])
         .expect_code(0);
     let (q, t) = sample();
@@ -536,7 +580,12 @@ fn issue_53_09_maps_are_real_csv_and_gates_are_unambiguous() {
         &["--fail-on", ""][..],
         &["--fail-under", ""][..],
         &["--fail-under", "existence=0.5,existence=0.9"][..],
-        &["--fail-under", "existence=0.5", "--fail-under", "existence=0.9"][..],
+        &[
+            "--fail-under",
+            "existence=0.5",
+            "--fail-under",
+            "existence=0.9",
+        ][..],
     ] {
         let cmd = if gate[0] == "--fail-on" {
             vec!["check-report", "t.txt", "t.txt"]
@@ -547,11 +596,7 @@ fn issue_53_09_maps_are_real_csv_and_gates_are_unambiguous() {
         args.extend_from_slice(gate);
         args.extend(["--out", "runs"]);
         let r = dir.run(&args).expect_code(2);
-        assert!(
-            r.stderr().contains(gate[0]),
-            "{gate:?}: {}",
-            r.stderr()
-        );
+        assert!(r.stderr().contains(gate[0]), "{gate:?}: {}", r.stderr());
     }
     assert!(!dir.path().join("runs").exists());
 }
@@ -641,7 +686,9 @@ fn issue_53_11_junit_that_cannot_be_written_is_refused_before_the_run() {
         "link.xml",
     ])
     .expect_code(0);
-    assert!(std::fs::read_to_string(&target).unwrap().contains("<testsuite"));
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .contains("<testsuite"));
 }
 
 #[test]
@@ -679,9 +726,18 @@ fn issue_53_15_evaluate_quotes_csv_says_who_spoke() {
     assert_eq!(cell("attribution"), "wrong_speaker");
     // The chapter lists every column.
     let doc = std::fs::read_to_string(crate::util::repo().join("docs/evaluate.md")).unwrap();
-    let line = doc.lines().find(|l| l.starts_with("| `quotes.csv`")).unwrap();
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with("| `quotes.csv`"))
+        .unwrap();
     for h in &header {
-        assert!(line.contains(&format!("`{h}")) || line.contains(&format!(" {h}")) || line.contains(&format!("{h},")) || line.contains(&format!("{h}`")), "docs/evaluate.md lacks {h}");
+        assert!(
+            line.contains(&format!("`{h}"))
+                || line.contains(&format!(" {h}"))
+                || line.contains(&format!("{h},"))
+                || line.contains(&format!("{h}`")),
+            "docs/evaluate.md lacks {h}"
+        );
     }
 }
 
@@ -690,18 +746,32 @@ fn issue_53_13_the_documented_compare_is_safe_to_repeat_and_a_glob_is_named() {
     let dir = Dir::new("r53-compare-again");
     let (q, t) = sample();
     let eval = |out: &str, extra: &[&str]| {
-        let mut args = vec!["evaluate", q.as_str(), t.as_str(), "--out", out, "--no-plots", "--no-html"];
+        let mut args = vec![
+            "evaluate",
+            q.as_str(),
+            t.as_str(),
+            "--out",
+            out,
+            "--no-plots",
+            "--no-html",
+        ];
         args.extend_from_slice(extra);
         dir.run_new_folder(&args, out)
     };
     let a1 = eval("runs/a", &[]);
     let b1 = eval("runs/b", &["--match", "exact"]);
     let latest = dir.path().join("runs/a/latest");
-    assert_eq!(std::fs::canonicalize(&latest).unwrap(), std::fs::canonicalize(&a1).unwrap());
+    assert_eq!(
+        std::fs::canonicalize(&latest).unwrap(),
+        std::fs::canonicalize(&a1).unwrap()
+    );
     // The documented command, twice (a second run into each folder).
     let a2 = eval("runs/a", &[]);
     eval("runs/b", &["--match", "exact"]);
-    assert_eq!(std::fs::canonicalize(&latest).unwrap(), std::fs::canonicalize(&a2).unwrap());
+    assert_eq!(
+        std::fs::canonicalize(&latest).unwrap(),
+        std::fs::canonicalize(&a2).unwrap()
+    );
     for _ in 0..2 {
         let r = dir
             .run(&[
@@ -740,9 +810,22 @@ fn issue_53_13_the_documented_compare_is_safe_to_repeat_and_a_glob_is_named() {
 fn issue_53_14_compare_draws_do_not_depend_on_the_systems_names() {
     let dir = Dir::new("r53-names");
     let (q, t) = sample();
-    let a = dir.run_new_folder(&["evaluate", &q, &t, "--out", "a", "--no-plots", "--no-html"], "a");
+    let a = dir.run_new_folder(
+        &["evaluate", &q, &t, "--out", "a", "--no-plots", "--no-html"],
+        "a",
+    );
     let b = dir.run_new_folder(
-        &["evaluate", &q, &t, "--out", "b", "--no-plots", "--no-html", "--match", "exact"],
+        &[
+            "evaluate",
+            &q,
+            &t,
+            "--out",
+            "b",
+            "--no-plots",
+            "--no-html",
+            "--match",
+            "exact",
+        ],
         "b",
     );
     let compare = |x: &str, y: &str| -> serde_json::Value {
@@ -773,8 +856,208 @@ fn issue_53_14_compare_draws_do_not_depend_on_the_systems_names() {
     };
     assert_eq!(strip(&one), strip(&two));
     let means = |v: &serde_json::Value| -> Vec<serde_json::Value> {
-        v["systems"].as_array().unwrap().iter().map(|s| s["means"].clone()).collect()
+        v["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["means"].clone())
+            .collect()
     };
     assert_eq!(means(&one), means(&two));
-    assert!(one["signature"].as_str().unwrap().contains("streams:seed+positions+metric"));
+    assert!(one["signature"]
+        .as_str()
+        .unwrap()
+        .contains("streams:seed+positions+metric"));
+}
+
+#[test]
+fn issue_53_16_a_transcript_cited_with_and_without_its_extension_is_one_source() {
+    let dir = Dir::new("r53-one-source");
+    dir.write("P1_zoom.vtt", "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Priya>We left in the spring of that year.\n\n00:00:05.000 --> 00:00:08.000\n<v Priya>And we sold the boat to a cousin.\n");
+    let questions = dir.write(
+        "q.json",
+        r#"{"qa_pairs": [{"id": "q1", "question": {"text": "When?", "type": "ListOne", "metric": {"spring": 1}},
+            "answers": [{"answer": "spring", "source": "P1_zoom",
+              "verbatims": [{"quote": "We left in the spring of that year.", "source": "P1_zoom", "speaker": "Priya"},
+                            {"quote": "we sold the boat to a cousin", "source": "P1_zoom.vtt", "speaker": "Priya"}]}]}]}"#,
+    );
+    let run = dir.run_new_folder(
+        &[
+            "evaluate",
+            questions.to_str().unwrap(),
+            "P1_zoom.vtt",
+            "--out",
+            "runs",
+            "--no-plots",
+            "--no-html",
+        ],
+        "runs",
+    );
+    let summary = read_json(&run.join("summary.json"));
+    let by = summary["attribution"]["by_transcript"].as_object().unwrap();
+    assert_eq!(by.keys().collect::<Vec<_>>(), ["P1_zoom.vtt"], "{summary}");
+    assert_eq!(by["P1_zoom.vtt"]["ok"], 2);
+    let verbatim = summary["verbatim_average_scores"].as_object().unwrap();
+    assert_eq!(
+        verbatim.keys().collect::<Vec<_>>(),
+        ["P1_zoom.vtt"],
+        "{summary}"
+    );
+    // results.json keeps each source as cited.
+    let results = read_json(&run.join("results.json"));
+    let quotes = &results["qa_pairs"][0]["answers"][0]["verbatims"];
+    assert_eq!(
+        (quotes[0]["source"].as_str(), quotes[1]["source"].as_str()),
+        (Some("P1_zoom"), Some("P1_zoom.vtt"))
+    );
+}
+
+#[test]
+fn issue_53_17_word_quotation_styles_are_block_quotes() {
+    let dir = Dir::new("r53-word-quote");
+    dir.write("t.txt", "Ana: we left in the spring of that year and never came back.\nBo: the boat was sold to a cousin in the next town.\n");
+    let para = |style: Option<&str>, text: &str| {
+        let p_pr = style.map_or(String::new(), |s| {
+            format!(r#"<w:pPr><w:pStyle w:val="{s}"/></w:pPr>"#)
+        });
+        format!(r#"<w:p>{p_pr}<w:r><w:t xml:space="preserve">{text}</w:t></w:r></w:p>"#)
+    };
+    let body = [
+        para(None, "Ana described the move:"),
+        para(
+            Some("Zitat"),
+            "we left in the spring of that year and never came back",
+        ),
+        para(None, "Then a plain paragraph of the text."),
+        para(
+            Some("IntenseQuote"),
+            "the boat was sold to a cousin in the next town",
+        ),
+        para(Some("Heading1"), "not a quote at all in this heading"),
+    ]
+    .join("");
+    let document = format!(
+        r#"<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>{body}</w:body></w:document>"#
+    );
+    // A German Word: the style id is `Zitat`, its name `Quote`.
+    let styles = r#"<?xml version="1.0"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
+        <w:style w:type="paragraph" w:styleId="Zitat"><w:name w:val="Quote"/></w:style>
+        <w:style w:type="paragraph" w:styleId="IntenseQuote"><w:name w:val="Intense Quote"/></w:style>
+        <w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style></w:styles>"#;
+    write_zip(
+        &dir.path().join("r.docx"),
+        &[
+            ("word/document.xml", document.as_bytes()),
+            ("word/styles.xml", styles.as_bytes()),
+        ],
+    );
+    let run = dir.run_new_folder(
+        &[
+            "check-report",
+            "r.docx",
+            "t.txt",
+            "--out",
+            "runs",
+            "--no-html",
+        ],
+        "runs",
+    );
+    let results = read_json(&run.join("results.json"));
+    let quotes = results["quotes"].as_array().unwrap();
+    let texts: Vec<&str> = quotes.iter().map(|q| q["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        texts,
+        [
+            "we left in the spring of that year and never came back",
+            "the boat was sold to a cousin in the next town"
+        ]
+    );
+    assert!(
+        quotes
+            .iter()
+            .all(|q| q["block"] == true && q["verdict"] == "exact"),
+        "{results}"
+    );
+    assert_eq!(
+        (quotes[0]["line"].as_u64(), quotes[0]["column"].as_u64()),
+        (Some(2), Some(1))
+    );
+}
+
+#[test]
+fn issue_53_20_every_normalized_quote_names_a_difference() {
+    let dir = Dir::new("r53-differences");
+    dir.write(
+        "t.txt",
+        "Ana: she left, and then \"the rain came down\" on the ﬁelds by the sea.\n",
+    );
+    let quotes = [
+        "she left.",
+        "“the rain came down”",
+        "um, she left, and then",
+        "SHE LEFT, AND THEN",
+        "the rain came down on the fields",
+        "on the ﬁelds by the sea!",
+    ];
+    let verbatims: Vec<String> = quotes
+        .iter()
+        .map(|q| serde_json::json!({"quote": q, "source": "t.txt"}).to_string())
+        .collect();
+    let questions = dir.write(
+        "q.json",
+        &format!(
+            r#"{{"qa_pairs": [{{"id": "q1", "question": {{"text": "?", "type": "ListOne", "metric": {{"rain": 1}}}},
+            "answers": [{{"answer": "rain", "source": "t.txt", "verbatims": [{}]}}]}}]}}"#,
+            verbatims.join(",")
+        ),
+    );
+    let run = dir.run_new_folder(
+        &[
+            "evaluate",
+            questions.to_str().unwrap(),
+            "t.txt",
+            "--out",
+            "runs",
+            "--no-plots",
+            "--no-html",
+        ],
+        "runs",
+    );
+    let results = read_json(&run.join("results.json"));
+    let got = results["qa_pairs"][0]["answers"][0]["verbatims"]
+        .as_array()
+        .unwrap();
+    let mut normalized = 0;
+    for q in got {
+        let verdict = q["verdict"].as_str().unwrap();
+        let diffs = q["differences"].as_array().map_or(0, Vec::len);
+        if verdict != "exact" && verdict != "not_found" {
+            assert!(diffs > 0, "{q}");
+        }
+        normalized += usize::from(verdict == "normalized");
+    }
+    assert!(normalized >= 4, "{got:?}");
+}
+
+#[test]
+fn issue_53_23_swapped_arguments_get_a_hint() {
+    let dir = Dir::new("r53-swapped");
+    let (q, t) = sample();
+    dir.run(&["evaluate", &t, &q, "--out", "runs"])
+        .expect_code(2)
+        .expect_stderr(&[
+            "hint:",
+            "the first argument is the questions file",
+            "other way round",
+        ]);
+    let vtt = crate::util::repo().join("datasets/interview/harbour.vtt");
+    dir.run(&["evaluate", vtt.to_str().unwrap(), &q, "--out", "runs"])
+        .expect_code(2)
+        .expect_stderr(&["hint:", "harbour.vtt looks like a transcript corpus"]);
+    // A broken questions file that is no corpus gets no hint.
+    dir.write("broken.json", "{\"qa_pairs\": [}");
+    let r = dir
+        .run(&["evaluate", "broken.json", &t, "--out", "runs"])
+        .expect_code(2);
+    assert!(!r.stderr().contains("hint:"), "{}", r.stderr());
 }

@@ -156,6 +156,7 @@ fn nowhere(best: Option<QuoteResult>) -> QuoteResult {
         check: crate::citations::QuoteCheck::not_found(similarity),
         found: false,
         source: None,
+        transcript: None,
         attributed: crate::citations::attribution::Attributed {
             attribution: Some(Attribution::Fabricated),
             ..Default::default()

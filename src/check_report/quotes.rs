@@ -69,7 +69,7 @@ pub struct FoundQuote {
 }
 
 /// How a report is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// Quotes with fewer words are skipped (scare quotes).
     pub min_words: usize,
@@ -79,6 +79,10 @@ pub struct Options {
     /// Every line is a paragraph of its own (a Word document's
     /// paragraphs, one per line), rather than text between blank lines.
     pub line_paragraphs: bool,
+    /// Lines (0-based, ascending) that are block quotes as a whole, as `>`
+    /// lines are: a Word document's paragraphs set in a quotation style
+    /// (`Quote`, `Intense Quote`).
+    pub quote_lines: Vec<usize>,
 }
 
 impl Default for Options {
@@ -87,6 +91,7 @@ impl Default for Options {
             min_words: 4,
             markdown: true,
             line_paragraphs: false,
+            quote_lines: Vec::new(),
         }
     }
 }
@@ -116,7 +121,7 @@ pub fn find_with(
     let mut positions = Positions::new(report);
     let paras = paragraphs(report, options.line_paragraphs);
     let code = code_ranges(report, &paras, options.markdown);
-    let blocks = block_quotes(report, &code);
+    let blocks = block_quotes(report, &code, &options.quote_lines);
     let mut out: Vec<FoundQuote> = Vec::new();
     for b in &blocks {
         if words(&b.text) >= min_words {
@@ -155,11 +160,13 @@ pub fn find_with(
             let text = collapse(inner);
             let lead = inner.len() - inner.trim_start().len();
             let starts = q.inner.start + lead;
+            let after = &report[q.outer.end..para.end];
+            let paren = parenthesis(after);
             if words(&text) >= min_words && !text.is_empty() {
                 let (line, column) = positions.of(starts);
-                let after = &report[q.outer.end..para.end];
-                let cue = parenthesis(after)
-                    .map(Cue::Parenthesis)
+                let cue = paren
+                    .clone()
+                    .map(|(label, _)| Cue::Parenthesis(label))
                     .or_else(|| {
                         let before = sentence_before(&report[sentence_from..q.outer.start]);
                         named(before, is_name).map(Cue::Named)
@@ -174,7 +181,10 @@ pub fn find_with(
                     cue,
                 });
             }
-            sentence_from = q.outer.end;
+            // A citation belongs to the quote it follows: the next quote's
+            // sentence starts after it (`“…” (P1) and “…”` does not give
+            // the second quote the cue `P1`).
+            sentence_from = q.outer.end + paren.map_or(0, |(_, end)| end);
         }
     }
     out.sort_by_key(|q| q.bytes.start);
@@ -465,7 +475,7 @@ fn dash_label(line: &str) -> Option<String> {
     ok.then(|| label.to_string())
 }
 
-fn block_quotes(text: &str, code: &[Range<usize>]) -> Vec<Block> {
+fn block_quotes(text: &str, code: &[Range<usize>], quote_lines: &[usize]) -> Vec<Block> {
     let mut out = Vec::new();
     let mut lines: Vec<(usize, &str)> = Vec::new();
     let mut at = 0;
@@ -478,10 +488,19 @@ fn block_quotes(text: &str, code: &[Range<usize>]) -> Vec<Block> {
     let in_code = |k: usize| inside(code, k);
     let mut k = 0;
     while k <= lines.len() {
+        let styled = quote_lines.binary_search(&k).is_ok();
         let quoted = lines
             .get(k)
             .filter(|(s, _)| !in_code(*s))
-            .and_then(|(s, l)| quoted_line(l.trim_end_matches(['\n', '\r'])).map(|q| (*s, q)));
+            .and_then(|(s, l)| {
+                let l = l.trim_end_matches(['\n', '\r']);
+                if styled {
+                    // The whole paragraph is quoted, no `>` in it.
+                    Some((*s, (0, l, 1)))
+                } else {
+                    quoted_line(l).map(|q| (*s, q))
+                }
+            });
         match quoted {
             Some((s, (off, content, depth))) => current.push((s, s + off, content, depth)),
             None if !current.is_empty() => {
@@ -733,7 +752,8 @@ impl Closers {
             };
         }
         let stretch = self.stretch.clone();
-        let events = self.kinds[mark as usize].get_or_insert_with(|| Events::of(text, stretch, mark));
+        let events =
+            self.kinds[mark as usize].get_or_insert_with(|| Events::of(text, stretch, mark));
         // The first event at or after `from.start`, and the first index
         // after it where the running sum drops one below its value there.
         let first = events.at.partition_point(|&a| a < from.start);
@@ -769,7 +789,7 @@ impl Events {
 
 /// `(label)` right after a quote (spaces, or a line break, before it):
 /// the label.
-fn parenthesis(after: &str) -> Option<String> {
+fn parenthesis(after: &str) -> Option<(String, usize)> {
     let t = after.trim_start_matches([' ', '\t', '\u{a0}']);
     let t = t
         .strip_prefix("\r\n")
@@ -785,7 +805,8 @@ fn parenthesis(after: &str) -> Option<String> {
         .take(2048)
         .find(|(_, c)| *c == ')')
         .map(|(k, _)| k)?;
-    paren_label(&inside[..close])
+    let end = after.len() - inside.len() + close + 1;
+    paren_label(&inside[..close]).map(|label| (label, end))
 }
 
 /// The label inside a parenthesis, when it is one: not empty, at most 120
@@ -908,6 +929,23 @@ mod tests {
             .into_iter()
             .map(|q| q.text)
             .collect()
+    }
+
+    #[test]
+    fn issue_53_18_a_citation_belongs_to_the_quote_it_follows() {
+        let r = "She said “we left in the spring of that year” (P3) and “the boat was sold to a cousin” was next.";
+        let q = find(r, 4, &names);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q[0].cue, Some(Cue::Parenthesis("P3".into())));
+        assert_eq!(q[1].cue, None);
+        // A scare quote's citation is its own too.
+        let r = "A “short one” (P3) then “the boat was sold to a cousin” was next.";
+        let q = find(r, 4, &names);
+        assert_eq!((q.len(), q[0].cue.clone()), (1, None));
+        // A name before the second quote still names it.
+        let r = "“we left in the spring of that year” (P3) and Gwen said “the boat was sold to a cousin”.";
+        let q = find(r, 4, &names);
+        assert_eq!(q[1].cue, Some(Cue::Named("Gwen".into())));
     }
 
     #[test]

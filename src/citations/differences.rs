@@ -98,6 +98,7 @@ pub(crate) fn collect(
     // may stand for several normalized ones: visited once).
     let mut last: Option<(usize, usize)> = None;
     let mut prev_end: Option<(usize, usize)> = None;
+    let mut head: Option<(usize, usize)> = None;
     for (qk, sk) in pairs {
         // A space between words stands for whatever broke them apart
         // (whitespace, a dash, a comma): compared with the gap it is in.
@@ -111,6 +112,7 @@ pub(crate) fn collect(
             continue;
         }
         last = Some((qa, sa));
+        head.get_or_insert((qa, sa));
         let (Some(cq), Some(cs)) = (quote[qa..].chars().next(), source[sa..].chars().next()) else {
             continue;
         };
@@ -123,6 +125,27 @@ pub(crate) fn collect(
         if cq != cs {
             pair(cq, cs, found);
         }
+    }
+    // What lies before the first and after the last aligned char counts
+    // too: a quote's own end marks, quotation marks or fillers that the
+    // matched span does not cover (`she left.` for `she left,`).
+    if let (Some((qa, sa)), Some((qe, se))) = (head, prev_end) {
+        gap(
+            quote[..qa].trim_start(),
+            source[..sa].trim_start(),
+            options,
+            found,
+        );
+        gap(
+            quote[qe..].trim_end(),
+            source[se..].trim_end(),
+            options,
+            found,
+        );
+    } else if found.is_empty() {
+        // Nothing aligned (all of it dropped by the normalizer): the whole
+        // texts are the gap.
+        gap(quote.trim(), source.trim(), options, found);
     }
 }
 
@@ -267,6 +290,19 @@ fn gap(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_53_20_what_lies_outside_the_aligned_text_counts_too() {
+        let o = NormalizeOptions::default();
+        let d = |q: &str, s: &str| differences(q, s, &o);
+        assert_eq!(d("she left.", "she left"), [Difference::Punctuation]);
+        assert_eq!(d("“she left”", "\"she left\""), [Difference::Typography]);
+        assert_eq!(
+            d("um, I left", "I left"),
+            [Difference::Punctuation, Difference::Fillers]
+        );
+        assert_eq!(d("I left", "I left"), []);
+    }
     use Difference::*;
 
     fn d(q: &str, s: &str) -> Vec<Difference> {

@@ -496,11 +496,18 @@ impl<'a> SourceText<'a> {
         }
         c.differences = match (&c.byte_span, c.verdict) {
             (Some(_), Verdict::Exact) => Some(Vec::new()),
-            (Some(b), _) => Some(differences::differences(
-                quote.trim(),
-                &self.said_in(b.clone()),
-                &self.options,
-            )),
+            (Some(b), verdict) => {
+                let said = self.said_in(b.clone());
+                let mut found = differences::differences(quote.trim(), &said, &self.options);
+                // Every match that is not exact names what it ignored: what
+                // the alignment cannot place is the normalizer's folding of
+                // compatibility forms (a ligature, a full-width letter).
+                if found.is_empty() && verdict == Verdict::Normalized && quote.trim() != said.trim()
+                {
+                    found.push(differences::Difference::Typography);
+                }
+                Some(found)
+            }
             (None, _) => None,
         };
         c

@@ -148,12 +148,10 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Result<Option<Value>, clap::Error> {
             Some(v) => Value::from(*v),
             None => return Ok(None),
         },
-        Kind::Text | Kind::Choice(_) | Kind::Parsed(_) => {
-            match m.get_one::<String>(s.key) {
-                Some(v) => Value::String(v.clone()),
-                None => return Ok(None),
-            }
-        }
+        Kind::Text | Kind::Choice(_) | Kind::Parsed(_) => match m.get_one::<String>(s.key) {
+            Some(v) => Value::String(v.clone()),
+            None => return Ok(None),
+        },
         Kind::List {
             none_empty, unique, ..
         } => {
@@ -167,7 +165,10 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Result<Option<Value>, clap::Error> {
             );
             // A set of gates (`unique`) given as nothing.
             if unique && list.as_array().is_some_and(Vec::is_empty) {
-                return Err(refused(s, "no class given (leave the flag out for no gate)".into()));
+                return Err(refused(
+                    s,
+                    "no class given (leave the flag out for no gate)".into(),
+                ));
             }
             list
         }
@@ -197,7 +198,10 @@ fn value_of(s: &Setting, m: &ArgMatches) -> Result<Option<Value>, clap::Error> {
                 }
             }
             if table.is_empty() {
-                return Err(refused(s, "no gate given (leave the flag out for no gate)".into()));
+                return Err(refused(
+                    s,
+                    "no gate given (leave the flag out for no gate)".into(),
+                ));
             }
             Value::Object(table)
         }

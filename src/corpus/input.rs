@@ -144,7 +144,10 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CorpusError> {
     if read as u64 > MAX_INPUT_BYTES {
         return Err(refused(
             path,
-            format!("over the {} GiB bound of an input file", MAX_INPUT_BYTES >> 30),
+            format!(
+                "over the {} GiB bound of an input file",
+                MAX_INPUT_BYTES >> 30
+            ),
         ));
     }
     Ok(bytes)
@@ -208,13 +211,21 @@ mod tests {
 
     #[test]
     fn issue_53_devices_fifos_and_proc_files_are_refused() {
-        for p in ["/dev/zero", "/dev/null", "/proc/self/environ", "/proc/version"] {
+        for p in [
+            "/dev/zero",
+            "/dev/null",
+            "/proc/self/environ",
+            "/proc/version",
+        ] {
             let e = read_bytes(Path::new(p)).unwrap_err().to_string();
             assert!(e.contains(p), "{e}");
         }
         let dir = tempfile::tempdir().unwrap();
         let e = read_bytes(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("a folder") || e.contains("Is a directory"), "{e}");
+        assert!(
+            e.contains("a folder") || e.contains("Is a directory"),
+            "{e}"
+        );
         #[cfg(target_os = "linux")]
         {
             let fifo = dir.path().join("pipe.txt");

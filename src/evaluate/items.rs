@@ -265,6 +265,7 @@ pub fn evaluation(
                 .flatten()
                 .unwrap_or_else(|| config.match_level.accepts(verdict)),
             source: quotes.source.get(r).copied().flatten().map(str::to_string),
+            transcript: None,
             attributed: Attributed {
                 attribution,
                 ..Attributed::default()

@@ -66,8 +66,14 @@ pub struct QuoteResult {
     pub check: QuoteCheck,
     /// Whether it counts as found under the run's match level.
     pub found: bool,
-    /// The quote's source FILE.
+    /// The quote's source FILE, as cited.
     pub source: Option<String>,
+    /// The id of the transcript `source` resolves to (`P1.vtt` when cited
+    /// as `P1` or `P1.vtt`), None when it names none: what the summary
+    /// groups quotes by. Not written (results.json keeps the source as
+    /// cited); `merge` resolves it again.
+    #[serde(skip)]
+    pub transcript: Option<String>,
     /// Who said it: the span's speaker, the attribution class, and where
     /// an `other_source` or `stitched` quote stands.
     #[serde(flatten)]
@@ -367,6 +373,7 @@ fn verify_and_assemble(
         pairs[*pi].answers[*ai].quotes.push(QuoteResult {
             check,
             found,
+            transcript: resolved(transcripts, q.source.as_deref()),
             source: q.source.clone(),
             attributed,
             time,
@@ -1334,11 +1341,18 @@ fn check_quotes_with(
                 found: config.match_level.accepts(check.verdict),
                 time: quote_time(transcripts, q.source.as_deref(), &check),
                 check,
+                transcript: resolved(transcripts, q.source.as_deref()),
                 source: q.source.clone(),
                 attributed,
             }
         })
         .collect())
+}
+
+/// The id of the transcript a cited source names (an id, or an id without
+/// its extension), if it names one.
+pub(crate) fn resolved(transcripts: &TranscriptSet, source: Option<&str>) -> Option<String> {
+    transcripts.get(source?).map(|t| t.file.clone())
 }
 
 /// A transcript corpus parsed once and its transcripts prepared for

@@ -118,7 +118,14 @@ impl SummaryParts {
                     *s.verdicts
                         .entry(q.check.verdict.as_str().to_string())
                         .or_default() += 1;
-                    let src = q.source.as_deref().unwrap_or(NO_SOURCE);
+                    // One group per transcript, however it was cited
+                    // (`P1` and `P1.vtt`); a source that names none as
+                    // cited.
+                    let src = q
+                        .transcript
+                        .as_deref()
+                        .or(q.source.as_deref())
+                        .unwrap_or(NO_SOURCE);
                     if let Some(at) = q.attributed.attribution {
                         let name = at.as_str().to_string();
                         *s.attribution.entry(name.clone()).or_default() += 1;

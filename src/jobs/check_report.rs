@@ -168,6 +168,9 @@ pub struct Report {
     pub markdown: bool,
     /// One paragraph per line (`.docx`).
     pub line_paragraphs: bool,
+    /// Lines (0-based) that are block quotes as a whole: a `.docx`
+    /// report's paragraphs in Word's `Quote` or `Intense Quote` style.
+    pub quote_lines: Vec<usize>,
 }
 
 impl Report {
@@ -179,6 +182,7 @@ impl Report {
             text: crate::text::lone_cr_to_lf(text),
             markdown: true,
             line_paragraphs: false,
+            quote_lines: Vec::new(),
         }
     }
 }
@@ -200,15 +204,22 @@ pub fn read_report_recorded(path: &Path) -> Result<(Report, InputFile), JobError
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     if ext.as_deref() == Some("docx") {
-        let paragraphs = crate::corpus::formats::docx::paragraph_texts(path)?;
+        let paragraphs = crate::corpus::formats::docx::paragraphs_quoted(path)?;
         let report = Report {
             text: paragraphs
                 .iter()
-                .map(|p| p.replace(['\n', '\r'], " "))
+                .map(|(p, _)| p.replace(['\n', '\r'], " "))
                 .collect::<Vec<_>>()
                 .join("\n"),
             markdown: false,
             line_paragraphs: true,
+            // Word's quotation styles are block quotes, as `>` lines are.
+            quote_lines: paragraphs
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, quoted))| *quoted)
+                .map(|(k, _)| k)
+                .collect(),
         };
         return Ok((report, info));
     }
@@ -219,6 +230,7 @@ pub fn read_report_recorded(path: &Path) -> Result<(Report, InputFile), JobError
         text: crate::text::lone_cr_to_lf(text),
         markdown: matches!(ext.as_deref(), Some("md" | "markdown")),
         line_paragraphs: false,
+        quote_lines: Vec::new(),
     };
     Ok((report, info))
 }
@@ -249,6 +261,7 @@ pub fn run(
         min_words: config.min_words,
         markdown: report.markdown,
         line_paragraphs: report.line_paragraphs,
+        quote_lines: report.quote_lines.clone(),
     };
     let quotes = checking::check(&report.text, transcripts, map, &eval, &options)?;
     let signature =

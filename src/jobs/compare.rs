@@ -114,10 +114,7 @@ fn globbed(systems: &[String], k: usize) -> Option<ConfigError> {
         .map(String::as_str)
         .take_while(|s| !s.contains('='))
         .collect();
-    if !rest
-        .iter()
-        .all(|s| Path::new(s).parent() == Some(parent))
-    {
+    if !rest.iter().all(|s| Path::new(s).parent() == Some(parent)) {
         return None;
     }
     let parent = parent.display();

@@ -316,7 +316,9 @@ pub fn execute(
     // load's peak (a document, its tape, what is built from it) comes
     // alone. A questions error is reported first, then a transcripts one.
     let load_questions = || -> Result<_, JobError> {
-        let loaded = Loader::new().questions(questions_path)?;
+        let loaded = Loader::new()
+            .questions(questions_path)
+            .map_err(|e| swapped_hint(e, questions_path, transcripts_path))?;
         let q_info = InputFile::digested(questions_path, loaded.sha256, loaded.bytes);
         let mut questions = loaded.data;
         if let Some(shard) = config.shard {
@@ -365,6 +367,27 @@ pub fn execute(
     let done = writer.finish()?;
     crate::sys::timings::phase("finish");
     Ok((done, summary))
+}
+
+/// A questions file that cannot be read as one, with a hint when it looks
+/// like a transcript corpus (the arguments given the other way round:
+/// `evaluate TRANSCRIPTS QUESTIONS`).
+fn swapped_hint(e: crate::corpus::CorpusError, questions: &Path, transcripts: &Path) -> JobError {
+    let looks_like_transcripts = crate::corpus::formats::is_transcript_source(questions)
+        || crate::corpus::input::read_bytes(questions).is_ok_and(|b| {
+            let head = &b[..b.len().min(64 << 10)];
+            memchr::memmem::find(head, b"\"page_content\"").is_some()
+                && memchr::memmem::find(head, b"\"qa_pairs\"").is_none()
+        });
+    if !looks_like_transcripts {
+        return e.into();
+    }
+    JobError::Input(format!(
+        "{e}\nhint: the first argument is the questions file and the second the transcripts; {} looks like a transcript corpus: were they given the other way round? (corpus-eval evaluate QUESTIONS TRANSCRIPTS, e.g. `corpus-eval evaluate {} {}`)",
+        questions.display(),
+        transcripts.display(),
+        questions.display()
+    ))
 }
 
 /// The transcripts input of a run and its manifest record: caption, text,
@@ -578,7 +601,10 @@ pub fn write_items_csv(
 ) -> std::io::Result<()> {
     let mut out = crate::report::csv::CsvStream::new(out);
     out.record(ITEM_COLUMNS)?;
-    item_rows(crate::evaluate::PairWindow::all_results(evaluation), &mut out)?;
+    item_rows(
+        crate::evaluate::PairWindow::all_results(evaluation),
+        &mut out,
+    )?;
     out.finish()
 }
 

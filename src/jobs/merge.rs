@@ -471,6 +471,15 @@ impl ShardRows<'_> {
         let mut first = 0;
         let (set, name) = self.questions;
         let mut flush = |pairs: &mut Vec<PairResult>, first: &mut usize| -> Result<(), JobError> {
+            // The transcript each quote's source resolves to (not kept in
+            // pairs.jsonl).
+            for q in pairs
+                .iter_mut()
+                .flat_map(|p| &mut p.answers)
+                .flat_map(|a| &mut a.quotes)
+            {
+                q.transcript = crate::evaluate::resolved(self.transcripts, q.source.as_deref());
+            }
             if fill.byte_spans {
                 restore_byte_spans(pairs, self.transcripts)?;
             }

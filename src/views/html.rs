@@ -95,8 +95,10 @@ impl HtmlPage {
 
     /// A table; cells that do not look numeric are left-aligned.
     pub fn table(&mut self, id: &str, headers: &[String], rows: &[Vec<String>]) {
-        self.body
-            .push_str(&format!("<div class=\"table-wrap\"><table id=\"{}\">\n<thead><tr>", escape(id)));
+        self.body.push_str(&format!(
+            "<div class=\"table-wrap\"><table id=\"{}\">\n<thead><tr>",
+            escape(id)
+        ));
         for h in headers {
             self.body.push_str(&format!("<th>{}</th>", escape(h)));
         }

@@ -470,7 +470,11 @@ pub(crate) fn check_report_summary(
     let mut out = format!(
         "{} ({} cited, {} unresolved, {} uncited): {} found, {} ok",
         super::count(s.quotes, "quote", "quotes"),
-        s.cited, s.unresolved, s.uncited, s.found, s.ok
+        s.cited,
+        s.unresolved,
+        s.uncited,
+        s.found,
+        s.ok
     );
     if let Some(share) = s.ok_share {
         out.push_str(&format!(" ({:.1}%)", share * 100.0));

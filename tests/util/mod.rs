@@ -127,8 +127,13 @@ impl Dir {
         // project's models/ folder: it is fetched first, once, through the
         // one helper (a fresh clone has none), so that no test passes or
         // fails by whether another test fetched it before.
-        let first = args.first().map(|a| a.as_ref().to_string_lossy().into_owned());
-        if first.as_deref().is_some_and(|c| MODEL_COMMANDS.contains(&c)) {
+        let first = args
+            .first()
+            .map(|a| a.as_ref().to_string_lossy().into_owned());
+        if first
+            .as_deref()
+            .is_some_and(|c| MODEL_COMMANDS.contains(&c))
+        {
             model_dir();
         }
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_corpus-eval"));

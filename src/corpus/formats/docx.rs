@@ -11,12 +11,24 @@ use std::path::Path;
 
 /// The paragraphs of a WordprocessingML document, in order.
 pub(crate) fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusError> {
+    Ok(styled_paragraphs(path, xml)?
+        .into_iter()
+        .map(|(text, _)| text)
+        .collect())
+}
+
+/// The paragraphs of a WordprocessingML document, in order, each with its
+/// paragraph style's id (`w:pStyle`), if it has one.
+pub(crate) fn styled_paragraphs(
+    path: &Path,
+    xml: &str,
+) -> Result<Vec<(String, Option<String>)>, CorpusError> {
     let part = "word/document.xml";
     let mut reader = quick_xml::Reader::from_str(xml);
-    let mut out = Vec::new();
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
     // Open paragraphs (a text box's paragraphs nest inside one): the
     // innermost is written to, and each is a line when it closes.
-    let mut paras: Vec<String> = Vec::new();
+    let mut paras: Vec<(String, Option<String>)> = Vec::new();
     let mut in_text = false;
     // Inside a run: tabs and breaks of a paragraph's properties (its tab
     // stops) are not text.
@@ -28,15 +40,22 @@ pub(crate) fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusEr
             .map_err(|e| xml_error(path, part, at, e))?
         {
             Event::Start(e) => match e.local_name().as_ref() {
-                b"p" => paras.push(String::new()),
+                b"p" => paras.push((String::new(), None)),
                 b"r" => runs += 1,
                 b"t" => in_text = true,
                 _ => {}
             },
             Event::Empty(e) => match (e.local_name().as_ref(), paras.last_mut()) {
-                (b"tab", Some(p)) if runs > 0 => p.push('\t'),
-                (b"br" | b"cr", Some(p)) if runs > 0 => p.push('\n'),
-                (b"p", _) => out.push(String::new()),
+                (b"tab", Some(p)) if runs > 0 => p.0.push('\t'),
+                (b"br" | b"cr", Some(p)) if runs > 0 => p.0.push('\n'),
+                (b"pStyle", Some(p)) if runs == 0 => {
+                    p.1 = e
+                        .attributes()
+                        .flatten()
+                        .find(|a| a.key.local_name().as_ref() == b"val")
+                        .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()));
+                }
+                (b"p", _) => out.push((String::new(), None)),
                 _ => {}
             },
             Event::End(e) => match e.local_name().as_ref() {
@@ -47,12 +66,12 @@ pub(crate) fn paragraphs(path: &Path, xml: &str) -> Result<Vec<String>, CorpusEr
             },
             Event::Text(t) if in_text => {
                 if let Some(p) = paras.last_mut() {
-                    p.push_str(&t.decode().map_err(|e| xml_error(path, part, at, e))?);
+                    p.0.push_str(&t.decode().map_err(|e| xml_error(path, part, at, e))?);
                 }
             }
             Event::GeneralRef(r) if in_text => {
                 if let Some(p) = paras.last_mut() {
-                    p.push_str(&reference(&r));
+                    p.0.push_str(&reference(&r));
                 }
             }
             Event::Eof => break,
@@ -68,6 +87,68 @@ pub(crate) fn paragraph_texts(path: &Path) -> Result<Vec<String>, CorpusError> {
     let mut archive = Archive::open(path, "Word document")?;
     let xml = archive.part("word/document.xml")?;
     paragraphs(path, &xml)
+}
+
+/// The style names Word gives a quotation paragraph (`Quote`, `Intense
+/// Quote`), compared without spaces or case.
+const QUOTE_STYLES: [&str; 2] = ["quote", "intensequote"];
+
+/// The paragraphs of a `.docx` file, in order, each with whether it is set
+/// in one of Word's quotation styles (`Quote`, `Intense Quote`): by its
+/// style's name in `word/styles.xml` (a localized Word keeps these names),
+/// or by its style id when the document has no styles part.
+pub(crate) fn paragraphs_quoted(path: &Path) -> Result<Vec<(String, bool)>, CorpusError> {
+    let mut archive = Archive::open(path, "Word document")?;
+    let xml = archive.part("word/document.xml")?;
+    let paragraphs = styled_paragraphs(path, &xml)?;
+    let names = match archive.part("word/styles.xml") {
+        Ok(styles) => style_names(&styles),
+        Err(_) => Default::default(),
+    };
+    let is_quote = |id: &str| {
+        let name = names.get(id).map_or(id, String::as_str);
+        let key: String = name
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect();
+        QUOTE_STYLES.contains(&key.as_str())
+    };
+    Ok(paragraphs
+        .into_iter()
+        .map(|(text, style)| {
+            let quoted = style.as_deref().is_some_and(is_quote);
+            (text, quoted)
+        })
+        .collect())
+}
+
+/// Each paragraph style's id and name (`w:style w:styleId` and its
+/// `w:name w:val`) of a styles part; unreadable XML gives what was read.
+fn style_names(xml: &str) -> std::collections::HashMap<String, String> {
+    let mut out = std::collections::HashMap::new();
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut id: Option<String> = None;
+    let val = |e: &quick_xml::events::BytesStart<'_>, key: &[u8]| {
+        e.attributes()
+            .flatten()
+            .find(|a| a.key.local_name().as_ref() == key)
+            .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
+    };
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) if e.local_name().as_ref() == b"style" => id = val(&e, b"styleId"),
+            Ok(Event::Empty(e)) if e.local_name().as_ref() == b"name" => {
+                if let (Some(i), Some(name)) = (&id, val(&e, b"val")) {
+                    out.insert(i.clone(), name);
+                }
+            }
+            Ok(Event::End(e)) if e.local_name().as_ref() == b"style" => id = None,
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The text of a `.docx` file: its paragraphs, one per line.

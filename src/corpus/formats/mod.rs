@@ -528,13 +528,12 @@ pub fn files_in(dir: &Path) -> Result<Walk, CorpusError> {
                 continue;
             }
             let kind = e.file_type().map_err(io(&p))?;
-            let readable = matches!(extension(&p).as_deref(), Some(x) if FOLDER_EXTENSIONS.contains(&x));
+            let readable =
+                matches!(extension(&p).as_deref(), Some(x) if FOLDER_EXTENSIONS.contains(&x));
             if name.to_str().is_none() {
                 if kind.is_dir() || readable {
-                    walk.skipped.push(format!(
-                        "{}: skipped: its name is not UTF-8",
-                        rel(&p)
-                    ));
+                    walk.skipped
+                        .push(format!("{}: skipped: its name is not UTF-8", rel(&p)));
                 }
                 continue;
             }
@@ -563,7 +562,8 @@ pub fn files_in(dir: &Path) -> Result<Walk, CorpusError> {
                     continue;
                 }
                 if !target.is_ok_and(|m| m.is_file()) {
-                    walk.skipped.push(format!("{}: skipped: not a regular file", rel(&p)));
+                    walk.skipped
+                        .push(format!("{}: skipped: not a regular file", rel(&p)));
                     continue;
                 }
                 walk.files.push(p);
@@ -571,7 +571,8 @@ pub fn files_in(dir: &Path) -> Result<Walk, CorpusError> {
                 if kind.is_file() {
                     walk.files.push(p);
                 } else {
-                    walk.skipped.push(format!("{}: skipped: not a regular file", rel(&p)));
+                    walk.skipped
+                        .push(format!("{}: skipped: not a regular file", rel(&p)));
                 }
             }
         }
@@ -700,7 +701,6 @@ fn read_file_digested(
     })
 }
 
-
 /// Everything read of a transcripts input: the transcripts, the digest
 /// [`digest`] gives of it, and what the reader has to say (files read
 /// outside the input, files of a folder skipped).
@@ -729,7 +729,11 @@ pub(crate) fn read_all_digested(
     let mut notes = Vec::new();
     let files: Vec<(PathBuf, String)> = if folder {
         let walk = files_in(path)?;
-        notes.extend(walk.skipped.iter().map(|s| format!("{}: {s}", path.display())));
+        notes.extend(
+            walk.skipped
+                .iter()
+                .map(|s| format!("{}: {s}", path.display())),
+        );
         walk.files
             .into_iter()
             .map(|f| {

@@ -274,7 +274,8 @@ fn source_text(
             )));
         }
     }
-    let (file, _) = crate::corpus::input::open_regular(&resolved).map_err(|e| bad(e.to_string()))?;
+    let (file, _) =
+        crate::corpus::input::open_regular(&resolved).map_err(|e| bad(e.to_string()))?;
     let limit = crate::corpus::input::MAX_ENTRY_BYTES.min(archive.budget().left());
     let bytes = match crate::corpus::input::read_bounded(file, limit) {
         Ok(Ok(bytes)) => bytes,

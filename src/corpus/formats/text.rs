@@ -110,7 +110,11 @@ fn strip_line(path: &Path, n: usize, line: &str) -> Result<(String, Vec<Cue>), C
 fn is_otter_footer(line: &str) -> bool {
     let t = line.trim().to_ascii_lowercase();
     t.strip_prefix("transcribed by")
-        .map(|rest| rest.trim().trim_start_matches("https://").trim_start_matches("http://"))
+        .map(|rest| {
+            rest.trim()
+                .trim_start_matches("https://")
+                .trim_start_matches("http://")
+        })
         .is_some_and(|rest| rest.trim_end_matches('/') == "otter.ai")
 }
 
@@ -286,10 +290,18 @@ mod tests {
         assert_eq!(turns.len(), 2, "{turns:?}");
         assert_eq!(turns[1].text, "Why?");
         // Right after the words, no blank line; and without the scheme.
-        let turns = parse(Path::new("o.txt"), "Tomas  0:09\nWhy?\n\nTranscribed by otter.ai").unwrap();
+        let turns = parse(
+            Path::new("o.txt"),
+            "Tomas  0:09\nWhy?\n\nTranscribed by otter.ai",
+        )
+        .unwrap();
         assert_eq!(turns.len(), 1, "{turns:?}");
         // A sentence that mentions it is speech.
-        let turns = parse(Path::new("o.txt"), "Ana: it was transcribed by otter.ai for us").unwrap();
+        let turns = parse(
+            Path::new("o.txt"),
+            "Ana: it was transcribed by otter.ai for us",
+        )
+        .unwrap();
         assert_eq!(turns[0].text, "Ana: it was transcribed by otter.ai for us");
     }
 
