@@ -435,8 +435,45 @@ fn agreement(c: &mut Criterion) {
     group.finish();
 }
 
+/// check-report's quote finding on 1 MB reports: prose with closed
+/// quotes, and one paragraph of marks never closed (every kind), which was
+/// quadratic (a 360 KB paragraph took 81 s). Linear now: compare the
+/// two inputs' times per byte, and 256 KB against 1 MB.
+fn report_quotes(c: &mut Criterion) {
+    use corpus_eval::check_report::quotes::{find_with, Options};
+    let mut group = c.benchmark_group("report_quotes");
+    group.sample_size(10);
+    let prose = |bytes: usize| {
+        let mut r = String::new();
+        while r.len() < bytes {
+            r.push_str("Gwen said that “we never went back to the old house” (P3). She felt it was true.\n\n");
+        }
+        r
+    };
+    let unclosed = |bytes: usize| {
+        let mut r = String::new();
+        while r.len() < bytes {
+            r.push_str("\"a b c d “e f „g «h »i `j <k ](l (m ");
+        }
+        r
+    };
+    let options = Options::default();
+    for (name, text) in [
+        ("prose_1MB", prose(1 << 20)),
+        ("unclosed_256KB", unclosed(256 << 10)),
+        ("unclosed_1MB", unclosed(1 << 20)),
+    ] {
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| find_with(&text, &options, &|w: &str| w == "Gwen").len())
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    report_quotes,
     agreement,
     grounding,
     text_eval,

@@ -889,6 +889,11 @@ impl Fill {
         questions: false,
         byte_spans: false,
     };
+    /// The results and their questions.
+    pub(crate) const QUESTIONS: Fill = Fill {
+        questions: true,
+        byte_spans: false,
+    };
 }
 
 /// A whole evaluation with its questions: one window.

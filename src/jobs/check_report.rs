@@ -79,7 +79,6 @@ pub struct Config {
     /// leading out); refused by default. Never from `/proc`, `/dev` or
     /// `/sys`. Each file read outside the archive is named on stderr and in
     /// the manifest.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_external_sources: bool,
     /// Quality gate: exit 3, once the run folder is written, when a quote
     /// falls in one of these attribution classes (comma-separated:

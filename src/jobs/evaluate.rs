@@ -105,7 +105,6 @@ pub struct Config {
     /// leading out); refused by default. Never from `/proc`, `/dev` or
     /// `/sys`. Each file read outside the archive is named on stderr and in
     /// the manifest.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_external_sources: bool,
     /// Process only the pairs whose id falls in shard I of N (FNV-1a of
     /// the id mod N, plus 1); join the shards' run folders with
@@ -690,6 +689,7 @@ pub(crate) fn write_run_from(
         w.write_all(b"\n")
     };
     let table = |columns: &'static [&'static str],
+                 fill: Fill,
                  write: fn(
         crate::evaluate::PairWindow<'_>,
         &mut CsvStream<&mut dyn std::io::Write>,
@@ -697,7 +697,7 @@ pub(crate) fn write_run_from(
         move |w: &mut dyn std::io::Write| {
             let mut out = CsvStream::new(w);
             out.record(columns)?;
-            rows.windows(Fill::RESULTS, &mut |window| write(window, &mut out))?;
+            rows.windows(fill, &mut |window| write(window, &mut out))?;
             out.finish()
         }
     };
@@ -707,8 +707,15 @@ pub(crate) fn write_run_from(
             "summary.json",
             Box::new(|w| crate::report::write_pretty_json(w, summary)),
         ),
-        ("items.csv", Box::new(table(&ITEM_COLUMNS, item_rows))),
-        ("quotes.csv", Box::new(table(&QUOTE_COLUMNS, quote_rows))),
+        (
+            "items.csv",
+            Box::new(table(&ITEM_COLUMNS, Fill::RESULTS, item_rows)),
+        ),
+        // The quotes as cited come from the question file.
+        (
+            "quotes.csv",
+            Box::new(table(&QUOTE_COLUMNS, Fill::QUESTIONS, quote_rows)),
+        ),
     ])?;
     if config.shard.is_some() {
         run.write_streamed("pairs.jsonl", |w| {

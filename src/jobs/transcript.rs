@@ -22,7 +22,6 @@ pub struct Config {
     /// leading out); refused by default. Never from `/proc`, `/dev` or
     /// `/sys`. Each file read outside the archive is named on stderr and in
     /// the manifest.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_external_sources: bool,
 }
 
