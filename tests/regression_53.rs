@@ -1061,3 +1061,54 @@ fn issue_53_23_swapped_arguments_get_a_hint() {
         .expect_code(2);
     assert!(!r.stderr().contains("hint:"), "{}", r.stderr());
 }
+
+#[test]
+fn issue_53_21_every_documented_report_link_shows_what_it_says() {
+    let dir = Dir::new("r53-doc-links");
+    let (q, t) = sample();
+    let run = dir.run_new_folder(&["evaluate", &q, &t, "--out", "runs", "--no-plots"], "runs");
+    let page = run.join("report.html");
+    let doc = std::fs::read_to_string(crate::util::repo().join("docs/audit-report.md")).unwrap();
+    let links: Vec<&str> = doc
+        .split("report.html#")
+        .skip(1)
+        .map(|rest| rest.split(['`', ' ', ')']).next().unwrap())
+        .collect();
+    assert!(links.len() >= 3, "{links:?}");
+    for link in links {
+        let Some(dom) = crate::util::chromium_dom(&page, &format!("#{link}")) else {
+            return;
+        };
+        assert!(
+            !dom.contains("data-shown=\"0\"") && dom.contains("data-shown=\""),
+            "report.html#{link} shows no quote"
+        );
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(!html.contains(">null</option>"), "a raw null option");
+    }
+}
+
+#[test]
+fn issue_53_22_a_closest_passage_card_names_its_speaker_and_time() {
+    let dir = Dir::new("r53-closest");
+    dir.write(
+        "t.vtt",
+        "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Interviewer>Why did you leave the town?\n\n00:01:05.000 --> 00:01:09.000\n<v Ana>We left in the spring of that year after the cannery closed down.\n",
+    );
+    dir.write(
+        "r.md",
+        "Ana said “we departed in the autumn of the year after the cannery shut” (t.vtt).\n",
+    );
+    let run = dir.run_new_folder(&["check-report", "r.md", "t.vtt", "--out", "runs"], "runs");
+    let results = read_json(&run.join("results.json"));
+    let quote = &results["quotes"][0];
+    assert_eq!(quote["found"], false, "{quote}");
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    let card = html
+        .split("The closest passage:")
+        .nth(1)
+        .expect("a closest passage");
+    let meta = card.split("</p>").next().unwrap();
+    assert!(meta.contains("speaker: Ana"), "{meta}");
+    assert!(meta.contains("1:05"), "{meta}");
+}

@@ -332,6 +332,7 @@ pub fn execute(
             &output.quotes,
             &output.summary,
             &transcripts,
+            &config.matching().eval_config().speakers,
         )
         .map_err(|e| JobError::Input(e.to_string()))?;
         writer.write("report.html", page.as_bytes())?;

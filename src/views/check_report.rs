@@ -79,7 +79,11 @@ fn passage(c: &Context) -> String {
 
 /// The card of one quote: its verdict and attribution, who the report
 /// says said it, and the passage where it stands.
-fn card(q: &CheckedQuote, transcripts: &TranscriptSet) -> Result<String, CorpusError> {
+fn card(
+    q: &CheckedQuote,
+    transcripts: &TranscriptSet,
+    speakers: &crate::citations::turns::SpeakerConfig,
+) -> Result<String, CorpusError> {
     let r = &q.result;
     let class = class_of(q);
     let mut body = String::new();
@@ -107,13 +111,14 @@ fn card(q: &CheckedQuote, transcripts: &TranscriptSet) -> Result<String, CorpusE
             time.map(|t| format!(" · {t}")).unwrap_or_default()
         )
     };
-    let time = r.time.and_then(|t| {
+    let shown = |t: crate::corpus::formats::QuoteTime| {
         let s = t.start?;
         Some(match t.end {
             Some(e) => format!("{}–{}", clock(s), clock(e)),
             None => clock(s),
         })
-    });
+    };
+    let time = r.time.and_then(shown);
     let span = r.check.byte_span.clone().or(r.check.closest_bytes.clone());
     if let Some(os) = &r.attributed.other_source {
         body.push_str(&format!(
@@ -152,7 +157,22 @@ fn card(q: &CheckedQuote, transcripts: &TranscriptSet) -> Result<String, CorpusE
             if !r.found {
                 body.push_str("<p>The closest passage:</p>");
             }
-            body.push_str(&meta(source, r.attributed.span_speaker.as_deref(), time));
+            // A found span's speaker and time come with its result; the
+            // closest passage of a quote not found gets its own, found the
+            // same way (the turn it starts in, the cue it starts in).
+            let (speaker, time) = match r.check.byte_span {
+                Some(_) => (r.attributed.span_speaker.clone(), time),
+                None => (
+                    crate::citations::turns::Turns::parse(&text, speakers)
+                        .speaker_at(span.start)
+                        .map(str::to_string),
+                    transcripts
+                        .get(source)
+                        .and_then(|t| t.time_of(span.clone()))
+                        .and_then(shown),
+                ),
+            };
+            body.push_str(&meta(source, speaker.as_deref(), time));
             body.push_str(&passage(&context(&text, span, Some(&q.text))));
         }
     } else {
@@ -196,12 +216,14 @@ fn highlighted(text: &str, quotes: &[CheckedQuote]) -> String {
     out
 }
 
-/// The whole page.
+/// The whole page (`speakers`: how the transcripts' turns are found, for
+/// the speaker of a closest passage).
 pub(crate) fn render(
     text: &str,
     quotes: &[CheckedQuote],
     summary: &Summary,
     transcripts: &TranscriptSet,
+    speakers: &crate::citations::turns::SpeakerConfig,
 ) -> Result<String, CorpusError> {
     let mut page = HtmlPage::new("Quotes of the report, checked");
     page.style(STYLE);
@@ -247,7 +269,7 @@ pub(crate) fn render(
     page.heading(2, "Quotes");
     let mut cards = String::new();
     for q in quotes {
-        cards.push_str(&card(q, transcripts)?);
+        cards.push_str(&card(q, transcripts, speakers)?);
     }
     page.raw(&cards);
     page.note(&format!("signature: {}", summary.signature));
