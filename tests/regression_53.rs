@@ -1108,7 +1108,7 @@ fn issue_53_22_a_closest_passage_card_names_its_speaker_and_time() {
         .split("The closest passage:")
         .nth(1)
         .expect("a closest passage");
-    let meta = card.split("</p>").next().unwrap();
+    let meta = card.split("</p>").nth(1).unwrap();
     assert!(meta.contains("speaker: Ana"), "{meta}");
     assert!(meta.contains("1:05"), "{meta}");
 }
