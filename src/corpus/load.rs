@@ -162,14 +162,7 @@ impl Loader {
     /// folder, a caption, text, whisperX, Word or REFI-QDA file).
     pub fn transcripts(&self, path: &Path) -> Result<Loaded<TranscriptSet>, CorpusError> {
         if super::formats::is_transcript_source(path) {
-            let (data, (sha256, bytes), notes) =
-                super::formats::load_digested(path, &self.read, self.pack)?;
-            return Ok(Loaded {
-                data,
-                sha256,
-                bytes,
-                notes,
-            });
+            return super::formats::load_digested(path, &self.read, self.pack);
         }
         let (mut data, (sha256, bytes)) = match input_bytes(path, self.mmap)? {
             InputBytes::Read(b) => {

@@ -813,7 +813,7 @@ pub(crate) fn load_digested(
     path: &Path,
     options: &ReadOptions,
     pack: bool,
-) -> Result<(TranscriptSet, (String, u64), Vec<String>), CorpusError> {
+) -> Result<crate::corpus::Loaded<TranscriptSet>, CorpusError> {
     let ReadAll {
         transcripts: read,
         digest,
@@ -826,7 +826,12 @@ pub(crate) fn load_digested(
     if pack {
         transcripts.par_iter_mut().for_each(Transcript::pack);
     }
-    Ok((TranscriptSet::from_transcripts(transcripts), digest, notes))
+    Ok(crate::corpus::Loaded {
+        data: TranscriptSet::from_transcripts(transcripts),
+        sha256: digest.0,
+        bytes: digest.1,
+        notes,
+    })
 }
 
 /// The SHA-256 and size that a run's manifest records of a transcripts
@@ -903,9 +908,14 @@ mod tests {
             root.join("harbour.json"),
             root.join("harbour.qdpx"),
         ] {
-            let (set, digested, _) = load_digested(&path, &map, false).unwrap();
-            assert_eq!(digested, digest(&path).unwrap(), "{}", path.display());
-            assert!(!set.transcripts.is_empty());
+            let loaded = load_digested(&path, &map, false).unwrap();
+            assert_eq!(
+                (loaded.sha256, loaded.bytes),
+                digest(&path).unwrap(),
+                "{}",
+                path.display()
+            );
+            assert!(!loaded.data.transcripts.is_empty());
         }
         // whisper JSON is told from chunks by its text.
         let whisper = std::fs::read_to_string(root.join("harbour.json")).unwrap();
