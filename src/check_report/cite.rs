@@ -234,7 +234,7 @@ impl<'a> Resolver<'a> {
             .par_iter()
             .map(|t| -> Result<Vec<String>, CorpusError> {
                 let text = t.text()?;
-                let turns = Turns::parse(&text, speakers);
+                let turns = Turns::of(&text, t.labels(), speakers);
                 let mut names: Vec<String> =
                     turns.turns.into_iter().filter_map(|t| t.speaker).collect();
                 names.sort();

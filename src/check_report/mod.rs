@@ -316,6 +316,11 @@ pub struct Summary {
     pub attribution: BTreeMap<String, usize>,
     /// Quotes per verdict (every verdict, zeros included).
     pub verdicts: BTreeMap<String, usize>,
+    /// What the reader should know: citation labels that resolved to no
+    /// transcript, what the transcripts' readers doubt (left out when
+    /// there is nothing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// The settings' signature.
     pub signature: String,
 }
@@ -340,7 +345,29 @@ pub fn summarize(quotes: &[CheckedQuote], signature: String) -> Summary {
     }
     let resolved = |q: &&CheckedQuote| q.cited.as_ref().is_some_and(|c| c.source.is_some());
     let ok = quotes.iter().filter(|q| q.ok()).count();
+    let mut unresolved: Vec<&str> = quotes
+        .iter()
+        .filter_map(|q| q.cited.as_ref())
+        .filter(|c| c.source.is_none() && c.speaker.is_none())
+        .map(|c| c.label.as_str())
+        .collect();
+    let n_unresolved = unresolved.len();
+    unresolved.sort_unstable();
+    unresolved.dedup();
+    let warnings = if unresolved.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{} citation label{} resolved to no transcript or speaker ({} quote{}): {}; their quotes are looked for in every transcript and their speakers are not checked, so a misattribution passes. Say what the labels stand for with --sources MAP.csv (rows `label,source,speaker`)",
+            unresolved.len(),
+            if unresolved.len() == 1 { "" } else { "s" },
+            n_unresolved,
+            if n_unresolved == 1 { "" } else { "s" },
+            crate::corpus::preview(&unresolved.join(", "))
+        )]
+    };
     Summary {
+        warnings,
         quotes: quotes.len(),
         cited: quotes.iter().filter(resolved).count(),
         unresolved: quotes

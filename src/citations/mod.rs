@@ -273,10 +273,16 @@ impl Workspace {
     pub(crate) fn prepare<'a>(
         &mut self,
         text: std::borrow::Cow<'a, str>,
+        labels: Option<&[crate::corpus::formats::TurnLabel]>,
         speakers: &turns::SpeakerConfig,
     ) -> SourceText<'a> {
         let mut spare = std::mem::take(self);
-        let t = turns::Turns::parse_in(&text, speakers, std::mem::take(&mut spare.spoken));
+        let t = turns::Turns::parse_labelled(
+            &text,
+            labels,
+            speakers,
+            std::mem::take(&mut spare.spoken),
+        );
         SourceText {
             turns: Some(t),
             spare: std::sync::Mutex::new(spare),
@@ -316,7 +322,17 @@ impl<'a> SourceText<'a> {
         text: impl Into<std::borrow::Cow<'a, str>>,
         speakers: &turns::SpeakerConfig,
     ) -> SourceText<'a> {
-        Workspace::default().prepare(text.into(), speakers)
+        Workspace::default().prepare(text.into(), None, speakers)
+    }
+
+    /// A transcript's text split into the turns its reader found
+    /// ([`turns::Turns::of`]).
+    pub fn with_turns(
+        text: impl Into<std::borrow::Cow<'a, str>>,
+        labels: Option<&[crate::corpus::formats::TurnLabel]>,
+        speakers: &turns::SpeakerConfig,
+    ) -> SourceText<'a> {
+        Workspace::default().prepare(text.into(), labels, speakers)
     }
 
     /// A buffer taken from the spare ones (empty when none is left).
@@ -1145,7 +1161,7 @@ mod tests {
         for (seed, turns) in [(1, 400), (2, 30), (3, 700), (4, 1)] {
             let text = generated(seed, turns);
             let fresh = SourceText::with_speakers(text.clone(), &speakers);
-            let reused = workspace.prepare(std::borrow::Cow::Owned(text.clone()), &speakers);
+            let reused = workspace.prepare(std::borrow::Cow::Owned(text.clone()), None, &speakers);
             let spoken = fresh.spoken().to_string();
             let words: Vec<&str> = spoken.split_whitespace().collect();
             let mut quotes: Vec<String> = Vec::new();

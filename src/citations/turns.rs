@@ -24,12 +24,15 @@ use std::ops::Range;
 /// The default speaker-label pattern; its first group is the label.
 pub const DEFAULT_SPEAKER_PATTERN: &str = r"^\s*([\p{Lu}][\p{L}\p{N}_ .'’-]{0,40}?)\s*:\s";
 
-/// The default interviewer labels (compared case-insensitively).
-pub const DEFAULT_INTERVIEWER_LABELS: [&str; 6] = [
+/// The default interviewer labels (compared case-insensitively; a number
+/// after one is the same role: `Interviewer 2`, `Interviewer2`).
+pub const DEFAULT_INTERVIEWER_LABELS: [&str; 8] = [
     "Interviewer",
     "Moderator",
     "Facilitator",
     "Researcher",
+    "INT",
+    "IV",
     "Q",
     "I",
 ];
@@ -177,10 +180,15 @@ impl SpeakerConfig {
         )
     }
 
-    /// True when `label` is an interviewer label (case-insensitive).
+    /// True when `label` is an interviewer label (case-insensitive; a
+    /// number after it is the same role: `Interviewer 2`, `INT1`).
     pub fn is_interviewer(&self, label: &str) -> bool {
         let l = label.trim().to_lowercase();
-        self.interviewer.contains(&l)
+        if self.interviewer.contains(&l) {
+            return true;
+        }
+        let bare = l.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end();
+        bare.len() < l.len() && !bare.is_empty() && self.interviewer.iter().any(|i| i == bare)
     }
 }
 
@@ -236,8 +244,15 @@ fn compiled(pattern: &str) -> Result<Regex, String> {
 pub struct Turn {
     /// The speaker label.
     pub speaker: Option<String>,
-    /// True when the label is an interviewer label.
+    /// The role written beside the speaker's name, where the reader found
+    /// one.
+    pub role: Option<String>,
+    /// True when the label (or the role written beside it) is an
+    /// interviewer label.
     pub interviewer: bool,
+    /// The speaker is in doubt (the reader says so: an unlabelled cue
+    /// between labelled ones, a segment whose words' speakers disagree).
+    pub uncertain: bool,
     /// The label as it stands (prefix whitespace, label, `:`, space).
     pub label: Range<usize>,
     /// What was said: from the end of the label to the next label.
@@ -297,9 +312,69 @@ impl Turns {
         Turns::parse_in(text, config, String::new())
     }
 
+    /// The turns of a transcript: those its reader found (`labels`, see
+    /// [`crate::corpus::Transcript::labels`]), unless a custom speaker
+    /// pattern is set or there are none (corpus-eval's JSON chunks): then
+    /// the pattern's.
+    pub fn of(
+        text: &str,
+        labels: Option<&[crate::corpus::formats::TurnLabel]>,
+        config: &SpeakerConfig,
+    ) -> Turns {
+        Turns::parse_labelled(text, labels, config, String::new())
+    }
+
+    /// [`Turns::of`], the spoken text built into `spoken` (a buffer kept
+    /// from an earlier transcript: [`Turns::into_spoken_buffer`]).
+    pub(crate) fn parse_labelled(
+        text: &str,
+        labels: Option<&[crate::corpus::formats::TurnLabel]>,
+        config: &SpeakerConfig,
+        spoken: String,
+    ) -> Turns {
+        match labels {
+            Some(found) if config.pattern.is_none() => {
+                let mut turns = Vec::with_capacity(found.len().max(1));
+                for (i, l) in found.iter().enumerate() {
+                    let start = l.at.start.min(text.len());
+                    let label_end = l.at.end.clamp(start, text.len());
+                    let end = found
+                        .get(i + 1)
+                        .map_or(text.len(), |n| n.at.start.max(label_end))
+                        .min(text.len());
+                    let interviewer = l
+                        .speaker
+                        .as_deref()
+                        .is_some_and(|s| config.is_interviewer(s))
+                        || l.role.as_deref().is_some_and(|r| config.is_interviewer(r));
+                    turns.push(Turn {
+                        speaker: l.speaker.clone(),
+                        role: l.role.clone(),
+                        interviewer,
+                        uncertain: l.uncertain,
+                        label: start..label_end,
+                        text: label_end..end,
+                    });
+                }
+                if turns.is_empty() {
+                    turns.push(Turn {
+                        speaker: None,
+                        role: None,
+                        interviewer: false,
+                        uncertain: false,
+                        label: 0..0,
+                        text: 0..text.len(),
+                    });
+                }
+                Turns::of_turns(text, turns, config, spoken)
+            }
+            _ => Turns::parse_in(text, config, spoken),
+        }
+    }
+
     /// [`Turns::parse`], the spoken text built into `spoken` (a buffer
     /// kept from an earlier transcript: [`Turns::into_spoken_buffer`]).
-    pub(crate) fn parse_in(text: &str, config: &SpeakerConfig, mut spoken: String) -> Turns {
+    pub(crate) fn parse_in(text: &str, config: &SpeakerConfig, spoken: String) -> Turns {
         let mut labels: Vec<(Range<usize>, String)> = Vec::new();
         match &config.pattern {
             // The default pattern's label is the match up to its first `:`
@@ -331,7 +406,9 @@ impl Turns {
         if first > 0 || labels.is_empty() {
             turns.push(Turn {
                 speaker: None,
+                role: None,
                 interviewer: false,
+                uncertain: false,
                 label: 0..0,
                 text: 0..first,
             });
@@ -340,11 +417,18 @@ impl Turns {
             let end = labels.get(i + 1).map_or(text.len(), |(r, _)| r.start);
             turns.push(Turn {
                 interviewer: config.is_interviewer(label),
+                role: None,
+                uncertain: false,
                 speaker: Some(label.clone()),
                 label: range.clone(),
                 text: range.end..end,
             });
         }
+        Turns::of_turns(text, turns, config, spoken)
+    }
+
+    /// The turns with their spoken text (labels out).
+    fn of_turns(text: &str, turns: Vec<Turn>, config: &SpeakerConfig, mut spoken: String) -> Turns {
         spoken.clear();
         spoken.reserve(text.len());
         let mut pieces = Vec::with_capacity(turns.len());

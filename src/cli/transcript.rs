@@ -19,20 +19,23 @@ pub struct TranscriptArgs {
     /// several transcripts).
     #[arg(long)]
     pub json: bool,
-    /// `--speaker-map`, `--allow-external-sources`.
+    /// The reading options: `--speaker-pattern`, `--interviewer-labels`,
+    /// `--speaker-map`, `--speaker-aliases`, `--allow-external-sources`.
     #[command(flatten)]
     pub settings: super::flags::Flags<Config>,
 }
 
 /// Prints the transcripts of `args.file`.
 pub(super) fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
-    let loaded = read(&args.settings.checked()?, &args.file)?;
+    let config = args.settings.checked()?;
+    let speakers = config.speakers()?;
+    let loaded = read(&config, &args.file)?;
     for note in &loaded.notes {
         errln!("note: {}", crate::secrets::scrub(note));
     }
     let transcripts = loaded.data;
     if args.json {
-        let v = transcripts_json(transcripts);
+        let v = transcripts_json(transcripts, &speakers);
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else if !transcripts.is_empty() {
         outln!("{}", transcripts_text(&transcripts));

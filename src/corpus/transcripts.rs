@@ -36,6 +36,9 @@ pub struct Transcript {
     /// Its time anchors (byte offsets of the text), in order; empty when
     /// its format has no times.
     times: Vec<super::formats::TimeAnchor>,
+    /// Its turns as its reader found them (None: corpus-eval's JSON
+    /// chunks, whose turns the speaker pattern finds).
+    labels: Option<std::sync::Arc<[super::formats::TurnLabel]>>,
 }
 
 /// A transcript's text as held.
@@ -54,6 +57,7 @@ impl Transcript {
             chunks,
             format: None,
             times: Vec::new(),
+            labels: None,
         }
     }
 
@@ -66,6 +70,18 @@ impl Transcript {
         self.format = Some(format);
         self.times = times;
         self
+    }
+
+    /// The same transcript with the turns its reader found.
+    pub fn with_labels(mut self, labels: Vec<super::formats::TurnLabel>) -> Transcript {
+        self.labels = Some(labels.into());
+        self
+    }
+
+    /// Its turns as its reader found them (None: the speaker pattern finds
+    /// them).
+    pub fn labels(&self) -> Option<&[super::formats::TurnLabel]> {
+        self.labels.as_deref()
     }
 
     /// The format it was read from (None: corpus-eval's JSON chunks).
@@ -161,6 +177,10 @@ pub struct TranscriptSet {
     index: HashMap<String, usize>,
     /// Ids without their extension, where unique.
     aliases: HashMap<String, usize>,
+    /// What the readers doubt (a line that looks like a label they did not
+    /// accept, unlabelled cues between labelled ones): one warning each, for
+    /// stderr and summary.json's `warnings`.
+    pub doubts: Vec<String>,
 }
 
 impl TranscriptSet {
@@ -204,6 +224,7 @@ impl TranscriptSet {
             transcripts,
             index,
             aliases,
+            doubts: Vec::new(),
         }
     }
 

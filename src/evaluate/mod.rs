@@ -175,8 +175,9 @@ pub fn unlabelled_transcripts(
     let labelled: Vec<bool> = cited
         .par_iter()
         .map(|&t| {
-            let text = transcripts.transcripts[t].text()?;
-            Ok(crate::citations::turns::Turns::parse(&text, speakers).labelled())
+            let transcript = &transcripts.transcripts[t];
+            let text = transcript.text()?;
+            Ok(crate::citations::turns::Turns::of(&text, transcript.labels(), speakers).labelled())
         })
         .collect::<Result<_, CorpusError>>()?;
     Ok(cited
@@ -511,10 +512,11 @@ fn verify_quotes_in(
             Some(k) => Source::Kept(k.source(t)?),
             None => {
                 let mut workspace = workspaces.take();
-                let text = transcripts.transcripts[t].text_in(workspace.text_buffer())?;
+                let transcript = &transcripts.transcripts[t];
+                let text = transcript.text_in(workspace.text_buffer())?;
                 Source::Fresh(Box::new(
                     workspace
-                        .prepare(text, &config.speakers)
+                        .prepare(text, transcript.labels(), &config.speakers)
                         .normalizing(&config.normalize)
                         .searching(config.fuzzy_search),
                 ))
@@ -1404,9 +1406,10 @@ impl PreparedTranscripts {
         if let Some(s) = self.sources[t].get() {
             return Ok(s);
         }
-        let text = self.set.transcripts[t].text()?.into_owned();
+        let transcript = &self.set.transcripts[t];
+        let text = transcript.text()?.into_owned();
         Ok(self.sources[t].get_or_init(|| {
-            SourceText::with_speakers(text, &self.speaker_config)
+            SourceText::with_turns(text, transcript.labels(), &self.speaker_config)
                 .normalizing(&self.normalize)
                 .searching(self.fuzzy_search)
         }))

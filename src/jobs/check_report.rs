@@ -55,8 +55,11 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "REGEX")]
     pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive
-    /// (default: Interviewer, Moderator, Facilitator, Researcher, Q, I).
+    /// Labels of interviewer turns, comma-separated, case-insensitive,
+    /// added to the defaults (Interviewer, Moderator, Facilitator,
+    /// Researcher, INT, IV, Q, I; a number after one is the same role:
+    /// `Interviewer 2`); `none` first replaces the defaults
+    /// (`none,Dana Whitfield`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interviewer_labels: Option<Vec<String>>,
     /// Filler words quote matching ignores, comma-separated (default: um,
@@ -265,7 +268,9 @@ pub fn run(
     let quotes = checking::check(&report.text, transcripts, map, &eval, &options)?;
     let signature =
         checking::signature(&eval, config.min_words, map_digest.map(|d| (map.len(), d)));
-    let summary = checking::summarize(&quotes, signature);
+    let mut summary = checking::summarize(&quotes, signature);
+    // What the transcripts' readers doubt (a label they did not accept).
+    summary.warnings.extend(transcripts.doubts.iter().cloned());
     Ok(Output {
         quotes,
         summary,
@@ -304,6 +309,9 @@ pub fn execute(
         None => (&empty, None),
     };
     let output = run(config, &text, &transcripts, map_ref, digest)?;
+    for w in &output.summary.warnings {
+        errln!("warning: {w}");
+    }
     let manifest = Manifest::new(
         "check-report",
         inputs,

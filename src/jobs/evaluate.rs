@@ -79,8 +79,11 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "REGEX")]
     pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive
-    /// (default: Interviewer, Moderator, Facilitator, Researcher, Q, I).
+    /// Labels of interviewer turns, comma-separated, case-insensitive,
+    /// added to the defaults (Interviewer, Moderator, Facilitator,
+    /// Researcher, INT, IV, Q, I; a number after one is the same role:
+    /// `Interviewer 2`); `none` first replaces the defaults
+    /// (`none,Dana Whitfield`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interviewer_labels: Option<Vec<String>>,
     /// Filler words quote matching ignores, standing alone as words, any
@@ -185,12 +188,26 @@ pub fn speakers(
 ) -> Result<SpeakerConfig, ConfigError> {
     use crate::citations::turns::{DEFAULT_INTERVIEWER_LABELS, DEFAULT_SPEAKER_PATTERN};
     let pattern = pattern.as_deref().unwrap_or(DEFAULT_SPEAKER_PATTERN);
+    // Labels given add to the defaults (Zoom and Otter name the
+    // interviewer by name); `none` first replaces them.
+    let defaults = DEFAULT_INTERVIEWER_LABELS.iter().map(|s| s.to_string());
     let labels: Vec<String> = match labels {
-        Some(l) => l.clone(),
-        None => DEFAULT_INTERVIEWER_LABELS
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        Some(l)
+            if l.first()
+                .is_some_and(|f| f.trim().eq_ignore_ascii_case("none")) =>
+        {
+            l[1..].to_vec()
+        }
+        Some(l) => {
+            let mut all: Vec<String> = defaults.collect();
+            for x in l {
+                if !all.iter().any(|a| a.eq_ignore_ascii_case(x.trim())) {
+                    all.push(x.clone());
+                }
+            }
+            all
+        }
+        None => defaults.collect(),
     };
     SpeakerConfig::new(pattern, &labels).map_err(|message| ConfigError::Invalid {
         field: "--speaker-pattern".into(),
@@ -289,7 +306,8 @@ pub fn run(
 ) -> Result<Output, JobError> {
     config.validate()?;
     let eval = evaluate(questions, transcripts, lexicon, &config.eval_config())?;
-    let summary = summarize_evaluation(&eval);
+    let mut summary = summarize_evaluation(&eval);
+    summary.warnings.extend(transcripts.doubts.iter().cloned());
     let results = annotate(questions, &eval);
     Ok(Output {
         results,
@@ -347,7 +365,9 @@ pub fn execute(
     // the results (no annotated copy of the document, as `run` makes).
     // WordNet is dropped once the answers are scored.
     let evaluation = evaluate_owned(&questions, &transcripts, lexicon, &config.eval_config())?;
-    let summary = summarize_evaluation(&evaluation);
+    let mut summary = summarize_evaluation(&evaluation);
+    // What the transcripts' readers doubt (a label they did not accept).
+    summary.warnings.extend(transcripts.doubts.iter().cloned());
     // The bootstrap's buffers are freed before the writing starts.
     crate::sys::memory::give_back();
     crate::sys::timings::phase("summary");

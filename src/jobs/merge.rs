@@ -377,7 +377,8 @@ fn merge_evaluate_in(
     parts.signature = signature;
     parts.unlabelled =
         crate::evaluate::unlabelled_transcripts(&transcripts, cited, &eval_config.speakers)?;
-    let summary = parts.finish(&eval_config);
+    let mut summary = parts.finish(&eval_config);
+    summary.warnings.extend(transcripts.doubts.iter().cloned());
     for w in &summary.warnings {
         errln!("warning: {w}");
     }

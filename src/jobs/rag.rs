@@ -113,8 +113,11 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(tag = "api", value_name = "REGEX")]
     pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive
-    /// (default: Interviewer, Moderator, Facilitator, Researcher, Q, I).
+    /// Labels of interviewer turns, comma-separated, case-insensitive,
+    /// added to the defaults (Interviewer, Moderator, Facilitator,
+    /// Researcher, INT, IV, Q, I; a number after one is the same role:
+    /// `Interviewer 2`); `none` first replaces the defaults
+    /// (`none,Dana Whitfield`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(tag = "api")]
     pub interviewer_labels: Option<Vec<String>>,

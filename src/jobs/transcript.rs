@@ -6,12 +6,28 @@ use super::{ConfigError, JobConfig, JobError};
 use crate::corpus::formats::{SpeakerMap, TimedTranscript};
 use crate::corpus::Loaded;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// The settings of `transcript`.
+/// The settings of `transcript`: the reading options `evaluate` and
+/// `check-report` read transcripts with, so a file can be previewed as a
+/// run will read it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
+    /// Speaker labels: a regex whose first group is the label, matched at
+    /// line starts; it replaces the labels the readers find (default: the
+    /// readers' labels, see docs/input-formats.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "REGEX")]
+    pub speaker_pattern: Option<String>,
+    /// Labels of interviewer turns, comma-separated, case-insensitive,
+    /// added to the defaults (`none,...` replaces them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interviewer_labels: Option<Vec<String>>,
+    /// Speaker aliases: a CSV file of `alias,label` rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "FILE")]
+    pub speaker_aliases: Option<PathBuf>,
     /// Names of diarized speakers: `SPEAKER_00=Interviewer,...` or a CSV
     /// file of `label,name` rows.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -30,7 +46,20 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        speaker_map(self.speaker_map.as_deref()).map(|_| ())
+        self.speakers().map(|_| ())
+    }
+}
+
+impl Config {
+    /// The speaker settings turns are read with (checked: the pattern
+    /// compiles, the map and the aliases parse).
+    pub fn speakers(&self) -> Result<crate::citations::turns::SpeakerConfig, ConfigError> {
+        let s = super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)?;
+        let map: Vec<(String, String)> = speaker_map(self.speaker_map.as_deref())?
+            .0
+            .into_iter()
+            .collect();
+        super::evaluate::with_aliases(s.with_map(&map), self.speaker_aliases.as_deref())
     }
 }
 

@@ -163,9 +163,13 @@ fn card(
             let (speaker, time) = match r.check.byte_span {
                 Some(_) => (r.attributed.span_speaker.clone(), time),
                 None => (
-                    crate::citations::turns::Turns::parse(&text, speakers)
-                        .speaker_at(span.start)
-                        .map(str::to_string),
+                    crate::citations::turns::Turns::of(
+                        &text,
+                        transcripts.get(source).and_then(|t| t.labels()),
+                        speakers,
+                    )
+                    .speaker_at(span.start)
+                    .map(str::to_string),
                     transcripts
                         .get(source)
                         .and_then(|t| t.time_of(span.clone()))

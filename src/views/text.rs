@@ -429,36 +429,60 @@ pub(crate) fn transcripts_text(transcripts: &[crate::corpus::formats::TimedTrans
 
 /// `transcript --json`: one transcript's [`transcript_json`], or an array
 /// of them when there are several.
-pub(crate) fn transcripts_json(transcripts: Vec<crate::corpus::formats::TimedTranscript>) -> Value {
-    let mut all: Vec<Value> = transcripts.into_iter().map(transcript_json).collect();
+pub(crate) fn transcripts_json(
+    transcripts: Vec<crate::corpus::formats::TimedTranscript>,
+    speakers: &crate::citations::turns::SpeakerConfig,
+) -> Value {
+    let mut all: Vec<Value> = transcripts
+        .into_iter()
+        .map(|t| transcript_json(t, speakers))
+        .collect();
     match all.len() {
         1 => all.remove(0),
         _ => Value::Array(all),
     }
 }
 
-/// The JSON of one transcript: its turns as the speaker pattern finds them
-/// in its plain text, each with the times of its text.
-fn transcript_json(t: crate::corpus::formats::TimedTranscript) -> Value {
+/// The JSON of one transcript: its turns as quotes are attributed by them
+/// (the reader's, or a custom speaker pattern's), each with its speaker,
+/// role, whether the speaker is in doubt or an interviewer, the times of
+/// its text; and how many turns carry a recognised label.
+fn transcript_json(
+    t: crate::corpus::formats::TimedTranscript,
+    speakers: &crate::citations::turns::SpeakerConfig,
+) -> Value {
     let format = t.format.as_str();
     let id = t.id.clone();
-    let (text, times) = t.plain();
-    let turns = crate::citations::turns::Turns::parse(&text, &Default::default());
-    let turns: Vec<Value> = turns
+    let (text, times, labels) = t.plain_labelled();
+    let labels = (t.format != crate::corpus::formats::Format::Chunks).then_some(labels.as_slice());
+    let turns = crate::citations::turns::Turns::of(&text, labels, speakers);
+    let shown: Vec<&crate::citations::turns::Turn> = turns
         .turns
         .iter()
         .filter(|turn| !text[turn.text.clone()].trim().is_empty())
+        .collect();
+    let recognised = shown.iter().filter(|turn| turn.speaker.is_some()).count();
+    let rows: Vec<Value> = shown
+        .iter()
         .map(|turn| {
             let time = crate::corpus::formats::time_of(&times, turn.text.clone());
             serde_json::json!({
                 "speaker": turn.speaker,
+                "role": turn.role,
+                "interviewer": turn.interviewer,
+                "uncertain": turn.uncertain,
                 "start": time.and_then(|t| t.start),
                 "end": time.and_then(|t| t.end),
                 "text": text[turn.text.clone()].trim(),
             })
         })
         .collect();
-    serde_json::json!({"id": id, "format": format, "turns": turns})
+    serde_json::json!({
+        "id": id,
+        "format": format,
+        "labels": {"recognised": recognised, "turns": rows.len()},
+        "turns": rows,
+    })
 }
 
 /// `check-report`'s terminal summary: the counts, then each quote that is

@@ -191,27 +191,31 @@ fn name(s: &str) -> Option<String> {
     Some(s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
+/// A cue's speaker as its text gives it: the speaker, the role beside
+/// the name, and what was said.
+type Said = (Option<String>, Option<String>, String);
+
 /// A cue's payload lines (joined with a space) as speakers and texts: each
 /// voice span's name for the text up to the next span (`<v Ana>Yes.</v>
-/// <v Bo>No.</v>` is two), else a `Name:` prefix; tags removed, then
-/// references decoded.
-fn payload(lines: &[&str]) -> Vec<(Option<String>, String)> {
+/// <v Bo>No.</v>` is two), else a label at its start (every style
+/// [`super::labels`] reads: `Name:`, `[SPEAKER_00]:`, `Name (Role):`);
+/// tags removed, then references decoded.
+fn payload(lines: &[&str]) -> Vec<Said> {
     let joined = lines.join(" ");
     let spans: Vec<_> = voice().captures_iter(&joined).collect();
     if spans.is_empty() {
         let text = clean(&joined);
-        return vec![match super::label().captures(&text) {
-            Some(c) => {
-                let rest = c.get(0).map_or(0, |m| m.end());
-                (name(&c[1]), text[rest..].trim().to_string())
+        return vec![match super::labels::recognize(&text) {
+            super::labels::Seen::Label(l) => {
+                (Some(l.name), l.role, text[l.rest..].trim().to_string())
             }
-            None => (None, text),
+            _ => (None, None, text),
         }];
     }
     let mut out = Vec::new();
     let first = spans[0].get(0).map_or(0, |m| m.start());
     if !clean(&joined[..first]).is_empty() {
-        out.push((None, clean(&joined[..first])));
+        out.push((None, None, clean(&joined[..first])));
     }
     for (k, c) in spans.iter().enumerate() {
         let from = c.get(0).map_or(0, |m| m.end());
@@ -220,9 +224,16 @@ fn payload(lines: &[&str]) -> Vec<(Option<String>, String)> {
             .and_then(|n| n.get(0))
             .map_or(joined.len(), |m| m.start());
         let speaker = c.get(1).and_then(|m| name(&decode_entities(m.as_str())));
-        out.push((speaker, clean(&joined[from..to])));
+        out.push((speaker, None, clean(&joined[from..to])));
     }
     out
+}
+
+/// Whether a turn's text ends a sentence (`.`, `?`, `!`, `…`, a closing
+/// quotation mark after one).
+fn ends_sentence(text: &str) -> bool {
+    let t = text.trim_end().trim_end_matches(['"', '”', '’', '\'', ')']);
+    t.ends_with(['.', '?', '!', '…'])
 }
 
 /// One cue block, WebVTT's or SubRip's: an optional cue id (or number),
@@ -234,22 +245,70 @@ fn cue_into(
     first: usize,
     lines: &[&str],
     turns: &mut Vec<TimedTurn>,
+    starts: &mut Vec<usize>,
 ) -> Result<(), CorpusError> {
     let t = usize::from(!lines.first().is_some_and(|l| l.contains("-->")));
     let Some(line) = lines.get(t) else {
         return Err(line_error(path, first, "a timing line without `-->`"));
     };
     let (start, end) = timing(path, first + t, line)?;
-    for (speaker, text) in payload(&lines[t + 1..]) {
-        if !text.is_empty() {
-            super::push_cue(turns, speaker, text, start, end);
+    for (speaker, role, text) in payload(&lines[t + 1..]) {
+        if text.is_empty() {
+            continue;
+        }
+        // A cue without a label right after a labelled one, inside its
+        // sentence, goes on with it; any other goes alone (its speaker in
+        // doubt when labelled cues stand around it: see `mark_uncertain`).
+        let speaker = match (speaker, turns.last()) {
+            (None, Some(last)) if last.speaker.is_some() && !ends_sentence(&last.text) => {
+                last.speaker.clone()
+            }
+            (s, _) => s,
+        };
+        let role = match (&role, turns.last()) {
+            (None, Some(last)) if last.speaker == speaker => last.role.clone(),
+            _ => role,
+        };
+        super::push_cue(turns, speaker, role, text, start, end);
+        if starts.len() < turns.len() {
+            starts.push(first);
         }
     }
     Ok(())
 }
 
-/// The turns of a WebVTT file.
-pub(crate) fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
+/// Marks the turns without a speaker that stand between labelled ones as
+/// in doubt (`starts`: each turn's first line), and says where the first
+/// one is, as a warning.
+fn mark_uncertain(path: &Path, turns: &mut [TimedTurn], starts: &[usize]) -> Vec<String> {
+    let (Some(first), Some(last)) = (
+        turns.iter().position(|t| t.speaker.is_some()),
+        turns.iter().rposition(|t| t.speaker.is_some()),
+    ) else {
+        return Vec::new();
+    };
+    let mut doubt = None;
+    for (k, t) in turns.iter_mut().enumerate().take(last).skip(first) {
+        if t.speaker.is_none() {
+            t.uncertain = true;
+            if doubt.is_none() {
+                doubt = Some(format!(
+                    "{}:{}: a cue without a speaker between labelled cues ({}): its speaker is in doubt (attribution `uncertain_speaker`)",
+                    path.display(),
+                    starts.get(k).copied().unwrap_or(0),
+                    crate::corpus::preview(&t.text)
+                ));
+            }
+        }
+    }
+    doubt.into_iter().collect()
+}
+
+/// The turns of a WebVTT file, and the reader's doubts.
+pub(crate) fn parse_vtt(
+    path: &Path,
+    text: &str,
+) -> Result<(Vec<TimedTurn>, Vec<String>), CorpusError> {
     let blocks = blocks(text);
     let header = blocks
         .first()
@@ -269,6 +328,7 @@ pub(crate) fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, Corpu
         ));
     }
     let mut turns = Vec::new();
+    let mut starts = Vec::new();
     for (first, lines) in blocks.iter().skip(1) {
         let head = lines[0];
         let keyword = |k: &str| {
@@ -278,18 +338,24 @@ pub(crate) fn parse_vtt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, Corpu
         if keyword("NOTE") || keyword("STYLE") || keyword("REGION") {
             continue;
         }
-        cue_into(path, *first, lines, &mut turns)?;
+        cue_into(path, *first, lines, &mut turns, &mut starts)?;
     }
-    Ok(turns)
+    let doubts = mark_uncertain(path, &mut turns, &starts);
+    Ok((turns, doubts))
 }
 
-/// The turns of a SubRip file.
-pub(crate) fn parse_srt(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
+/// The turns of a SubRip file, and the reader's doubts.
+pub(crate) fn parse_srt(
+    path: &Path,
+    text: &str,
+) -> Result<(Vec<TimedTurn>, Vec<String>), CorpusError> {
     let mut turns = Vec::new();
+    let mut starts = Vec::new();
     for (first, lines) in blocks(text) {
-        cue_into(path, first, &lines, &mut turns)?;
+        cue_into(path, first, &lines, &mut turns, &mut starts)?;
     }
-    Ok(turns)
+    let doubts = mark_uncertain(path, &mut turns, &starts);
+    Ok((turns, doubts))
 }
 
 #[cfg(test)]
@@ -313,7 +379,7 @@ mod tests {
                    2\r\n00:00:04.000 --> 00:00:06.500\r\nAna Lopez: the harbour.\r\n\r\n\
                    5c7f0e2a-9a8b-4b1c-8d2e-1f2a3b4c5d6e/12-0\r\n00:01:00.000 --> 00:01:02.000 align:start position:10%\r\n<v Tomas Berg>Why &lt;then&gt;?</v>\r\n\r\n\
                    00:01:03.000 --> 00:01:05.000\r\n<v.loud Ana Lopez><i>Money</i> &amp; work.</v>\r\n";
-        let turns = parse_vtt(Path::new("z.vtt"), vtt).unwrap();
+        let turns = parse_vtt(Path::new("z.vtt"), vtt).unwrap().0;
         assert_eq!(
             summary(&turns),
             [
@@ -329,7 +395,9 @@ mod tests {
         );
         assert_eq!(turns[0].cues[1].at, "We lived by ".len());
         assert_eq!(
-            parse_vtt(Path::new("z.vtt"), "WEBVTT\n\n01:02.500 --> 01:04.000\nhi").unwrap()[0]
+            parse_vtt(Path::new("z.vtt"), "WEBVTT\n\n01:02.500 --> 01:04.000\nhi")
+                .unwrap()
+                .0[0]
                 .start(),
             Some(62.5)
         );
@@ -362,13 +430,14 @@ mod tests {
             "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n"
         )
         .unwrap()
+        .0
         .is_empty());
     }
 
     #[test]
     fn subrip_cues_speakers_and_tags() {
         let srt = "1\n00:00:01,000 --> 00:00:03,000\nAna: <i>We left</i>\n{\\an8}in May.\n\n2\n00:00:03,000 --> 00:00:04,250\nAna: Then\n\n3\n00:00:05,000 --> 00:00:06,000\nTomas: Why?\n";
-        let turns = parse_srt(Path::new("s.srt"), srt).unwrap();
+        let turns = parse_srt(Path::new("s.srt"), srt).unwrap().0;
         assert_eq!(
             summary(&turns),
             [
@@ -388,14 +457,14 @@ mod tests {
         );
         assert_eq!(
             payload(&["&lt;in&gt; <b>x</b>"]),
-            [(None, "<in> x".to_string())]
+            [(None, None, "<in> x".to_string())]
         );
         assert_eq!(
             payload(&["<v Ana>Yes.</v> <v.loud Bo>No &amp; no.</v>", "<v  >hm"]),
             [
-                (Some("Ana".to_string()), "Yes.".to_string()),
-                (Some("Bo".to_string()), "No & no.".to_string()),
-                (None, "hm".to_string()),
+                (Some("Ana".to_string()), None, "Yes.".to_string()),
+                (Some("Bo".to_string()), None, "No & no.".to_string()),
+                (None, None, "hm".to_string()),
             ]
         );
         // Entities across a cut never split a character.
@@ -408,12 +477,12 @@ mod tests {
     #[test]
     fn a_timing_line_ends_the_header_or_a_cue_without_a_blank_line() {
         let vtt = "WEBVTT\n00:00:01.000 --> 00:00:02.000\nhi\n00:00:02.000 --> 00:00:03.000\nthere";
-        let turns = parse_vtt(Path::new("v.vtt"), vtt).unwrap();
+        let turns = parse_vtt(Path::new("v.vtt"), vtt).unwrap().0;
         assert_eq!(summary(&turns), [(None, "hi there", Some(1.0), Some(3.0))]);
         assert_eq!(turns[0].cues.len(), 2);
         let srt =
             "1\n00:00:01,000 --> 00:00:02,000\nAna: hi\n2\n00:00:02,000 --> 00:00:03,000\nBo: yo\n";
-        let turns = parse_srt(Path::new("s.srt"), srt).unwrap();
+        let turns = parse_srt(Path::new("s.srt"), srt).unwrap().0;
         assert_eq!(
             summary(&turns),
             [

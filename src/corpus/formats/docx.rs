@@ -4,7 +4,7 @@
 //! timestamps). Read with the `zip` and `quick-xml` crates, no office
 //! suite.
 
-use super::{reference, xml_error, Archive, TimedTurn};
+use super::{reference, xml_error, Archive};
 use crate::corpus::CorpusError;
 use quick_xml::events::Event;
 use std::path::Path;
@@ -156,9 +156,9 @@ pub(crate) fn text(path: &Path) -> Result<String, CorpusError> {
     Ok(paragraph_texts(path)?.join("\n"))
 }
 
-/// The turns of a `.docx` transcript.
-pub(crate) fn parse(path: &Path) -> Result<Vec<TimedTurn>, CorpusError> {
-    super::text::parse(path, &text(path)?)
+/// The turns of a `.docx` transcript (its paragraphs read as text lines).
+pub(crate) fn parse(path: &Path) -> Result<super::text::Parsed, CorpusError> {
+    super::text::parse(path, &text(path)?, false)
 }
 
 #[cfg(test)]

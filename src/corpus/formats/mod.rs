@@ -10,6 +10,8 @@
 
 pub(crate) mod cues;
 pub(crate) mod docx;
+pub(crate) mod labels;
+pub(crate) mod markdown;
 pub(crate) mod qdpx;
 pub(crate) mod text;
 pub(crate) mod whisper;
@@ -74,8 +76,14 @@ pub struct Cue {
 /// One turn as a file gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimedTurn {
-    /// Who speaks (None: the text is written as is, its labels in it).
+    /// Who speaks (None: no label says).
     pub speaker: Option<String>,
+    /// The role written beside the speaker's name (`SL` of `Ashlee Kupor
+    /// (SL):`, `Interviewer` of `Dana - Interviewer:`).
+    pub role: Option<String>,
+    /// The speaker is in doubt: an unlabelled cue between labelled ones,
+    /// a whisperX segment whose words' speakers disagree.
+    pub uncertain: bool,
     /// What was said, markup and timestamps taken out.
     pub text: String,
     /// Its time anchors, in order of `at`.
@@ -104,6 +112,35 @@ pub struct TimedTranscript {
     pub format: Format,
     /// Its turns, in order.
     pub turns: Vec<TimedTurn>,
+    /// What the reader doubts (a line that looks like a label it did not
+    /// accept, unlabelled cues between labelled ones), with the first such
+    /// line: said on stderr and in summary.json's `warnings`.
+    pub doubts: Vec<String>,
+}
+
+/// How many of a transcript's turns carry a recognised label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LabelCoverage {
+    /// Turns with a speaker.
+    pub recognised: usize,
+    /// All turns.
+    pub turns: usize,
+}
+
+/// A turn of a transcript's plain text as its reader found it: the bytes
+/// of its label (`Name: `, empty for a turn without one), its speaker and
+/// role, and whether the speaker is in doubt. Quotes are attributed by
+/// these turns (a custom `--speaker-pattern` reads the text again instead).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TurnLabel {
+    /// The label's bytes in the plain text; the turn's text follows.
+    pub at: std::ops::Range<usize>,
+    /// Who speaks.
+    pub speaker: Option<String>,
+    /// The role written beside the name.
+    pub role: Option<String>,
+    /// The speaker is in doubt.
+    pub uncertain: bool,
 }
 
 /// A time anchor of a transcript's plain text (see [`Cue`]): `at` is a byte
@@ -146,11 +183,27 @@ pub fn time_of(times: &[TimeAnchor], span: std::ops::Range<usize>) -> Option<Quo
 }
 
 impl TimedTranscript {
+    /// How many turns carry a recognised label.
+    pub fn coverage(&self) -> LabelCoverage {
+        LabelCoverage {
+            recognised: self.turns.iter().filter(|t| t.speaker.is_some()).count(),
+            turns: self.turns.len(),
+        }
+    }
+
     /// The plain text corpus-eval derives (one `Label: text` line per turn,
-    /// a turn without a speaker as written) and its time anchors.
+    /// `Name (Role): ` where a role is written, a turn without a speaker as
+    /// written) and its time anchors.
     pub fn plain(&self) -> (String, Vec<TimeAnchor>) {
+        let (text, times, _) = self.plain_labelled();
+        (text, times)
+    }
+
+    /// [`TimedTranscript::plain`], with each turn's label in the text.
+    pub fn plain_labelled(&self) -> (String, Vec<TimeAnchor>, Vec<TurnLabel>) {
         let mut text = String::new();
         let mut times = Vec::new();
+        let mut labels = Vec::with_capacity(self.turns.len());
         for (i, turn) in self.turns.iter().enumerate() {
             if i > 0 {
                 text.push('\n');
@@ -158,9 +211,20 @@ impl TimedTranscript {
             let line_start = text.len();
             if let Some(s) = &turn.speaker {
                 text.push_str(s);
+                if let Some(r) = &turn.role {
+                    text.push_str(" (");
+                    text.push_str(r);
+                    text.push(')');
+                }
                 text.push_str(": ");
             }
             let base = text.len();
+            labels.push(TurnLabel {
+                at: line_start..base,
+                speaker: turn.speaker.clone(),
+                role: turn.role.clone(),
+                uncertain: turn.uncertain,
+            });
             text.push_str(&turn.text);
             for (k, c) in turn.cues.iter().enumerate() {
                 // The first cue covers the label too.
@@ -176,14 +240,21 @@ impl TimedTranscript {
                 });
             }
         }
-        (text, times)
+        (text, times, labels)
     }
 
-    /// The transcript as corpus-eval matches it: its plain text and times.
+    /// The transcript as corpus-eval matches it: its plain text, times and
+    /// the turns its reader found.
     pub fn into_transcript(self) -> Transcript {
-        let (text, times) = self.plain();
+        let (text, times, labels) = self.plain_labelled();
         let chunks = self.turns.len();
-        Transcript::new(self.id, text, chunks).with_times(self.format, times)
+        let t = Transcript::new(self.id, text, chunks).with_times(self.format, times);
+        match self.format {
+            // corpus-eval's chunks have no reader's turns: the speaker
+            // pattern finds them.
+            Format::Chunks => t,
+            _ => t.with_labels(labels),
+        }
     }
 }
 
@@ -418,19 +489,39 @@ pub(crate) fn reference(r: &quick_xml::events::BytesRef<'_>) -> String {
     }
 }
 
-/// A speaker's name in a label: a capital, then up to 40 letters, digits,
-/// `_`, spaces, `.`, `'`, `’` or `-` (the class of the default speaker
-/// pattern).
-pub(crate) const NAME: &str = r"\p{Lu}[\p{L}\p{N}_ .'’-]{0,40}?";
-
-/// The `Name:` label a line opens with (the name is group 1; the text
-/// follows the match). Only the label is matched: a long line is not
-/// scanned to its end.
-pub(crate) fn label() -> &'static regex::Regex {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| {
-        regex::Regex::new(&format!(r"^\s*({NAME})\s*:\s+")).expect("the label pattern compiles")
-    })
+/// Names the turns' speakers by a speaker map (a label not in it stays),
+/// joining consecutive turns that come to one speaker.
+pub(crate) fn name_speakers(turns: &mut Vec<TimedTurn>, map: &SpeakerMap) {
+    for t in turns.iter_mut() {
+        if let Some(s) = &t.speaker {
+            let named = map.name(s);
+            if named != s {
+                t.speaker = Some(named.to_string());
+            }
+        }
+    }
+    let mut out: Vec<TimedTurn> = Vec::with_capacity(turns.len());
+    for t in turns.drain(..) {
+        match out.last_mut() {
+            Some(last)
+                if t.speaker.is_some()
+                    && last.speaker == t.speaker
+                    && last.role == t.role
+                    && !t.uncertain
+                    && !last.uncertain =>
+            {
+                last.text.push(' ');
+                let base = last.text.len();
+                last.text.push_str(&t.text);
+                last.cues.extend(t.cues.into_iter().map(|c| Cue {
+                    at: base + c.at,
+                    ..c
+                }));
+            }
+            _ => out.push(t),
+        }
+    }
+    *turns = out;
 }
 
 /// Appends a cue or segment to the turns: to the last turn when the same
@@ -439,6 +530,7 @@ pub(crate) fn label() -> &'static regex::Regex {
 pub(crate) fn push_cue(
     turns: &mut Vec<TimedTurn>,
     speaker: Option<String>,
+    role: Option<String>,
     text: String,
     start: f64,
     end: f64,
@@ -449,13 +541,15 @@ pub(crate) fn push_cue(
         end: Some(end),
     };
     match turns.last_mut() {
-        Some(t) if t.speaker == speaker => {
+        Some(t) if t.speaker == speaker && (role.is_none() || t.role == role) => {
             t.text.push(' ');
             t.cues.push(cue(t.text.len()));
             t.text.push_str(&text);
         }
         _ => turns.push(TimedTurn {
             speaker,
+            role,
+            uncertain: false,
             text,
             cues: vec![cue(0)],
         }),
@@ -625,6 +719,21 @@ struct FileRead {
     outside: Vec<PathBuf>,
 }
 
+/// The reader's doubt about a file as a warning: its first line that
+/// looks like a speaker label the reader did not accept.
+pub(crate) fn doubt_of(path: &Path, doubt: Option<(usize, String)>) -> Vec<String> {
+    doubt
+        .map(|(line, text)| {
+            format!(
+                "{}:{line}: {} looks like a speaker label but is not one the reader accepts (its words are read as speech; the label styles: docs/input-formats.md)",
+                path.display(),
+                crate::corpus::preview(&text)
+            )
+        })
+        .into_iter()
+        .collect()
+}
+
 /// A text format's bytes as UTF-8 text whose lines end in `\n` (a lone
 /// `\r`, as WebVTT allows and old Mac files have, is a line end too).
 fn lines(path: &Path, bytes: Vec<u8>) -> Result<String, CorpusError> {
@@ -644,19 +753,32 @@ fn read_file_digested(
     let bytes = crate::corpus::input::read_bytes(path)?;
     let mut outside = Vec::new();
     let (sha, size) = (crate::text::hash::sha256_hex(&bytes), bytes.len() as u64);
-    let one = |format: Format, turns: Vec<TimedTurn>| {
+    let doubted = |format: Format, (turns, doubts): (Vec<TimedTurn>, Vec<String>)| {
         vec![TimedTranscript {
             id: id.to_string(),
             format,
             turns,
+            doubts,
+        }]
+    };
+    let texts = |format: Format, parsed: text::Parsed| {
+        vec![TimedTranscript {
+            id: id.to_string(),
+            format,
+            turns: parsed.turns,
+            doubts: doubt_of(path, parsed.doubt),
         }]
     };
     let read = match extension(path).as_deref() {
-        Some("txt") => one(Format::Text, text::parse(path, &lines(path, bytes)?)?),
-        Some("md") => one(Format::Markdown, text::parse(path, &lines(path, bytes)?)?),
-        Some("vtt") => one(Format::WebVtt, cues::parse_vtt(path, &lines(path, bytes)?)?),
-        Some("srt") => one(Format::Srt, cues::parse_srt(path, &lines(path, bytes)?)?),
-        Some("docx") => one(Format::Docx, docx::parse(path)?),
+        Some("txt") => {
+            let text = lines(path, bytes)?;
+            let markdown = text::holds_markdown(&text);
+            texts(Format::Text, text::parse(path, &text, markdown)?)
+        }
+        Some("md") => texts(Format::Markdown, text::parse(path, &lines(path, bytes)?, true)?),
+        Some("vtt") => doubted(Format::WebVtt, cues::parse_vtt(path, &lines(path, bytes)?)?),
+        Some("srt") => doubted(Format::Srt, cues::parse_srt(path, &lines(path, bytes)?)?),
+        Some("docx") => texts(Format::Docx, docx::parse(path)?),
         Some("qdpx") => {
             let project = qdpx::read(path, options)?;
             outside = project.outside;
@@ -665,7 +787,7 @@ fn read_file_digested(
         Some("json") => {
             let text = utf8(path, bytes)?;
             if whisper::is_whisper_text(&text) {
-                one(Format::Whisper, whisper::parse(path, &text, speakers)?)
+                doubted(Format::Whisper, whisper::parse(path, &text)?)
             } else {
                 super::transcripts::parse_transcripts_owned(path, text)?
                     .transcripts
@@ -676,9 +798,12 @@ fn read_file_digested(
                             format: Format::Chunks,
                             turns: vec![TimedTurn {
                                 speaker: None,
+                                role: None,
+                                uncertain: false,
                                 text: t.text()?.into_owned(),
                                 cues: Vec::new(),
                             }],
+                            doubts: Vec::new(),
                         })
                     })
                     .collect::<Result<_, CorpusError>>()?
@@ -693,6 +818,13 @@ fn read_file_digested(
             })
         }
     };
+    // Diarized labels named (`--speaker-map`), once, for every format.
+    let mut read = read;
+    if !speakers.0.is_empty() {
+        for t in &mut read {
+            name_speakers(&mut t.turns, speakers);
+        }
+    }
     Ok(FileRead {
         transcripts: read,
         sha256: sha,
@@ -712,6 +844,16 @@ pub(crate) struct ReadAll {
     pub digest: (String, u64),
     /// Notes for stderr and the manifest.
     pub notes: Vec<String>,
+}
+
+impl ReadAll {
+    /// Every transcript's doubts, in order.
+    pub(crate) fn doubts(&self) -> Vec<String> {
+        self.transcripts
+            .iter()
+            .flat_map(|t| t.doubts.iter().cloned())
+            .collect()
+    }
 }
 
 /// Every transcript of `path`: a folder (every supported file in it,
@@ -814,11 +956,13 @@ pub(crate) fn load_digested(
     options: &ReadOptions,
     pack: bool,
 ) -> Result<crate::corpus::Loaded<TranscriptSet>, CorpusError> {
+    let all = read_all_digested(path, options)?;
+    let doubts = all.doubts();
     let ReadAll {
         transcripts: read,
         digest,
         notes,
-    } = read_all_digested(path, options)?;
+    } = all;
     let mut transcripts: Vec<Transcript> = read
         .into_par_iter()
         .map(TimedTranscript::into_transcript)
@@ -826,8 +970,10 @@ pub(crate) fn load_digested(
     if pack {
         transcripts.par_iter_mut().for_each(Transcript::pack);
     }
+    let mut data = TranscriptSet::from_transcripts(transcripts);
+    data.doubts = doubts;
     Ok(crate::corpus::Loaded {
-        data: TranscriptSet::from_transcripts(transcripts),
+        data,
         sha256: digest.0,
         bytes: digest.1,
         notes,

@@ -213,12 +213,14 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
         texts.push((name, text_path, text));
     }
     for (name, text_path, text) in texts {
-        let turns =
-            super::text::parse(Path::new(&format!("{}:{text_path}", path.display())), &text)?;
+        let at = Path::new(&format!("{}:{text_path}", path.display())).to_path_buf();
+        let markdown = super::text::holds_markdown(&text);
+        let parsed = super::text::parse(&at, &text, markdown)?;
         project.transcripts.push(TimedTranscript {
             id: name,
             format: Format::Qdpx,
-            turns,
+            turns: parsed.turns,
+            doubts: super::doubt_of(&at, parsed.doubt),
         });
     }
     Ok(project)
@@ -362,9 +364,10 @@ mod tests {
         let project = read(&p, &ReadOptions::default()).unwrap();
         let ids: Vec<&str> = project.transcripts.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids, ["IS-004 harbour", "IS-005"]);
+        let first = &project.transcripts[0].turns[0];
         assert_eq!(
-            project.transcripts[0].turns[0].text,
-            "Ana: We left for money and work."
+            (first.speaker.as_deref(), first.text.as_str()),
+            (Some("Ana"), "We left for money and work.")
         );
         assert_eq!(project.transcripts[0].turns[0].start(), Some(5.0));
         assert_eq!(project.codes.len(), 2);

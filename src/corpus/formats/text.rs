@@ -28,34 +28,6 @@ fn stamps() -> &'static Regex {
     })
 }
 
-/// Otter's label line: a name, two or more spaces, `m:ss` or `h:mm:ss`.
-fn otter_label() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(&format!(
-            r"^\s*({})[ \t]{{2,}}(?:([0-9]{{1,2}}):)?([0-9]{{1,3}}):([0-9]{{2}})\s*$",
-            super::NAME
-        ))
-        .expect("the Otter label pattern compiles")
-    })
-}
-
-/// Ends the open Otter turn: one without text is its label line, as
-/// written.
-fn close_otter(turns: &mut Vec<TimedTurn>, otter: &mut Option<TimedTurn>, line: &mut String) {
-    if let Some(turn) = otter.take() {
-        turns.push(if turn.text.is_empty() {
-            TimedTurn {
-                speaker: None,
-                text: std::mem::take(line),
-                cues: Vec::new(),
-            }
-        } else {
-            turn
-        });
-    }
-}
-
 /// The seconds of a timestamp match (`caps`), range-checked.
 fn stamp_seconds(caps: &regex::Captures<'_>) -> Result<f64, String> {
     let num = |i: usize| {
@@ -118,98 +90,244 @@ fn is_otter_footer(line: &str) -> bool {
         .is_some_and(|rest| rest.trim_end_matches('/') == "otter.ai")
 }
 
-/// The turns of a text transcript: one per line (labels stay in the text,
-/// for the speaker pattern), an Otter label line and the lines after it
-/// one turn of that speaker.
-pub(crate) fn parse(path: &Path, text: &str) -> Result<Vec<TimedTurn>, CorpusError> {
+/// A text transcript read: its turns and the first line that looked like
+/// a label the reader did not accept.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Parsed {
+    /// The turns, in order.
+    pub turns: Vec<TimedTurn>,
+    /// The first doubtful line: its number (1-based) and text.
+    pub doubt: Option<(usize, String)>,
+}
+
+/// A turn being read.
+struct Open {
+    turn: TimedTurn,
+    /// Its lines so far (what was said, timestamps out) with their cues.
+    lines: Vec<(String, Vec<Cue>)>,
+    /// Opened by a label line (Otter, Meet, Teams): a blank line after its
+    /// words ends it, and without words it is the line as written.
+    label_line: Option<String>,
+}
+
+impl Open {
+    fn has_words(&self) -> bool {
+        self.lines
+            .iter()
+            .any(|(l, c)| !l.trim().is_empty() || !c.is_empty())
+    }
+
+    /// The turn, its lines joined with `\n` (blank lines at its end
+    /// dropped); None when it holds nothing.
+    fn finish(mut self) -> Option<TimedTurn> {
+        while self
+            .lines
+            .last()
+            .is_some_and(|(l, c)| l.trim().is_empty() && c.is_empty())
+        {
+            self.lines.pop();
+        }
+        if self.lines.is_empty() {
+            return match self.label_line {
+                // A label line without words stays as written.
+                Some(line) => Some(TimedTurn {
+                    speaker: None,
+                    role: None,
+                    uncertain: false,
+                    text: line,
+                    cues: Vec::new(),
+                }),
+                None if self.turn.speaker.is_some() => Some(self.turn),
+                None => None,
+            };
+        }
+        let label_cues = std::mem::take(&mut self.turn.cues);
+        let mut text = String::new();
+        let mut cues = label_cues;
+        for (k, (line, line_cues)) in self.lines.into_iter().enumerate() {
+            if k > 0 {
+                text.push('\n');
+            }
+            let base = text.len();
+            text.push_str(&line);
+            cues.extend(line_cues.into_iter().map(|c| Cue {
+                at: base + c.at,
+                ..c
+            }));
+        }
+        self.turn.text = text;
+        self.turn.cues = cues;
+        Some(self.turn)
+    }
+}
+
+/// Whether a text file holds Markdown's markup (a `.txt` exported from a
+/// Markdown page): emphasis, character references or backslash escapes.
+pub(crate) fn holds_markdown(text: &str) -> bool {
+    let b = text.as_bytes();
+    ["**", "__", "&#", "&amp;", "&nbsp;", "\\[", "\\*", "\\_"]
+        .iter()
+        .any(|m| memchr::memmem::find(b, m.as_bytes()).is_some())
+}
+
+/// The turns of a text transcript (see the module documentation): a
+/// labelled line opens a turn of its speaker (a label line opens one whose
+/// words follow on the next lines); a line without a label continues the
+/// turn before it; consecutive turns of one speaker are one turn. With
+/// `markdown`, the markup of each line is taken out first
+/// ([`super::markdown`]).
+pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, CorpusError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut turns: Vec<TimedTurn> = Vec::new();
-    // The Otter turn being read, if any.
-    let mut otter: Option<TimedTurn> = None;
-    // The Otter label line as written.
-    let mut otter_line = String::new();
+    let mut out = Parsed::default();
+    let mut open: Option<Open> = None;
+    let close = |open: &mut Option<Open>, out: &mut Parsed| {
+        if let Some(turn) = open.take().and_then(Open::finish) {
+            // One speaker, one turn: a turn of the speaker who spoke last
+            // goes on with that turn.
+            match out.turns.last_mut() {
+                Some(last)
+                    if turn.speaker.is_some()
+                        && last.speaker == turn.speaker
+                        && last.role == turn.role =>
+                {
+                    let base = last.text.len() + 1;
+                    last.text.push('\n');
+                    last.text.push_str(&turn.text);
+                    last.cues.extend(turn.cues.into_iter().map(|c| Cue {
+                        at: base + c.at,
+                        ..c
+                    }));
+                }
+                _ => out.turns.push(turn),
+            }
+        }
+    };
     for (i, raw) in text.split('\n').enumerate() {
         let n = i + 1;
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        // An Otter label line ends in a digit after two spaces.
-        let maybe_otter = line.trim_end().ends_with(|c: char| c.is_ascii_digit())
-            && (line.contains("  ") || line.contains('\t'));
-        if let Some(caps) = maybe_otter.then(|| otter_label().captures(line)).flatten() {
-            close_otter(&mut turns, &mut otter, &mut otter_line);
-            let num = |i: usize| {
-                caps.get(i)
-                    .map(|m| m.as_str().parse::<u64>().unwrap_or(u64::MAX))
-            };
-            let t = seconds(num(2), num(3).unwrap_or(0), num(4).unwrap_or(0), None)
-                .map_err(|e| line_error(path, n, e))?;
-            otter_line = line.to_string();
-            otter = Some(TimedTurn {
-                speaker: Some(caps[1].trim().to_string()),
-                text: String::new(),
-                cues: vec![Cue {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if is_otter_footer(raw) {
+            close(&mut open, &mut out);
+            continue;
+        }
+        let decoded;
+        let line = if markdown {
+            decoded = super::markdown::unescape(raw);
+            decoded.as_str()
+        } else {
+            raw
+        };
+        let (seen, said) = match super::labels::recognize(line) {
+            super::labels::Seen::Label(l) => {
+                let said = &line[l.rest..];
+                (Some(l), said)
+            }
+            super::labels::Seen::Doubt => {
+                if out.doubt.is_none() {
+                    out.doubt = Some((n, raw.to_string()));
+                }
+                (None, line)
+            }
+            super::labels::Seen::Text => (None, line),
+        };
+        let said = if markdown {
+            super::markdown::inline(said)
+        } else {
+            std::borrow::Cow::Borrowed(said)
+        };
+        let (clean, cues) = strip_line(path, n, &said)?;
+        let blank = clean.trim().is_empty() && cues.is_empty();
+        match seen {
+            Some(l) => {
+                close(&mut open, &mut out);
+                let label_cue = l.time.map(|t| Cue {
                     at: 0,
                     start: Some(t),
                     end: None,
-                }],
-            });
-            continue;
-        }
-        if is_otter_footer(line) {
-            close_otter(&mut turns, &mut otter, &mut otter_line);
-            continue;
-        }
-        let (clean, cues) = strip_line(path, n, line)?;
-        // An Otter turn ends at a blank line or a `Name:` label; one with
-        // no text is the line it was, as written.
-        let blank = clean.trim().is_empty() && cues.is_empty();
-        let has_text = otter.as_ref().is_some_and(|t| !t.text.is_empty());
-        if blank && has_text {
-            // The blank line after an Otter turn closes it.
-            close_otter(&mut turns, &mut otter, &mut otter_line);
-            continue;
-        }
-        if super::label().is_match(&clean) {
-            close_otter(&mut turns, &mut otter, &mut otter_line);
-        }
-        match &mut otter {
-            Some(turn) if !clean.trim().is_empty() || !cues.is_empty() => {
-                let joined = turn.text.len() + usize::from(!turn.text.is_empty());
-                if !turn.text.is_empty() {
-                    turn.text.push(' ');
+                });
+                let mut o = Open {
+                    turn: TimedTurn {
+                        speaker: Some(l.name),
+                        role: l.role,
+                        uncertain: false,
+                        text: String::new(),
+                        cues: label_cue.into_iter().collect(),
+                    },
+                    lines: Vec::new(),
+                    label_line: l.alone.then(|| raw.trim_end().to_string()),
+                };
+                if !l.alone {
+                    let lead = clean.len() - clean.trim_start().len();
+                    let cues = cues
+                        .into_iter()
+                        .map(|c| Cue {
+                            at: c.at.saturating_sub(lead),
+                            ..c
+                        })
+                        .collect();
+                    o.lines.push((clean.trim_start().to_string(), cues));
                 }
-                let lead = clean.len() - clean.trim_start().len();
-                turn.text.push_str(clean.trim_start());
-                turn.cues.extend(cues.into_iter().map(|c| Cue {
-                    at: joined + c.at.saturating_sub(lead),
-                    ..c
-                }));
+                open = Some(o);
             }
-            // A blank line right after the label line.
-            Some(_) => {}
-            None => turns.push(TimedTurn {
-                speaker: None,
-                text: clean,
-                cues,
-            }),
+            None if blank => {
+                // A blank line ends a label line's turn once it has words
+                // (Otter); elsewhere it is kept inside the turn.
+                let ends = open
+                    .as_ref()
+                    .is_some_and(|o| o.label_line.is_some() && o.has_words());
+                if ends {
+                    close(&mut open, &mut out);
+                } else if let Some(o) = &mut open {
+                    // Blank lines between a turn's paragraphs stay.
+                    if o.label_line.is_none() || o.has_words() {
+                        o.lines.push((String::new(), Vec::new()));
+                    }
+                }
+            }
+            None => match &mut open {
+                Some(o) => o.lines.push((clean, cues)),
+                None => {
+                    open = Some(Open {
+                        turn: unlabelled(),
+                        lines: vec![(clean, cues)],
+                        label_line: None,
+                    })
+                }
+            },
         }
     }
-    close_otter(&mut turns, &mut otter, &mut otter_line);
-    // The trailing empty line of a file ending in a newline.
-    if turns
-        .last()
-        .is_some_and(|t| t.speaker.is_none() && t.text.is_empty() && t.cues.is_empty())
-    {
-        turns.pop();
+    close(&mut open, &mut out);
+    Ok(out)
+}
+
+/// A turn without a speaker.
+fn unlabelled() -> TimedTurn {
+    TimedTurn {
+        speaker: None,
+        role: None,
+        uncertain: false,
+        text: String::new(),
+        cues: Vec::new(),
     }
-    Ok(turns)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn turns(text: &str) -> Vec<TimedTurn> {
+        parse(Path::new("t.txt"), text, false).unwrap().turns
+    }
+
+    /// (speaker, text) of each turn.
+    fn said(text: &str) -> Vec<(Option<String>, String)> {
+        turns(text)
+            .into_iter()
+            .map(|t| (t.speaker, t.text))
+            .collect()
+    }
+
     fn one(line: &str) -> (String, Vec<(usize, f64)>) {
-        let turns = parse(Path::new("t.txt"), line).unwrap();
+        let turns = turns(line);
         assert_eq!(turns.len(), 1, "{turns:?}");
         let t = &turns[0];
         (
@@ -218,97 +336,147 @@ mod tests {
         )
     }
 
+    fn s(x: &str) -> Option<String> {
+        Some(x.to_string())
+    }
+
     #[test]
     fn every_timestamp_form_is_taken_out_and_anchored() {
+        // The label's time anchors the turn; what was said keeps its own.
         assert_eq!(
             one("[00:01:02] Ana: I grew up [01:10] by the sea."),
-            (
-                "Ana: I grew up by the sea.".into(),
-                vec![(0, 62.0), (15, 70.0)]
-            )
+            ("I grew up by the sea.".into(), vec![(0, 62.0), (10, 70.0)])
         );
         assert_eq!(
             one("Ana: (00:00:05) we left {00:00:09.5} in May #00:00:12-3#"),
             (
-                "Ana: we left in May".into(),
-                vec![(5, 5.0), (13, 9.5), (19, 12.3)]
+                "we left in May".into(),
+                vec![(0, 5.0), (8, 9.5), (14, 12.3)]
             )
         );
-        assert_eq!(one("Bo: [1:02:03.25] yes").1, vec![(4, 3723.25)]);
+        assert_eq!(one("Bo: [1:02:03.25] yes").1, vec![(0, 3723.25)]);
         assert_eq!(one("#00:00:07.5# Bo: no").1, vec![(0, 7.5)]);
         // Not timestamps: one digit, words, a ratio.
-        assert_eq!(
-            one("Ana: at 10:30 or [a:b] 1:2").0,
-            "Ana: at 10:30 or [a:b] 1:2"
-        );
+        assert_eq!(one("Ana: at 10:30 or [a:b] 1:2").0, "at 10:30 or [a:b] 1:2");
     }
 
     #[test]
     fn a_timestamp_out_of_range_names_the_line() {
-        let err = parse(Path::new("t.txt"), "Ana: hi\n\nBo: [00:61:00] no")
+        let err = parse(Path::new("t.txt"), "Ana: hi\n\nBo: [00:61:00] no", false)
             .unwrap_err()
             .to_string();
         assert!(
             err.starts_with("t.txt:3:") && err.contains("out of range"),
             "{err}"
         );
-        assert!(parse(Path::new("t.txt"), "[10:75] x").is_err());
+        assert!(parse(Path::new("t.txt"), "[10:75] x", false).is_err());
     }
 
     #[test]
-    fn otter_label_lines_open_turns() {
+    fn label_lines_open_turns() {
         let text = "Ana Lopez  0:03\r\nWe lived by the harbour.\r\nThen [0:09] we left.\r\n\r\nTomas  1:02:05\r\nWhy?\r\n";
-        let turns = parse(Path::new("o.txt"), text).unwrap();
-        assert_eq!(turns.len(), 2);
-        assert_eq!(turns[0].speaker.as_deref(), Some("Ana Lopez"));
-        assert_eq!(turns[0].text, "We lived by the harbour. Then we left.");
-        assert_eq!(turns[0].cues[0].start, Some(3.0));
-        assert_eq!(turns[0].cues[1].at, "We lived by the harbour. Then ".len());
-        assert_eq!(turns[0].cues[1].start, Some(9.0));
+        let t = turns(text);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].speaker.as_deref(), Some("Ana Lopez"));
+        assert_eq!(t[0].text, "We lived by the harbour.\nThen we left.");
+        assert_eq!(t[0].cues[0].start, Some(3.0));
+        assert_eq!(t[0].cues[1].at, "We lived by the harbour.\nThen ".len());
+        assert_eq!(t[0].cues[1].start, Some(9.0));
+        assert_eq!((t[1].text.as_str(), t[1].start()), ("Why?", Some(3725.0)));
+        // A label line without words stays as written; the paragraph after
+        // a label line's blank line is no one's.
         assert_eq!(
-            (turns[1].text.as_str(), turns[1].start()),
-            ("Why?", Some(3725.0))
+            said("Interview  10:30\nAna: hi\nBo: yo\n"),
+            [
+                (None, "Interview  10:30".into()),
+                (s("Ana"), "hi".into()),
+                (s("Bo"), "yo".into())
+            ]
         );
-        // A line like an Otter label does not swallow the labelled lines
-        // after it (it stays as written), nor the paragraph after a blank
-        // line.
-        let turns = parse(Path::new("o.txt"), "Interview  10:30\nAna: hi\nBo: yo\n").unwrap();
-        let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
-        assert_eq!(texts, ["Interview  10:30", "Ana: hi", "Bo: yo"]);
-        assert!(turns
-            .iter()
-            .all(|t| t.speaker.is_none() && t.cues.is_empty()));
-        let turns = parse(Path::new("o.txt"), "Ana  0:03\nhi there\n\nA note.\n").unwrap();
-        let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
-        assert_eq!(texts, ["hi there", "A note."]);
+        assert_eq!(
+            said("Ana  0:03\nhi there\n\nA note.\n"),
+            [(s("Ana"), "hi there".into()), (None, "A note.".into())]
+        );
+        // Google Meet (one space) and Teams (a spelled offset).
+        let t = turns("Ana Lopez 0:49\nwe left\nBo   3 minutes 4 seconds\nwhy?");
+        assert_eq!((t[0].start(), t[1].start()), (Some(49.0), Some(184.0)));
+        assert_eq!(t[1].speaker.as_deref(), Some("Bo"));
+    }
+
+    #[test]
+    fn one_speaker_one_turn_and_sentences_with_a_colon_are_speech() {
+        assert_eq!(
+            said("Ana: part one\n\npart two\nAna: part three\nBo: why?"),
+            [
+                (s("Ana"), "part one\n\npart two\npart three".into()),
+                (s("Bo"), "why?".into())
+            ]
+        );
+        assert_eq!(
+            said("Ana: we had one problem.\nThe problem was: money\nBo: I see"),
+            [
+                (
+                    s("Ana"),
+                    "we had one problem.\nThe problem was: money".into()
+                ),
+                (s("Bo"), "I see".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn roles_and_doubts() {
+        let p = parse(
+            Path::new("t.txt"),
+            "Ashlee Kupor (SL): okay\n[[ADA]]: hm\nBo: yes",
+            false,
+        )
+        .unwrap();
+        assert_eq!(p.turns[0].role.as_deref(), Some("SL"));
+        assert_eq!(p.turns[0].text, "okay\n[[ADA]]: hm");
+        assert_eq!(p.doubt, Some((2, "[[ADA]]: hm".to_string())));
+    }
+
+    #[test]
+    fn markdown_markup_is_not_speech() {
+        let p = parse(
+            Path::new("t.md"),
+            "**Jerod Santo:** it&#39;s **really** \\[12:07\\] [here](http://x)\n**Emma** [0:30] we *did*",
+            true,
+        )
+        .unwrap();
+        assert_eq!(p.turns[0].speaker.as_deref(), Some("Jerod Santo"));
+        assert_eq!(p.turns[0].text, "it's really here");
+        assert_eq!(p.turns[0].cues[0].start, Some(727.0));
+        assert_eq!(
+            (
+                p.turns[1].speaker.as_deref(),
+                p.turns[1].text.as_str(),
+                p.turns[1].start()
+            ),
+            (Some("Emma"), "we did", Some(30.0))
+        );
     }
 
     #[test]
     fn issue_53_19_otters_footer_is_not_the_last_speakers_words() {
         let text = "Ana Lopez  0:03\nWe lived by the harbour.\n\nTomas  0:09\nWhy?\nTranscribed by https://otter.ai\n";
-        let turns = parse(Path::new("o.txt"), text).unwrap();
-        assert_eq!(turns.len(), 2, "{turns:?}");
-        assert_eq!(turns[1].text, "Why?");
+        let t = turns(text);
+        assert_eq!(t.len(), 2, "{t:?}");
+        assert_eq!(t[1].text, "Why?");
         // Right after the words, no blank line; and without the scheme.
-        let turns = parse(
-            Path::new("o.txt"),
-            "Tomas  0:09\nWhy?\n\nTranscribed by otter.ai",
-        )
-        .unwrap();
-        assert_eq!(turns.len(), 1, "{turns:?}");
+        let t = turns("Tomas  0:09\nWhy?\n\nTranscribed by otter.ai");
+        assert_eq!(t.len(), 1, "{t:?}");
         // A sentence that mentions it is speech.
-        let turns = parse(
-            Path::new("o.txt"),
-            "Ana: it was transcribed by otter.ai for us",
-        )
-        .unwrap();
-        assert_eq!(turns[0].text, "Ana: it was transcribed by otter.ai for us");
+        let t = turns("Ana: it was transcribed by otter.ai for us");
+        assert_eq!(t[0].text, "it was transcribed by otter.ai for us");
     }
 
     #[test]
     fn a_bom_and_crlf_are_not_text() {
-        let turns = parse(Path::new("t.txt"), "\u{feff}Ana: hi\r\nBo: yo\r\n").unwrap();
-        let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
-        assert_eq!(texts, ["Ana: hi", "Bo: yo"]);
+        assert_eq!(
+            said("\u{feff}Ana: hi\r\nBo: yo\r\n"),
+            [(s("Ana"), "hi".into()), (s("Bo"), "yo".into())]
+        );
     }
 }

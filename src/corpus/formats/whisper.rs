@@ -3,7 +3,7 @@
 //! which a [`SpeakerMap`] names). Consecutive segments of one speaker are
 //! one turn, joined with a space.
 
-use super::{SpeakerMap, TimedTurn};
+use super::TimedTurn;
 use crate::corpus::CorpusError;
 use serde_json::Value;
 use std::io::Read;
@@ -41,12 +41,69 @@ fn whisper_head(head: &str) -> bool {
     }
 }
 
-/// The turns of a whisper JSON document.
-pub(crate) fn parse(
-    path: &Path,
-    text: &str,
-    speakers: &SpeakerMap,
-) -> Result<Vec<TimedTurn>, CorpusError> {
+/// A word of a whisperX segment: its text, times and speaker.
+struct Word {
+    text: String,
+    start: Option<f64>,
+    end: Option<f64>,
+    speaker: Option<String>,
+}
+
+/// The words of a segment (`words: [{"word", "start"?, "end"?,
+/// "speaker"?}]`), those without a speaker given their neighbours' (the
+/// one before, else the one after).
+fn words_of(s: &Value) -> Vec<Word> {
+    let mut words: Vec<Word> = s
+        .get("words")
+        .and_then(Value::as_array)
+        .map(|ws| {
+            ws.iter()
+                .filter_map(|w| {
+                    let text = w.get("word").and_then(Value::as_str)?.trim().to_string();
+                    let time = |k: &str| {
+                        w.get(k)
+                            .and_then(Value::as_f64)
+                            .filter(|t| t.is_finite() && *t >= 0.0)
+                            .map(|t| t + 0.0)
+                    };
+                    let speaker = w
+                        .get("speaker")
+                        .and_then(Value::as_str)
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_string);
+                    (!text.is_empty()).then_some(Word {
+                        text,
+                        start: time("start"),
+                        end: time("end"),
+                        speaker,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut last: Option<String> = None;
+    for w in &mut words {
+        match &w.speaker {
+            Some(s) => last = Some(s.clone()),
+            None => w.speaker = last.clone(),
+        }
+    }
+    let mut next: Option<String> = None;
+    for w in words.iter_mut().rev() {
+        match &w.speaker {
+            Some(s) => next = Some(s.clone()),
+            None => w.speaker = next.clone(),
+        }
+    }
+    words
+}
+
+/// The turns of a whisper JSON document, and the reader's doubts. A
+/// whisperX segment whose words' speakers change is split where they
+/// change; a segment without a speaker takes its words' majority speaker,
+/// in doubt when they disagree.
+pub(crate) fn parse(path: &Path, text: &str) -> Result<(Vec<TimedTurn>, Vec<String>), CorpusError> {
     let doc = crate::corpus::strict_json::parse_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| crate::corpus::json_error(path, &e))?;
     let err = |record: String, field: &str, message: &str| CorpusError::Record {
@@ -66,6 +123,7 @@ pub(crate) fn parse(
             )
         })?;
     let mut turns: Vec<TimedTurn> = Vec::new();
+    let mut doubts: Vec<String> = Vec::new();
     for (i, s) in segments.iter().enumerate() {
         let record = || format!("segment {i}");
         let time = |field: &str| -> Result<f64, CorpusError> {
@@ -89,15 +147,76 @@ pub(crate) fn parse(
         let speaker = match s.get("speaker") {
             None | Some(Value::Null) => None,
             Some(Value::String(l)) if l.trim().is_empty() => None,
-            Some(Value::String(l)) => Some(speakers.name(l.trim()).to_string()),
+            Some(Value::String(l)) => Some(l.trim().to_string()),
             Some(_) => return Err(err(record(), "speaker", "expected a string")),
         };
         if text.is_empty() {
             continue;
         }
-        super::push_cue(&mut turns, speaker, text, start, end);
+        let words = words_of(s);
+        let mut spoken: Vec<&str> = words.iter().filter_map(|w| w.speaker.as_deref()).collect();
+        spoken.dedup();
+        match speaker {
+            // The segment's speaker, but its words' change: one cue per
+            // run of one speaker's words.
+            Some(_) if spoken.len() > 1 => {
+                let mut k = 0;
+                while k < words.len() {
+                    let who = words[k].speaker.clone();
+                    let run: Vec<&Word> =
+                        words[k..].iter().take_while(|w| w.speaker == who).collect();
+                    k += run.len();
+                    let said = run
+                        .iter()
+                        .map(|w| w.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let from = run.first().and_then(|w| w.start).unwrap_or(start);
+                    let to = run.last().and_then(|w| w.end).unwrap_or(end).max(from);
+                    super::push_cue(&mut turns, who, None, said, from, to);
+                }
+            }
+            Some(who) => super::push_cue(&mut turns, Some(who), None, text, start, end),
+            // No speaker: the words' majority, in doubt when they disagree.
+            None if !spoken.is_empty() => {
+                let mut counts: Vec<(&str, usize)> = Vec::new();
+                for w in words.iter().filter_map(|w| w.speaker.as_deref()) {
+                    match counts.iter_mut().find(|(s, _)| *s == w) {
+                        Some(c) => c.1 += 1,
+                        None => counts.push((w, 1)),
+                    }
+                }
+                let best = counts
+                    .iter()
+                    .max_by_key(|(_, n)| *n)
+                    .map(|(s, _)| s.to_string());
+                if counts.len() > 1 {
+                    turns.push(TimedTurn {
+                        speaker: best,
+                        role: None,
+                        uncertain: true,
+                        text,
+                        cues: vec![super::Cue {
+                            at: 0,
+                            start: Some(start),
+                            end: Some(end),
+                        }],
+                    });
+                    if doubts.is_empty() {
+                        doubts.push(format!(
+                            "{}: segment {i}: no speaker, and its words' speakers disagree ({}): the majority's is taken, in doubt (attribution `uncertain_speaker`)",
+                            path.display(),
+                            counts.iter().map(|(s, n)| format!("{s} {n}")).collect::<Vec<_>>().join(", ")
+                        ));
+                    }
+                } else {
+                    super::push_cue(&mut turns, best, None, text, start, end);
+                }
+            }
+            None => super::push_cue(&mut turns, None, None, text, start, end),
+        }
     }
-    Ok(turns)
+    Ok((turns, doubts))
 }
 
 #[cfg(test)]
@@ -112,8 +231,10 @@ mod tests {
             {"start": 4.0, "end": 5.0, "text": "Why?", "speaker": "SPEAKER_00"},
             {"start": 5.0, "end": 6.0, "text": "Hm.", "speaker": "SPEAKER_07"}
         ], "language": "en"}"#;
-        let map = SpeakerMap::parse("SPEAKER_00=Interviewer,SPEAKER_01=Tomas").unwrap();
-        let turns = parse(Path::new("w.json"), doc, &map).unwrap();
+        let map =
+            super::super::SpeakerMap::parse("SPEAKER_00=Interviewer,SPEAKER_01=Tomas").unwrap();
+        let mut turns = parse(Path::new("w.json"), doc).unwrap().0;
+        super::super::name_speakers(&mut turns, &map);
         let got: Vec<_> = turns
             .iter()
             .map(|t| (t.speaker.as_deref(), t.text.as_str(), t.start(), t.end()))
@@ -139,7 +260,7 @@ mod tests {
         );
         std::fs::write(&long, &doc).unwrap();
         assert!(looks_like_whisper(&long));
-        let turns = parse(&long, &doc, &SpeakerMap::default()).unwrap();
+        let turns = parse(&long, &doc).unwrap().0;
         assert_eq!(turns[0].start().map(f64::to_bits), Some(0f64.to_bits()));
         assert_eq!(turns[0].speaker, None);
         let chunks = dir.join("chunks.json");
@@ -152,7 +273,6 @@ mod tests {
 
     #[test]
     fn bad_segments_name_the_segment_and_field() {
-        let map = SpeakerMap::default();
         for (doc, field) in [
             (
                 r#"{"segments": [{"start": 1, "end": 0.5, "text": "x"}]}"#,
@@ -168,9 +288,7 @@ mod tests {
             ),
             (r#"{"segments": {}}"#, "segments"),
         ] {
-            let e = parse(Path::new("w.json"), doc, &map)
-                .unwrap_err()
-                .to_string();
+            let e = parse(Path::new("w.json"), doc).unwrap_err().to_string();
             assert!(e.contains("w.json") && e.contains(field), "{e}");
         }
     }
