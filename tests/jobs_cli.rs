@@ -93,7 +93,8 @@ fn the_manifest_records_the_resolved_config() {
     let m = read_json(&folder.join("manifest.json"));
     assert_eq!(
         m["config"],
-        json!({"version": 1, "out": "runs", "match": "fuzzy", "fuzzy_threshold": 0.9, "no_plots": false, "no_html": false, "seed": 5})
+        // Issue 53: `allow_external_sources`, a switch, is recorded too.
+        json!({"version": 1, "out": "runs", "match": "fuzzy", "fuzzy_threshold": 0.9, "no_plots": false, "no_html": false, "seed": 5, "allow_external_sources": false})
     );
     assert_eq!(m["settings"]["seed"], 5);
 }
