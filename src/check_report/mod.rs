@@ -279,7 +279,7 @@ fn rank(r: &QuoteResult) -> (u8, u8, u8, u64) {
     if r.found {
         let c = match class {
             Some(Attribution::Ok) => 3,
-            Some(Attribution::WrongSpeaker) => 2,
+            Some(Attribution::UncertainSpeaker) | Some(Attribution::WrongSpeaker) => 2,
             Some(Attribution::Interviewer) => 1,
             _ => 0,
         };

@@ -2,7 +2,10 @@
 //! of a checked quote.
 //!
 //! A quote found in its cited transcript is `cross_turn` (its span covers
-//! two or more turns), else `interviewer` (it lies in an interviewer's
+//! two or more turns), else `uncertain_speaker` (it lies in a turn whose
+//! speaker the transcript's reader doubts: an unlabelled cue between
+//! labelled ones, a whisperX segment whose words' speakers disagree), else
+//! `interviewer` (it lies in an interviewer's
 //! turn), else `wrong_speaker` (the quote names a speaker and the span's
 //! speaker differs: see [`crate::citations::turns::SpeakerConfig::same_speaker`]
 //! for how names are compared), else `ok`; an edited quote's segments in
@@ -49,6 +52,9 @@ pub const MIN_PIECE_COVER: f64 = 0.8;
 pub enum Attribution {
     /// The span covers text of two or more turns.
     CrossTurn,
+    /// The span lies in a turn whose speaker is in doubt (the reader says
+    /// so): neither `ok` nor `wrong_speaker` can be said.
+    UncertainSpeaker,
     /// The span lies in an interviewer's turn.
     Interviewer,
     /// The quote names another speaker than the span's.
@@ -69,8 +75,9 @@ pub enum Attribution {
 
 impl Attribution {
     /// Every class, in precedence order.
-    pub const ALL: [Attribution; 8] = [
+    pub const ALL: [Attribution; 9] = [
         Attribution::CrossTurn,
+        Attribution::UncertainSpeaker,
         Attribution::Interviewer,
         Attribution::WrongSpeaker,
         Attribution::Ok,
@@ -84,6 +91,7 @@ impl Attribution {
     pub fn as_str(self) -> &'static str {
         match self {
             Attribution::CrossTurn => "cross_turn",
+            Attribution::UncertainSpeaker => "uncertain_speaker",
             Attribution::Interviewer => "interviewer",
             Attribution::WrongSpeaker => "wrong_speaker",
             Attribution::Ok => "ok",
@@ -207,6 +215,8 @@ pub fn of_found(src: &SourceText, check: &QuoteCheck, claimed: Option<&str>) -> 
             let covered = t.turns_covered(bytes);
             if covered.len() >= 2 {
                 Attribution::CrossTurn
+            } else if covered.first().is_some_and(|&k| t.turns[k].uncertain) {
+                Attribution::UncertainSpeaker
             } else if covered.first().is_some_and(|&k| t.is_interviewer(k)) {
                 Attribution::Interviewer
             } else {

@@ -13,10 +13,9 @@ pub struct EvaluateArgs {
     /// Question file: {"qa_pairs": [...]} or a bare array.
     #[arg(required_unless_present = "print_config")]
     pub questions: Option<PathBuf>,
-    /// Transcripts: a folder (every .txt, .md, .vtt, .srt, .json, .docx and
-    /// .qdpx in it), one such file, a REFI-QDA .qdpx project, or the JSON
-    /// chunks (an array, or {"documents": [...]}, of {page_content, metadata.FILE}).
-    #[arg(required_unless_present = "print_config")]
+    /// Transcripts: a folder, one transcript file or a REFI-QDA project
+    /// (the formats: `corpus-eval transcript --help`).
+    #[arg(required_unless_present = "print_config", long_help = crate::corpus::formats::help())]
     pub transcripts: Option<PathBuf>,
     /// Settings, `--junit`, `--no-progress`, `--json`.
     #[command(flatten)]

@@ -11,12 +11,14 @@ use std::path::PathBuf;
 /// Arguments of `transcript`.
 #[derive(Debug, clap::Args)]
 pub struct TranscriptArgs {
-    /// A transcript file (.txt, .md, .vtt, .srt, whisper .json, .docx,
-    /// corpus-eval's JSON chunks), a REFI-QDA .qdpx project or a folder.
+    /// A transcript file, a REFI-QDA .qdpx project or a folder (the
+    /// formats: --help).
+    #[arg(long_help = crate::corpus::formats::help())]
     pub file: PathBuf,
-    /// Print JSON: {"id", "format", "turns": [{"speaker", "start", "end",
-    /// "text"}]} (times in seconds or null; an array when the input holds
-    /// several transcripts).
+    /// Print JSON: {"id", "format", "labels": {"recognised", "turns"},
+    /// "turns": [{"speaker", "role", "interviewer", "uncertain", "start",
+    /// "end", "text"}]} (times in seconds or null; an array when the input
+    /// holds several transcripts).
     #[arg(long)]
     pub json: bool,
     /// The reading options: `--speaker-pattern`, `--interviewer-labels`,

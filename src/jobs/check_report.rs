@@ -85,8 +85,8 @@ pub struct Config {
     pub allow_external_sources: bool,
     /// Quality gate: exit 3, once the run folder is written, when a quote
     /// falls in one of these attribution classes (comma-separated:
-    /// cross_turn, interviewer, wrong_speaker, ok, other_source, altered,
-    /// stitched, fabricated).
+    /// cross_turn, uncertain_speaker, interviewer, wrong_speaker, ok,
+    /// other_source, altered, stitched, fabricated).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[setting(check = "class_name", unique, value_name = "CLASS,...")]
     pub fail_on: Vec<Attribution>,

@@ -756,7 +756,7 @@ const STYLE: &str = ".bar{display:flex;gap:12px;flex-wrap:wrap;align-items:cente
 .card .q{font-size:15px;margin:6px 0}.card .meta{color:#555;font-size:13px}\
 .badge{display:inline-block;border-radius:10px;padding:2px 9px;margin-right:6px;font-size:12px;color:#fff;background:#7f8c8d}\
 .b-ok,.b-exact{background:#27ae60}.b-normalized{background:#2e86c1}.b-edited{background:#1f618d}.b-fuzzy{background:#d68910}\
-.b-not_found,.b-fabricated{background:#c0392b}.b-interviewer,.b-wrong_speaker,.b-cross_turn{background:#8e44ad}\
+.b-not_found,.b-fabricated{background:#c0392b}.b-interviewer,.b-wrong_speaker,.b-cross_turn{background:#8e44ad}.b-uncertain_speaker{background:#7a6a00}\
 .b-other_source,.b-stitched,.b-altered{background:#ca6f1e}.b-unknown_source{background:#566573}\
 .diff{display:inline-block;border:1px solid #2e86c1;color:#1b4f72;border-radius:10px;padding:1px 7px;margin-right:4px;font-size:11px}\
 details.stats{margin:8px 0}details.stats>summary{cursor:pointer;font-weight:600;padding:4px 0}\

@@ -18,6 +18,7 @@ a.q.off{opacity:.35}\
 .c-ok{background:#e3f4e1;border-color:#2e7d32}.b-ok{background:#2e7d32}\
 .c-wrong_speaker{background:#fff1d6;border-color:#b26a00}.b-wrong_speaker{background:#b26a00}\
 .c-interviewer{background:#fff1d6;border-color:#8d6e00}.b-interviewer{background:#8d6e00}\
+.c-uncertain_speaker{background:#fff8d6;border-color:#7a6a00}.b-uncertain_speaker{background:#7a6a00}\
 .c-cross_turn{background:#fff1d6;border-color:#9e5d00}.b-cross_turn{background:#9e5d00}\
 .c-other_source{background:#e3ecfa;border-color:#1d4f91}.b-other_source{background:#1d4f91}\
 .c-altered{background:#f3e5f5;border-color:#6a1b9a}.b-altered{background:#6a1b9a}\

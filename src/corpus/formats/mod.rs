@@ -14,6 +14,7 @@ pub(crate) mod labels;
 pub(crate) mod markdown;
 pub(crate) mod qdpx;
 pub(crate) mod text;
+pub(crate) mod utterances;
 pub(crate) mod whisper;
 
 use super::{CorpusError, Transcript, TranscriptSet};
@@ -41,6 +42,16 @@ pub enum Format {
     Qdpx,
     /// corpus-eval's JSON chunks (`page_content`, `metadata.FILE`).
     Chunks,
+    /// AssemblyAI's transcript JSON (`utterances`).
+    AssemblyAi,
+    /// Rev.ai's transcript JSON (`monologues`).
+    RevAi,
+    /// AWS Transcribe's output JSON (`results.items`).
+    Aws,
+    /// Deepgram's response JSON (`results.utterances`).
+    Deepgram,
+    /// A JSON list of `{speaker, text, start, end}`.
+    Utterances,
 }
 
 impl Format {
@@ -56,9 +67,200 @@ impl Format {
             Format::Docx => "docx",
             Format::Qdpx => "qdpx",
             Format::Chunks => "chunks",
+            Format::AssemblyAi => "assemblyai",
+            Format::RevAi => "revai",
+            Format::Aws => "aws",
+            Format::Deepgram => "deepgram",
+            Format::Utterances => "utterances",
         }
     }
 }
+
+/// What one file holds once read: its transcripts (one, a project's text
+/// sources, or a chunk file's FILEs), and the files read outside it.
+pub(crate) struct Read {
+    transcripts: Vec<TimedTranscript>,
+    outside: Vec<PathBuf>,
+}
+
+/// A file's reader: its path, the id of a one-transcript file, its bytes
+/// (read once) and the reading options.
+type ReadFn = fn(&Path, &str, Vec<u8>, &ReadOptions) -> Result<Read, CorpusError>;
+
+/// One row of the table of transcript formats: what `--help`, errors and
+/// the docs call it, the extensions it takes, and its reader. The folder
+/// walk, the dispatch, the error for another extension and Python's list
+/// all come from [`READERS`].
+pub struct Reader {
+    /// Its name in messages (`WebVTT captions`).
+    pub name: &'static str,
+    /// The file extensions it takes (lower case, without the dot).
+    pub extensions: &'static [&'static str],
+    read: ReadFn,
+}
+
+/// Every transcript format, by extension (`.json` is told apart by its
+/// content: whisper's segments, a service's utterance export, or
+/// corpus-eval's chunks).
+pub const READERS: [Reader; 7] = [
+    Reader {
+        name: "text with speaker labels",
+        extensions: &["txt"],
+        read: read_txt,
+    },
+    Reader {
+        name: "Markdown with speaker labels",
+        extensions: &["md", "markdown"],
+        read: read_md,
+    },
+    Reader {
+        name: "WebVTT captions",
+        extensions: &["vtt"],
+        read: read_vtt,
+    },
+    Reader {
+        name: "SubRip captions",
+        extensions: &["srt"],
+        read: read_srt,
+    },
+    Reader {
+        name: "a Word document",
+        extensions: &["docx"],
+        read: read_docx,
+    },
+    Reader {
+        name: "a REFI-QDA project",
+        extensions: &["qdpx"],
+        read: read_qdpx,
+    },
+    Reader {
+        name: "JSON: whisper/whisperX segments, AssemblyAI, Rev.ai, AWS Transcribe or Deepgram utterances, a list of {speaker, text, start, end}, or corpus-eval's chunks",
+        extensions: &["json"],
+        read: read_json,
+    },
+];
+
+/// The reader of a file's extension.
+fn reader_of(path: &Path) -> Option<&'static Reader> {
+    let ext = extension(path)?;
+    READERS.iter().find(|r| r.extensions.contains(&ext.as_str()))
+}
+
+/// The transcripts a command reads, for `--help`: a folder (every file of
+/// a format below in it, recursively), one file, or a project, by format.
+pub fn help() -> String {
+    let mut out = String::from(
+        "Transcripts: a folder (every file of a format below in it, recursively), one file, or a REFI-QDA project:",
+    );
+    for r in &READERS {
+        let ext: Vec<String> = r.extensions.iter().map(|e| format!(".{e}")).collect();
+        out.push_str(&format!("\n  {}: {}", ext.join(", "), r.name));
+    }
+    out
+}
+
+/// Every extension the readers take, with a dot (`.txt, .md, ...`).
+pub fn extensions() -> String {
+    READERS
+        .iter()
+        .flat_map(|r| r.extensions.iter())
+        .map(|e| format!(".{e}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn one(id: &str, format: Format, turns: Vec<TimedTurn>, doubts: Vec<String>) -> Read {
+    Read {
+        transcripts: vec![TimedTranscript {
+            id: id.to_string(),
+            format,
+            turns,
+            doubts,
+        }],
+        outside: Vec::new(),
+    }
+}
+
+fn read_txt(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<Read, CorpusError> {
+    let text = lines(path, bytes)?;
+    let p = text::parse(path, &text, text::holds_markdown(&text))?;
+    Ok(one(id, Format::Text, p.turns, doubt_of(path, p.doubt)))
+}
+
+fn read_md(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<Read, CorpusError> {
+    let p = text::parse(path, &lines(path, bytes)?, true)?;
+    Ok(one(id, Format::Markdown, p.turns, doubt_of(path, p.doubt)))
+}
+
+fn read_vtt(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<Read, CorpusError> {
+    let (turns, doubts) = cues::parse_vtt(path, &lines(path, bytes)?)?;
+    Ok(one(id, Format::WebVtt, turns, doubts))
+}
+
+fn read_srt(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<Read, CorpusError> {
+    let (turns, doubts) = cues::parse_srt(path, &lines(path, bytes)?)?;
+    Ok(one(id, Format::Srt, turns, doubts))
+}
+
+fn read_docx(path: &Path, id: &str, _: Vec<u8>, _: &ReadOptions) -> Result<Read, CorpusError> {
+    let p = docx::parse(path)?;
+    Ok(one(id, Format::Docx, p.turns, doubt_of(path, p.doubt)))
+}
+
+fn read_qdpx(path: &Path, _: &str, _: Vec<u8>, options: &ReadOptions) -> Result<Read, CorpusError> {
+    let project = qdpx::read(path, options)?;
+    Ok(Read {
+        transcripts: project.transcripts,
+        outside: project.outside,
+    })
+}
+
+fn read_json(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<Read, CorpusError> {
+    let text = utf8(path, bytes)?;
+    if whisper::is_whisper_text(&text) {
+        let (turns, doubts) = whisper::parse(path, &text)?;
+        return Ok(one(id, Format::Whisper, turns, doubts));
+    }
+    let mut cut = text.len().min(64 << 10);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &text[..cut];
+    if let Some(export) = utterances::sniff(head) {
+        let format = match export {
+            utterances::Export::AssemblyAi => Format::AssemblyAi,
+            utterances::Export::RevAi => Format::RevAi,
+            utterances::Export::Aws => Format::Aws,
+            utterances::Export::Deepgram => Format::Deepgram,
+            utterances::Export::List => Format::Utterances,
+        };
+        return Ok(one(id, format, utterances::parse(path, &text, export)?, Vec::new()));
+    }
+    let transcripts = super::transcripts::parse_transcripts_owned(path, text)?
+        .transcripts
+        .iter()
+        .map(|t| {
+            Ok(TimedTranscript {
+                id: t.file.clone(),
+                format: Format::Chunks,
+                turns: vec![TimedTurn {
+                    speaker: None,
+                    role: None,
+                    uncertain: false,
+                    text: t.text()?.into_owned(),
+                    cues: Vec::new(),
+                }],
+                doubts: Vec::new(),
+            })
+        })
+        .collect::<Result<_, CorpusError>>()?;
+    Ok(Read {
+        transcripts,
+        outside: Vec::new(),
+    })
+}
+
+
 
 /// A time anchor inside a turn's text: from byte `at` of the text on, what
 /// was said started at `start` seconds (and the cue or segment it belongs
@@ -564,10 +766,12 @@ pub fn is_transcript_source(path: &Path) -> bool {
     if path.is_dir() {
         return true;
     }
-    match extension(path).as_deref() {
-        Some("txt" | "md" | "vtt" | "srt" | "docx" | "qdpx") => true,
-        Some("json") => whisper::looks_like_whisper(path),
-        _ => false,
+    match reader_of(path) {
+        Some(r) if r.extensions.contains(&"json") => {
+            whisper::looks_like_whisper(path) || utterances::looks_like_export(path)
+        }
+        Some(_) => true,
+        None => false,
     }
 }
 
@@ -577,8 +781,6 @@ fn extension(path: &Path) -> Option<String> {
         .map(str::to_ascii_lowercase)
 }
 
-/// The extensions a folder walk reads.
-const FOLDER_EXTENSIONS: [&str; 7] = ["txt", "md", "vtt", "srt", "docx", "qdpx", "json"];
 
 /// A folder walked: the files read, and the entries skipped with why.
 #[derive(Debug, Default)]
@@ -622,8 +824,7 @@ pub fn files_in(dir: &Path) -> Result<Walk, CorpusError> {
                 continue;
             }
             let kind = e.file_type().map_err(io(&p))?;
-            let readable =
-                matches!(extension(&p).as_deref(), Some(x) if FOLDER_EXTENSIONS.contains(&x));
+            let readable = reader_of(&p).is_some();
             if name.to_str().is_none() {
                 if kind.is_dir() || readable {
                     walk.skipped
@@ -749,80 +950,25 @@ fn read_file_digested(
     id: &str,
     options: &ReadOptions,
 ) -> Result<FileRead, CorpusError> {
-    let speakers = &options.speakers;
+    let reader = reader_of(path).ok_or_else(|| CorpusError::Record {
+        path: path.to_path_buf(),
+        record: "(file)".into(),
+        field: "(extension)".into(),
+        message: format!(
+            "not a transcript format corpus-eval reads ({})",
+            extensions()
+        ),
+    })?;
     let bytes = crate::corpus::input::read_bytes(path)?;
-    let mut outside = Vec::new();
     let (sha, size) = (crate::text::hash::sha256_hex(&bytes), bytes.len() as u64);
-    let doubted = |format: Format, (turns, doubts): (Vec<TimedTurn>, Vec<String>)| {
-        vec![TimedTranscript {
-            id: id.to_string(),
-            format,
-            turns,
-            doubts,
-        }]
-    };
-    let texts = |format: Format, parsed: text::Parsed| {
-        vec![TimedTranscript {
-            id: id.to_string(),
-            format,
-            turns: parsed.turns,
-            doubts: doubt_of(path, parsed.doubt),
-        }]
-    };
-    let read = match extension(path).as_deref() {
-        Some("txt") => {
-            let text = lines(path, bytes)?;
-            let markdown = text::holds_markdown(&text);
-            texts(Format::Text, text::parse(path, &text, markdown)?)
-        }
-        Some("md") => texts(Format::Markdown, text::parse(path, &lines(path, bytes)?, true)?),
-        Some("vtt") => doubted(Format::WebVtt, cues::parse_vtt(path, &lines(path, bytes)?)?),
-        Some("srt") => doubted(Format::Srt, cues::parse_srt(path, &lines(path, bytes)?)?),
-        Some("docx") => texts(Format::Docx, docx::parse(path)?),
-        Some("qdpx") => {
-            let project = qdpx::read(path, options)?;
-            outside = project.outside;
-            project.transcripts
-        }
-        Some("json") => {
-            let text = utf8(path, bytes)?;
-            if whisper::is_whisper_text(&text) {
-                doubted(Format::Whisper, whisper::parse(path, &text)?)
-            } else {
-                super::transcripts::parse_transcripts_owned(path, text)?
-                    .transcripts
-                    .iter()
-                    .map(|t| {
-                        Ok(TimedTranscript {
-                            id: t.file.clone(),
-                            format: Format::Chunks,
-                            turns: vec![TimedTurn {
-                                speaker: None,
-                                role: None,
-                                uncertain: false,
-                                text: t.text()?.into_owned(),
-                                cues: Vec::new(),
-                            }],
-                            doubts: Vec::new(),
-                        })
-                    })
-                    .collect::<Result<_, CorpusError>>()?
-            }
-        }
-        _ => {
-            return Err(CorpusError::Record {
-                path: path.to_path_buf(),
-                record: "(file)".into(),
-                field: "(extension)".into(),
-                message: "not a transcript format corpus-eval reads (.txt, .md, .vtt, .srt, .json, .docx, .qdpx)".into(),
-            })
-        }
-    };
+    let Read {
+        transcripts: mut read,
+        outside,
+    } = (reader.read)(path, id, bytes, options)?;
     // Diarized labels named (`--speaker-map`), once, for every format.
-    let mut read = read;
-    if !speakers.0.is_empty() {
+    if !options.speakers.0.is_empty() {
         for t in &mut read {
-            name_speakers(&mut t.turns, speakers);
+            name_speakers(&mut t.turns, &options.speakers);
         }
     }
     Ok(FileRead {
