@@ -25,6 +25,7 @@ mod regression_39;
 mod regression_40;
 mod regression_42;
 mod regression_53;
+mod regression_54;
 mod scoring_rules;
 mod semantic_cli;
 mod shard_cli;

@@ -143,7 +143,9 @@ pub const READERS: [Reader; 7] = [
 /// The reader of a file's extension.
 fn reader_of(path: &Path) -> Option<&'static Reader> {
     let ext = extension(path)?;
-    READERS.iter().find(|r| r.extensions.contains(&ext.as_str()))
+    READERS
+        .iter()
+        .find(|r| r.extensions.contains(&ext.as_str()))
 }
 
 /// The transcripts a command reads, for `--help`: a folder (every file of
@@ -217,16 +219,12 @@ fn read_qdpx(path: &Path, _: &str, _: Vec<u8>, options: &ReadOptions) -> Result<
 
 fn read_json(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<Read, CorpusError> {
     let text = utf8(path, bytes)?;
-    if whisper::is_whisper_text(&text) {
-        let (turns, doubts) = whisper::parse(path, &text)?;
-        return Ok(one(id, Format::Whisper, turns, doubts));
-    }
+    // A service's export first (AWS's holds `segments` too), by its start.
     let mut cut = text.len().min(64 << 10);
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    let head = &text[..cut];
-    if let Some(export) = utterances::sniff(head) {
+    if let Some(export) = utterances::sniff(&text[..cut]) {
         let format = match export {
             utterances::Export::AssemblyAi => Format::AssemblyAi,
             utterances::Export::RevAi => Format::RevAi,
@@ -234,7 +232,16 @@ fn read_json(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<R
             utterances::Export::Deepgram => Format::Deepgram,
             utterances::Export::List => Format::Utterances,
         };
-        return Ok(one(id, format, utterances::parse(path, &text, export)?, Vec::new()));
+        return Ok(one(
+            id,
+            format,
+            utterances::parse(path, &text, export)?,
+            Vec::new(),
+        ));
+    }
+    if whisper::is_whisper_text(&text) {
+        let (turns, doubts) = whisper::parse(path, &text)?;
+        return Ok(one(id, Format::Whisper, turns, doubts));
     }
     let transcripts = super::transcripts::parse_transcripts_owned(path, text)?
         .transcripts
@@ -259,8 +266,6 @@ fn read_json(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<R
         outside: Vec::new(),
     })
 }
-
-
 
 /// A time anchor inside a turn's text: from byte `at` of the text on, what
 /// was said started at `start` seconds (and the cue or segment it belongs
@@ -768,7 +773,7 @@ pub fn is_transcript_source(path: &Path) -> bool {
     }
     match reader_of(path) {
         Some(r) if r.extensions.contains(&"json") => {
-            whisper::looks_like_whisper(path) || utterances::looks_like_export(path)
+            utterances::looks_like_export(path) || whisper::looks_like_whisper(path)
         }
         Some(_) => true,
         None => false,
@@ -780,7 +785,6 @@ fn extension(path: &Path) -> Option<String> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
 }
-
 
 /// A folder walked: the files read, and the entries skipped with why.
 #[derive(Debug, Default)]

@@ -123,14 +123,23 @@ fn push(
     let start = start.unwrap_or(0.0);
     let end = end.unwrap_or(start);
     if end < start {
-        return Err(bad(path, record, "end", "the utterance ends before it starts"));
+        return Err(bad(
+            path,
+            record,
+            "end",
+            "the utterance ends before it starts",
+        ));
     }
     super::push_cue(turns, speaker, None, text, start, end);
     Ok(())
 }
 
 /// The turns of an export.
-pub(crate) fn parse(path: &Path, text: &str, export: Export) -> Result<Vec<TimedTurn>, CorpusError> {
+pub(crate) fn parse(
+    path: &Path,
+    text: &str,
+    export: Export,
+) -> Result<Vec<TimedTurn>, CorpusError> {
     let doc = crate::corpus::strict_json::parse_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| crate::corpus::json_error(path, &e))?;
     let mut turns = Vec::new();
@@ -149,9 +158,14 @@ pub(crate) fn parse(path: &Path, text: &str, export: Export) -> Result<Vec<Timed
                 ),
                 _ => (Some(&doc), "(top level)", "text", 1.0),
             };
-            let list = list
-                .and_then(Value::as_array)
-                .ok_or_else(|| bad(path, "top level".into(), key, "expected an array of utterances"))?;
+            let list = list.and_then(Value::as_array).ok_or_else(|| {
+                bad(
+                    path,
+                    "top level".into(),
+                    key,
+                    "expected an array of utterances",
+                )
+            })?;
             for (i, u) in list.iter().enumerate() {
                 let record = || format!("utterance {i}");
                 let said = match u.get(text_key) {
@@ -160,7 +174,13 @@ pub(crate) fn parse(path: &Path, text: &str, export: Export) -> Result<Vec<Timed
                 };
                 let start = time(u.get("start"), scale, &record, "start")?;
                 let end = time(u.get("end"), scale, &record, "end")?;
-                push(path, &mut turns, record(), (speaker_of(u.get("speaker")), said), (start, end))?;
+                push(
+                    path,
+                    &mut turns,
+                    record(),
+                    (speaker_of(u.get("speaker")), said),
+                    (start, end),
+                )?;
             }
         }
         Export::RevAi => {
@@ -170,7 +190,8 @@ pub(crate) fn parse(path: &Path, text: &str, export: Export) -> Result<Vec<Timed
                 .ok_or_else(|| bad(path, "top level".into(), "monologues", "expected an array"))?;
             for (i, m) in list.iter().enumerate() {
                 let record = || format!("monologue {i}");
-                let speaker = speaker_of(m.get("speaker_name")).or_else(|| speaker_of(m.get("speaker")));
+                let speaker =
+                    speaker_of(m.get("speaker_name")).or_else(|| speaker_of(m.get("speaker")));
                 let elements = m
                     .get("elements")
                     .and_then(Value::as_array)
@@ -219,7 +240,8 @@ pub(crate) fn parse(path: &Path, text: &str, export: Export) -> Result<Vec<Timed
                 }
             }
             // Words gathered into utterances of one speaker.
-            let mut current: Option<(Option<String>, String, Option<f64>, Option<f64>, usize)> = None;
+            let mut current: Option<(Option<String>, String, Option<f64>, Option<f64>, usize)> =
+                None;
             for (i, item) in items.iter().enumerate() {
                 let record = || format!("results.items {i}");
                 let word = item
@@ -228,7 +250,14 @@ pub(crate) fn parse(path: &Path, text: &str, export: Export) -> Result<Vec<Timed
                     .and_then(|a| a.first())
                     .and_then(|a| a.get("content"))
                     .and_then(Value::as_str)
-                    .ok_or_else(|| bad(path, record(), "alternatives", "expected [{\"content\": ...}]"))?;
+                    .ok_or_else(|| {
+                        bad(
+                            path,
+                            record(),
+                            "alternatives",
+                            "expected [{\"content\": ...}]",
+                        )
+                    })?;
                 let punct = item.get("type").and_then(Value::as_str) == Some("punctuation");
                 let start = time(item.get("start_time"), 1.0, &record, "start_time")?;
                 let end = time(item.get("end_time"), 1.0, &record, "end_time")?;
@@ -251,14 +280,26 @@ pub(crate) fn parse(path: &Path, text: &str, export: Export) -> Result<Vec<Timed
                     }
                     _ => {
                         if let Some((s, t, a, b, k)) = current.take() {
-                            push(path, &mut turns, format!("results.items {k}"), (s, t), (a, b))?;
+                            push(
+                                path,
+                                &mut turns,
+                                format!("results.items {k}"),
+                                (s, t),
+                                (a, b),
+                            )?;
                         }
                         current = Some((speaker, word.to_string(), start, end, i));
                     }
                 }
             }
             if let Some((s, t, a, b, k)) = current {
-                push(path, &mut turns, format!("results.items {k}"), (s, t), (a, b))?;
+                push(
+                    path,
+                    &mut turns,
+                    format!("results.items {k}"),
+                    (s, t),
+                    (a, b),
+                )?;
             }
         }
     }
@@ -285,18 +326,27 @@ mod tests {
     #[test]
     fn every_export_reads_into_turns() {
         let want = vec![
-            (s("Speaker A"), "We left in spring. After the cannery closed.".into(), Some(0.5), Some(4.0)),
+            (
+                s("Speaker A"),
+                "We left in spring. After the cannery closed.".into(),
+                Some(0.5),
+                Some(4.0),
+            ),
             (s("Speaker B"), "Why?".into(), Some(4.5), Some(5.0)),
         ];
         assert_eq!(
-            read(r#"{"id": "x", "utterances": [{"speaker": "A", "text": "We left in spring.", "start": 500, "end": 2000},
+            read(
+                r#"{"id": "x", "utterances": [{"speaker": "A", "text": "We left in spring.", "start": 500, "end": 2000},
                 {"speaker": "A", "text": "After the cannery closed.", "start": 2000, "end": 4000},
-                {"speaker": "B", "text": "Why?", "start": 4500, "end": 5000}]}"#),
+                {"speaker": "B", "text": "Why?", "start": 4500, "end": 5000}]}"#
+            ),
             want
         );
-        let rev = read(r#"{"monologues": [{"speaker": 0, "elements": [{"type": "text", "value": "We", "ts": 0.5, "end_ts": 0.7},
+        let rev = read(
+            r#"{"monologues": [{"speaker": 0, "elements": [{"type": "text", "value": "We", "ts": 0.5, "end_ts": 0.7},
             {"type": "punct", "value": " "}, {"type": "text", "value": "left", "ts": 0.7, "end_ts": 1.0}, {"type": "punct", "value": "."}]},
-            {"speaker": 1, "speaker_name": "Tomas", "elements": [{"type": "text", "value": "Why", "ts": 4.5, "end_ts": 5.0}, {"type": "punct", "value": "?"}]}]}"#);
+            {"speaker": 1, "speaker_name": "Tomas", "elements": [{"type": "text", "value": "Why", "ts": 4.5, "end_ts": 5.0}, {"type": "punct", "value": "?"}]}]}"#,
+        );
         assert_eq!(
             rev,
             [
@@ -304,7 +354,8 @@ mod tests {
                 (s("Tomas"), "Why?".into(), Some(4.5), Some(5.0))
             ]
         );
-        let aws = read(r#"{"jobName": "j", "results": {"transcripts": [{"transcript": "We left. Why?"}],
+        let aws = read(
+            r#"{"jobName": "j", "results": {"transcripts": [{"transcript": "We left. Why?"}],
             "speaker_labels": {"speakers": 2, "segments": [{"speaker_label": "spk_0", "start_time": "0.5", "end_time": "1.0",
               "items": [{"start_time": "0.5", "end_time": "0.7", "speaker_label": "spk_0"}, {"start_time": "0.7", "end_time": "1.0", "speaker_label": "spk_0"}]},
               {"speaker_label": "spk_1", "start_time": "4.5", "end_time": "5.0", "items": [{"start_time": "4.5", "end_time": "5.0", "speaker_label": "spk_1"}]}]},
@@ -312,7 +363,8 @@ mod tests {
               {"start_time": "0.7", "end_time": "1.0", "alternatives": [{"confidence": "0.99", "content": "left"}], "type": "pronunciation"},
               {"alternatives": [{"confidence": "0.0", "content": "."}], "type": "punctuation"},
               {"start_time": "4.5", "end_time": "5.0", "alternatives": [{"confidence": "0.9", "content": "Why"}], "type": "pronunciation"},
-              {"alternatives": [{"confidence": "0.0", "content": "?"}], "type": "punctuation"}]}}"#);
+              {"alternatives": [{"confidence": "0.0", "content": "?"}], "type": "punctuation"}]}}"#,
+        );
         assert_eq!(
             aws,
             [
@@ -320,18 +372,25 @@ mod tests {
                 (s("spk_1"), "Why?".into(), Some(4.5), Some(5.0))
             ]
         );
-        let dg = read(r#"{"metadata": {}, "results": {"channels": [], "utterances": [
+        let dg = read(
+            r#"{"metadata": {}, "results": {"channels": [], "utterances": [
             {"start": 0.5, "end": 1.0, "transcript": "We left.", "speaker": 0, "channel": 0},
-            {"start": 4.5, "end": 5.0, "transcript": "Why?", "speaker": 1, "channel": 0}]}}"#);
+            {"start": 4.5, "end": 5.0, "transcript": "Why?", "speaker": 1, "channel": 0}]}}"#,
+        );
         assert_eq!(dg[1], (s("Speaker 1"), "Why?".into(), Some(4.5), Some(5.0)));
-        let list = read(r#"[{"speaker": "Ana", "text": "We left.", "start": 0.5, "end": 1.0},
-            {"speaker": "Tomas", "text": "Why?", "start": "0:04", "end": "0:05"}]"#);
+        let list = read(
+            r#"[{"speaker": "Ana", "text": "We left.", "start": 0.5, "end": 1.0},
+            {"speaker": "Tomas", "text": "Why?", "start": "0:04", "end": "0:05"}]"#,
+        );
         assert_eq!(list[1], (s("Tomas"), "Why?".into(), Some(4.0), Some(5.0)));
     }
 
     #[test]
     fn chunks_and_whisper_are_not_exports_and_bad_records_are_named() {
-        assert_eq!(sniff(r#"[{"page_content": "x", "metadata": {"FILE": "a"}}]"#), None);
+        assert_eq!(
+            sniff(r#"[{"page_content": "x", "metadata": {"FILE": "a"}}]"#),
+            None
+        );
         assert_eq!(sniff(r#"{"documents": [{"utterances": 1}]}"#), None);
         assert_eq!(sniff(r#"{"segments": [], "text": "utterances"}"#), None);
         let e = parse(
@@ -341,10 +400,17 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("x.json") && e.contains("utterance 0") && e.contains("end"), "{e}");
-        let e = parse(Path::new("x.json"), r#"[{"speaker": "A", "text": 3}]"#, Export::List)
-            .unwrap_err()
-            .to_string();
+        assert!(
+            e.contains("x.json") && e.contains("utterance 0") && e.contains("end"),
+            "{e}"
+        );
+        let e = parse(
+            Path::new("x.json"),
+            r#"[{"speaker": "A", "text": 3}]"#,
+            Export::List,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("utterance 0") && e.contains("text"), "{e}");
     }
 }
