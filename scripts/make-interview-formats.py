@@ -4,7 +4,10 @@ reads, under datasets/interview/: plain text with inline timestamps (.txt),
 Markdown (.md), an Otter export (otter/harbour.txt), WebVTT (.vtt, with a
 Teams-style GUID cue id and cue settings), SubRip (.srt), whisperX JSON
 (.json, diarized SPEAKER_00/SPEAKER_01), Word (.docx) and a REFI-QDA project
-(.qdpx, its project file named as ATLAS.ti names it), plus
+(.qdpx, its project file named as ATLAS.ti names it), and under styles/
+the speaker-label styles of real exports (Zoom captions with roles beside
+the names, whisperX's SubRip writer, a podcast page in Markdown with
+character references, a Google Meet transcript, an AssemblyAI export), plus
 datasets/interview-questions.json quoting it. Deterministic: the zip entries carry a fixed date.
 
     python3 scripts/make-interview-formats.py [OUT]    (default: datasets/interview)
@@ -111,6 +114,7 @@ def main():
         ("Harbour study.qde", qde),
         ("sources/9a1e3c52-0000-4000-8000-000000000002.txt", plain),
     ])
+    write_styles(out / "styles")
     quote = lambda q, speaker: {"quote": q, "source": "harbour", "speaker": speaker}
     questions = {"qa_pairs": [
         {"id": "h-01", "question": {"text": "When did the family leave?", "type": "ListOne",
@@ -121,6 +125,36 @@ def main():
              quote("We sold the boat to a cousin in Vigo.", "Ana Lopez")]}]},
     ]}
     (out.parent / "interview-questions.json").write_text(json.dumps(questions, indent=1) + "\n", encoding="utf-8")
+
+
+def write_styles(out):
+    """The interview in the label styles of real exports."""
+    out.mkdir(parents=True, exist_ok=True)
+    roles = {"Interviewer": "Dana Whitfield (Interviewer)", "Ana Lopez": "Ana Lopez (SL)"}
+    vtt, srt, n = ["WEBVTT", ""], [], 0
+    for speaker, cues in TURNS:
+        for start, end, text in cues:
+            n += 1
+            vtt += [str(n), f"{hms(start)} --> {hms(end)}", f"{roles[speaker]}: {xml_escape(text)}", ""]
+            srt += [str(n), f"{hms(start, ',')} --> {hms(end, ',')}", f"[{DIARIZED[speaker]}]: {text}", ""]
+    (out / "harbour_zoom.vtt").write_text("\n".join(vtt), encoding="utf-8")
+    (out / "harbour_whisperx.srt").write_text("\n".join(srt), encoding="utf-8")
+    md = ["# Harbour, episode 1", ""]
+    for speaker, cues in TURNS:
+        said = " ".join(c[2] for c in cues).replace("&", "&amp;").replace("'", "&#39;")
+        md += [f"**{speaker}:** {said}", ""]
+    (out / "harbour_podcast.md").write_text("\n".join(md), encoding="utf-8")
+    meet = []
+    for speaker, cues in TURNS:
+        m, s = divmod(int(cues[0][0]), 60)
+        meet += [f"{speaker} {m}:{s:02}", " ".join(c[2] for c in cues)]
+    (out / "harbour_meet.txt").write_text("\n".join(meet) + "\n", encoding="utf-8")
+    letters = {"Interviewer": "A", "Ana Lopez": "B"}
+    utterances = [{"speaker": letters[sp], "text": t, "start": round(s * 1000), "end": round(e * 1000)}
+                  for sp, cues in TURNS for s, e, t in cues]
+    (out / "harbour_assemblyai.json").write_text(
+        json.dumps({"id": "harbour", "status": "completed", "utterances": utterances}, indent=1) + "\n",
+        encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -375,3 +375,66 @@ fn issue_54_check_report_warns_of_labels_that_resolve_to_nothing() {
         "{summary}"
     );
 }
+
+#[test]
+fn issue_54_the_bundled_interview_in_real_export_styles_gives_the_same_verdicts() {
+    let dir = Dir::new("r54-datasets");
+    let questions = repo().join("datasets/interview-questions.json");
+    let run = |file: &str, flags: &[&str], out: &str| -> Vec<(String, String, String)> {
+        // Cited as `harbour`: the file is read under that name.
+        let ext = file.rsplit('.').next().unwrap();
+        let to = dir.path().join(format!("{out}-in"));
+        std::fs::create_dir_all(&to).unwrap();
+        let path = to.join(format!("harbour.{ext}"));
+        std::fs::copy(repo().join("datasets/interview").join(file), &path).unwrap();
+        let mut args = vec![
+            "evaluate",
+            questions.to_str().unwrap(),
+            path.to_str().unwrap(),
+            "--out",
+            out,
+            "--no-plots",
+            "--no-html",
+        ];
+        args.extend_from_slice(flags);
+        let folder = dir.run_new_folder(&args, out);
+        let r = read_json(&folder.join("results.json"));
+        r["qa_pairs"][0]["answers"][0]["verbatims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["verdict"].as_str().unwrap().to_string(),
+                    v["attribution"].as_str().unwrap().to_string(),
+                    v["span_speaker"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let want = run("harbour.vtt", &[], "base");
+    assert_eq!(want[0].1, "ok");
+    for (file, flags) in [
+        ("styles/harbour_zoom.vtt", &[][..]),
+        ("styles/harbour_podcast.md", &[][..]),
+        ("styles/harbour_meet.txt", &[][..]),
+        (
+            "styles/harbour_whisperx.srt",
+            &[
+                "--speaker-map",
+                "SPEAKER_00=Interviewer,SPEAKER_01=Ana Lopez",
+            ][..],
+        ),
+        (
+            "styles/harbour_assemblyai.json",
+            &["--speaker-map", "Speaker A=Interviewer,Speaker B=Ana Lopez"][..],
+        ),
+    ] {
+        let got = run(file, flags, &format!("runs-{}", file.replace('/', "-")));
+        let strip = |v: &[(String, String, String)]| -> Vec<(String, String)> {
+            v.iter().map(|(a, b, _)| (a.clone(), b.clone())).collect()
+        };
+        assert_eq!(strip(&got), strip(&want), "{file}");
+        assert_eq!(got[0].2, "Ana Lopez", "{file}");
+    }
+}
