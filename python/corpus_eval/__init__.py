@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from . import _native
 
 __all__ = [
+    "TRANSCRIPT_FORMATS",
     "Corpus",
     "Evaluation",
     "Result",
@@ -36,6 +37,14 @@ __all__ = [
     "similarity",
     "embed",
 ]
+
+
+#: The transcript files the readers take, by extension (`".vtt"`: `"WebVTT
+#: captions"`), from the readers' one table (the CLI's `corpus-eval
+#: transcript --help` lists the same).
+TRANSCRIPT_FORMATS: Dict[str, str] = {
+    f".{ext}": name for name, extensions in _native.transcript_formats() for ext in extensions
+}
 
 
 def _non_finite(value: Any, path: str = "") -> Optional[tuple]:
@@ -215,8 +224,8 @@ class Corpus:
 
     transcripts: the corpus, as for `evaluate` (or its JSON text), or the
         path (str or os.PathLike) of a folder of transcript files, one
-        transcript file (.txt, .md, .vtt, .srt, whisper .json, .docx) or a
-        REFI-QDA .qdpx project.
+        transcript file (any of `TRANSCRIPT_FORMATS`) or a REFI-QDA .qdpx
+        project.
     config: the speaker settings (speaker_pattern, interviewer_labels;
         speaker_map, e.g. "SPEAKER_00=Interviewer,SPEAKER_01=Tomas", names
         diarized speakers) that split transcripts into turns; other
@@ -268,8 +277,8 @@ def evaluate(questions: Any, transcripts: Any, **config: Any) -> "Evaluation":
     transcripts: the corpus ([{"page_content", "metadata": {"FILE"}}] or
         {"documents": [...]}), or its JSON text; the chunks of one FILE are
         joined with "\\n". Or the path (str or os.PathLike) of a folder of
-        transcript files, one transcript file (.txt, .md, .vtt, .srt,
-        whisper .json, .docx) or a REFI-QDA .qdpx project; every found
+        transcript files, one transcript file (any of
+        `TRANSCRIPT_FORMATS`) or a REFI-QDA .qdpx project; every found
         quote then has its `time`.
     config (the CLI's flags): match ("exact" | "normalized" | "fuzzy", the
         weakest verdict that counts as found; default normalized),

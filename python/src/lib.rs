@@ -455,10 +455,26 @@ fn embed_bytes(py: Python<'_>, texts: Vec<String>) -> PyResult<(usize, usize, Py
     Ok((rows, dims, PyBytes::new(py, &bytes).unbind()))
 }
 
+/// The transcript formats the readers take, from their one table: each
+/// format's name and extensions.
+#[pyfunction]
+fn transcript_formats() -> Vec<(String, Vec<String>)> {
+    corpus_eval::corpus::formats::READERS
+        .iter()
+        .map(|r| {
+            (
+                r.name.to_string(),
+                r.extensions.iter().map(|e| e.to_string()).collect(),
+            )
+        })
+        .collect()
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Corpus>()?;
+    m.add_function(wrap_pyfunction!(transcript_formats, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_tables_json, m)?)?;
     m.add_function(wrap_pyfunction!(verify_quotes_json, m)?)?;

@@ -531,3 +531,19 @@ def test_issue_53_12_a_mistyped_path_is_an_error_not_a_document(tmp_path):
     for bad in [42, 4.2, None, object()]:
         with pytest.raises(TypeError):
             corpus_eval.Corpus(bad)
+
+
+def test_issue_54_the_formats_come_from_the_readers_table(tmp_path):
+    formats = corpus_eval.TRANSCRIPT_FORMATS
+    for ext in [".txt", ".md", ".vtt", ".srt", ".docx", ".qdpx", ".json"]:
+        assert ext in formats, formats
+    assert "AssemblyAI" in formats[".json"]
+    # A label style of a real export, read in Python as the CLI reads it.
+    t = tmp_path / "zoom.txt"
+    t.write_text("Dana Whitfield (Interviewer): Why did you leave?\nAna Lopez (SL): We left in the spring of 1987.\n")
+    checks = corpus_eval.verify_quotes(
+        [{"quote": "We left in the spring of 1987.", "source": "zoom.txt", "speaker": "Dana Whitfield"},
+         {"quote": "Why did you leave?", "source": "zoom.txt", "speaker": "Ana Lopez"}],
+        str(t),
+    )
+    assert [c["attribution"] for c in checks] == ["wrong_speaker", "interviewer"]
