@@ -95,9 +95,8 @@ const PARTICLES: [&str; 24] = [
 /// Whether `word` is a role word, optionally numbered (`Interviewer1`,
 /// `P3`) or lettered (`Speaker A` is two words: the letter stands alone).
 fn is_role_word(word: &str) -> bool {
-    let lower = word.to_ascii_lowercase();
-    let bare = lower.trim_end_matches(|c: char| c.is_ascii_digit());
-    ROLE_WORDS.contains(&bare)
+    let bare = word.trim_end_matches(|c: char| c.is_ascii_digit());
+    ROLE_WORDS.iter().any(|r| r.eq_ignore_ascii_case(bare))
 }
 
 /// A diarization label: `SPEAKER_00`, `spk_1`, `SPEAKER_A`.
@@ -171,7 +170,9 @@ fn name_and_role(head: &str) -> Option<(String, Option<String>, Option<f64>)> {
             }
         }
     }
-    for dash in [" - ", " – ", " — "] {
+    // A dash (`-`, or the first byte of `–` and `—`) is rare in a label.
+    let dashed = memchr::memchr2(b'-', 0xE2, head.as_bytes()).is_some();
+    for dash in [" - ", " – ", " — "].into_iter().filter(|_| dashed) {
         if let Some((who, role)) = head.split_once(dash) {
             let (who, role) = (name(who)?, role.trim());
             if !role.is_empty() && role.chars().count() <= 30 && name(role).is_some() {

@@ -408,7 +408,17 @@ impl TimedTranscript {
 
     /// [`TimedTranscript::plain`], with each turn's label in the text.
     pub fn plain_labelled(&self) -> (String, Vec<TimeAnchor>, Vec<TurnLabel>) {
-        let mut text = String::new();
+        let size: usize = self
+            .turns
+            .iter()
+            .map(|t| {
+                t.text.len()
+                    + t.speaker.as_ref().map_or(0, |s| s.len() + 2)
+                    + t.role.as_ref().map_or(0, |r| r.len() + 3)
+                    + 1
+            })
+            .sum();
+        let mut text = String::with_capacity(size);
         let mut times = Vec::new();
         let mut labels = Vec::with_capacity(self.turns.len());
         for (i, turn) in self.turns.iter().enumerate() {

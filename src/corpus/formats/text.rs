@@ -44,22 +44,31 @@ fn stamp_seconds(caps: &regex::Captures<'_>) -> Result<f64, String> {
     Err("not a timestamp".into())
 }
 
-/// A line's text with its timestamps taken out (and the spaces after
-/// each, so that no double space is left), and its anchors.
-fn strip_line(path: &Path, n: usize, line: &str) -> Result<(String, Vec<Cue>), CorpusError> {
+/// Appends a line's text to `out` with its timestamps taken out (and the
+/// spaces after each, so that no double space is left; trailing spaces
+/// dropped), and its anchors to `cues` (offsets into `out`).
+fn strip_into(
+    path: &Path,
+    n: usize,
+    line: &str,
+    out: &mut String,
+    cues: &mut Vec<Cue>,
+) -> Result<(), CorpusError> {
+    let start = out.len();
     // Most lines hold no timestamp: no bracket, no search.
-    if !line.contains(['[', '(', '{', '#']) {
-        return Ok((line.trim_end().to_string(), Vec::new()));
+    let b = line.as_bytes();
+    if memchr::memchr3(b'[', b'(', b'{', b).is_none() && memchr::memchr(b'#', b).is_none() {
+        out.push_str(line.trim_end());
+        return Ok(());
     }
-    let mut out = String::with_capacity(line.len());
-    let mut cues = Vec::new();
+    let first_cue = cues.len();
     let mut at = 0;
     for caps in stamps().captures_iter(line) {
         let m = caps.get(0).map_or(0..0, |m| m.range());
         let t = stamp_seconds(&caps).map_err(|e| line_error(path, n, e))?;
         out.push_str(&line[at..m.start]);
         at = m.end;
-        if out.is_empty() || out.ends_with([' ', '\t']) {
+        if out.len() == start || out.ends_with([' ', '\t']) {
             at += line[at..].len() - line[at..].trim_start_matches([' ', '\t']).len();
         }
         cues.push(Cue {
@@ -69,12 +78,12 @@ fn strip_line(path: &Path, n: usize, line: &str) -> Result<(String, Vec<Cue>), C
         });
     }
     out.push_str(&line[at..]);
-    let trimmed = out.trim_end().len();
+    let trimmed = start + out[start..].trim_end().len();
     out.truncate(trimmed);
-    for c in &mut cues {
+    for c in &mut cues[first_cue..] {
         c.at = c.at.min(out.len());
     }
-    Ok((out, cues))
+    Ok(())
 }
 
 /// Otter's footer: `Transcribed by https://otter.ai` (any case, the
@@ -100,34 +109,50 @@ pub(crate) struct Parsed {
     pub doubt: Option<(usize, String)>,
 }
 
-/// A turn being read.
+/// A turn being read: what was said is written into its text as the
+/// lines come (no line is held on its own).
 struct Open {
     turn: TimedTurn,
-    /// Its lines so far (what was said, timestamps out) with their cues.
-    lines: Vec<(String, Vec<Cue>)>,
+    /// Lines written so far.
+    lines: usize,
+    /// Blank lines read since the last line written (written, as empty
+    /// lines, only when another line follows: a turn's trailing blank lines
+    /// are dropped).
+    blank: usize,
     /// Opened by a label line (Otter, Meet, Teams): a blank line after its
     /// words ends it, and without words it is the line as written.
     label_line: Option<String>,
 }
 
 impl Open {
-    fn has_words(&self) -> bool {
-        self.lines
-            .iter()
-            .any(|(l, c)| !l.trim().is_empty() || !c.is_empty())
+    fn new(turn: TimedTurn, label_line: Option<String>) -> Open {
+        Open {
+            turn,
+            lines: 0,
+            blank: 0,
+            label_line,
+        }
     }
 
-    /// The turn, its lines joined with `\n` (blank lines at its end
-    /// dropped); None when it holds nothing.
-    fn finish(mut self) -> Option<TimedTurn> {
-        while self
-            .lines
-            .last()
-            .is_some_and(|(l, c)| l.trim().is_empty() && c.is_empty())
-        {
-            self.lines.pop();
+    fn has_words(&self) -> bool {
+        self.lines > 0
+    }
+
+    /// Writes a line that is not blank (its timestamps out).
+    fn line(&mut self, path: &Path, n: usize, said: &str) -> Result<(), CorpusError> {
+        if self.lines > 0 {
+            for _ in 0..=self.blank {
+                self.turn.text.push('\n');
+            }
         }
-        if self.lines.is_empty() {
+        self.blank = 0;
+        self.lines += 1;
+        strip_into(path, n, said, &mut self.turn.text, &mut self.turn.cues)
+    }
+
+    /// The turn; None when it holds nothing.
+    fn finish(self) -> Option<TimedTurn> {
+        if self.lines == 0 {
             return match self.label_line {
                 // A label line without words stays as written.
                 Some(line) => Some(TimedTurn {
@@ -141,22 +166,6 @@ impl Open {
                 None => None,
             };
         }
-        let label_cues = std::mem::take(&mut self.turn.cues);
-        let mut text = String::new();
-        let mut cues = label_cues;
-        for (k, (line, line_cues)) in self.lines.into_iter().enumerate() {
-            if k > 0 {
-                text.push('\n');
-            }
-            let base = text.len();
-            text.push_str(&line);
-            cues.extend(line_cues.into_iter().map(|c| Cue {
-                at: base + c.at,
-                ..c
-            }));
-        }
-        self.turn.text = text;
-        self.turn.cues = cues;
         Some(self.turn)
     }
 }
@@ -164,10 +173,17 @@ impl Open {
 /// Whether a text file holds Markdown's markup (a `.txt` exported from a
 /// Markdown page): emphasis, character references or backslash escapes.
 pub(crate) fn holds_markdown(text: &str) -> bool {
+    // The marks' first bytes are rare in speech: each found one is looked
+    // at (two SIMD passes over the text, not one per mark).
     let b = text.as_bytes();
-    ["**", "__", "&#", "&amp;", "&nbsp;", "\\[", "\\*", "\\_"]
-        .iter()
-        .any(|m| memchr::memmem::find(b, m.as_bytes()).is_some())
+    let follows = |k: usize, what: &[u8]| b[k + 1..].starts_with(what);
+    let marked = memchr::memchr3_iter(b'*', b'_', b'&', b).any(|k| match b[k] {
+        b'*' => follows(k, b"*"),
+        b'_' => follows(k, b"_"),
+        _ => follows(k, b"#") || follows(k, b"amp;") || follows(k, b"nbsp;"),
+    });
+    marked
+        || memchr::memchr_iter(b'\\', b).any(|k| matches!(b.get(k + 1), Some(b'[' | b'*' | b'_')))
 }
 
 /// The turns of a text transcript (see the module documentation): a
@@ -202,7 +218,12 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
             }
         }
     };
-    for (i, raw) in text.split('\n').enumerate() {
+    // Lines split at `\n` by a SIMD search (std's split is a byte loop).
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
+    let mut from = 0;
+    for (i, end) in ends.enumerate() {
+        let raw = &text[from..end];
+        from = end + 1;
         let n = i + 1;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         if is_otter_footer(raw) {
@@ -234,8 +255,6 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
         } else {
             std::borrow::Cow::Borrowed(said)
         };
-        let (clean, cues) = strip_line(path, n, &said)?;
-        let blank = clean.trim().is_empty() && cues.is_empty();
         match seen {
             Some(l) => {
                 close(&mut open, &mut out);
@@ -244,53 +263,40 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
                     start: Some(t),
                     end: None,
                 });
-                let mut o = Open {
-                    turn: TimedTurn {
+                let alone = l.alone;
+                let mut o = Open::new(
+                    TimedTurn {
                         speaker: Some(l.name),
                         role: l.role,
                         uncertain: false,
                         text: String::new(),
                         cues: label_cue.into_iter().collect(),
                     },
-                    lines: Vec::new(),
-                    label_line: l.alone.then(|| raw.trim_end().to_string()),
-                };
-                if !l.alone {
-                    let lead = clean.len() - clean.trim_start().len();
-                    let cues = cues
-                        .into_iter()
-                        .map(|c| Cue {
-                            at: c.at.saturating_sub(lead),
-                            ..c
-                        })
-                        .collect();
-                    o.lines.push((clean.trim_start().to_string(), cues));
+                    alone.then(|| raw.trim_end().to_string()),
+                );
+                let said = said.trim_start();
+                if !alone && !said.is_empty() {
+                    o.line(path, n, said)?;
                 }
                 open = Some(o);
             }
-            None if blank => {
+            None if said.trim().is_empty() => {
                 // A blank line ends a label line's turn once it has words
                 // (Otter); elsewhere it is kept inside the turn.
-                let ends = open
-                    .as_ref()
-                    .is_some_and(|o| o.label_line.is_some() && o.has_words());
-                if ends {
-                    close(&mut open, &mut out);
-                } else if let Some(o) = &mut open {
-                    // Blank lines between a turn's paragraphs stay.
-                    if o.label_line.is_none() || o.has_words() {
-                        o.lines.push((String::new(), Vec::new()));
+                match &mut open {
+                    Some(o) if o.label_line.is_some() && o.has_words() => {
+                        close(&mut open, &mut out);
                     }
+                    Some(o) => o.blank += 1,
+                    None => {}
                 }
             }
             None => match &mut open {
-                Some(o) => o.lines.push((clean, cues)),
+                Some(o) => o.line(path, n, &said)?,
                 None => {
-                    open = Some(Open {
-                        turn: unlabelled(),
-                        lines: vec![(clean, cues)],
-                        label_line: None,
-                    })
+                    let mut o = Open::new(unlabelled(), None);
+                    o.line(path, n, &said)?;
+                    open = Some(o);
                 }
             },
         }
