@@ -59,9 +59,8 @@ pub(crate) fn inline(text: &str) -> Cow<'_, str> {
             }
         }
         // `<tag ...>`, `</tag>`: out.
-        if rest.starts_with('<') {
-            let tag =
-                rest[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!');
+        if let Some(inner) = rest.strip_prefix('<') {
+            let tag = inner.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!');
             if let Some(end) = rest.find('>').filter(|_| tag) {
                 k += end + 1;
                 continue;

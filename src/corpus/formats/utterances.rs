@@ -134,6 +134,10 @@ fn push(
     Ok(())
 }
 
+/// AWS words gathered into one speaker's utterance: the speaker, the
+/// words, the start and end, and the first item's index.
+type Gathered = (Option<String>, String, Option<f64>, Option<f64>, usize);
+
 /// The turns of an export.
 pub(crate) fn parse(
     path: &Path,
@@ -240,8 +244,7 @@ pub(crate) fn parse(
                 }
             }
             // Words gathered into utterances of one speaker.
-            let mut current: Option<(Option<String>, String, Option<f64>, Option<f64>, usize)> =
-                None;
+            let mut current: Option<Gathered> = None;
             for (i, item) in items.iter().enumerate() {
                 let record = || format!("results.items {i}");
                 let word = item
@@ -310,7 +313,10 @@ pub(crate) fn parse(
 mod tests {
     use super::*;
 
-    fn read(doc: &str) -> Vec<(Option<String>, String, Option<f64>, Option<f64>)> {
+    /// A turn's speaker, text, start and end.
+    type Row = (Option<String>, String, Option<f64>, Option<f64>);
+
+    fn read(doc: &str) -> Vec<Row> {
         let export = sniff(doc).unwrap_or_else(|| panic!("not sniffed: {doc}"));
         parse(Path::new("x.json"), doc, export)
             .unwrap()
