@@ -515,6 +515,7 @@ mod tests {
         assert_eq!((s.quotes, s.ok, s.ok_share), (1, 0, Some(0.0)));
         let none = summarize(&[], String::new());
         assert_eq!(none.ok_share, None);
-        assert_eq!(none.attribution.len(), 8);
+        // Every class, zeros included (issue 54 added uncertain_speaker).
+        assert_eq!(none.attribution.len(), Attribution::ALL.len());
     }
 }
