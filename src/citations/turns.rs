@@ -180,6 +180,11 @@ impl SpeakerConfig {
         )
     }
 
+    /// The interviewer labels, lower-cased, in order.
+    pub fn interviewer_labels(&self) -> &[String] {
+        &self.interviewer
+    }
+
     /// True when `label` is an interviewer label (case-insensitive; a
     /// number after it is the same role: `Interviewer 2`, `INT1`).
     pub fn is_interviewer(&self, label: &str) -> bool {

@@ -312,6 +312,9 @@ pub fn execute(
     for w in &output.summary.warnings {
         errln!("warning: {w}");
     }
+    if let Some(note) = super::evaluate::interviewer_note(&config.interviewer_labels) {
+        errln!("{note}");
+    }
     let manifest = Manifest::new(
         "check-report",
         inputs,

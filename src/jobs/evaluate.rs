@@ -180,6 +180,19 @@ impl Config {
     }
 }
 
+/// The note a run gives when interviewer labels were given: which labels
+/// count as the interviewer's (the defaults and the given, or the given
+/// alone after `none`).
+pub fn interviewer_note(labels: &Option<Vec<String>>) -> Option<String> {
+    let given = labels.as_ref()?;
+    let all = speakers(&None, labels).ok()?;
+    Some(format!(
+        "note: interviewer turns are those labelled {} (given: {})",
+        all.interviewer_labels().join(", "),
+        given.join(", ")
+    ))
+}
+
 /// Speaker settings from a pattern and labels (the defaults where absent);
 /// an invalid pattern is an error naming `--speaker-pattern`.
 pub fn speakers(
@@ -373,6 +386,9 @@ pub fn execute(
     crate::sys::timings::phase("summary");
     for w in &summary.warnings {
         errln!("warning: {w}");
+    }
+    if let Some(note) = interviewer_note(&config.interviewer_labels) {
+        errln!("{note}");
     }
     let manifest = manifest(config, (q_info, t_info), &summary, &lexicon_info, started);
     let mut writer = RunWriter::create(&config.out, started, manifest)?;

@@ -9,10 +9,12 @@ use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
 
-/// Whether a `.json` file is whisper output: an object whose first key is
-/// not `"documents"` (corpus-eval's chunks start with `[` or
-/// `{"documents"`) and that holds `"segments"` (openai-whisper writes the
-/// whole `"text"` first, so the whole file is looked at).
+/// Whether a `.json` file is for the transcript readers rather than
+/// corpus-eval's chunk loader: an object whose first key is not
+/// `"documents"` (corpus-eval's chunks start with `[` or `{"documents"`).
+/// Only its first 4 KB are looked at: the file is then read once, by the
+/// reader, which tells whisper (`"segments"`, after openai-whisper's whole
+/// `"text"`) from the services' exports.
 pub(crate) fn looks_like_whisper(path: &Path) -> bool {
     // Only a regular file is looked into (a FIFO is not waited on).
     let Ok((mut f, _)) = crate::corpus::input::open_regular(path) else {
@@ -20,11 +22,7 @@ pub(crate) fn looks_like_whisper(path: &Path) -> bool {
     };
     let mut head = vec![0u8; 4096];
     let n = f.read(&mut head).unwrap_or(0);
-    if !whisper_head(&String::from_utf8_lossy(&head[..n])) {
-        return false;
-    }
-    crate::corpus::input::read_bytes(path)
-        .is_ok_and(|bytes| memchr::memmem::find(&bytes, b"\"segments\"").is_some())
+    whisper_head(&String::from_utf8_lossy(&head[..n]))
 }
 
 /// [`looks_like_whisper`] of a file's text already read.
