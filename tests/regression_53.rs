@@ -378,6 +378,43 @@ fn issue_53_04_a_secret_in_a_transcript_is_redacted_in_report_html_even_split() 
         html.contains("<redacted>") || html.contains("\\u003credacted"),
         "no redaction mark"
     );
+    // A secret cut by the context's 300-character clip: its shown part is
+    // blanked out too.
+    let filler = "and so on ".repeat(29);
+    dir.write(
+        "clip.txt",
+        &format!("Ana: {secret} {filler}we sold the boat to a cousin in the next town.\n"),
+    );
+    let questions = dir.write(
+        "q2.json",
+        r#"{"qa_pairs": [{"id": "q1", "question": {"text": "Boat?", "type": "ListOne", "metric": {"boat": 1}},
+            "answers": [{"answer": "boat", "source": "clip.txt",
+              "verbatims": [{"quote": "we sold the boat to a cousin in the next town", "source": "clip.txt"}]}]}]}"#,
+    );
+    dir.run_env(
+        &[
+            "evaluate",
+            questions.to_str().unwrap(),
+            "clip.txt",
+            "--out",
+            "runs2",
+            "--no-plots",
+        ],
+        &[("OPENAI_API_KEY", secret)],
+    )
+    .expect_code(0);
+    let run = dir.run_folders("runs2").pop().unwrap();
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    // The clip falls inside the secret (the quote starts 320 bytes in).
+    let shown = &secret[15..];
+    assert!(
+        !html.contains(shown),
+        "the clipped secret's tail {shown} is in report.html"
+    );
+    assert!(
+        !html.contains("0123456789"),
+        "a part of the secret is in report.html"
+    );
 }
 
 #[test]
@@ -1111,4 +1148,83 @@ fn issue_53_22_a_closest_passage_card_names_its_speaker_and_time() {
     let meta = card.split("</p>").nth(1).unwrap();
     assert!(meta.contains("speaker: Ana"), "{meta}");
     assert!(meta.contains("1:05"), "{meta}");
+}
+
+#[test]
+fn issue_53_review_latest_links_hidden_sources_and_hosts() {
+    let dir = Dir::new("r53-review");
+    let (q, t) = sample();
+    // Shards merged from a glob that holds the `latest` link too.
+    for i in 1..=2 {
+        dir.run_new_folder(
+            &[
+                "evaluate",
+                &q,
+                &t,
+                "--shard",
+                &format!("{i}/2"),
+                "--out",
+                "shards",
+                "--no-plots",
+                "--no-html",
+            ],
+            "shards",
+        );
+    }
+    let mut entries: Vec<String> = std::fs::read_dir(dir.path().join("shards"))
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    entries.sort();
+    assert_eq!(entries.len(), 3, "two runs and the link: {entries:?}");
+    let mut args = vec!["merge".to_string()];
+    args.extend(entries);
+    args.extend(["--out".into(), "merged".into()]);
+    dir.run(&args).expect_code(0);
+    // compare resolves `latest/` with its slash.
+    let a = dir.run_new_folder(
+        &["evaluate", &q, &t, "--out", "a", "--no-plots", "--no-html"],
+        "a",
+    );
+    let r = dir
+        .run(&[
+            "compare",
+            "x=a/latest/",
+            "y=a/latest",
+            "--resamples",
+            "200",
+            "--out",
+            "cmp",
+            "--json",
+        ])
+        .expect_code(0);
+    let v: serde_json::Value = serde_json::from_str(r.stdout().trim()).unwrap();
+    let m = read_json(
+        &dir.path()
+            .join(v["run_folder"].as_str().unwrap())
+            .join("manifest.json"),
+    );
+    let inputs = m["inputs"].to_string();
+    assert!(!inputs.contains("latest"), "{inputs}");
+    assert!(
+        inputs.contains(a.file_name().unwrap().to_str().unwrap()),
+        "{inputs}"
+    );
+    // A project's hidden files and another host's files are no sources.
+    let proj = dir.path().join("proj");
+    std::fs::create_dir_all(proj.join(".ssh")).unwrap();
+    std::fs::write(proj.join(".ssh/id_key"), "SECRET KEY\n").unwrap();
+    std::fs::write(proj.join(".env"), "TOKEN=x\n").unwrap();
+    for target in [".ssh/id_key", ".env", "file://evil.example/etc/passwd"] {
+        write_zip(
+            &proj.join("p.qdpx"),
+            &[(
+                "project.qde",
+                qde(&[("a".into(), target.into())]).as_bytes(),
+            )],
+        );
+        let r = dir.run(&["transcript", "proj/p.qdpx"]).expect_code(2);
+        assert!(!r.stdout().contains("SECRET"), "{target}");
+        r.expect_stderr(&["plainTextPath"]);
+    }
 }

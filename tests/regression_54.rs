@@ -438,3 +438,100 @@ fn issue_54_the_bundled_interview_in_real_export_styles_gives_the_same_verdicts(
         assert_eq!(got[0].2, "Ana Lopez", "{file}");
     }
 }
+
+#[test]
+fn issue_54_review_cases_read_right() {
+    let dir = Dir::new("r54-review");
+    let rows = |file: &str| -> Vec<(Value, Value)> {
+        turns(&dir, file, &[])["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| (x["speaker"].clone(), x["text"].clone()))
+            .collect()
+    };
+    // A bare label alone on its line opens an ordinary turn: its later
+    // paragraphs stay the speaker's.
+    dir.write(
+        "bare.txt",
+        "INTERVIEWER:\nWhy?\n\nRESPONDENT:\nPara one.\n\nPara two.\n",
+    );
+    assert_eq!(
+        rows("bare.txt"),
+        [
+            (json!("INTERVIEWER"), json!("Why?")),
+            (json!("RESPONDENT"), json!("Para one.\n\nPara two."))
+        ]
+    );
+    // A phrase with a number is no label line inside a `Name:` file.
+    dir.write(
+        "phrase.txt",
+        "Ana: It was slow.\nAbout 40 minutes\nand then we reached Vigo.\n",
+    );
+    assert_eq!(
+        rows("phrase.txt"),
+        [(
+            json!("Ana"),
+            json!("It was slow.\nAbout 40 minutes\nand then we reached Vigo.")
+        )]
+    );
+    // Nor is a caption cue of one.
+    dir.write(
+        "c.srt",
+        "1\n00:00:01,000 --> 00:00:02,000\nAbout 40 minutes\n",
+    );
+    assert_eq!(rows("c.srt"), [(Value::Null, json!("About 40 minutes"))]);
+    // A role written once: `Ana (SL):` and `Ana:` are one speaker's turn.
+    dir.write("role.txt", "Ana (SL): a\nAna: b\nBo: c\n");
+    assert_eq!(rows("role.txt")[0], (json!("Ana"), json!("a\nb")));
+    // Escaped markup stays as the page shows it; a list item is no doubt.
+    dir.write(
+        "e.md",
+        "**Ana:** it was \\*so\\* hard\n\n* Note: we went home\n",
+    );
+    assert_eq!(
+        rows("e.md")[0].1,
+        json!("it was *so* hard\n\nNote: we went home")
+    );
+    let r = dir.run(&["transcript", "e.md"]).expect_code(0);
+    assert!(!r.stderr().contains("warning"), "{}", r.stderr());
+    // A plain list keeps a one-letter speaker as written.
+    dir.write(
+        "l.json",
+        r#"[{"speaker": "I", "text": "Why?"}, {"speaker": "R", "text": "Because."}]"#,
+    );
+    let t = turns(&dir, "l.json", &[]);
+    assert_eq!(
+        (&t["turns"][0]["speaker"], &t["turns"][0]["interviewer"]),
+        (&json!("I"), &json!(true))
+    );
+    // A certain segment after one in doubt is a turn of its own.
+    dir.write(
+        "w.json",
+        r#"{"segments": [
+          {"start": 0, "end": 1, "text": "So it was.", "words": [{"word": "So", "speaker": "S1"}, {"word": "it", "speaker": "S1"}, {"word": "was.", "speaker": "S0"}]},
+          {"start": 2, "end": 3, "text": "We left in spring.", "speaker": "S1"}]}"#,
+    );
+    let t = turns(&dir, "w.json", &[]);
+    let u: Vec<&Value> = t["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| &x["uncertain"])
+        .collect();
+    assert_eq!(u, [&json!(true), &json!(false)]);
+    // A Deepgram response whose utterances come after 64 KB of words.
+    let words: Vec<Value> = (0..3000)
+        .map(|k| json!({"word": "word", "start": k as f64 * 0.1, "end": k as f64 * 0.1 + 0.05, "speaker": 0}))
+        .collect();
+    let doc = json!({"metadata": {}, "results": {"channels": [{"alternatives": [{"words": words}]}],
+        "utterances": [{"start": 0.5, "end": 1.0, "transcript": "We left.", "speaker": 0},
+                       {"start": 1.5, "end": 2.0, "transcript": "Why?", "speaker": 1}]}});
+    dir.write("dg.json", &doc.to_string());
+    assert!(std::fs::metadata(dir.path().join("dg.json")).unwrap().len() > 64 << 10);
+    let t = turns(&dir, "dg.json", &[]);
+    assert_eq!(
+        (&t["format"], &t["turns"][1]["speaker"]),
+        (&json!("deepgram"), &json!("Speaker 1"))
+    );
+}

@@ -168,7 +168,10 @@ pub fn find_with(
                     .clone()
                     .map(|(label, _)| Cue::Parenthesis(label))
                     .or_else(|| {
-                        let before = sentence_before(&report[sentence_from..q.outer.start]);
+                        // A quote inside the citation of the one before
+                        // (`“…” (“…”)`) starts before that citation ends.
+                        let from = sentence_from.min(q.outer.start);
+                        let before = sentence_before(&report[from..q.outer.start]);
                         named(before, is_name).map(Cue::Named)
                     })
                     .or_else(|| named_after(after, is_name).map(Cue::Named));
@@ -929,6 +932,17 @@ mod tests {
             .into_iter()
             .map(|q| q.text)
             .collect()
+    }
+
+    #[test]
+    fn issue_53_a_quote_inside_a_citation_is_no_panic() {
+        for r in [
+            "She said \"we left in the spring\" (\"the boat was sold to him\") then.",
+            "“we left in the spring of that year” (P3 said “the boat was sold to him”)",
+        ] {
+            let q = find(r, 3, &names);
+            assert!(!q.is_empty(), "{r}");
+        }
     }
 
     #[test]

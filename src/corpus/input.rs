@@ -136,7 +136,9 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CorpusError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    // The size as a hint, capped (a sparse file may claim far more than
+    // memory holds; the vector grows as the bytes come).
+    let mut bytes = Vec::with_capacity(usize::try_from(len.min(1 << 30)).unwrap_or(0));
     let read = file
         .take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)

@@ -169,10 +169,10 @@ pub fn run(config: &Config) -> Result<Comparison, JobError> {
         let (name, path) = parse_system(spec)?;
         // `runs/a/latest` is the run folder it points to now (what the
         // comparison records).
-        let path = match std::fs::read_link(&path) {
-            Ok(t) if t.is_relative() => path.parent().map_or(t.clone(), |p| p.join(&t)),
-            Ok(t) => t,
-            Err(_) => path,
+        let bare: PathBuf = path.components().collect();
+        let path = match bare.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&bare).unwrap_or(path),
+            _ => path,
         };
         systems.push(load_system(&name, &path)?);
     }

@@ -247,7 +247,7 @@ pub fn with_aliases(
         field: "--speaker-aliases".into(),
         message: format!("{}: {message}", path.display()),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+    let text = crate::corpus::read_text(path).map_err(|e| fail(e.to_string()))?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -408,11 +408,19 @@ pub fn execute(
 /// like a transcript corpus (the arguments given the other way round:
 /// `evaluate TRANSCRIPTS QUESTIONS`).
 fn swapped_hint(e: crate::corpus::CorpusError, questions: &Path, transcripts: &Path) -> JobError {
+    // Its first 64 KB only: a corpus given in the wrong place is not read
+    // whole for a hint.
+    let head = crate::corpus::input::open_regular(questions)
+        .ok()
+        .and_then(|(f, _)| {
+            use std::io::Read as _;
+            let mut head = Vec::new();
+            f.take(64 << 10).read_to_end(&mut head).ok().map(|_| head)
+        });
     let looks_like_transcripts = crate::corpus::formats::is_transcript_source(questions)
-        || crate::corpus::input::read_bytes(questions).is_ok_and(|b| {
-            let head = &b[..b.len().min(64 << 10)];
-            memchr::memmem::find(head, b"\"page_content\"").is_some()
-                && memchr::memmem::find(head, b"\"qa_pairs\"").is_none()
+        || head.is_some_and(|head| {
+            memchr::memmem::find(&head, b"\"page_content\"").is_some()
+                && memchr::memmem::find(&head, b"\"qa_pairs\"").is_none()
         });
     if !looks_like_transcripts {
         return e.into();

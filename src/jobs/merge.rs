@@ -284,12 +284,33 @@ fn check_shards(mut shards: Vec<ShardRun>) -> Result<Vec<ShardRun>, JobError> {
     Ok(shards)
 }
 
+/// Whether `folder` is a symbolic link to a folder that `all` names too.
+fn is_link_to_another(folder: &Path, all: &[PathBuf]) -> bool {
+    let bare: PathBuf = folder.components().collect();
+    if !bare
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        return false;
+    }
+    let Ok(target) = std::fs::canonicalize(folder) else {
+        return false;
+    };
+    all.iter()
+        .filter(|o| o.components().collect::<PathBuf>() != bare)
+        .any(|o| std::fs::canonicalize(o).is_ok_and(|t| t == target))
+}
+
 /// Merges shard run folders into a new run folder under `req.out`.
 pub fn merge(req: &Request) -> Result<PathBuf, JobError> {
     let started = SystemTime::now();
+    // A folder of run folders holds a `latest` link to one of them: a
+    // shell pattern (`merge runs/shards/*`) gives that run twice, once by
+    // its link; the link is left out.
     let shards = req
         .folders
         .iter()
+        .filter(|f| !is_link_to_another(f, &req.folders))
         .map(|f| read_shard(f))
         .collect::<Result<Vec<_>, _>>()?;
     let shards = check_shards(shards)?;

@@ -89,28 +89,39 @@ pub fn context(text: &str, span: Range<usize>, quote: Option<&str>) -> Context {
     let cut_after = ceil(text, e + CONTEXT_CHARS);
     let clipped_after = cut_after < a;
     a = a.min(cut_after);
-    let matched = &text[s..e];
     let mark = |clipped: bool| if clipped { "…" } else { "" };
-    let mut c = Context {
-        before: format!("{}{}", mark(clipped_before), &text[b..s]),
-        matched: match quote {
-            Some(q) => diff_words(matched, q),
-            None => vec![(matched.to_string(), false)],
-        },
-        after: format!("{}{}", &text[e..a], mark(clipped_after)),
+    let mut before = text[b..s].to_string();
+    let mut matched = match quote {
+        Some(q) => diff_words(&text[s..e], q),
+        None => vec![(text[s..e].to_string(), false)],
     };
+    let mut after = text[e..a].to_string();
     // A registered secret in a transcript is blanked out, also where the
-    // context's strings split it.
+    // context's strings split it; the text just outside the clipped
+    // context joins the search, so a secret the clip cuts is found whole
+    // (its shown part blanked out).
     let redactor = crate::secrets::process_redactor();
     if !redactor.is_empty() {
-        let mut pieces: Vec<&mut String> = std::iter::once(&mut c.before)
-            .chain(c.matched.iter_mut().map(|(t, _)| t))
-            .chain(std::iter::once(&mut c.after))
+        let mut margin_before = text[floor(text, b.saturating_sub(SECRET_MARGIN))..b].to_string();
+        let mut margin_after = text[a..ceil(text, (a + SECRET_MARGIN).min(text.len()))].to_string();
+        let mut pieces: Vec<&mut String> = std::iter::once(&mut margin_before)
+            .chain(std::iter::once(&mut before))
+            .chain(matched.iter_mut().map(|(t, _)| t))
+            .chain(std::iter::once(&mut after))
+            .chain(std::iter::once(&mut margin_after))
             .collect();
         redactor.redact_pieces(&mut pieces);
     }
-    c
+    Context {
+        before: format!("{}{before}", mark(clipped_before)),
+        matched,
+        after: format!("{after}{}", mark(clipped_after)),
+    }
 }
+
+/// How far past a context's clipped edges a secret is looked for (bytes;
+/// longer than any API key).
+const SECRET_MARGIN: usize = 512;
 
 /// A word as compared for underlining: lower-cased, the punctuation
 /// around it dropped, inside it kept (`watch-maker` is not `watchmaker`).

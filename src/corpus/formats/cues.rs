@@ -205,8 +205,10 @@ fn payload(lines: &[&str]) -> Vec<Said> {
     let spans: Vec<_> = voice().captures_iter(&joined).collect();
     if spans.is_empty() {
         let text = clean(&joined);
+        // A label line (`About 40 minutes`) is no label in a cue: the cue
+        // is what was said.
         return vec![match super::labels::recognize(&text) {
-            super::labels::Seen::Label(l) => {
+            super::labels::Seen::Label(l) if !l.alone => {
                 (Some(l.name), l.role, text[l.rest..].trim().to_string())
             }
             _ => (None, None, text),

@@ -45,6 +45,20 @@ pub(crate) struct Label {
     pub rest: usize,
     /// A label line: what was said follows on the next lines.
     pub alone: bool,
+    /// A label line of the weak kind (one space before its time: Google
+    /// Meet's `Name 0:49`), which a capitalized phrase and a number can
+    /// look like (`About 40 minutes`): the reader takes it only where label
+    /// lines are the file's style.
+    pub weak: bool,
+}
+
+/// How a label stands on its line.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// `Name: text`: what was said follows on the line (or the next lines).
+    Inline,
+    /// A label line with its time; `weak` with one space before the time.
+    Timed { weak: bool },
 }
 
 /// What a line's start is.
@@ -296,14 +310,16 @@ pub(crate) fn recognize(line: &str) -> Seen {
     let lead = body.len() - body.trim_start().len();
     let t = &body[lead..];
     let at = from + lead;
-    let label = |name: String, role, label_time: Option<f64>, rest: usize| {
+    let label = |name: String, role, label_time: Option<f64>, rest: usize, kind: Kind| {
         let rest = (at + rest).min(line.len());
         let rest = rest + (line[rest..].len() - line[rest..].trim_start().len());
+        let timed = matches!(kind, Kind::Timed { .. });
         Seen::Label(Label {
             name,
             role,
             time: label_time.or(time),
-            alone: line[rest..].trim().is_empty(),
+            alone: timed && line[rest..].trim().is_empty(),
+            weak: matches!(kind, Kind::Timed { weak: true }),
             rest,
         })
     };
@@ -311,7 +327,7 @@ pub(crate) fn recognize(line: &str) -> Seen {
     if time.is_some() && from > 0 && !line[..from].trim_start().starts_with(['[', '(']) {
         if let Some(gap) = t.find("  ").or_else(|| t.find('\t')) {
             if let Some(n) = name(&t[..gap]) {
-                return label(n.to_string(), None, None, gap);
+                return label(n.to_string(), None, None, gap, Kind::Inline);
             }
         }
     }
@@ -328,7 +344,7 @@ pub(crate) fn recognize(line: &str) -> Seen {
             .or_else(|| inner.trim_end().strip_suffix(':'))
         {
             return match name_and_role(who) {
-                Some((n, role, lt)) => label(n, role, lt, close + m.len()),
+                Some((n, role, lt)) => label(n, role, lt, close + m.len(), Kind::Inline),
                 None => doubt_if_colon(t),
             };
         }
@@ -338,7 +354,7 @@ pub(crate) fn recognize(line: &str) -> Seen {
         {
             let used = t.len() - rest.len();
             return match name_and_role(inner) {
-                Some((n, role, lt)) => label(n, role, lt, used),
+                Some((n, role, lt)) => label(n, role, lt, used, Kind::Inline),
                 None => Seen::Doubt,
             };
         }
@@ -354,7 +370,7 @@ pub(crate) fn recognize(line: &str) -> Seen {
         if let (Some(e), Some((n, role, _))) = (time_end, name_and_role(inner)) {
             if let Some(lt) = time_of(&after_t[..e]) {
                 let used = t.len() - after_t.len() + e;
-                return label(n, role, Some(lt), used);
+                return label(n, role, Some(lt), used, Kind::Timed { weak: false });
             }
         }
         return Seen::Text;
@@ -380,12 +396,12 @@ pub(crate) fn recognize(line: &str) -> Seen {
             .strip_prefix(':')
             .or_else(|| after.trim_start().strip_prefix(':'))
         {
-            return label(n.to_string(), None, None, t.len() - r.len());
+            return label(n.to_string(), None, None, t.len() - r.len(), Kind::Inline);
         }
         if is_diarized(n.split_whitespace().next().unwrap_or(""))
             || n.to_ascii_lowercase().starts_with("speaker")
         {
-            return label(n.to_string(), None, None, 1 + end + 1);
+            return label(n.to_string(), None, None, 1 + end + 1, Kind::Inline);
         }
         return Seen::Text;
     }
@@ -400,7 +416,7 @@ pub(crate) fn recognize(line: &str) -> Seen {
     if let Some(colon) = colon {
         let head = &t[..colon];
         if let Some((n, role, lt)) = name_and_role(head) {
-            return label(n, role, lt, colon + 1);
+            return label(n, role, lt, colon + 1, Kind::Inline);
         }
         if head.starts_with(['[', '(', '*', '_', '{', '<']) {
             return Seen::Doubt;
@@ -413,7 +429,11 @@ pub(crate) fn recognize(line: &str) -> Seen {
         let who = &line_t[..split];
         if let Some((n, role, _)) = name_and_role(who) {
             if let Some(lt) = time_of(&line_t[split..]) {
-                return label(n, role, Some(lt), line_t.len());
+                // Two or more spaces (or a tab) before the time: Otter's,
+                // Teams'; one: Google Meet's, or a phrase with a number.
+                let gap = &line_t[..split];
+                let weak = !(gap.ends_with("  ") || gap.ends_with('\t'));
+                return label(n, role, Some(lt), line_t.len(), Kind::Timed { weak });
             }
         }
     }

@@ -8,8 +8,26 @@
 
 use std::borrow::Cow;
 
+/// Private-use stand-ins for markup characters a backslash escaped
+/// (`\*`, `\_`, `\<`): kept through [`inline`], which would take the
+/// characters themselves for markup, and put back by [`restore`].
+const ESCAPED: [(char, char); 3] = [('*', '\u{e02a}'), ('_', '\u{e05f}'), ('<', '\u{e03c}')];
+
+/// What was said with the characters a backslash escaped put back.
+pub(crate) fn restore(text: Cow<'_, str>) -> Cow<'_, str> {
+    if !text.contains(|c: char| ESCAPED.iter().any(|(_, p)| *p == c)) {
+        return text;
+    }
+    let mut out = text.into_owned();
+    for (c, p) in ESCAPED {
+        out = out.replace(p, &c.to_string());
+    }
+    Cow::Owned(out)
+}
+
 /// A line with its character references decoded and backslash escapes
-/// undone (before labels and timestamps are read).
+/// undone (before labels and timestamps are read; an escaped `*`, `_` or
+/// `<` held as a stand-in until [`restore`]).
 pub(crate) fn unescape(line: &str) -> String {
     let decoded = if line.contains('&') {
         super::cues::decode_entities(line)
@@ -24,7 +42,8 @@ pub(crate) fn unescape(line: &str) -> String {
     while let Some(c) = chars.next() {
         match (c, chars.peek()) {
             ('\\', Some(&n)) if n.is_ascii_punctuation() => {
-                out.push(n);
+                let kept = ESCAPED.iter().find(|(m, _)| *m == n).map_or(n, |(_, p)| *p);
+                out.push(kept);
                 chars.next();
             }
             _ => out.push(c),
@@ -36,6 +55,11 @@ pub(crate) fn unescape(line: &str) -> String {
 /// What was said with its inline markup taken out: emphasis markers,
 /// links (their text kept), images (their alt text kept) and HTML tags.
 pub(crate) fn inline(text: &str) -> Cow<'_, str> {
+    // A list item's marker (`* `, `+ `, `- `) is no speech either.
+    let text = ["* ", "+ ", "- "]
+        .iter()
+        .find_map(|m| text.strip_prefix(m))
+        .unwrap_or(text);
     if !text.contains(['*', '_', '[', '<']) {
         return Cow::Borrowed(text);
     }
@@ -93,10 +117,8 @@ mod tests {
 
     #[test]
     fn references_and_escapes_are_undone() {
-        assert_eq!(
-            unescape("it&#39;s \\[12:07\\] &amp; \\*so\\*"),
-            "it's [12:07] & *so*"
-        );
+        let said = unescape("it&#39;s \\[12:07\\] &amp; \\*so\\*");
+        assert_eq!(restore(inline(&said)), "it's [12:07] & *so*");
         assert_eq!(unescape("a \\ b"), "a \\ b");
     }
 

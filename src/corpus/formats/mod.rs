@@ -219,29 +219,43 @@ fn read_qdpx(path: &Path, _: &str, _: Vec<u8>, options: &ReadOptions) -> Result<
 
 fn read_json(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<Read, CorpusError> {
     let text = utf8(path, bytes)?;
-    // A service's export first (AWS's holds `segments` too), by its start.
+    let format_of = |export: utterances::Export| match export {
+        utterances::Export::AssemblyAi => Format::AssemblyAi,
+        utterances::Export::RevAi => Format::RevAi,
+        utterances::Export::Aws => Format::Aws,
+        utterances::Export::Deepgram => Format::Deepgram,
+        utterances::Export::List => Format::Utterances,
+    };
+    // An object that is not corpus-eval's `{"documents"}`: parsed once,
+    // told by its top-level keys (a service's export, else whisper).
+    if whisper::whisper_head(&text) {
+        let doc = crate::corpus::strict_json::parse_str(text.trim_start_matches('\u{feff}'))
+            .map_err(|e| crate::corpus::json_error(path, &e))?;
+        if let Some(export) = utterances::export_of(&doc) {
+            let turns = utterances::parse_doc(path, &doc, export)?;
+            return Ok(one(id, format_of(export), turns, Vec::new()));
+        }
+        if doc.get("segments").is_none() {
+            return Err(CorpusError::Record {
+                path: path.to_path_buf(),
+                record: "top level".into(),
+                field: "(keys)".into(),
+                message: "not a transcript JSON corpus-eval reads: whisper's `segments`, an AssemblyAI, Rev.ai, AWS Transcribe or Deepgram export, a list of utterances, or corpus-eval's chunks".into(),
+            });
+        }
+        let (turns, doubts) = whisper::parse_doc(path, &doc)?;
+        return Ok(one(id, Format::Whisper, turns, doubts));
+    }
+    // An array: a list of utterances, or corpus-eval's chunks.
     let mut cut = text.len().min(64 << 10);
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    if let Some(export) = utterances::sniff(&text[..cut]) {
-        let format = match export {
-            utterances::Export::AssemblyAi => Format::AssemblyAi,
-            utterances::Export::RevAi => Format::RevAi,
-            utterances::Export::Aws => Format::Aws,
-            utterances::Export::Deepgram => Format::Deepgram,
-            utterances::Export::List => Format::Utterances,
-        };
-        return Ok(one(
-            id,
-            format,
-            utterances::parse(path, &text, export)?,
-            Vec::new(),
-        ));
-    }
-    if whisper::is_whisper_text(&text) {
-        let (turns, doubts) = whisper::parse(path, &text)?;
-        return Ok(one(id, Format::Whisper, turns, doubts));
+    if utterances::sniff(&text[..cut]) == Some(utterances::Export::List) {
+        let doc = crate::corpus::strict_json::parse_str(text.trim_start_matches('\u{feff}'))
+            .map_err(|e| crate::corpus::json_error(path, &e))?;
+        let turns = utterances::parse_doc(path, &doc, utterances::Export::List)?;
+        return Ok(one(id, Format::Utterances, turns, Vec::new()));
     }
     let transcripts = super::transcripts::parse_transcripts_owned(path, text)?
         .transcripts
@@ -580,16 +594,37 @@ impl SpeakerMap {
     }
 }
 
-/// The line of a CSV text's quotation mark that is never closed, if one
-/// is (the csv crate would read it as a cell running to the file's end).
+/// The line of a CSV text's quoted cell that is never closed, if one is
+/// (the csv crate would read it as a cell running to the file's end). A
+/// quotation mark opens a quoted cell only at a cell's start (a line's
+/// start or after a comma, spaces aside); inside one, `""` is a quote and
+/// a lone `"` closes it; elsewhere a quotation mark is a character
+/// (`5'11" tall`).
 pub(crate) fn unbalanced_quote(text: &str) -> Option<usize> {
     let mut open: Option<usize> = None;
     let mut line = 1;
-    for b in text.bytes() {
-        match b {
-            b'"' => open = if open.is_some() { None } else { Some(line) },
-            b'\n' => line += 1,
-            _ => {}
+    let mut at_cell_start = true;
+    let mut bytes = text.bytes().peekable();
+    while let Some(b) = bytes.next() {
+        match (open, b) {
+            (Some(_), b'"') if bytes.peek() == Some(&b'"') => {
+                bytes.next();
+            }
+            (Some(_), b'"') => open = None,
+            (None, b'"') if at_cell_start => {
+                open = Some(line);
+                at_cell_start = false;
+            }
+            (_, b'\n') => {
+                line += 1;
+                if open.is_none() {
+                    at_cell_start = true;
+                }
+            }
+            (None, b',') => at_cell_start = true,
+            (None, b' ' | b'\t' | b'\r') => {}
+            (None, _) => at_cell_start = false,
+            (Some(_), _) => {}
         }
     }
     open
@@ -758,7 +793,7 @@ pub(crate) fn push_cue(
         end: Some(end),
     };
     match turns.last_mut() {
-        Some(t) if t.speaker == speaker && (role.is_none() || t.role == role) => {
+        Some(t) if t.speaker == speaker && !t.uncertain && (role.is_none() || t.role == role) => {
             t.text.push(' ');
             t.cues.push(cue(t.text.len()));
             t.text.push_str(&text);
@@ -1223,15 +1258,13 @@ mod tests {
             );
             assert!(!loaded.data.transcripts.is_empty());
         }
-        // whisper JSON is told from chunks by its text.
+        // whisper JSON is told from chunks by its start.
         let whisper = std::fs::read_to_string(root.join("harbour.json")).unwrap();
-        assert!(whisper::is_whisper_text(&whisper));
-        assert!(!whisper::is_whisper_text(
+        assert!(whisper::whisper_head(&whisper));
+        assert!(!whisper::whisper_head(
             r#"{"documents": [{"segments": 1}]}"#
         ));
-        assert!(!whisper::is_whisper_text(
-            r#"[{"page_content": "segments"}]"#
-        ));
+        assert!(!whisper::whisper_head(r#"[{"page_content": "segments"}]"#));
     }
 
     #[test]
@@ -1295,6 +1328,16 @@ mod tests {
         let ids: Vec<String> = files.iter().map(|f| relative_id(&dir, f)).collect();
         assert_eq!(ids, ["b.txt", "sub/a.txt"]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn issue_53_09_an_unclosed_quoted_cell_is_found_by_the_csv_rules() {
+        assert_eq!(unbalanced_quote("a,\"b\n"), Some(1));
+        assert_eq!(unbalanced_quote("a,b\nc, \"d"), Some(2));
+        assert_eq!(unbalanced_quote("a,\"b, \"\"c\"\"\"\n"), None);
+        // A quotation mark inside an unquoted cell is a character.
+        assert_eq!(unbalanced_quote("S0,5'11\" tall\n"), None);
+        assert_eq!(unbalanced_quote("a,\"two\nlines\"\n"), None);
     }
 
     #[test]

@@ -189,7 +189,13 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
             c.code_name = name.to_string();
         }
     }
-    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    // The project's folder is the archive's own (a link to the archive
+    // gives no other folder).
+    let folder = std::fs::canonicalize(path)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .or_else(|| path.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
     // Each entry or file is read once, however many sources name it; each
     // source's text counts against the archive's bound before any is
     // parsed (2,000 sources of one 5 MB entry are refused, not built).
@@ -229,14 +235,24 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
 /// The local path a `plainTextPath` names: a `file://` URL (host empty or
 /// `localhost`) or a relative reference, both URIs, so percent-decoded
 /// (`file:///home/a/IS%20004.txt` is `/home/a/IS 004.txt`).
-fn local_path(text_path: &str) -> String {
-    let rest = match text_path.strip_prefix("file://") {
-        Some(r) => r.strip_prefix("localhost").unwrap_or(r),
-        None => text_path,
+fn local_path(text_path: &str) -> Result<String, String> {
+    let scheme = text_path
+        .get(..7)
+        .is_some_and(|s| s.eq_ignore_ascii_case("file://"));
+    let rest = if scheme {
+        // `file://HOST/path`: only this machine's (no host, or localhost).
+        let r = &text_path[7..];
+        let (host, path) = r.find('/').map_or((r, ""), |k| r.split_at(k));
+        if !host.is_empty() && !host.eq_ignore_ascii_case("localhost") {
+            return Err(format!("a file on another host ({host}) is not read"));
+        }
+        path
+    } else {
+        text_path
     };
-    percent_encoding::percent_decode_str(rest)
+    Ok(percent_encoding::percent_decode_str(rest)
         .decode_utf8_lossy()
-        .into_owned()
+        .into_owned())
 }
 
 /// A source's plain text: `internal://FILE` from the archive's `sources/`,
@@ -258,7 +274,7 @@ fn source_text(
         field: "plainTextPath".into(),
         message,
     };
-    let p = PathBuf::from(local_path(text_path));
+    let p = PathBuf::from(local_path(text_path).map_err(bad)?);
     let p = if p.is_relative() { folder.join(p) } else { p };
     let resolved = std::fs::canonicalize(&p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
     if !options.external_sources {
@@ -273,6 +289,18 @@ fn source_text(
                 "{} lies outside the project's folder ({}): not read (--allow-external-sources reads it)",
                 resolved.display(),
                 base.display()
+            )));
+        }
+        // Hidden files and folders (`.ssh/`, `.env`) are no project's
+        // sources, as a folder walk skips them.
+        let hidden = resolved.strip_prefix(&base).ok().is_some_and(|rel| {
+            rel.components()
+                .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
+        });
+        if hidden {
+            return Err(bad(format!(
+                "{} is a hidden file or in a hidden folder of the project's folder: not read (--allow-external-sources reads it)",
+                resolved.display()
             )));
         }
     }
@@ -308,16 +336,14 @@ mod tests {
 
     #[test]
     fn plain_text_paths_are_uris() {
-        assert_eq!(
-            local_path("file:///home/a/IS%20004.txt"),
-            "/home/a/IS 004.txt"
-        );
-        assert_eq!(
-            local_path("file://localhost/srv/x%C3%A9.txt"),
-            "/srv/xé.txt"
-        );
-        assert_eq!(local_path("texts/IS%20004.txt"), "texts/IS 004.txt");
-        assert_eq!(local_path("texts/plain.txt"), "texts/plain.txt");
+        let p = |s: &str| local_path(s).unwrap();
+        assert_eq!(p("file:///home/a/IS%20004.txt"), "/home/a/IS 004.txt");
+        assert_eq!(p("file://localhost/srv/x%C3%A9.txt"), "/srv/xé.txt");
+        assert_eq!(p("FILE:///srv/a.txt"), "/srv/a.txt");
+        assert_eq!(p("texts/IS%20004.txt"), "texts/IS 004.txt");
+        assert_eq!(p("texts/plain.txt"), "texts/plain.txt");
+        assert!(local_path("file://evil.example/etc/passwd").is_err());
+        assert!(local_path("file://localhostX/y").is_err());
     }
     use std::io::Write;
 

@@ -204,7 +204,7 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
                 Some(last)
                     if turn.speaker.is_some()
                         && last.speaker == turn.speaker
-                        && last.role == turn.role =>
+                        && (turn.role.is_none() || last.role == turn.role) =>
                 {
                     let base = last.text.len() + 1;
                     last.text.push('\n');
@@ -237,7 +237,13 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
         } else {
             raw
         };
+        // A weak label line (`About 40 minutes`) where the file is not read
+        // by label lines (the turn open was opened by `Name:`) is speech.
+        let inline_turn = open
+            .as_ref()
+            .is_some_and(|o| o.turn.speaker.is_some() && o.label_line.is_none());
         let (seen, said) = match super::labels::recognize(line) {
+            super::labels::Seen::Label(l) if l.weak && inline_turn => (None, line),
             super::labels::Seen::Label(l) => {
                 let said = &line[l.rest..];
                 (Some(l), said)
@@ -251,7 +257,7 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
             super::labels::Seen::Text => (None, line),
         };
         let said = if markdown {
-            super::markdown::inline(said)
+            super::markdown::restore(super::markdown::inline(said))
         } else {
             std::borrow::Cow::Borrowed(said)
         };

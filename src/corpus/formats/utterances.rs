@@ -96,12 +96,12 @@ fn seconds(v: Option<&Value>, scale: f64) -> Option<Option<f64>> {
     (t.is_finite() && t >= 0.0).then_some(Some(t + 0.0))
 }
 
-/// A speaker label: a string as written, a number as `Speaker N` (a
-/// letter alone as `Speaker A`).
-fn speaker_of(v: Option<&Value>) -> Option<String> {
+/// A speaker label: a string as written, a number as `Speaker N`; with
+/// `letters` (AssemblyAI's `A`, `B`), a letter alone as `Speaker A`.
+fn speaker_of(v: Option<&Value>, letters: bool) -> Option<String> {
     match v? {
         Value::String(s) if s.trim().is_empty() => None,
-        Value::String(s) if s.trim().len() == 1 => Some(format!("Speaker {}", s.trim())),
+        Value::String(s) if letters && s.trim().len() == 1 => Some(format!("Speaker {}", s.trim())),
         Value::String(s) => Some(s.trim().to_string()),
         Value::Number(n) => Some(format!("Speaker {n}")),
         _ => None,
@@ -138,7 +138,29 @@ fn push(
 /// words, the start and end, and the first item's index.
 type Gathered = (Option<String>, String, Option<f64>, Option<f64>, usize);
 
-/// The turns of an export.
+/// The export a parsed document is, by its top-level keys (for a document
+/// whose keys come after more than [`sniff`] looks at: Deepgram's
+/// `results.channels`, AssemblyAI's `words`, AWS's whole transcript).
+pub(crate) fn export_of(doc: &Value) -> Option<Export> {
+    if doc.get("documents").is_some() || doc.get("segments").is_some() {
+        return None;
+    }
+    let results = doc.get("results");
+    if doc.get("monologues").is_some_and(Value::is_array) {
+        Some(Export::RevAi)
+    } else if results.is_some_and(|r| r.get("items").is_some_and(Value::is_array)) {
+        Some(Export::Aws)
+    } else if results.is_some_and(|r| r.get("utterances").is_some_and(Value::is_array)) {
+        Some(Export::Deepgram)
+    } else if doc.get("utterances").is_some_and(Value::is_array) {
+        Some(Export::AssemblyAi)
+    } else {
+        None
+    }
+}
+
+/// The turns of an export's text.
+#[cfg(test)]
 pub(crate) fn parse(
     path: &Path,
     text: &str,
@@ -146,6 +168,15 @@ pub(crate) fn parse(
 ) -> Result<Vec<TimedTurn>, CorpusError> {
     let doc = crate::corpus::strict_json::parse_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| crate::corpus::json_error(path, &e))?;
+    parse_doc(path, &doc, export)
+}
+
+/// The turns of a parsed export.
+pub(crate) fn parse_doc(
+    path: &Path,
+    doc: &Value,
+    export: Export,
+) -> Result<Vec<TimedTurn>, CorpusError> {
     let mut turns = Vec::new();
     let time = |v: Option<&Value>, scale: f64, record: &dyn Fn() -> String, field: &str| {
         seconds(v, scale).ok_or_else(|| bad(path, record(), field, "expected seconds, 0 or more"))
@@ -160,7 +191,7 @@ pub(crate) fn parse(
                     "transcript",
                     1.0,
                 ),
-                _ => (Some(&doc), "(top level)", "text", 1.0),
+                _ => (Some(doc), "(top level)", "text", 1.0),
             };
             let list = list.and_then(Value::as_array).ok_or_else(|| {
                 bad(
@@ -182,7 +213,10 @@ pub(crate) fn parse(
                     path,
                     &mut turns,
                     record(),
-                    (speaker_of(u.get("speaker")), said),
+                    (
+                        speaker_of(u.get("speaker"), export == Export::AssemblyAi),
+                        said,
+                    ),
                     (start, end),
                 )?;
             }
@@ -194,8 +228,8 @@ pub(crate) fn parse(
                 .ok_or_else(|| bad(path, "top level".into(), "monologues", "expected an array"))?;
             for (i, m) in list.iter().enumerate() {
                 let record = || format!("monologue {i}");
-                let speaker =
-                    speaker_of(m.get("speaker_name")).or_else(|| speaker_of(m.get("speaker")));
+                let speaker = speaker_of(m.get("speaker_name"), false)
+                    .or_else(|| speaker_of(m.get("speaker"), false));
                 let elements = m
                     .get("elements")
                     .and_then(Value::as_array)

@@ -25,13 +25,8 @@ pub(crate) fn looks_like_whisper(path: &Path) -> bool {
     whisper_head(&String::from_utf8_lossy(&head[..n]))
 }
 
-/// [`looks_like_whisper`] of a file's text already read.
-pub(crate) fn is_whisper_text(text: &str) -> bool {
-    whisper_head(text) && memchr::memmem::find(text.as_bytes(), b"\"segments\"").is_some()
-}
-
 /// A document's start as whisper's: an object that is not `{"documents"`.
-fn whisper_head(head: &str) -> bool {
+pub(crate) fn whisper_head(head: &str) -> bool {
     let head = head.trim_start_matches('\u{feff}').trim_start();
     match head.strip_prefix('{') {
         Some(rest) => !rest.trim_start().starts_with("\"documents\""),
@@ -101,9 +96,18 @@ fn words_of(s: &Value) -> Vec<Word> {
 /// whisperX segment whose words' speakers change is split where they
 /// change; a segment without a speaker takes its words' majority speaker,
 /// in doubt when they disagree.
+#[cfg(test)]
 pub(crate) fn parse(path: &Path, text: &str) -> Result<(Vec<TimedTurn>, Vec<String>), CorpusError> {
     let doc = crate::corpus::strict_json::parse_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| crate::corpus::json_error(path, &e))?;
+    parse_doc(path, &doc)
+}
+
+/// [`parse`] of a parsed document.
+pub(crate) fn parse_doc(
+    path: &Path,
+    doc: &Value,
+) -> Result<(Vec<TimedTurn>, Vec<String>), CorpusError> {
     let err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
         record,
