@@ -417,10 +417,17 @@ fn swapped_hint(e: crate::corpus::CorpusError, questions: &Path, transcripts: &P
             let mut head = Vec::new();
             f.take(64 << 10).read_to_end(&mut head).ok().map(|_| head)
         });
-    let looks_like_transcripts = crate::corpus::formats::is_transcript_source(questions)
+    let json = questions
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let looks_like_transcripts = (!json && crate::corpus::formats::is_transcript_source(questions))
         || head.is_some_and(|head| {
-            memchr::memmem::find(&head, b"\"page_content\"").is_some()
-                && memchr::memmem::find(&head, b"\"qa_pairs\"").is_none()
+            let has = |k: &[u8]| memchr::memmem::find(&head, k).is_some();
+            (has(b"\"page_content\"")
+                || has(b"\"segments\"")
+                || has(b"\"utterances\"")
+                || has(b"\"monologues\""))
+                && !has(b"\"qa_pairs\"")
         });
     if !looks_like_transcripts {
         return e.into();

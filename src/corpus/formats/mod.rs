@@ -235,16 +235,12 @@ fn read_json(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<R
             let turns = utterances::parse_doc(path, &doc, export)?;
             return Ok(one(id, format_of(export), turns, Vec::new()));
         }
-        if doc.get("segments").is_none() {
-            return Err(CorpusError::Record {
-                path: path.to_path_buf(),
-                record: "top level".into(),
-                field: "(keys)".into(),
-                message: "not a transcript JSON corpus-eval reads: whisper's `segments`, an AssemblyAI, Rev.ai, AWS Transcribe or Deepgram export, a list of utterances, or corpus-eval's chunks".into(),
-            });
+        if doc.get("segments").is_some() {
+            let (turns, doubts) = whisper::parse_doc(path, &doc)?;
+            return Ok(one(id, Format::Whisper, turns, doubts));
         }
-        let (turns, doubts) = whisper::parse_doc(path, &doc)?;
-        return Ok(one(id, Format::Whisper, turns, doubts));
+        // Neither: the chunk loader says what it expected.
+        return chunks(path, text);
     }
     // An array: a list of utterances, or corpus-eval's chunks.
     let mut cut = text.len().min(64 << 10);
@@ -257,6 +253,11 @@ fn read_json(path: &Path, id: &str, bytes: Vec<u8>, _: &ReadOptions) -> Result<R
         let turns = utterances::parse_doc(path, &doc, utterances::Export::List)?;
         return Ok(one(id, Format::Utterances, turns, Vec::new()));
     }
+    chunks(path, text)
+}
+
+/// corpus-eval's JSON chunks, each FILE a transcript of one unlabelled turn.
+fn chunks(path: &Path, text: String) -> Result<Read, CorpusError> {
     let transcripts = super::transcripts::parse_transcripts_owned(path, text)?
         .transcripts
         .iter()
