@@ -208,6 +208,10 @@ pub struct SourceText<'a> {
     index: OnceLock<fuzzy::BigramIndex>,
     /// The q-gram index of the lossless fuzzy filter, built on first use.
     qgrams: OnceLock<fuzzy::qgram::QgramIndex>,
+    /// The word-piece tables of the lossless fuzzy filter for the quotes
+    /// announced by [`SourceText::expect_fuzzy`] (None: none announced, or
+    /// no piece shared).
+    pieces: OnceLock<Option<fuzzy::wordbound::Tables>>,
     /// Buffers of an earlier transcript that the structures built on
     /// first use are built into (see [`Workspace`]).
     spare: std::sync::Mutex<Workspace>,
@@ -353,6 +357,7 @@ impl<'a> SourceText<'a> {
             char_checkpoints: OnceLock::new(),
             index: OnceLock::new(),
             qgrams: OnceLock::new(),
+            pieces: OnceLock::new(),
             spare: std::sync::Mutex::new(Workspace::default()),
             options: NormalizeOptions::default(),
             search: FuzzySearch::default(),
@@ -384,6 +389,25 @@ impl<'a> SourceText<'a> {
     }
 
     /// A quote normalized as this transcript is.
+    /// Announces the quotes that may be searched for fuzzily in this
+    /// transcript (those no exact or normalized lookup found), so that the
+    /// lossless search tables what they share once
+    /// ([`fuzzy::wordbound`]) rather than filter each alone. Only the
+    /// first call counts; the matches are the same with or without it.
+    pub fn expect_fuzzy(&self, quotes: &[&str]) {
+        if self.search != FuzzySearch::Lossless || quotes.len() < 2 || self.pieces.get().is_some() {
+            return;
+        }
+        self.pieces.get_or_init(|| {
+            let normalized: Vec<Vec<char>> = quotes
+                .iter()
+                .map(|q| self.normalize_quote(q.trim()).text().chars().collect())
+                .filter(|q: &Vec<char>| !q.is_empty())
+                .collect();
+            fuzzy::wordbound::Tables::new(self.normalized().text(), &normalized)
+        });
+    }
+
     pub(crate) fn normalize_quote(&self, quote: &str) -> Normalized {
         Normalized::with_options(quote, &self.options)
     }
@@ -826,11 +850,16 @@ impl<'a> SourceText<'a> {
         }
         let found = match self.search {
             FuzzySearch::Lossless => {
-                let qgrams = self
-                    .qgrams
-                    .get_or_init(|| fuzzy::qgram::QgramIndex::new(nt.text()));
+                let qgrams = || {
+                    self.qgrams
+                        .get_or_init(|| fuzzy::qgram::QgramIndex::new(nt.text()))
+                };
+                let lossless = fuzzy::Lossless {
+                    tables: self.pieces.get().and_then(Option::as_ref),
+                    qgrams: &qgrams,
+                };
                 let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
-                fuzzy::search(nq.text(), nt.text(), self.index(), qgrams, floor)
+                fuzzy::search_in(nq.text(), nt.text(), self.index(), &lossless, floor)
             }
             FuzzySearch::Fast => fuzzy::best_match(nq.text(), nt.text(), self.index()),
         };

@@ -664,6 +664,13 @@ fn check_transcript(
         verbatim[j] = Some(c);
     }
     drop(used);
+    let fuzzy: Vec<&str> = quotes
+        .iter()
+        .zip(&located)
+        .filter(|(_, l)| l.verdict.is_none())
+        .map(|(q, _)| *q)
+        .collect();
+    src.expect_fuzzy(&fuzzy);
     ks.par_iter()
         .zip(verbatim)
         .zip(&located)

@@ -42,6 +42,7 @@ pub mod lanes;
 pub(crate) mod lanes;
 pub(crate) mod myers;
 pub mod qgram;
+pub mod wordbound;
 
 use myers::Pattern;
 use std::cell::RefCell;
@@ -476,6 +477,52 @@ pub fn search(
     qgrams: &qgram::QgramIndex,
     floor: f64,
 ) -> Option<FuzzyMatch> {
+    let lossless = Lossless {
+        tables: None,
+        qgrams: &|| qgrams,
+    };
+    search_in(quote, text, bigrams, &lossless, floor)
+}
+
+/// The lossless filters of one transcript, for [`search_in`]: the word-piece
+/// tables of its batch of quotes when there are any, and the q-gram index
+/// (built on first use) for the quotes they cannot serve.
+pub struct Lossless<'a> {
+    /// The word-piece tables ([`wordbound`]).
+    pub tables: Option<&'a wordbound::Tables>,
+    /// The q-gram index ([`qgram`]), asked for only when needed.
+    pub qgrams: &'a dyn Fn() -> &'a qgram::QgramIndex,
+}
+
+/// The windows of the lossless filters for `quote` (as chars) within the
+/// edits `need` allows: the word-piece bound's where its tables can tell,
+/// else the q-gram filter's.
+pub fn lossless_windows(
+    qv: &[char],
+    text: &str,
+    lossless: &Lossless<'_>,
+    need: f64,
+) -> Vec<Range<usize>> {
+    if let Some(w) = lossless
+        .tables
+        .and_then(|t| t.candidates(qv, text, qgram::max_edits(qv.len(), need)))
+    {
+        return w;
+    }
+    match qgram::candidates(qv, text, (lossless.qgrams)(), need) {
+        qgram::Candidates::Everywhere => std::iter::once(0..text.len()).collect(),
+        qgram::Candidates::Windows(w) => w,
+    }
+}
+
+/// [`search`] with the filters of `lossless`: the same match.
+pub fn search_in(
+    quote: &str,
+    text: &str,
+    bigrams: &BigramIndex,
+    lossless: &Lossless<'_>,
+    floor: f64,
+) -> Option<FuzzyMatch> {
     let qv: Vec<char> = quote.chars().collect();
     if qv.is_empty() || text.is_empty() {
         return None;
@@ -491,10 +538,7 @@ pub fn search(
     if found.as_ref().is_some_and(|f| f.similarity >= 1.0) {
         return found;
     }
-    let windows = match qgram::candidates(&qv, text, qgrams, need) {
-        qgram::Candidates::Everywhere => std::iter::once(0..text.len()).collect(),
-        qgram::Candidates::Windows(w) => w,
-    };
+    let windows = lossless_windows(&qv, text, lossless, need);
     let better = verify_min(&qv, text, &windows, need);
     match (found, better) {
         (Some(f), Some(b)) => Some(

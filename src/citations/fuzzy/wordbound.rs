@@ -1,0 +1,591 @@
+//! The word-piece lower bound: the lossless filter of the fuzzy search for
+//! quotes whose pieces are tabled, the q-gram filter ([`super::qgram`])
+//! serving the rest.
+//!
+//! **Pieces.** A normalized quote is cut before each space: `P1 = w1`,
+//! `Pi = ␣wi`, and a piece over [`PIECE`] chars into chunks of at most
+//! [`PIECE`]; each piece `P` starts at char `o` of the quote. The first
+//! word is read as `␣w1` starting at `o = -1`, one less: for any text,
+//! `lev(␣w, T[x-1..y)) <= 1 + lev(w, T[x..y))`.
+//!
+//! **Why it cannot miss.** Let `g_P(x) = min_y lev(P, T[x..y))`, the least
+//! cost of the piece read from text char `x`. An alignment of the quote
+//! with `T[a..b)` at `d` edits maps the pieces to consecutive stretches
+//! `T[x_i..x_{i+1})`, so `d = Σ lev(P_i, ·) >= Σ g_{P_i}(x_i)`; and the
+//! drift `x_i - a - o_i` is the alignment's insertions minus deletions
+//! before `P_i`, at most `d` in size. Hence every start `a` of an
+//! alignment within `k` edits has
+//! `LB(a) = Σ_i min{ g_{P_i}(x) : |x - a - o_i| <= k } <= k`. A piece
+//! with no table counts 0; a minimum over more positions (the
+//! [`BLOCK`]-char blocks the tables keep, positions before the text's start
+//! or past its end) is no greater, so the bound `LB16` of a block of starts
+//! is at most `LB(a)` for each start `a` in it. The search keeps the blocks
+//! of starts whose `LB16` is at most `k` and verifies
+//! `[16β, 16β + 16 + m + k)` for each kept block `β` (merged): an end `j`
+//! within `k` edits lies at most `m + k` chars after its start, so its
+//! window holds the alignment whole, and the verifier gives it exactly; an
+//! end outside every alignment within `k` edits cannot reach the floor in
+//! any window. (A second, 8-char level cut the kept blocks by half but
+//! cost more in scattered reads and memory than the verification it
+//! spared: measured on `scripts/bench-evaluate 1`.)
+//!
+//! **Tables.** For a batch of quotes expected in one transcript, the pieces
+//! that two or more of them share (at most [`MAX_TABLED`], the most shared
+//! first) are tabled once: `g_P` for every text position, by Myers's
+//! bit-parallel edit distance with the piece reversed against the text read
+//! backwards, [`LANES`] pieces at once in 8-bit lanes (the carries of one
+//! lane never reach the next), the text in chunks that overlap by twice a
+//! piece's length (a piece's best stretch is no longer) so that they build
+//! in parallel. Characters of no tabled piece read as one id; more than 255
+//! distinct characters share ids by a hash: a char read as equal to another
+//! can only lower a distance.
+
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Most chars of a piece (one 8-bit lane holds its rows).
+pub(crate) const PIECE: usize = 8;
+/// Pieces tabled at once (8-bit lanes of a 256-bit register).
+pub(crate) const LANES: usize = 32;
+/// Most pieces tabled per transcript (the most shared first).
+pub(crate) const MAX_TABLED: usize = 128;
+/// Chars per block of start positions.
+pub(crate) const BLOCK: usize = 16;
+/// Blocks of padding on each side of a table: positions outside the text
+/// read 0 (no alignment starts there, so any value keeps the bound; 0 is
+/// the lowest). Enough for a drift of up to 254 chars.
+const PAD: usize = 256 / BLOCK + 2;
+/// Chars per chunk of the table build.
+const CHUNK: usize = 1 << 16;
+/// Chars between char-to-byte checkpoints.
+const STRIDE: usize = 64;
+/// Most edits the u8 sums can tell from saturation.
+const MAX_K: usize = 254;
+
+type FxMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
+
+/// The pieces of a normalized quote: (chars, offset in the quote's chars,
+/// 1 for the first word's `␣w` reading else 0).
+pub(crate) fn pieces_of(quote: &[char]) -> Vec<(Vec<char>, isize, u8)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < quote.len() {
+        let mut end = start + 1;
+        while end < quote.len() && quote[end] != ' ' {
+            end += 1;
+        }
+        // The first word read with a space before it, from char -1.
+        let (mut word, mut at, bonus): (Vec<char>, isize, u8) = if start == 0 && quote[0] != ' ' {
+            let mut w = vec![' '];
+            w.extend_from_slice(&quote[..end]);
+            (w, -1, 1)
+        } else {
+            (quote[start..end].to_vec(), start as isize, 0)
+        };
+        let mut first = true;
+        while !word.is_empty() {
+            let take = word.len().min(PIECE);
+            let rest = word.split_off(take);
+            out.push((word, at, if first { bonus } else { 0 }));
+            at += take as isize;
+            word = rest;
+            first = false;
+        }
+        start = end;
+    }
+    out
+}
+
+/// The tabled pieces of one transcript: for each piece, the least `g_P`
+/// over each [`BLOCK`]-char block of text positions.
+#[derive(Debug, Default)]
+pub struct Tables {
+    /// Table index of each tabled piece.
+    index: FxMap<Vec<char>, u32>,
+    /// Blocks per table (padding included).
+    stride: usize,
+    /// Piece-major: `blocks[p * stride + PAD + β]`.
+    blocks: Vec<u8>,
+    /// Chars of the text.
+    chars: usize,
+    /// The byte offset of every [`STRIDE`]-th char.
+    checkpoints: Vec<u32>,
+}
+
+/// One group of up to [`LANES`] pieces, ready for the kernel.
+struct Group {
+    /// Per char id, the lanes' match masks (bit `i`: the reversed
+    /// piece's char `i` has that id).
+    eq: Vec<[u8; LANES]>,
+    /// Each lane's last row (0 for an empty lane).
+    last: [u8; LANES],
+    /// Each lane's piece length.
+    len: [u8; LANES],
+}
+
+impl Tables {
+    /// Tables for the pieces that two or more of `quotes` (normalized, as
+    /// chars) share, over `text` (normalized); None when no piece is
+    /// shared.
+    pub fn new(text: &str, quotes: &[Vec<char>]) -> Option<Tables> {
+        let mut uses: FxMap<Vec<char>, usize> = FxMap::default();
+        for q in quotes {
+            let mut seen: Vec<&[char]> = Vec::new();
+            let ps = pieces_of(q);
+            for (p, _, _) in &ps {
+                if !seen.contains(&p.as_slice()) {
+                    seen.push(p);
+                    *uses.entry(p.clone()).or_default() += 1;
+                }
+            }
+        }
+        let mut shared: Vec<(usize, Vec<char>)> = uses
+            .into_iter()
+            .filter(|&(_, n)| n >= 2)
+            .map(|(p, n)| (n, p))
+            .collect();
+        if shared.is_empty() {
+            return None;
+        }
+        shared.sort_unstable_by(|a, b| b.cmp(a));
+        shared.truncate(MAX_TABLED);
+        let pieces: Vec<Vec<char>> = shared.into_iter().map(|(_, p)| p).collect();
+        Some(Tables::of_pieces(text, &pieces))
+    }
+
+    /// Tables of exactly `pieces` (each 1 to [`PIECE`] chars) over `text`.
+    pub fn of_pieces(text: &str, pieces: &[Vec<char>]) -> Tables {
+        // Char ids: 1..=255 for the pieces' chars (shared by a hash past
+        // 255), 0 for every other char.
+        let mut ids: FxMap<char, u8> = FxMap::default();
+        for p in pieces {
+            for &c in p {
+                let next = ids.len();
+                ids.entry(c).or_insert_with(|| {
+                    if next < 255 {
+                        next as u8 + 1
+                    } else {
+                        (u32::from(c) % 255) as u8 + 1
+                    }
+                });
+            }
+        }
+        let ascii: Vec<u8> = (0u8..128).map(|b| ids.get(&char::from(b)).copied().unwrap_or(0)).collect();
+        let mut checkpoints = Vec::with_capacity(text.len() / STRIDE + 2);
+        let mut t: Vec<u8> = Vec::with_capacity(text.len());
+        for (k, (i, c)) in text.char_indices().enumerate() {
+            if k % STRIDE == 0 {
+                checkpoints.push(i as u32);
+            }
+            t.push(if c.is_ascii() {
+                ascii[c as usize]
+            } else {
+                ids.get(&c).copied().unwrap_or(0)
+            });
+        }
+        let n = t.len();
+        if n % STRIDE == 0 {
+            checkpoints.push(text.len() as u32);
+        }
+        let groups: Vec<Group> = pieces
+            .chunks(LANES)
+            .map(|g| {
+                let mut eq = vec![[0u8; LANES]; 256];
+                let mut last = [0u8; LANES];
+                let mut len = [0u8; LANES];
+                for (lane, p) in g.iter().enumerate() {
+                    let l = p.len().min(PIECE);
+                    for (i, c) in p[..l].iter().rev().enumerate() {
+                        let id = ids.get(c).copied().unwrap_or(0);
+                        eq[id as usize][lane] |= 1 << i;
+                    }
+                    if l > 0 {
+                        last[lane] = 1 << (l - 1);
+                    }
+                    len[lane] = l as u8;
+                }
+                Group { eq, last, len }
+            })
+            .collect();
+        // Positions 0..=n: blocks 0..=n / BLOCK.
+        let count = n / BLOCK + 1;
+        let stride = count + 2 * PAD;
+        let mut blocks = vec![0u8; pieces.len() * stride];
+        let chunks = n.div_ceil(CHUNK).max(1);
+        // A wave of chunks at a time, each (group, chunk) in parallel: the
+        // lanes' block minima, block-major, then moved lane by lane into
+        // the piece-major tables (a wave's minima are all that is held
+        // beside them).
+        let wave = rayon::current_num_threads().div_ceil(groups.len()).max(1);
+        for first in (0..chunks).step_by(wave) {
+            let cs = first..(first + wave).min(chunks);
+            let built: Vec<(usize, usize, Vec<[u8; LANES]>)> = (0..groups.len() * cs.len())
+                .into_par_iter()
+                .map(|job| {
+                    let (g, c) = (job / cs.len(), cs.start + job % cs.len());
+                    let lo = c * CHUNK;
+                    let hi = ((c + 1) * CHUNK).min(n);
+                    (g, c, build(&groups[g], &t, lo, hi, c + 1 == chunks))
+                })
+                .collect();
+            for (g, c, minima) in built {
+                for lane in 0..LANES.min(pieces.len().saturating_sub(g * LANES)) {
+                    let p = g * LANES + lane;
+                    let out = &mut blocks[p * stride + PAD + c * CHUNK / BLOCK..][..minima.len()];
+                    for (o, row) in out.iter_mut().zip(&minima) {
+                        *o = row[lane];
+                    }
+                }
+            }
+        }
+        let index = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), i as u32))
+            .collect();
+        Tables {
+            index,
+            stride,
+            blocks,
+            chars: n,
+            checkpoints,
+        }
+    }
+
+    /// Tabled pieces.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// True when no piece is tabled.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Bytes the tables hold.
+    pub fn bytes(&self) -> usize {
+        self.blocks.len() + self.checkpoints.len() * 4
+    }
+
+    /// The byte offset in `text` (the text tabled) of char `c`.
+    fn byte_of(&self, text: &str, c: usize) -> usize {
+        let c = c.min(self.chars);
+        let k = c / STRIDE;
+        let base = self
+            .checkpoints
+            .get(k)
+            .copied()
+            .unwrap_or(text.len() as u32) as usize;
+        let skip = c - k * STRIDE;
+        if skip == 0 {
+            return base;
+        }
+        text[base..]
+            .char_indices()
+            .nth(skip)
+            .map_or(text.len(), |(i, _)| base + i)
+    }
+
+    /// The tabled pieces of `quote`: (table, offset, bonus), and the most
+    /// the bound can reach with them.
+    fn plan(&self, quote: &[char]) -> (Vec<(usize, isize, u8)>, usize) {
+        let mut out = Vec::new();
+        let mut reach = 0;
+        for (p, at, bonus) in pieces_of(quote) {
+            if let Some(&t) = self.index.get(&p) {
+                reach += p.len() - usize::from(bonus);
+                out.push((t as usize, at, bonus));
+            }
+        }
+        (out, reach)
+    }
+
+    /// The windows (byte ranges of `text`, sorted, disjoint) that hold
+    /// every alignment of `quote` (normalized, as chars) within `k` edits;
+    /// None when the tables cannot tell (too few of its pieces tabled, or
+    /// `k` past what the sums hold): another filter must serve it.
+    pub fn candidates(&self, quote: &[char], text: &str, k: usize) -> Option<Vec<Range<usize>>> {
+        if k > MAX_K || self.is_empty() {
+            return None;
+        }
+        let (plan, reach) = self.plan(quote);
+        if reach <= k {
+            return None;
+        }
+        let kept = self.survivors(&plan, k);
+        let m = quote.len();
+        let n = self.chars;
+        let mut windows: Vec<Range<usize>> = Vec::new();
+        for b in kept {
+            let lo = (b * BLOCK).min(n);
+            let hi = (b * BLOCK + BLOCK + m + k).min(n);
+            if lo >= hi {
+                continue;
+            }
+            match windows.last_mut() {
+                Some(w) if lo <= w.end => w.end = w.end.max(hi),
+                _ => windows.push(lo..hi),
+            }
+        }
+        Some(
+            windows
+                .into_iter()
+                .map(|w| self.byte_of(text, w.start)..self.byte_of(text, w.end))
+                .collect(),
+        )
+    }
+
+    /// The blocks of starts whose bound is at most `k`, in order.
+    #[doc(hidden)]
+    pub fn survivors_of(&self, quote: &[char], k: usize) -> Option<Vec<usize>> {
+        if k > MAX_K {
+            return None;
+        }
+        let (plan, _) = self.plan(quote);
+        Some(self.survivors(&plan, k))
+    }
+
+    fn survivors(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked above).
+                return unsafe { self.survivors_avx2(plan, k) };
+            }
+        }
+        self.survivors_portable(plan, k)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn survivors_avx2(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
+        self.survivors_portable(plan, k)
+    }
+
+    #[inline(always)]
+    fn survivors_portable(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
+        let count = self.chars / BLOCK + 1;
+        let k8 = k as u8;
+        // Starts a in [16β, 16β + 16); a piece's positions
+        // [16β + o - k, 16β + 15 + o + k], in blocks β + ⌊(o - k) / 16⌋ ..=
+        // β + ⌊(15 + o + k) / 16⌋.
+        let mut sum = vec![0u8; count];
+        let mut mins = vec![0u8; count];
+        for &(t, o, bonus) in plan {
+            let dl = (o - k as isize).div_euclid(BLOCK as isize);
+            let dh = (BLOCK as isize - 1 + o + k as isize).div_euclid(BLOCK as isize);
+            let table = &self.blocks[t * self.stride..(t + 1) * self.stride];
+            let from = (PAD as isize + dl) as usize;
+            // Blocks past the table's end (positions past the text's end,
+            // for the late pieces of a long quote) read 0.
+            let avail = |at: usize| table.len().saturating_sub(at).min(count);
+            let a0 = avail(from);
+            mins[..a0].copy_from_slice(&table[from..from + a0]);
+            mins[a0..].fill(0);
+            for w in 1..=(dh - dl) as usize {
+                let a = avail(from + w);
+                let g = &table[from + w..from + w + a];
+                for (m, &v) in mins[..a].iter_mut().zip(g) {
+                    *m = (*m).min(v);
+                }
+                mins[a..].fill(0);
+            }
+            for (s, &v) in sum.iter_mut().zip(&mins) {
+                *s = s.saturating_add(v.saturating_sub(bonus));
+            }
+        }
+        let mut out = Vec::new();
+        for (c, chunk) in sum.chunks(LANES).enumerate() {
+            // Most chunks keep no block: one vector test each.
+            if chunk.iter().fold(u8::MAX, |a, &b| a.min(b)) > k8 {
+                continue;
+            }
+            for (i, &s) in chunk.iter().enumerate() {
+                if s <= k8 {
+                    out.push(c * LANES + i);
+                }
+            }
+        }
+        if std::env::var_os("WPLB_STATS").is_some() {
+            eprintln!("WPLB k={k} pieces={} kept={}", plan.len(), out.len());
+        }
+        out
+    }
+}
+
+/// The block minima of `g` for one group's lanes over text positions
+/// `lo..hi` (and `hi` itself when `last`: the empty rest of the text), by
+/// block from `lo / BLOCK`: the piece reversed against the text read
+/// backwards from `hi` plus a lead-in of twice a piece's length.
+fn build(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked above).
+            return unsafe { build_avx2(group, text, lo, hi, last) };
+        }
+    }
+    build_portable(group, text, lo, hi, last)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn build_avx2(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
+    build_portable(group, text, lo, hi, last)
+}
+
+/// One Myers step of every lane (the semi-global scan: nothing enters row
+/// 0), and the lanes' scores moved by their last rows' deltas.
+#[inline(always)]
+fn step(
+    pv: &mut [u8; LANES],
+    mv: &mut [u8; LANES],
+    score: &mut [u8; LANES],
+    eq: &[u8; LANES],
+    last: &[u8; LANES],
+) {
+    for l in 0..LANES {
+        let e = eq[l];
+        let xv = e | mv[l];
+        let xh = ((e & pv[l]).wrapping_add(pv[l]) ^ pv[l]) | e;
+        let ph = mv[l] | !(xh | pv[l]);
+        let mh = pv[l] & xh;
+        let up = u8::from(ph & last[l] != 0);
+        let down = u8::from(mh & last[l] != 0);
+        score[l] = score[l].wrapping_add(up).wrapping_sub(down);
+        let phs = ph << 1;
+        let mhs = mh << 1;
+        pv[l] = mhs | !(xv | phs);
+        mv[l] = phs & xv;
+    }
+}
+
+#[inline(always)]
+fn build_portable(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
+    let n = text.len();
+    let lead = (hi + 2 * PIECE).min(n);
+    let first_block = lo / BLOCK;
+    // Blocks lo / BLOCK ..= (hi - 1) / BLOCK, and hi / BLOCK for the last
+    // chunk (position n).
+    let end_block = if last { hi / BLOCK } else { (hi.max(1) - 1) / BLOCK };
+    let mut out = vec![[u8::MAX; LANES]; end_block + 1 - first_block];
+    let mut pv = [u8::MAX; LANES];
+    let mut mv = [0u8; LANES];
+    let mut score = group.len;
+    let mut acc = [u8::MAX; LANES];
+    if last {
+        // Position n: the empty rest, the whole piece deleted.
+        acc = score;
+        if n % BLOCK == 0 {
+            out[n / BLOCK - first_block] = acc;
+            acc = [u8::MAX; LANES];
+        }
+    }
+    let mut x = lead;
+    // The lead-in: positions a chunk's scores need, recorded by the next.
+    while x > hi {
+        x -= 1;
+        step(&mut pv, &mut mv, &mut score, &group.eq[text[x] as usize], &group.last);
+    }
+    while x > lo {
+        x -= 1;
+        step(&mut pv, &mut mv, &mut score, &group.eq[text[x] as usize], &group.last);
+        for l in 0..LANES {
+            acc[l] = acc[l].min(score[l]);
+        }
+        if x % BLOCK == 0 {
+            out[x / BLOCK - first_block] = acc;
+            acc = [u8::MAX; LANES];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lev(a: &[char], b: &[char]) -> usize {
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for (i, &ca) in a.iter().enumerate() {
+            let mut cur = vec![i + 1; b.len() + 1];
+            for j in 1..=b.len() {
+                cur[j] = (prev[j - 1] + usize::from(ca != b[j - 1]))
+                    .min(prev[j] + 1)
+                    .min(cur[j - 1] + 1);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+
+    /// g_P(x) by brute force.
+    fn g(p: &[char], t: &[char], x: usize) -> usize {
+        (x..=t.len()).map(|y| lev(p, &t[x..y])).min().unwrap_or(p.len())
+    }
+
+    #[test]
+    fn pieces_cover_the_quote() {
+        let q: Vec<char> = "we grew extraordinarily big leeks".chars().collect();
+        let ps = pieces_of(&q);
+        let texts: Vec<String> = ps.iter().map(|(p, _, _)| p.iter().collect()).collect();
+        assert_eq!(texts, [" we", " grew", " extraor", "dinarily", " big", " leeks"]);
+        assert_eq!(ps[0].1, -1);
+        assert_eq!(ps[0].2, 1);
+        assert_eq!(ps[2].1, 7);
+        assert_eq!(ps[3].1, 15);
+    }
+
+    #[test]
+    fn tables_hold_block_minima_of_g() {
+        let text = "the garden grew the leeks, a gardener grows leeks é garden";
+        let t: Vec<char> = text.chars().collect();
+        let pieces: Vec<Vec<char>> = [" garden", " leeks", "é", " grows", " zzzzzzz"]
+            .iter()
+            .map(|p| p.chars().collect())
+            .collect();
+        let tables = Tables::of_pieces(text, &pieces);
+        let n = t.len();
+        for (pi, p) in pieces.iter().enumerate() {
+            for b in 0..=n / BLOCK {
+                let want = (b * BLOCK..((b + 1) * BLOCK).min(n + 1))
+                    .map(|x| g(p, &t, x))
+                    .min()
+                    .unwrap_or(0);
+                assert_eq!(
+                    usize::from(tables.blocks[pi * tables.stride + PAD + b]),
+                    want,
+                    "piece {pi} block {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn chunked_builds_equal_one_pass() {
+        // Text longer than a chunk: the chunks' lead-ins make them exact.
+        let words = ["garden", "leeks", "river", "boat", "mill"];
+        let mut seed = 3u64;
+        let mut text = String::new();
+        while text.len() < CHUNK * 2 + 100 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            text.push_str(words[(seed >> 33) as usize % words.len()]);
+            text.push(' ');
+        }
+        let pieces: Vec<Vec<char>> = [" garden", " river", " mil"]
+            .iter()
+            .map(|p| p.chars().collect())
+            .collect();
+        let tables = Tables::of_pieces(&text, &pieces);
+        // Around each chunk border, the minima equal the brute force.
+        let tc: Vec<char> = text.chars().collect();
+        for border in [CHUNK, 2 * CHUNK] {
+            for b in (border / BLOCK - 3)..(border / BLOCK + 3) {
+                for (pi, p) in pieces.iter().enumerate() {
+                    let want = (b * BLOCK..(b + 1) * BLOCK).map(|x| g(p, &tc, x)).min().unwrap_or(0);
+                    assert_eq!(usize::from(tables.blocks[pi * tables.stride + PAD + b]), want);
+                }
+            }
+        }
+    }
+}
