@@ -251,3 +251,173 @@ fn issue_40_quotes_with_character_edits_are_found_in_a_megabyte() {
     }
     assert!(checked > 150, "{checked}");
 }
+
+/// Issue 55: the word-piece bound ([`fuzzy::wordbound`]) keeps every
+/// alignment at or above the floor: on the same generated cases as issue
+/// 40's test, and on adversarial ones (a 20-word vocabulary of 8-letter
+/// words, words over a piece's length, CJK without spaces, quotes at the
+/// text's edges), its windows hold the best alignment whenever it can
+/// tell, and the whole search through it equals the brute force.
+#[test]
+fn issue_55_the_word_piece_bound_keeps_every_alignment_at_or_above_the_floor() {
+    use fuzzy::wordbound::Tables;
+    let mut rng = Rng(55);
+    let eight: Vec<String> = (0..20)
+        .map(|k| {
+            let base = ["garden", "harvest", "tractor", "festival", "neighbour"][k % 5];
+            format!("{base}{}", ["", "s", "ed", "er"][k / 5])
+        })
+        .collect();
+    let (mut cases, mut routed) = (0, 0);
+    for case in 0..2400 {
+        // Words of one of the alphabets, or of the adversarial vocabulary
+        // (whole words, words over 8 chars, near-duplicates).
+        let raw = if case % 3 == 2 {
+            (0..(8 + rng.below(20)))
+                .map(|_| eight[rng.below(eight.len())].clone())
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            let pieces = ALPHABETS[case % ALPHABETS.len()];
+            (0..(40 + rng.below(80)))
+                .map(|_| pieces[rng.below(pieces.len())])
+                .collect::<String>()
+        };
+        let text = Normalized::new(&raw).into_text();
+        let t: Vec<char> = text.chars().collect();
+        if t.len() < 8 {
+            continue;
+        }
+        let alphabet: Vec<char> = text.chars().collect();
+        // Every fourth quote at one of the text's edges.
+        let len = 4 + rng.below(60);
+        let a = match case % 8 {
+            0 => 0,
+            4 => t.len().saturating_sub(len),
+            _ => rng.below(t.len() - 4),
+        };
+        let b = (a + len).min(t.len());
+        let mut q: Vec<char> = t[a..b].to_vec();
+        let edits = rng.below(q.len() / 4 + 2);
+        mutate(&mut rng, &mut q, &alphabet, edits);
+        let quote: String = q.iter().collect::<String>().trim().to_string();
+        let q: Vec<char> = quote.chars().collect();
+        if q.is_empty() {
+            continue;
+        }
+        let best = brute(&q, &t);
+        if best < fuzzy::LOSSLESS_FLOOR {
+            continue;
+        }
+        cases += 1;
+        // Every piece of the quote tabled (it is given twice), and the
+        // pieces of another quote of the text.
+        let other: Vec<char> = t[rng.below(t.len() / 2)..].iter().take(30).copied().collect();
+        let tables = Tables::new(&text, &[q.clone(), q.clone(), other])
+            .expect("the quote's pieces are shared");
+        let k = qgram::max_edits(q.len(), fuzzy::LOSSLESS_FLOOR);
+        if let Some(windows) = tables.candidates(&q, &text, k) {
+            routed += 1;
+            let got =
+                fuzzy::reference_match(&quote, &text, &windows).map_or(0.0, |m| m.similarity);
+            assert!(
+                (got - best).abs() < 1e-12,
+                "case {case}: quote {quote:?} in {text:?}: windows {windows:?} give {got}, the best is {best}"
+            );
+        }
+        let bigrams = BigramIndex::new(&text);
+        let qgrams = qgram::QgramIndex::new(&text);
+        let lossless = fuzzy::Lossless {
+            tables: Some(&tables),
+            qgrams: &|| &qgrams,
+        };
+        let found = fuzzy::search_in(&quote, &text, &bigrams, &lossless, fuzzy::LOSSLESS_FLOOR);
+        let plain = fuzzy::search(&quote, &text, &bigrams, &qgrams, fuzzy::LOSSLESS_FLOOR);
+        assert!(
+            (found.as_ref().map_or(0.0, |m| m.similarity) - best).abs() < 1e-12,
+            "case {case}: search {found:?}, best {best}"
+        );
+        assert_eq!(found, plain, "case {case}: the two filters' matches differ");
+    }
+    eprintln!("{cases} cases reached the floor, {routed} through the word-piece windows");
+    assert!(cases > 1000, "{cases} cases reached the floor");
+    assert!(routed > 500, "only {routed} cases went through the word-piece windows");
+}
+
+/// Issue 55: beyond what its u8 sums hold (k over 254 edits) or with too
+/// few of a quote's pieces tabled, the bound says it cannot tell, and the
+/// q-gram filter serves the quote.
+#[test]
+fn issue_55_the_word_piece_bound_declines_what_it_cannot_tell() {
+    use fuzzy::wordbound::Tables;
+    let text = "garden harvest tractor ".repeat(200);
+    let q: Vec<char> = "garden harvest".chars().collect();
+    let tables = Tables::new(&text, &[q.clone(), q.clone()]).expect("shared pieces");
+    assert!(tables.candidates(&q, &text, 3).is_some());
+    assert!(tables.candidates(&q, &text, 255).is_none());
+    // Its tabled pieces can add up to 14 chars: no k of 14 or more prunes.
+    assert!(tables.candidates(&q, &text, 14).is_none());
+    let other: Vec<char> = "xylophone quartet".chars().collect();
+    assert!(tables.candidates(&other, &text, 2).is_none());
+    // No piece shared: no tables.
+    assert!(Tables::new(&text, &[q.clone(), other]).is_none());
+}
+
+/// Issue 55: a transcript's quotes checked with their batch announced (the
+/// word-piece tables) and without it (the q-gram filter) get the same
+/// verdicts, similarities and spans, on a 20-word vocabulary where chance
+/// alignments crowd the floor and on a transcript of distinct words.
+#[test]
+fn issue_55_announced_and_unannounced_quotes_match_alike() {
+    let mut rng = Rng(5_500);
+    let small: Vec<String> = [
+        "garden", "harvest", "tractor", "festival", "river", "boat", "mill", "bread", "cheese",
+        "lemon", "forest", "hill", "lake", "island", "bridge", "church", "school", "money", "rain",
+        "road",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let letters: Vec<char> = "abcdefghijklmnopqrstuvwxyz".chars().collect();
+    let large: Vec<String> = (0..4000)
+        .map(|_| {
+            (0..3 + rng.below(7))
+                .map(|_| letters[rng.below(26)])
+                .collect::<String>()
+        })
+        .collect();
+    for vocab in [&small, &large] {
+        let words = zipf_words(&mut rng, vocab, 30_000);
+        let text = words.join(" ");
+        let chars: Vec<char> = text.chars().collect();
+        let mut quotes: Vec<String> = Vec::new();
+        for k in 0..120 {
+            let q: String = if k % 3 == 0 {
+                // Invented: fresh words of the vocabulary.
+                let n = 6 + rng.below(10);
+                zipf_words(&mut rng, vocab, n).join(" ")
+            } else {
+                let len = 20 + rng.below(90);
+                let a = rng.below(chars.len() - len);
+                let mut q: Vec<char> = chars[a..a + len].to_vec();
+                let edits = rng.below(len / 5 + 1);
+                mutate(&mut rng, &mut q, &letters, edits);
+                q.iter().collect()
+            };
+            quotes.push(q.trim().to_string());
+        }
+        quotes.retain(|q| !q.is_empty());
+        let refs: Vec<&str> = quotes.iter().map(String::as_str).collect();
+        let plain = SourceText::new(text.as_str());
+        let announced = SourceText::new(text.as_str());
+        announced.expect_fuzzy(&refs);
+        for q in &quotes {
+            let a = plain.check(q, 0.9);
+            let b = announced.check(q, 0.9);
+            assert_eq!(a.verdict, b.verdict, "{q:?}");
+            assert_eq!(a.similarity, b.similarity, "{q:?}");
+            assert_eq!(a.byte_span, b.byte_span, "{q:?}");
+            assert_eq!(a.closest_bytes, b.closest_bytes, "{q:?}");
+        }
+    }
+}

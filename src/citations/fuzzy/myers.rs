@@ -104,7 +104,46 @@ impl Pattern {
     /// 0 (0: the start is free, 1: the start is fixed), `f` gets each
     /// column's distance at the last row (column 1 first).
     #[inline(always)]
-    fn scan(&self, text: impl Iterator<Item = char>, top: i32, mut f: impl FnMut(u32) -> bool) {
+    fn scan(&self, text: impl Iterator<Item = char>, top: i32, f: impl FnMut(u32) -> bool) {
+        // Quotes of up to four blocks keep their columns in registers.
+        match self.blocks {
+            1 => self.scan_blocks::<1>(text, top, f),
+            2 => self.scan_blocks::<2>(text, top, f),
+            3 => self.scan_blocks::<3>(text, top, f),
+            4 => self.scan_blocks::<4>(text, top, f),
+            _ => self.scan_any(text, top, f),
+        }
+    }
+
+    /// [`Pattern::scan`] for a pattern of exactly `B` blocks.
+    #[inline(always)]
+    fn scan_blocks<const B: usize>(
+        &self,
+        text: impl Iterator<Item = char>,
+        top: i32,
+        mut f: impl FnMut(u32) -> bool,
+    ) {
+        let row = (self.len - 1) % 64;
+        let mut pv = [!0u64; B];
+        let mut mv = [0u64; B];
+        let mut score = self.len as i64;
+        for c in text {
+            let eqs = self.eq(c);
+            let mut hin = top;
+            for b in 0..B - 1 {
+                let (ph, mh) = step(&mut pv[b], &mut mv[b], eqs[b], hin);
+                hin = (ph >> 63) as i32 - (mh >> 63) as i32;
+            }
+            let (ph, mh) = step(&mut pv[B - 1], &mut mv[B - 1], eqs[B - 1], hin);
+            score += ((ph >> row) & 1) as i64 - ((mh >> row) & 1) as i64;
+            if !f(score as u32) {
+                break;
+            }
+        }
+    }
+
+    /// [`Pattern::scan`] for any number of blocks.
+    fn scan_any(&self, text: impl Iterator<Item = char>, top: i32, mut f: impl FnMut(u32) -> bool) {
         let blocks = self.blocks;
         let last = blocks - 1;
         let row = (self.len - 1) % 64;

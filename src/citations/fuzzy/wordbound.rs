@@ -108,7 +108,8 @@ pub struct Tables {
     blocks: Vec<u8>,
     /// Chars of the text.
     chars: usize,
-    /// The byte offset of every [`STRIDE`]-th char.
+    /// The byte offset of every [`STRIDE`]-th char (empty when the text
+    /// is ASCII: chars are bytes).
     checkpoints: Vec<u32>,
 }
 
@@ -171,22 +172,29 @@ impl Tables {
             }
         }
         let ascii: Vec<u8> = (0u8..128).map(|b| ids.get(&char::from(b)).copied().unwrap_or(0)).collect();
-        let mut checkpoints = Vec::with_capacity(text.len() / STRIDE + 2);
-        let mut t: Vec<u8> = Vec::with_capacity(text.len());
-        for (k, (i, c)) in text.char_indices().enumerate() {
-            if k % STRIDE == 0 {
-                checkpoints.push(i as u32);
+        let mut checkpoints = Vec::new();
+        let t: Vec<u8> = if text.is_ascii() {
+            // Chars are bytes: no checkpoints.
+            text.bytes().map(|b| ascii[usize::from(b & 0x7f)]).collect()
+        } else {
+            checkpoints.reserve(text.len() / STRIDE + 2);
+            let mut t = Vec::with_capacity(text.len());
+            for (k, (i, c)) in text.char_indices().enumerate() {
+                if k % STRIDE == 0 {
+                    checkpoints.push(i as u32);
+                }
+                t.push(if c.is_ascii() {
+                    ascii[c as usize]
+                } else {
+                    ids.get(&c).copied().unwrap_or(0)
+                });
             }
-            t.push(if c.is_ascii() {
-                ascii[c as usize]
-            } else {
-                ids.get(&c).copied().unwrap_or(0)
-            });
-        }
+            if t.len() % STRIDE == 0 {
+                checkpoints.push(text.len() as u32);
+            }
+            t
+        };
         let n = t.len();
-        if n % STRIDE == 0 {
-            checkpoints.push(text.len() as u32);
-        }
         let groups: Vec<Group> = pieces
             .chunks(LANES)
             .map(|g| {
@@ -270,6 +278,9 @@ impl Tables {
     /// The byte offset in `text` (the text tabled) of char `c`.
     fn byte_of(&self, text: &str, c: usize) -> usize {
         let c = c.min(self.chars);
+        if self.checkpoints.is_empty() {
+            return c;
+        }
         let k = c / STRIDE;
         let base = self
             .checkpoints
@@ -370,28 +381,25 @@ impl Tables {
         // [16β + o - k, 16β + 15 + o + k], in blocks β + ⌊(o - k) / 16⌋ ..=
         // β + ⌊(15 + o + k) / 16⌋.
         let mut sum = vec![0u8; count];
-        let mut mins = vec![0u8; count];
         for &(t, o, bonus) in plan {
             let dl = (o - k as isize).div_euclid(BLOCK as isize);
             let dh = (BLOCK as isize - 1 + o + k as isize).div_euclid(BLOCK as isize);
             let table = &self.blocks[t * self.stride..(t + 1) * self.stride];
             let from = (PAD as isize + dl) as usize;
+            let width = (dh - dl) as usize + 1;
             // Blocks past the table's end (positions past the text's end,
-            // for the late pieces of a long quote) read 0.
-            let avail = |at: usize| table.len().saturating_sub(at).min(count);
-            let a0 = avail(from);
-            mins[..a0].copy_from_slice(&table[from..from + a0]);
-            mins[a0..].fill(0);
-            for w in 1..=(dh - dl) as usize {
-                let a = avail(from + w);
-                let g = &table[from + w..from + w + a];
-                for (m, &v) in mins[..a].iter_mut().zip(g) {
-                    *m = (*m).min(v);
-                }
-                mins[a..].fill(0);
-            }
-            for (s, &v) in sum.iter_mut().zip(&mins) {
-                *s = s.saturating_add(v.saturating_sub(bonus));
+            // for the late pieces of a long quote) read 0 and add nothing.
+            let len = table.len().saturating_sub(from + width - 1).min(count);
+            let sum = &mut sum[..len];
+            let table = &table[from..from + len + width - 1];
+            match width {
+                1 => add_least::<1>(sum, table, bonus),
+                2 => add_least::<2>(sum, table, bonus),
+                3 => add_least::<3>(sum, table, bonus),
+                4 => add_least::<4>(sum, table, bonus),
+                5 => add_least::<5>(sum, table, bonus),
+                6 => add_least::<6>(sum, table, bonus),
+                _ => add_least_any(sum, table, width, bonus),
             }
         }
         let mut out = Vec::new();
@@ -410,6 +418,35 @@ impl Tables {
             eprintln!("WPLB k={k} pieces={} kept={}", plan.len(), out.len());
         }
         out
+    }
+}
+
+/// `sum[i] += least(table[i..i + W]) - bonus`, saturating (`table` holds
+/// `sum.len() + W - 1` blocks).
+#[inline(always)]
+fn add_least<const W: usize>(sum: &mut [u8], table: &[u8], bonus: u8) {
+    let n = sum.len();
+    let windows: [&[u8]; W] = std::array::from_fn(|w| &table[w..w + n]);
+    for (i, s) in sum.iter_mut().enumerate() {
+        let mut v = windows[0][i];
+        for win in &windows[1..] {
+            v = v.min(win[i]);
+        }
+        *s = s.saturating_add(v.saturating_sub(bonus));
+    }
+}
+
+/// [`add_least`] for any width.
+fn add_least_any(sum: &mut [u8], table: &[u8], width: usize, bonus: u8) {
+    let n = sum.len();
+    let mut mins = table[..n].to_vec();
+    for w in 1..width {
+        for (m, &v) in mins.iter_mut().zip(&table[w..w + n]) {
+            *m = (*m).min(v);
+        }
+    }
+    for (s, &v) in sum.iter_mut().zip(&mins) {
+        *s = s.saturating_add(v.saturating_sub(bonus));
     }
 }
 
