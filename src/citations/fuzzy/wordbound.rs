@@ -556,9 +556,13 @@ mod tests {
         prev[b.len()]
     }
 
-    /// g_P(x) by brute force.
+    /// g_P(x) by brute force (ends up to 4|P| chars on: a stretch over
+    /// 2|P| chars costs more than the empty one).
     fn g(p: &[char], t: &[char], x: usize) -> usize {
-        (x..=t.len()).map(|y| lev(p, &t[x..y])).min().unwrap_or(p.len())
+        (x..=t.len().min(x + 4 * p.len()))
+            .map(|y| lev(p, &t[x..y]))
+            .min()
+            .unwrap_or(p.len())
     }
 
     #[test]
