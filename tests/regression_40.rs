@@ -347,7 +347,7 @@ fn issue_40_fuzzy_search_modes_sign_themselves() {
     assert!(summary["signature"]
         .as_str()
         .unwrap()
-        .contains("search:qgram3-lossless"));
+        .contains("search:lossless>=min(0.8,threshold)(word-pieces16,qgram3)"));
     let (qf, summary_fast, _) = run(&dir, &quote, &["--fuzzy-search", "fast"]);
     assert!(summary_fast["signature"]
         .as_str()

@@ -227,8 +227,8 @@ pub struct SourceText<'a> {
 #[serde(rename_all = "snake_case")]
 pub enum FuzzySearch {
     /// Lossless at or above min(0.8, threshold): the windows the quote's
-    /// word pairs vote for, then those of the q-gram filter (see
-    /// [`fuzzy::qgram`]).
+    /// word pairs vote for, then those of the word-piece bound (see
+    /// [`fuzzy::wordbound`]) or the q-gram filter (see [`fuzzy::qgram`]).
     #[default]
     Lossless,
     /// The word pairs' windows only (faster on long, repetitive

@@ -25,6 +25,12 @@
 //! no word either, a transcript of at most [`FULL_SCAN_CHARS`] characters is
 //! one window.
 //!
+//! **Lossless filters.** [`search`] and [`search_in`] then look, for what
+//! could beat the best voted window and reach a floor, in the windows of a
+//! filter that keeps every alignment at or above it: the word-piece lower
+//! bound of [`wordbound`] for the quotes whose pieces a transcript's batch
+//! tabled, else the q-gram filter of [`qgram`].
+//!
 //! **Verification.** A bit-parallel edit distance (`myers`) gives `d(j)`
 //! for every end of a window at 64 quote characters per machine word.
 //! Ends are visited by increasing distance; since `j - s(j) <= m + d(j)`,
@@ -459,13 +465,14 @@ pub fn best_match(quote: &str, text: &str, index: &BigramIndex) -> Option<FuzzyM
 pub const LOSSLESS_FLOOR: f64 = 0.8;
 
 /// How the search finds its windows, for signatures.
-pub const SEARCH_SIGNATURE: &str = "qgram3-lossless>=min(0.8,threshold)+word-pairs";
+pub const SEARCH_SIGNATURE: &str = "lossless>=min(0.8,threshold)(word-pieces16,qgram3)+word-pairs";
 
 /// The best approximate substring of `text` for `quote` (both normalized)
 /// under the definition in the module documentation: the best over the
 /// windows the quote's word pairs vote for ([`candidate_windows`], which
 /// also give a quote with no close passage its closest one), then over
-/// the windows of the lossless q-gram filter ([`qgram::candidates`]) for
+/// the windows of the lossless q-gram filter ([`qgram::candidates`]; see
+/// [`search_in`] for the word-piece bound) for
 /// what could beat it at or above `floor` (use [`LOSSLESS_FLOOR`], or the
 /// threshold when it is lower): equal to the best over the whole text
 /// whenever that reaches `floor`; below it, the best the voted windows

@@ -471,69 +471,105 @@ fn build_avx2(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> V
     build_portable(group, text, lo, hi, last)
 }
 
-/// One Myers step of every lane (the semi-global scan: nothing enters row
-/// 0), and the lanes' scores moved by their last rows' deltas.
-#[inline(always)]
-fn step(
-    pv: &mut [u8; LANES],
-    mv: &mut [u8; LANES],
-    score: &mut [u8; LANES],
-    eq: &[u8; LANES],
-    last: &[u8; LANES],
-) {
-    for l in 0..LANES {
-        let e = eq[l];
-        let xv = e | mv[l];
-        let xh = ((e & pv[l]).wrapping_add(pv[l]) ^ pv[l]) | e;
-        let ph = mv[l] | !(xh | pv[l]);
-        let mh = pv[l] & xh;
-        let up = u8::from(ph & last[l] != 0);
-        let down = u8::from(mh & last[l] != 0);
-        score[l] = score[l].wrapping_add(up).wrapping_sub(down);
-        let phs = ph << 1;
-        let mhs = mh << 1;
-        pv[l] = mhs | !(xv | phs);
-        mv[l] = phs & xv;
+/// The scan's state over one stretch of text: each lane's vertical deltas
+/// (Myers's `pv`, `mv`), its score (the distance at its last row) and the
+/// least score of the block being read.
+struct Stream {
+    pv: [u8; LANES],
+    mv: [u8; LANES],
+    score: [u8; LANES],
+    least: [u8; LANES],
+}
+
+impl Stream {
+    fn new(group: &Group) -> Stream {
+        Stream {
+            pv: [u8::MAX; LANES],
+            mv: [0; LANES],
+            score: group.len,
+            least: [u8::MAX; LANES],
+        }
+    }
+
+    /// One Myers step of every lane for a text char whose match masks are
+    /// `eq` (the semi-global scan: nothing enters row 0), the lanes' scores
+    /// moved by their last rows' deltas.
+    #[inline(always)]
+    fn step(&mut self, eq: &[u8; LANES], last: &[u8; LANES]) {
+        for l in 0..LANES {
+            let (pv, mv, e) = (self.pv[l], self.mv[l], eq[l]);
+            let xv = e | mv;
+            let xh = ((e & pv).wrapping_add(pv) ^ pv) | e;
+            let ph = mv | !(xh | pv);
+            let mh = pv & xh;
+            let up = u8::from(ph & last[l] != 0);
+            let down = u8::from(mh & last[l] != 0);
+            self.score[l] = self.score[l].wrapping_add(up).wrapping_sub(down);
+            let phs = ph << 1;
+            let mhs = mh << 1;
+            self.pv[l] = mhs | !(xv | phs);
+            self.mv[l] = phs & xv;
+        }
+    }
+
+    /// Takes the score at position `x` into its block's least, stored
+    /// when `x` is the block's first position.
+    #[inline(always)]
+    fn record(&mut self, x: usize, out: &mut [[u8; LANES]], first_block: usize) {
+        for l in 0..LANES {
+            self.least[l] = self.least[l].min(self.score[l]);
+        }
+        if x % BLOCK == 0 {
+            out[x / BLOCK - first_block] = self.least;
+            self.least = [u8::MAX; LANES];
+        }
     }
 }
 
+/// The block minima over positions `lo..hi` (and `hi` itself when `last`:
+/// position n, the empty rest of the text), the text's two halves scanned
+/// side by side (two independent chains of dependent steps keep the CPU's
+/// units busy), each from a lead-in of twice a piece's length.
 #[inline(always)]
 fn build_portable(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
     let n = text.len();
-    let lead = (hi + 2 * PIECE).min(n);
     let first_block = lo / BLOCK;
     // Blocks lo / BLOCK ..= (hi - 1) / BLOCK, and hi / BLOCK for the last
     // chunk (position n).
     let end_block = if last { hi / BLOCK } else { (hi.max(1) - 1) / BLOCK };
     let mut out = vec![[u8::MAX; LANES]; end_block + 1 - first_block];
-    let mut pv = [u8::MAX; LANES];
-    let mut mv = [0u8; LANES];
-    let mut score = group.len;
-    let mut acc = [u8::MAX; LANES];
+    let eq = |x: usize| &group.eq[usize::from(text[x])];
+    // The halves [lo, mid) and [mid, hi), mid on a block's start.
+    let mid = lo + (hi - lo) / 2 / BLOCK * BLOCK;
+    let mut upper = Stream::new(group);
+    let mut lower = Stream::new(group);
     if last {
         // Position n: the empty rest, the whole piece deleted.
-        acc = score;
+        upper.least = upper.score;
         if n % BLOCK == 0 {
-            out[n / BLOCK - first_block] = acc;
-            acc = [u8::MAX; LANES];
+            out[n / BLOCK - first_block] = upper.least;
+            upper.least = [u8::MAX; LANES];
         }
     }
-    let mut x = lead;
-    // The lead-in: positions a chunk's scores need, recorded by the next.
-    while x > hi {
-        x -= 1;
-        step(&mut pv, &mut mv, &mut score, &group.eq[text[x] as usize], &group.last);
+    // The lead-ins: positions a half's scores need, recorded by the next.
+    for x in (hi..(hi + 2 * PIECE).min(n)).rev() {
+        upper.step(eq(x), &group.last);
     }
-    while x > lo {
-        x -= 1;
-        step(&mut pv, &mut mv, &mut score, &group.eq[text[x] as usize], &group.last);
-        for l in 0..LANES {
-            acc[l] = acc[l].min(score[l]);
-        }
-        if x % BLOCK == 0 {
-            out[x / BLOCK - first_block] = acc;
-            acc = [u8::MAX; LANES];
-        }
+    for x in (mid..(mid + 2 * PIECE).min(n)).rev() {
+        lower.step(eq(x), &group.last);
+    }
+    // The upper half is the longer: its extra positions alone, then both.
+    let below = mid - lo;
+    for x in (mid + below..hi).rev() {
+        upper.step(eq(x), &group.last);
+        upper.record(x, &mut out, first_block);
+    }
+    for i in (0..below).rev() {
+        let (xl, xu) = (lo + i, mid + i);
+        lower.step(eq(xl), &group.last);
+        upper.step(eq(xu), &group.last);
+        lower.record(xl, &mut out, first_block);
+        upper.record(xu, &mut out, first_block);
     }
     out
 }
