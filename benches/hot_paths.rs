@@ -1,7 +1,8 @@
 //! Criterion benchmarks of the hot paths: lexicon load, List scoring,
 //! exact/normalized quote checks, fuzzy quote search at scale, sentence
 //! embeddings (both forward passes; needs `scripts/fetch-model`), grounding
-//! metrics and the text evaluator.
+//! metrics, the text evaluator and the lossless fuzzy search's word-piece
+//! bound (`word_pieces`).
 //!
 //! Run: `cargo bench --bench hot_paths` (or one group: `cargo bench -- fuzzy`).
 
@@ -230,6 +231,60 @@ fn fuzzy_table(c: &mut Criterion) {
             b.iter(|| cases.iter().map(|(q, t)| table(q, t)[t.len()]).sum::<u64>())
         });
     }
+    group.finish();
+}
+
+/// The word-piece bound of the lossless fuzzy search (issue 55) on text
+/// like `scripts/gen-evaluate.py`'s: a 750,000-char transcript of an
+/// 81-word vocabulary, and 400 invented quotes of 6-16 of its words (each
+/// must be proved to have no passage at or above 0.8). `tables`: the
+/// per-transcript tables of the pieces the quotes share; `pass`: each
+/// quote's pass over the blocks and its windows.
+fn word_pieces(c: &mut Criterion) {
+    use corpus_eval::citations::fuzzy::{qgram, wordbound::Tables};
+    const WORDS: &str = "garden cooperative harvest market neighbours council landlord repair \
+        bicycle toaster river boat fish clams crab water summer winter rent meeting board \
+        volunteers tools money school children families tenants committee village mill factory \
+        farm tractor potatoes leeks kale rhubarb soil rain drought flood road bus train bridge \
+        church hall library park festival music dance bread cheese wine olive lemon orange \
+        forest hill mountain lake island harbour grew sold bought repaired opened closed \
+        started stopped built shared paid asked told moved lived worked";
+    let vocab: Vec<&str> = WORDS.split_whitespace().collect();
+    let mut rng = SplitMix64::new(55);
+    let sentence = |rng: &mut SplitMix64| -> String {
+        let n = 6 + rng.below(11);
+        (0..n)
+            .map(|_| vocab[rng.below(vocab.len())])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut text = String::new();
+    while text.len() < 750_000 {
+        text.push_str(&sentence(&mut rng));
+        text.push(' ');
+    }
+    let quotes: Vec<Vec<char>> = (0..400)
+        .map(|_| sentence(&mut rng).chars().collect())
+        .collect();
+    let mut group = c.benchmark_group("word_pieces");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("tables_750k", |b| {
+        b.iter(|| Tables::new(&text, &quotes).map_or(0, |t| t.len()))
+    });
+    let tables = Tables::new(&text, &quotes).expect("shared pieces");
+    group.throughput(Throughput::Elements(quotes.len() as u64));
+    group.bench_function("pass_400_quotes", |b| {
+        b.iter(|| {
+            quotes
+                .iter()
+                .map(|q| {
+                    let k = qgram::max_edits(q.len(), 0.8);
+                    tables.candidates(q, &text, k).map_or(0, |w| w.len())
+                })
+                .sum::<usize>()
+        })
+    });
     group.finish();
 }
 
@@ -483,6 +538,7 @@ criterion_group!(
     lookup_per_transcript,
     fuzzy_at_scale,
     fuzzy_table,
+    word_pieces,
     embeddings
 );
 criterion_main!(benches);

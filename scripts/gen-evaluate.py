@@ -3,13 +3,17 @@
 the speed and attribution measurements): labelled interview transcripts and
 a question file whose answers quote them.
 
-    scripts/gen-evaluate.py OUT_DIR [--scale 1.0] [--seed 7]
+    scripts/gen-evaluate.py OUT_DIR [--scale 1.0] [--seed 7] [--swapped SHARE]
 
 At scale 1: 40 transcripts of ~750,000 characters (30 M in all, chunked into
 ~700-character documents as the sample corpus is), 20,000 question pairs of
 all six types with 40,000 answers, and ~30,000 quotes (0 to 1 per answer): 60% taken verbatim
 from a participant's turn, 20% altered (case, punctuation, a word changed),
-20% invented. Some quotes name their speaker. Writes OUT_DIR/questions.json
+20% invented. Some quotes name their speaker. With --swapped SHARE (0 to 1)
+the mix is the one of the whole-job measurement instead: 60% verbatim, 20%
+changed only in case, whitespace, diacritics or apostrophes (the same once
+normalized), 20% invented, of which SHARE are real sentences with two words
+swapped and the rest fresh sentences of the transcripts' vocabulary. Writes OUT_DIR/questions.json
 and OUT_DIR/transcripts.json. Deterministic for a seed; standard library
 only.
 """
@@ -75,6 +79,35 @@ def alter(rng, q):
     return q.replace(" ", "  ").upper()
 
 
+def surface(rng, q):
+    """A change that normalization undoes: case, whitespace, a diacritic or
+    an apostrophe inside a word."""
+    choice = rng.random()
+    if choice < 0.25:
+        return q.upper() if rng.random() < 0.5 else q.lower()
+    if choice < 0.5:
+        return q.replace(" ", rng.choice(["  ", " \t", "\n "]))
+    words = q.split()
+    k = rng.randrange(len(words))
+    w = words[k]
+    if choice < 0.75:
+        words[k] = w.replace("e", "\u00e9", 1).replace("a", "\u00e0", 1)
+    elif len(w) > 2:
+        at = rng.randrange(1, len(w) - 1)
+        words[k] = w[:at] + rng.choice(["'", "\u2019"]) + w[at:]
+    return " ".join(words)
+
+
+def swap(rng, q):
+    """A real sentence with two of its words swapped."""
+    words = q.split()
+    if len(words) < 2:
+        return sentence(rng)
+    i, j = rng.sample(range(len(words)), 2)
+    words[i], words[j] = words[j], words[i]
+    return " ".join(words)
+
+
 def metric_and_answer(rng, qtype):
     vals = rng.sample(WORDS, 4)
     if qtype == "Yes/No":
@@ -101,7 +134,11 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--swapped", type=float, default=None,
+                    help="the whole-job mix, SHARE of the invented quotes real sentences with words swapped")
     args = ap.parse_args()
+    if args.swapped is not None and not 0.0 <= args.swapped <= 1.0:
+        ap.error("--swapped: a share from 0 to 1, got {}".format(args.swapped))
     rng = random.Random(args.seed)
     os.makedirs(args.out, exist_ok=True)
     n_transcripts = 40
@@ -129,7 +166,12 @@ def main():
                 sentences = [s for s in text.replace("?", ".").replace("!", ".").split(". ") if s]
                 q = rng.choice(sentences).strip()
                 r = rng.random()
-                if r < 0.2:
+                if args.swapped is not None:
+                    if r < 0.2:
+                        q = surface(rng, q)
+                    elif r < 0.4:
+                        q = swap(rng, q) if rng.random() < args.swapped else sentence(rng)
+                elif r < 0.2:
                     q = alter(rng, q)
                 elif r < 0.4:
                     q = sentence(rng)

@@ -312,14 +312,17 @@ fn issue_55_the_word_piece_bound_keeps_every_alignment_at_or_above_the_floor() {
         cases += 1;
         // Every piece of the quote tabled (it is given twice), and the
         // pieces of another quote of the text.
-        let other: Vec<char> = t[rng.below(t.len() / 2)..].iter().take(30).copied().collect();
+        let other: Vec<char> = t[rng.below(t.len() / 2)..]
+            .iter()
+            .take(30)
+            .copied()
+            .collect();
         let tables = Tables::new(&text, &[q.clone(), q.clone(), other])
             .expect("the quote's pieces are shared");
         let k = qgram::max_edits(q.len(), fuzzy::LOSSLESS_FLOOR);
         if let Some(windows) = tables.candidates(&q, &text, k) {
             routed += 1;
-            let got =
-                fuzzy::reference_match(&quote, &text, &windows).map_or(0.0, |m| m.similarity);
+            let got = fuzzy::reference_match(&quote, &text, &windows).map_or(0.0, |m| m.similarity);
             assert!(
                 (got - best).abs() < 1e-12,
                 "case {case}: quote {quote:?} in {text:?}: windows {windows:?} give {got}, the best is {best}"
@@ -341,7 +344,10 @@ fn issue_55_the_word_piece_bound_keeps_every_alignment_at_or_above_the_floor() {
     }
     eprintln!("{cases} cases reached the floor, {routed} through the word-piece windows");
     assert!(cases > 1000, "{cases} cases reached the floor");
-    assert!(routed > 500, "only {routed} cases went through the word-piece windows");
+    assert!(
+        routed > 500,
+        "only {routed} cases went through the word-piece windows"
+    );
 }
 
 /// Issue 55: beyond what its u8 sums hold (k over 254 edits) or with too

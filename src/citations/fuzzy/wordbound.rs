@@ -31,7 +31,8 @@
 //!
 //! **Tables.** For a batch of quotes expected in one transcript, the pieces
 //! that two or more of them share (at most [`MAX_TABLED`], the most shared
-//! first) are tabled once: `g_P` for every text position, by Myers's
+//! first; a last group of lanes less than half full left out) are tabled
+//! once: `g_P` for every text position, by Myers's
 //! bit-parallel edit distance with the piece reversed against the text read
 //! backwards, [`LANES`] pieces at once in 8-bit lanes (the carries of one
 //! lane never reach the next), the text in chunks that overlap by twice a
@@ -150,6 +151,12 @@ impl Tables {
         }
         shared.sort_unstable_by(|a, b| b.cmp(a));
         shared.truncate(MAX_TABLED);
+        // A last group of lanes less than half full costs a whole group's
+        // scan for its few (least shared) pieces: left untabled.
+        let tail = shared.len() % LANES;
+        if shared.len() > LANES && tail > 0 && tail < LANES / 2 {
+            shared.truncate(shared.len() - tail);
+        }
         let pieces: Vec<Vec<char>> = shared.into_iter().map(|(_, p)| p).collect();
         Some(Tables::of_pieces(text, &pieces))
     }
@@ -171,7 +178,9 @@ impl Tables {
                 });
             }
         }
-        let ascii: Vec<u8> = (0u8..128).map(|b| ids.get(&char::from(b)).copied().unwrap_or(0)).collect();
+        let ascii: Vec<u8> = (0u8..128)
+            .map(|b| ids.get(&char::from(b)).copied().unwrap_or(0))
+            .collect();
         let mut checkpoints = Vec::new();
         let t: Vec<u8> = if text.is_ascii() {
             // Chars are bytes: no checkpoints.
@@ -414,9 +423,6 @@ impl Tables {
                 }
             }
         }
-        if std::env::var_os("WPLB_STATS").is_some() {
-            eprintln!("WPLB k={k} pieces={} kept={}", plan.len(), out.len());
-        }
         out
     }
 }
@@ -531,12 +537,22 @@ impl Stream {
 /// side by side (two independent chains of dependent steps keep the CPU's
 /// units busy), each from a lead-in of twice a piece's length.
 #[inline(always)]
-fn build_portable(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
+fn build_portable(
+    group: &Group,
+    text: &[u8],
+    lo: usize,
+    hi: usize,
+    last: bool,
+) -> Vec<[u8; LANES]> {
     let n = text.len();
     let first_block = lo / BLOCK;
     // Blocks lo / BLOCK ..= (hi - 1) / BLOCK, and hi / BLOCK for the last
     // chunk (position n).
-    let end_block = if last { hi / BLOCK } else { (hi.max(1) - 1) / BLOCK };
+    let end_block = if last {
+        hi / BLOCK
+    } else {
+        (hi.max(1) - 1) / BLOCK
+    };
     let mut out = vec![[u8::MAX; LANES]; end_block + 1 - first_block];
     let eq = |x: usize| &group.eq[usize::from(text[x])];
     // The halves [lo, mid) and [mid, hi), mid on a block's start.
@@ -606,7 +622,10 @@ mod tests {
         let q: Vec<char> = "we grew extraordinarily big leeks".chars().collect();
         let ps = pieces_of(&q);
         let texts: Vec<String> = ps.iter().map(|(p, _, _)| p.iter().collect()).collect();
-        assert_eq!(texts, [" we", " grew", " extraor", "dinarily", " big", " leeks"]);
+        assert_eq!(
+            texts,
+            [" we", " grew", " extraor", "dinarily", " big", " leeks"]
+        );
         assert_eq!(ps[0].1, -1);
         assert_eq!(ps[0].2, 1);
         assert_eq!(ps[2].1, 7);
@@ -645,7 +664,9 @@ mod tests {
         let mut seed = 3u64;
         let mut text = String::new();
         while text.len() < CHUNK * 2 + 100 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             text.push_str(words[(seed >> 33) as usize % words.len()]);
             text.push(' ');
         }
@@ -659,8 +680,14 @@ mod tests {
         for border in [CHUNK, 2 * CHUNK] {
             for b in (border / BLOCK - 3)..(border / BLOCK + 3) {
                 for (pi, p) in pieces.iter().enumerate() {
-                    let want = (b * BLOCK..(b + 1) * BLOCK).map(|x| g(p, &tc, x)).min().unwrap_or(0);
-                    assert_eq!(usize::from(tables.blocks[pi * tables.stride + PAD + b]), want);
+                    let want = (b * BLOCK..(b + 1) * BLOCK)
+                        .map(|x| g(p, &tc, x))
+                        .min()
+                        .unwrap_or(0);
+                    assert_eq!(
+                        usize::from(tables.blocks[pi * tables.stride + PAD + b]),
+                        want
+                    );
                 }
             }
         }
