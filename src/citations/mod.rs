@@ -261,6 +261,7 @@ pub(crate) struct Workspace {
     spoken: String,
     normalized: crate::text::aligned::NormalizedSpare,
     index: fuzzy::IndexSpare,
+    pieces: Vec<u8>,
 }
 
 impl Workspace {
@@ -308,6 +309,9 @@ impl Workspace {
         }
         if let Some(i) = source.index.into_inner() {
             spare.index = i.into_spare();
+        }
+        if let Some(Some(t)) = source.pieces.into_inner() {
+            spare.pieces = t.into_buffer();
         }
         *self = spare;
     }
@@ -404,7 +408,8 @@ impl<'a> SourceText<'a> {
                 .map(|q| self.normalize_quote(q.trim()).text().chars().collect())
                 .filter(|q: &Vec<char>| !q.is_empty())
                 .collect();
-            fuzzy::wordbound::Tables::new(self.normalized().text(), &normalized)
+            let buffer = self.take_spare(|s| &mut s.pieces);
+            fuzzy::wordbound::Tables::new_in(self.normalized().text(), &normalized, buffer)
         });
     }
 

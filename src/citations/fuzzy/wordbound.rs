@@ -65,6 +65,11 @@ const MAX_K: usize = 254;
 
 type FxMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
+thread_local! {
+    /// Each block's bound, per quote (kept between quotes).
+    static SUMS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The pieces of a normalized quote: (chars, offset in the quote's chars,
 /// 1 for the first word's `␣w` reading else 0).
 pub(crate) fn pieces_of(quote: &[char]) -> Vec<(Vec<char>, isize, u8)> {
@@ -130,6 +135,12 @@ impl Tables {
     /// chars) share, over `text` (normalized); None when no piece is
     /// shared.
     pub fn new(text: &str, quotes: &[Vec<char>]) -> Option<Tables> {
+        Tables::new_in(text, quotes, Vec::new())
+    }
+
+    /// [`Tables::new`] built into `buffer` (its contents dropped): the
+    /// buffer of an earlier transcript's tables ([`Tables::into_buffer`]).
+    pub(crate) fn new_in(text: &str, quotes: &[Vec<char>], buffer: Vec<u8>) -> Option<Tables> {
         let mut uses: FxMap<Vec<char>, usize> = FxMap::default();
         for q in quotes {
             let mut seen: Vec<&[char]> = Vec::new();
@@ -158,11 +169,21 @@ impl Tables {
             shared.truncate(shared.len() - tail);
         }
         let pieces: Vec<Vec<char>> = shared.into_iter().map(|(_, p)| p).collect();
-        Some(Tables::of_pieces(text, &pieces))
+        Some(Tables::of_pieces_in(text, &pieces, buffer))
     }
 
     /// Tables of exactly `pieces` (each 1 to [`PIECE`] chars) over `text`.
     pub fn of_pieces(text: &str, pieces: &[Vec<char>]) -> Tables {
+        Tables::of_pieces_in(text, pieces, Vec::new())
+    }
+
+    /// The tables' buffer, to build the next transcript's into.
+    pub(crate) fn into_buffer(self) -> Vec<u8> {
+        self.blocks
+    }
+
+    /// [`Tables::of_pieces`] built into `buffer`.
+    fn of_pieces_in(text: &str, pieces: &[Vec<char>], mut buffer: Vec<u8>) -> Tables {
         // Char ids: 1..=255 for the pieces' chars (shared by a hash past
         // 255), 0 for every other char.
         let mut ids: FxMap<char, u8> = FxMap::default();
@@ -227,7 +248,9 @@ impl Tables {
         // Positions 0..=n: blocks 0..=n / BLOCK.
         let count = n / BLOCK + 1;
         let stride = count + 2 * PAD;
-        let mut blocks = vec![0u8; pieces.len() * stride];
+        buffer.clear();
+        buffer.resize(pieces.len() * stride, 0);
+        let mut blocks = buffer;
         let chunks = n.div_ceil(CHUNK).max(1);
         // A wave of chunks at a time, each (group, chunk) in parallel: the
         // lanes' block minima, block-major, then moved lane by lane into
@@ -389,7 +412,33 @@ impl Tables {
         // Starts a in [16β, 16β + 16); a piece's positions
         // [16β + o - k, 16β + 15 + o + k], in blocks β + ⌊(o - k) / 16⌋ ..=
         // β + ⌊(15 + o + k) / 16⌋.
-        let mut sum = vec![0u8; count];
+        // The buffer is taken out of its slot, not used in a closure: the
+        // passes stay in this function, compiled for the CPU's features.
+        let mut sum = SUMS.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
+        sum.clear();
+        sum.resize(count, 0);
+        self.add_pieces(plan, k, &mut sum);
+        let mut out = Vec::new();
+        for (c, chunk) in sum.chunks(LANES).enumerate() {
+            // Most chunks keep no block: one vector test each.
+            if chunk.iter().fold(u8::MAX, |a, &b| a.min(b)) > k8 {
+                continue;
+            }
+            for (i, &s) in chunk.iter().enumerate() {
+                if s <= k8 {
+                    out.push(c * LANES + i);
+                }
+            }
+        }
+        SUMS.with(|cell| *cell.borrow_mut() = sum);
+        out
+    }
+
+    /// Adds each planned piece's least over the blocks its positions can
+    /// fall in to each block's `sum`.
+    #[inline(always)]
+    fn add_pieces(&self, plan: &[(usize, isize, u8)], k: usize, sum: &mut [u8]) {
+        let count = sum.len();
         for &(t, o, bonus) in plan {
             let dl = (o - k as isize).div_euclid(BLOCK as isize);
             let dh = (BLOCK as isize - 1 + o + k as isize).div_euclid(BLOCK as isize);
@@ -411,19 +460,6 @@ impl Tables {
                 _ => add_least_any(sum, table, width, bonus),
             }
         }
-        let mut out = Vec::new();
-        for (c, chunk) in sum.chunks(LANES).enumerate() {
-            // Most chunks keep no block: one vector test each.
-            if chunk.iter().fold(u8::MAX, |a, &b| a.min(b)) > k8 {
-                continue;
-            }
-            for (i, &s) in chunk.iter().enumerate() {
-                if s <= k8 {
-                    out.push(c * LANES + i);
-                }
-            }
-        }
-        out
     }
 }
 
