@@ -45,13 +45,13 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 /// Most chars of a piece (one 8-bit lane holds its rows).
-pub(crate) const PIECE: usize = 8;
+pub const PIECE: usize = 8;
 /// Pieces tabled at once (8-bit lanes of a 256-bit register).
-pub(crate) const LANES: usize = 32;
+pub const LANES: usize = 32;
 /// Most pieces tabled per transcript (the most shared first).
-pub(crate) const MAX_TABLED: usize = 128;
+pub const MAX_TABLED: usize = 128;
 /// Chars per block of start positions.
-pub(crate) const BLOCK: usize = 16;
+pub const BLOCK: usize = 16;
 /// Blocks of padding on each side of a table: positions outside the text
 /// read 0 (no alignment starts there, so any value keeps the bound; 0 is
 /// the lowest). Enough for a drift of up to 254 chars.
