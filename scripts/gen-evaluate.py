@@ -3,7 +3,7 @@
 the speed and attribution measurements): labelled interview transcripts and
 a question file whose answers quote them.
 
-    scripts/gen-evaluate.py OUT_DIR [--scale 1.0] [--seed 7] [--swapped SHARE]
+    scripts/gen-evaluate.py OUT_DIR [--scale 1.0] [--seed 7] [--swapped SHARE] [--words N]
 
 At scale 1: 40 transcripts of ~750,000 characters (30 M in all, chunked into
 ~700-character documents as the sample corpus is), 20,000 question pairs of
@@ -13,7 +13,10 @@ from a participant's turn, 20% altered (case, punctuation, a word changed),
 the mix is the one of the whole-job measurement instead: 60% verbatim, 20%
 changed only in case, whitespace, diacritics or apostrophes (the same once
 normalized), 20% invented, of which SHARE are real sentences with two words
-swapped and the rest fresh sentences of the transcripts' vocabulary. Writes OUT_DIR/questions.json
+swapped and the rest fresh sentences of the transcripts' vocabulary. With
+--words N (4 to 81) the text draws on N words only (N - 4 nouns, 4 verbs): the
+adversarial input of the fuzzy search, where chance alignments crowd the
+floor. Writes OUT_DIR/questions.json
 and OUT_DIR/transcripts.json. Deterministic for a seed; standard library
 only.
 """
@@ -136,9 +139,15 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--swapped", type=float, default=None,
                     help="the whole-job mix, SHARE of the invented quotes real sentences with words swapped")
+    ap.add_argument("--words", type=int, default=None, help="draw the text from N words only")
     args = ap.parse_args()
     if args.swapped is not None and not 0.0 <= args.swapped <= 1.0:
         ap.error("--swapped: a share from 0 to 1, got {}".format(args.swapped))
+    if args.words is not None:
+        if not 4 <= args.words <= len(WORDS) + 4:
+            ap.error("--words: 4 to {}, got {}".format(len(WORDS) + 4, args.words))
+        WORDS[:] = WORDS[:args.words - 4]
+        VERBS[:] = VERBS[:4]
     rng = random.Random(args.seed)
     os.makedirs(args.out, exist_ok=True)
     n_transcripts = 40
