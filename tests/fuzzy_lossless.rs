@@ -367,6 +367,29 @@ fn issue_55_the_word_piece_bound_declines_what_it_cannot_tell() {
     assert!(tables.candidates(&other, &text, 2).is_none());
     // No piece shared: no tables.
     assert!(Tables::new(&text, &[q.clone(), other]).is_none());
+    // No piece at all: empty tables, which tell nothing.
+    assert!(Tables::of_pieces(&text, &[])
+        .candidates(&q, &text, 3)
+        .is_none());
+    // A quote far longer than its text: its late pieces' places lie past
+    // the text's end (they add nothing), and the search still equals the
+    // plain one.
+    let short = "garden harvest";
+    let long: Vec<char> = "garden harvest tractor "
+        .repeat(13)
+        .trim()
+        .chars()
+        .collect();
+    let tables = Tables::new(short, &[long.clone(), long.clone()]).expect("shared pieces");
+    let k = qgram::max_edits(long.len(), fuzzy::LOSSLESS_FLOOR);
+    assert!(tables.candidates(&long, short, k).is_some());
+    let quote: String = long.iter().collect();
+    let source = SourceText::new(short);
+    source.expect_fuzzy(&[quote.as_str(), quote.as_str()]);
+    assert_eq!(
+        source.check(&quote, 0.8).similarity,
+        SourceText::new(short).check(&quote, 0.8).similarity
+    );
 }
 
 /// Issue 55: a transcript's quotes checked with their batch announced (the
@@ -392,7 +415,13 @@ fn issue_55_announced_and_unannounced_quotes_match_alike() {
                 .collect::<String>()
         })
         .collect();
-    for vocab in [&small, &large] {
+    // Words with Greek letters (normalized text of chars over one byte,
+    // longer than a chunk of the tables' build).
+    let accented: Vec<String> = small
+        .iter()
+        .map(|w| w.replace('e', "ε").replace('a', "α").replace('o', "ω"))
+        .collect();
+    for vocab in [&small, &large, &accented] {
         let words = zipf_words(&mut rng, vocab, 30_000);
         let text = words.join(" ");
         let chars: Vec<char> = text.chars().collect();

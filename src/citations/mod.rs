@@ -392,7 +392,6 @@ impl<'a> SourceText<'a> {
         &self.options
     }
 
-    /// A quote normalized as this transcript is.
     /// Announces the quotes that may be searched for fuzzily in this
     /// transcript (those no exact or normalized lookup found), so that the
     /// lossless search tables what they share once
@@ -413,6 +412,7 @@ impl<'a> SourceText<'a> {
         });
     }
 
+    /// A quote normalized as this transcript is.
     pub(crate) fn normalize_quote(&self, quote: &str) -> Normalized {
         Normalized::with_options(quote, &self.options)
     }

@@ -431,6 +431,28 @@ pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) ->
     out
 }
 
+/// The byte offset in `text` of char `c` (at most `chars`, the text's
+/// chars), from `checkpoints`, the byte offset of every `stride`-th char.
+pub(crate) fn byte_at(
+    checkpoints: &[u32],
+    stride: usize,
+    chars: usize,
+    text: &str,
+    c: usize,
+) -> usize {
+    let c = c.min(chars);
+    let k = c / stride;
+    let base = checkpoints.get(k).copied().unwrap_or(text.len() as u32) as usize;
+    let skip = c - k * stride;
+    if skip == 0 {
+        return base;
+    }
+    text[base..]
+        .char_indices()
+        .nth(skip)
+        .map_or(text.len(), |(i, _)| base + i)
+}
+
 /// Number of words (runs of alphanumeric chars) of a text.
 pub fn word_count(text: &str) -> usize {
     word_ranges(text).len()

@@ -112,21 +112,7 @@ impl QgramIndex {
 
     /// The byte offset in `text` (the text indexed) of char `c`.
     pub fn byte_of(&self, text: &str, c: usize) -> usize {
-        let c = c.min(self.chars);
-        let k = c / STRIDE;
-        let base = self
-            .checkpoints
-            .get(k)
-            .copied()
-            .unwrap_or(text.len() as u32) as usize;
-        let skip = c - k * STRIDE;
-        if skip == 0 {
-            return base;
-        }
-        text[base..]
-            .char_indices()
-            .nth(skip)
-            .map_or(text.len(), |(i, _)| base + i)
+        super::byte_at(&self.checkpoints, STRIDE, self.chars, text, c)
     }
 }
 

@@ -256,7 +256,9 @@ impl Tables {
         // lanes' block minima, block-major, then moved lane by lane into
         // the piece-major tables (a wave's minima are all that is held
         // beside them).
-        let wave = rayon::current_num_threads().div_ceil(groups.len()).max(1);
+        let wave = rayon::current_num_threads()
+            .div_ceil(groups.len().max(1))
+            .max(1);
         for first in (0..chunks).step_by(wave) {
             let cs = first..(first + wave).min(chunks);
             let built: Vec<(usize, usize, Vec<[u8; LANES]>)> = (0..groups.len() * cs.len())
@@ -309,24 +311,11 @@ impl Tables {
 
     /// The byte offset in `text` (the text tabled) of char `c`.
     fn byte_of(&self, text: &str, c: usize) -> usize {
-        let c = c.min(self.chars);
         if self.checkpoints.is_empty() {
-            return c;
+            // An ASCII text: chars are bytes.
+            return c.min(self.chars);
         }
-        let k = c / STRIDE;
-        let base = self
-            .checkpoints
-            .get(k)
-            .copied()
-            .unwrap_or(text.len() as u32) as usize;
-        let skip = c - k * STRIDE;
-        if skip == 0 {
-            return base;
-        }
-        text[base..]
-            .char_indices()
-            .nth(skip)
-            .map_or(text.len(), |(i, _)| base + i)
+        super::byte_at(&self.checkpoints, STRIDE, self.chars, text, c)
     }
 
     /// The tabled pieces of `quote`: (table, offset, bonus), and the most
@@ -448,6 +437,11 @@ impl Tables {
             // Blocks past the table's end (positions past the text's end,
             // for the late pieces of a long quote) read 0 and add nothing.
             let len = table.len().saturating_sub(from + width - 1).min(count);
+            if len == 0 {
+                // Every block's positions for this piece lie past the
+                // text's end (a quote far longer than the text).
+                continue;
+            }
             let sum = &mut sum[..len];
             let table = &table[from..from + len + width - 1];
             match width {
