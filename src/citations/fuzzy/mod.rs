@@ -431,6 +431,23 @@ pub fn pieces(quote: &str, text: &str, index: &BigramIndex, min_words: usize) ->
     out
 }
 
+/// The byte offset of every `stride`-th char of `text`, and of its end
+/// when its length in chars is a multiple of `stride` (for [`byte_at`]).
+pub(crate) fn char_checkpoints(text: &str, stride: usize) -> Vec<u32> {
+    let mut out = Vec::with_capacity(text.len() / stride + 2);
+    let mut chars = 0;
+    for (k, (i, _)) in text.char_indices().enumerate() {
+        if k % stride == 0 {
+            out.push(i as u32);
+        }
+        chars = k + 1;
+    }
+    if chars % stride == 0 {
+        out.push(text.len() as u32);
+    }
+    out
+}
+
 /// The byte offset in `text` of char `c` (at most `chars`, the text's
 /// chars), from `checkpoints`, the byte offset of every `stride`-th char.
 pub(crate) fn byte_at(
@@ -526,7 +543,7 @@ pub struct Lossless<'a> {
 /// The windows of the lossless filters for `quote` (as chars) within the
 /// edits `need` allows: the word-piece bound's where its tables can tell,
 /// else the q-gram filter's.
-pub fn lossless_windows(
+fn lossless_windows(
     qv: &[char],
     text: &str,
     lossless: &Lossless<'_>,

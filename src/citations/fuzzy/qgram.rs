@@ -64,15 +64,7 @@ impl QgramIndex {
     pub fn new(text: &str) -> QgramIndex {
         let chars: Vec<char> = text.chars().collect();
         let n = chars.len();
-        let mut checkpoints = Vec::with_capacity(n / STRIDE + 2);
-        for (k, (i, _)) in text.char_indices().enumerate() {
-            if k % STRIDE == 0 {
-                checkpoints.push(i as u32);
-            }
-        }
-        if n % STRIDE == 0 {
-            checkpoints.push(text.len() as u32);
-        }
+        let checkpoints = super::char_checkpoints(text, STRIDE);
         let grams = n.saturating_sub(Q - 1);
         let buckets = (grams / 2).max(1 << 10).next_power_of_two();
         let mask = buckets as u64 - 1;

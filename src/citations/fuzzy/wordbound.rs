@@ -202,27 +202,24 @@ impl Tables {
         let ascii: Vec<u8> = (0u8..128)
             .map(|b| ids.get(&char::from(b)).copied().unwrap_or(0))
             .collect();
-        let mut checkpoints = Vec::new();
-        let t: Vec<u8> = if text.is_ascii() {
-            // Chars are bytes: no checkpoints.
-            text.bytes().map(|b| ascii[usize::from(b & 0x7f)]).collect()
+        let id_of = |c: char| {
+            if c.is_ascii() {
+                ascii[c as usize]
+            } else {
+                ids.get(&c).copied().unwrap_or(0)
+            }
+        };
+        // An ASCII text needs no checkpoints: chars are bytes.
+        let (t, checkpoints): (Vec<u8>, Vec<u32>) = if text.is_ascii() {
+            (
+                text.bytes().map(|b| ascii[usize::from(b & 0x7f)]).collect(),
+                Vec::new(),
+            )
         } else {
-            checkpoints.reserve(text.len() / STRIDE + 2);
-            let mut t = Vec::with_capacity(text.len());
-            for (k, (i, c)) in text.char_indices().enumerate() {
-                if k % STRIDE == 0 {
-                    checkpoints.push(i as u32);
-                }
-                t.push(if c.is_ascii() {
-                    ascii[c as usize]
-                } else {
-                    ids.get(&c).copied().unwrap_or(0)
-                });
-            }
-            if t.len() % STRIDE == 0 {
-                checkpoints.push(text.len() as u32);
-            }
-            t
+            (
+                text.chars().map(id_of).collect(),
+                super::char_checkpoints(text, STRIDE),
+            )
         };
         let n = t.len();
         let groups: Vec<Group> = pieces
@@ -304,11 +301,6 @@ impl Tables {
         self.index.is_empty()
     }
 
-    /// Bytes the tables hold.
-    pub fn bytes(&self) -> usize {
-        self.blocks.len() + self.checkpoints.len() * 4
-    }
-
     /// The byte offset in `text` (the text tabled) of char `c`.
     fn byte_of(&self, text: &str, c: usize) -> usize {
         if self.checkpoints.is_empty() {
@@ -365,16 +357,6 @@ impl Tables {
                 .map(|w| self.byte_of(text, w.start)..self.byte_of(text, w.end))
                 .collect(),
         )
-    }
-
-    /// The blocks of starts whose bound is at most `k`, in order.
-    #[doc(hidden)]
-    pub fn survivors_of(&self, quote: &[char], k: usize) -> Option<Vec<usize>> {
-        if k > MAX_K {
-            return None;
-        }
-        let (plan, _) = self.plan(quote);
-        Some(self.survivors(&plan, k))
     }
 
     fn survivors(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
