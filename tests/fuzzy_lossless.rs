@@ -385,7 +385,7 @@ fn issue_55_the_word_piece_bound_declines_what_it_cannot_tell() {
     assert!(tables.candidates(&long, short, k).is_some());
     let quote: String = long.iter().collect();
     let source = SourceText::new(short);
-    source.expect_fuzzy(&[quote.as_str(), quote.as_str()]);
+    source.expect_fuzzy(&[quote.as_str(), quote.as_str()], 0.8);
     assert_eq!(
         source.check(&quote, 0.8).similarity,
         SourceText::new(short).check(&quote, 0.8).similarity
@@ -445,14 +445,19 @@ fn issue_55_announced_and_unannounced_quotes_match_alike() {
         let refs: Vec<&str> = quotes.iter().map(String::as_str).collect();
         let plain = SourceText::new(text.as_str());
         let announced = SourceText::new(text.as_str());
-        announced.expect_fuzzy(&refs);
-        for q in &quotes {
-            let a = plain.check(q, 0.9);
-            let b = announced.check(q, 0.9);
-            assert_eq!(a.verdict, b.verdict, "{q:?}");
-            assert_eq!(a.similarity, b.similarity, "{q:?}");
-            assert_eq!(a.byte_span, b.byte_span, "{q:?}");
-            assert_eq!(a.closest_bytes, b.closest_bytes, "{q:?}");
+        announced.expect_fuzzy(&refs, 0.9);
+        // Checked at the threshold announced, and (a sixth of the quotes,
+        // for the test's time) at others: a lower one (more edits than the
+        // batch was prepared for) and a higher one.
+        for (threshold, every) in [(0.9, 1), (0.7, 6), (0.95, 6)] {
+            for q in quotes.iter().step_by(every) {
+                let a = plain.check(q, threshold);
+                let b = announced.check(q, threshold);
+                assert_eq!(a.verdict, b.verdict, "{q:?}");
+                assert_eq!(a.similarity, b.similarity, "{q:?}");
+                assert_eq!(a.byte_span, b.byte_span, "{q:?}");
+                assert_eq!(a.closest_bytes, b.closest_bytes, "{q:?}");
+            }
         }
     }
 }

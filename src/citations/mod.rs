@@ -397,7 +397,12 @@ impl<'a> SourceText<'a> {
     /// lossless search tables what they share once
     /// ([`fuzzy::wordbound`]) rather than filter each alone. Only the
     /// first call counts; the matches are the same with or without it.
-    pub fn expect_fuzzy(&self, quotes: &[&str]) {
+    ///
+    /// `threshold` is the one the quotes will be checked at: the tables
+    /// then hold each announced quote's bound for the edits a match at
+    /// the lossless floor (or `threshold`, when lower) allows, computed
+    /// for all of them at once.
+    pub fn expect_fuzzy(&self, quotes: &[&str], threshold: f64) {
         if self.search != FuzzySearch::Lossless || quotes.len() < 2 || self.pieces.get().is_some() {
             return;
         }
@@ -408,7 +413,10 @@ impl<'a> SourceText<'a> {
                 .filter(|q: &Vec<char>| !q.is_empty())
                 .collect();
             let buffer = self.take_spare(|s| &mut s.pieces);
-            fuzzy::wordbound::Tables::new_in(self.normalized().text(), &normalized, buffer)
+            let mut tables =
+                fuzzy::wordbound::Tables::new_in(self.normalized().text(), &normalized, buffer)?;
+            tables.prepare(&normalized, threshold.min(fuzzy::LOSSLESS_FLOOR));
+            Some(tables)
         });
     }
 

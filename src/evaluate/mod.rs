@@ -670,7 +670,7 @@ fn check_transcript(
         .filter(|(_, l)| l.verdict.is_none())
         .map(|(q, _)| *q)
         .collect();
-    src.expect_fuzzy(&fuzzy);
+    src.expect_fuzzy(&fuzzy, config.fuzzy_threshold);
     ks.par_iter()
         .zip(verbatim)
         .zip(&located)

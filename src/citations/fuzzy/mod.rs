@@ -873,10 +873,12 @@ pub fn verify_min(
     let kept: Vec<Range<usize>>;
     let windows = if min_similarity > 0.0 {
         let k = qgram::max_edits(m, min_similarity) as u32;
+        let texts: Vec<&str> = windows.iter().map(|w| &text[w.clone()]).collect();
         kept = windows
             .iter()
-            .filter(|w| forward.reaches(&text[(*w).clone()], k))
-            .cloned()
+            .zip(forward.reaches_each(&texts, k))
+            .filter(|(_, reached)| *reached)
+            .map(|(w, _)| w.clone())
             .collect();
         kept.as_slice()
     } else {

@@ -10,6 +10,29 @@
 //!   longest substring ending there at that distance (the quote reversed
 //!   against the text read backwards, the start fixed).
 
+/// Windows scanned side by side by [`Pattern::reaches_each`].
+const LANES: usize = 4;
+
+/// Groups of windows between a group's prefetch and its scan.
+const AHEAD: usize = 4;
+
+/// Asks for the first two cache lines of `bytes` (a hint; nothing on
+/// other targets).
+#[inline(always)]
+fn prefetch(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        for line in bytes.chunks(64).take(2) {
+            // SAFETY: a prefetch reads nothing and cannot fault; the
+            // pointer is to a live slice.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}
+
 /// A quote's match masks: for each character of the quote, one bit per
 /// position where it occurs, in `blocks` words.
 #[derive(Debug)]
@@ -87,16 +110,22 @@ impl Pattern {
         }
     }
 
+    /// The mask slot of `c` (0: not in the quote).
     #[inline(always)]
-    fn eq(&self, c: char) -> &[u64] {
-        let slot = if c.is_ascii() {
+    fn slot(&self, c: char) -> usize {
+        if c.is_ascii() {
             self.ascii[c as usize] as usize
         } else {
             match self.other.binary_search_by_key(&c, |&(k, _)| k) {
                 Ok(k) => self.other[k].1 as usize,
                 Err(_) => 0,
             }
-        };
+        }
+    }
+
+    #[inline(always)]
+    fn eq(&self, c: char) -> &[u64] {
+        let slot = self.slot(c);
         &self.masks[slot * self.blocks..(slot + 1) * self.blocks]
     }
 
@@ -195,6 +224,222 @@ impl Pattern {
         found
     }
 
+    /// [`Pattern::reaches`] for each of `texts` (the same answers), their
+    /// scans side by side, [`LANES`] at a time in the lanes of one vector
+    /// for quotes of up to 128 chars: one window's scan is a chain of
+    /// dependent steps, and independent chains side by side keep the core
+    /// busy (longer quotes are scanned one window at a time).
+    pub(crate) fn reaches_each(&self, texts: &[&str], k: u32) -> Vec<bool> {
+        if self.len == 0 {
+            return vec![true; texts.len()];
+        }
+        let mut out = vec![false; texts.len()];
+        for (g, (group, found)) in texts.chunks(LANES).zip(out.chunks_mut(LANES)).enumerate() {
+            // A later group's windows are asked for from memory while this
+            // one is scanned (they lie anywhere in the text).
+            if let Some(next) = texts.get((g + AHEAD) * LANES..(g + AHEAD + 1) * LANES) {
+                for t in next {
+                    prefetch(t.as_bytes());
+                }
+            }
+            match self.blocks {
+                1 => self.reaches_lanes::<1>(group, k, found),
+                2 => self.reaches_lanes::<2>(group, k, found),
+                _ => {
+                    for (t, f) in group.iter().zip(found.iter_mut()) {
+                        *f = self.reaches(t, k);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Up to [`LANES`] windows scanned in lockstep by a pattern of `B`
+    /// blocks, one lane each: a lane's answer is whether an end within `k`
+    /// came before its window's end. Every lane steps at every column (a
+    /// lane past its window reads a char of no mask and is not read), so
+    /// the columns' words are vectors of the lanes.
+    fn reaches_lanes<const B: usize>(&self, texts: &[&str], k: u32, found: &mut [bool]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked above).
+                return unsafe { self.reaches_lanes_avx2::<B>(texts, k, found) };
+            }
+        }
+        self.reaches_lanes_portable::<B>(texts, k, found)
+    }
+
+    /// [`Pattern::reaches_lanes`] in AVX2 registers: a block's four lanes
+    /// are one vector (assembled from the lanes' masks in registers, never
+    /// through memory: a vector read of four scalar stores stalls).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn reaches_lanes_avx2<const B: usize>(&self, texts: &[&str], k: u32, found: &mut [bool]) {
+        use std::arch::x86_64::*;
+        const { assert!(LANES == 4) };
+        let row = _mm_cvtsi64_si128(((self.len - 1) % 64) as i64);
+        let ones = _mm256_set1_epi64x(-1);
+        let one = _mm256_set1_epi64x(1);
+        let limit = _mm256_set1_epi64x(i64::from(k));
+        let mut pv = [ones; B];
+        let mut mv = [_mm256_setzero_si256(); B];
+        let mut score = _mm256_set1_epi64x(self.len as i64);
+        // The lanes' mask slots, column-major (slot 0, of no char, past a
+        // window's end), and each window's length in chars.
+        let (slots, lens) = self.lane_slots(texts);
+        let columns = lens.iter().copied().max().unwrap_or(0);
+        // Bit l: lane l still scanning.
+        let mut on: i32 = (1 << texts.len().min(LANES)) - 1;
+        for j in 0..columns {
+            let col = &slots[j * LANES..(j + 1) * LANES];
+            let (m0, m1, m2, m3) = (
+                &self.masks[col[0] as usize * B..],
+                &self.masks[col[1] as usize * B..],
+                &self.masks[col[2] as usize * B..],
+                &self.masks[col[3] as usize * B..],
+            );
+            let mut hneg = _mm256_setzero_si256();
+            let mut hpos = _mm256_setzero_si256();
+            for b in 0..B {
+                let eq = _mm256_set_epi64x(m3[b] as i64, m2[b] as i64, m1[b] as i64, m0[b] as i64);
+                let (p, m) = (pv[b], mv[b]);
+                let xv = _mm256_or_si256(eq, m);
+                let e = _mm256_or_si256(eq, hneg);
+                let xh = _mm256_or_si256(
+                    _mm256_xor_si256(_mm256_add_epi64(_mm256_and_si256(e, p), p), p),
+                    e,
+                );
+                let ph = _mm256_or_si256(m, _mm256_andnot_si256(_mm256_or_si256(xh, p), ones));
+                let mh = _mm256_and_si256(p, xh);
+                let phs = _mm256_or_si256(_mm256_slli_epi64::<1>(ph), hpos);
+                let mhs = _mm256_or_si256(_mm256_slli_epi64::<1>(mh), hneg);
+                pv[b] = _mm256_or_si256(mhs, _mm256_andnot_si256(_mm256_or_si256(xv, phs), ones));
+                mv[b] = _mm256_and_si256(phs, xv);
+                if b + 1 < B {
+                    hpos = _mm256_srli_epi64::<63>(ph);
+                    hneg = _mm256_srli_epi64::<63>(mh);
+                } else {
+                    score = _mm256_sub_epi64(
+                        _mm256_add_epi64(score, _mm256_and_si256(_mm256_srl_epi64(ph, row), one)),
+                        _mm256_and_si256(_mm256_srl_epi64(mh, row), one),
+                    );
+                }
+            }
+            // Lanes at an end within k, inside their windows.
+            let over = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(score, limit)));
+            let inside = (0..LANES).fold(0, |a, l| a | (i32::from(lens[l] > j) << l));
+            let hit = on & !over & inside;
+            if hit != 0 {
+                for (l, f) in found.iter_mut().enumerate() {
+                    if hit & (1 << l) != 0 {
+                        *f = true;
+                    }
+                }
+                on &= !hit;
+                if on == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The mask slots of up to [`LANES`] windows' chars, column by column
+    /// (`LANES` per column, 0 past a window's end or for a missing lane),
+    /// and each window's length in chars.
+    fn lane_slots(&self, texts: &[&str]) -> (Vec<u32>, [usize; LANES]) {
+        let mut lens = [0; LANES];
+        for (l, t) in texts.iter().take(LANES).enumerate() {
+            lens[l] = if t.is_ascii() {
+                t.len()
+            } else {
+                t.chars().count()
+            };
+        }
+        let columns = lens.iter().copied().max().unwrap_or(0);
+        let mut slots = vec![0u32; columns * LANES];
+        for (l, t) in texts.iter().take(LANES).enumerate() {
+            if t.is_ascii() {
+                for (j, &b) in t.as_bytes().iter().enumerate() {
+                    slots[j * LANES + l] = self.ascii[usize::from(b)];
+                }
+            } else {
+                for (j, c) in t.chars().enumerate() {
+                    slots[j * LANES + l] = self.slot(c) as u32;
+                }
+            }
+        }
+        (slots, lens)
+    }
+
+    #[inline(always)]
+    fn reaches_lanes_portable<const B: usize>(&self, texts: &[&str], k: u32, found: &mut [bool]) {
+        let row = (self.len - 1) % 64;
+        // Block-major: each block's lanes side by side.
+        let mut pv = [[!0u64; LANES]; B];
+        let mut mv = [[0u64; LANES]; B];
+        let mut score = [self.len as i64; LANES];
+        let mut chars: [std::str::Chars<'_>; LANES] =
+            std::array::from_fn(|l| texts.get(l).map_or_else(|| "".chars(), |t| t.chars()));
+        let mut on = [false; LANES];
+        on[..texts.len().min(LANES)].fill(true);
+        let none = &self.masks[..self.blocks];
+        let k = i64::from(k);
+        while on.iter().any(|&o| o) {
+            let mut eq = [[0u64; LANES]; B];
+            for l in 0..LANES {
+                let masks = match chars[l].next() {
+                    Some(c) if on[l] => self.eq(c),
+                    Some(_) => none,
+                    None => {
+                        on[l] = false;
+                        none
+                    }
+                };
+                for b in 0..B {
+                    eq[b][l] = masks[b];
+                }
+            }
+            // The column's step, block by block, every lane at once (the
+            // top row's delta is 0: the start is free).
+            let mut hneg = [0u64; LANES];
+            let mut hpos = [0u64; LANES];
+            for b in 0..B {
+                let (pv, mv, eq) = (&mut pv[b], &mut mv[b], &eq[b]);
+                let mut ph = [0u64; LANES];
+                let mut mh = [0u64; LANES];
+                for l in 0..LANES {
+                    let xv = eq[l] | mv[l];
+                    let e = eq[l] | hneg[l];
+                    let xh = ((e & pv[l]).wrapping_add(pv[l]) ^ pv[l]) | e;
+                    ph[l] = mv[l] | !(xh | pv[l]);
+                    mh[l] = pv[l] & xh;
+                    let phs = (ph[l] << 1) | hpos[l];
+                    let mhs = (mh[l] << 1) | hneg[l];
+                    pv[l] = mhs | !(xv | phs);
+                    mv[l] = phs & xv;
+                }
+                if b + 1 < B {
+                    for l in 0..LANES {
+                        hpos[l] = ph[l] >> 63;
+                        hneg[l] = mh[l] >> 63;
+                    }
+                } else {
+                    for l in 0..LANES {
+                        score[l] += ((ph[l] >> row) & 1) as i64 - ((mh[l] >> row) & 1) as i64;
+                    }
+                }
+            }
+            for l in 0..LANES {
+                if on[l] && score[l] <= k {
+                    found[l] = true;
+                    on[l] = false;
+                }
+            }
+        }
+    }
+
     /// For a pattern built `reversed`: the greatest length `l` (at most
     /// `max_len` and `end`) with `distance(quote, text[end - l..end]) ==
     /// dist`, or None when no non-empty substring has that distance.
@@ -274,6 +519,31 @@ mod tests {
                 let mut got = Vec::new();
                 p.end_distances(&t, &mut got);
                 assert_eq!(got, table(&q, &t), "m={m}");
+            }
+        }
+    }
+
+    #[test]
+    fn reaching_each_window_equals_reaching_it_alone() {
+        let alphabet: Vec<char> = "abcdé ".chars().collect();
+        let mut seed = 5;
+        for m in [1, 3, 20, 64, 65, 100, 128, 129, 200] {
+            let q = random_text(&mut seed, m, &alphabet);
+            let p = Pattern::new(&q, false);
+            // Windows of unequal lengths, empty ones, some far fewer than
+            // the lanes and some more.
+            for count in [0, 1, 3, 4, 5, 9] {
+                let texts: Vec<String> = (0..count)
+                    .map(|i| {
+                        let n = (i * 37 + m) % 180;
+                        random_text(&mut seed, n, &alphabet).into_iter().collect()
+                    })
+                    .collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                for k in [0, 1, m as u32 / 4, m as u32 / 2, m as u32] {
+                    let alone: Vec<bool> = refs.iter().map(|t| p.reaches(t, k)).collect();
+                    assert_eq!(p.reaches_each(&refs, k), alone, "m={m} count={count} k={k}");
+                }
             }
         }
     }

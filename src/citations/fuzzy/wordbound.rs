@@ -39,7 +39,19 @@
 //! piece's length (a piece's best stretch is no longer) so that they build
 //! in parallel. Characters of no tabled piece read as one id; more than 255
 //! distinct characters share ids by a hash: a char read as equal to another
-//! can only lower a distance.
+//! can only lower a distance. Each table is kept beside its minima over
+//! four blocks from each block: a piece's window of 4 to 8 blocks is then
+//! read as one or two minima.
+//!
+//! **The pass over the tables.** A quote's bound sums its pieces' window
+//! minima over every block: one pass over its tables per quote, memory
+//! bound when the tables outgrow the cache. The quotes announced together
+//! ([`Tables::prepare`]) are summed together instead, a slice of
+//! [`PASS`] blocks of every table at a time (in L2) for all of them,
+//! the slices in parallel, for the edits a match at the floor allows; a
+//! search for fewer edits (a better match already found) keeps those of
+//! the blocks whose sum is within them: the sum for more edits reads each
+//! piece over more blocks, so it is no greater, and still a bound.
 
 use rayon::prelude::*;
 use std::ops::Range;
@@ -62,6 +74,9 @@ const CHUNK: usize = 1 << 16;
 const STRIDE: usize = 64;
 /// Most edits the u8 sums can tell from saturation.
 const MAX_K: usize = 254;
+/// Blocks per slice of [`Tables::prepare`]'s pass (a slice of every table
+/// in L2).
+const PASS: usize = 2048;
 
 type FxMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
@@ -110,14 +125,31 @@ pub struct Tables {
     index: FxMap<Vec<char>, u32>,
     /// Blocks per table (padding included).
     stride: usize,
-    /// Piece-major: `blocks[p * stride + PAD + β]`.
+    /// Piece-major: `blocks[p * stride + PAD + β]`; then, from
+    /// `quads`, each table's least over four blocks from each
+    /// (`blocks[quads + p * stride + i]` = least of `blocks[p * stride +
+    /// i..][..4]`, reads past the table's end left out): a window of 4 to
+    /// 8 blocks is then one or two reads, not 4 to 8.
     blocks: Vec<u8>,
+    /// Where the four-block minima start in `blocks`.
+    quads: usize,
     /// Chars of the text.
     chars: usize,
     /// The byte offset of every [`STRIDE`]-th char (empty when the text
     /// is ASCII: chars are bytes).
     checkpoints: Vec<u32>,
+    /// The bound of quotes announced beforehand ([`Tables::prepare`]),
+    /// computed for all of them in one pass: per quote, the edits it was
+    /// computed for and its blocks within them (block, sum).
+    prepared: FxMap<Vec<char>, Prepared>,
 }
+
+/// A prepared quote's bound: the edits it was computed for, and its
+/// blocks within them (block, sum).
+type Prepared = (usize, Vec<(u32, u8)>);
+
+/// A quote's part of [`Tables::prepare`]: its pieces' plan and its edits.
+type Job = (Vec<(usize, isize, u8)>, usize);
 
 /// One group of up to [`LANES`] pieces, ready for the kernel.
 struct Group {
@@ -246,7 +278,7 @@ impl Tables {
         let count = n / BLOCK + 1;
         let stride = count + 2 * PAD;
         buffer.clear();
-        buffer.resize(pieces.len() * stride, 0);
+        buffer.resize(2 * pieces.len() * stride, 0);
         let mut blocks = buffer;
         let chunks = n.div_ceil(CHUNK).max(1);
         // A wave of chunks at a time, each (group, chunk) in parallel: the
@@ -277,6 +309,11 @@ impl Tables {
                 }
             }
         }
+        let quads = pieces.len() * stride;
+        let (raw, four) = blocks.split_at_mut(quads);
+        for (table, out) in raw.chunks_exact(stride).zip(four.chunks_exact_mut(stride)) {
+            least_of_four(table, out);
+        }
         let index = pieces
             .iter()
             .enumerate()
@@ -286,8 +323,10 @@ impl Tables {
             index,
             stride,
             blocks,
+            quads,
             chars: n,
             checkpoints,
+            prepared: FxMap::default(),
         }
     }
 
@@ -336,7 +375,17 @@ impl Tables {
         if reach <= k {
             return None;
         }
-        let kept = self.survivors(&plan, k);
+        // A quote prepared for as many edits or more: its blocks within
+        // `k` (a sum for more edits reads each piece over at least the
+        // blocks it reads for fewer, so it is no greater: still a bound).
+        let kept = match self.prepared.get(quote) {
+            Some((most, blocks)) if *most >= k => blocks
+                .iter()
+                .filter(|&&(_, s)| usize::from(s) <= k)
+                .map(|&(b, _)| b as usize)
+                .collect(),
+            _ => self.survivors(&plan, k),
+        };
         let m = quote.len();
         let n = self.chars;
         let mut windows: Vec<Range<usize>> = Vec::new();
@@ -409,7 +458,14 @@ impl Tables {
     /// fall in to each block's `sum`.
     #[inline(always)]
     fn add_pieces(&self, plan: &[(usize, isize, u8)], k: usize, sum: &mut [u8]) {
-        let count = sum.len();
+        self.add_pieces_in(plan, k, 0, sum);
+    }
+
+    /// [`Tables::add_pieces`] for the blocks from `first` on (`sum` holds
+    /// theirs: `sum[i]` is block `first + i`'s).
+    #[inline(always)]
+    fn add_pieces_in(&self, plan: &[(usize, isize, u8)], k: usize, first: usize, sum: &mut [u8]) {
+        let count = self.chars / BLOCK + 1;
         for &(t, o, bonus) in plan {
             let dl = (o - k as isize).div_euclid(BLOCK as isize);
             let dh = (BLOCK as isize - 1 + o + k as isize).div_euclid(BLOCK as isize);
@@ -419,23 +475,142 @@ impl Tables {
             // Blocks past the table's end (positions past the text's end,
             // for the late pieces of a long quote) read 0 and add nothing.
             let len = table.len().saturating_sub(from + width - 1).min(count);
-            if len == 0 {
+            let end = len.min(first + sum.len());
+            if end <= first {
                 // Every block's positions for this piece lie past the
                 // text's end (a quote far longer than the text).
                 continue;
             }
-            let sum = &mut sum[..len];
-            let table = &table[from..from + len + width - 1];
+            let n = end - first;
+            let sum = &mut sum[..n];
+            let at = from + first;
+            let quad = &self.blocks[self.quads + t * self.stride..][..self.stride];
+            let table = &table[at..at + n + width - 1];
             match width {
                 1 => add_least::<1>(sum, table, bonus),
                 2 => add_least::<2>(sum, table, bonus),
                 3 => add_least::<3>(sum, table, bonus),
-                4 => add_least::<4>(sum, table, bonus),
-                5 => add_least::<5>(sum, table, bonus),
-                6 => add_least::<6>(sum, table, bonus),
+                // Blocks i..i + 4: one four-block least; i..i + W for W up
+                // to 8: the leasts of i..i + 4 and i + W - 4..i + W.
+                4 => add_least::<1>(sum, &quad[at..at + n], bonus),
+                5..=8 => {
+                    let late = at + width - 4;
+                    add_least_of_two(sum, &quad[at..at + n], &quad[late..late + n], bonus);
+                }
                 _ => add_least_any(sum, table, width, bonus),
             }
         }
+    }
+
+    /// Computes the bound of every quote of `quotes` (normalized, as
+    /// chars) for the edits a match at `floor` allows, in one pass over
+    /// the tables: a [`PASS`]-block slice of every table at a time (held
+    /// in cache) for all the quotes, rather than every table once per
+    /// quote. [`Tables::candidates`] then reads a prepared quote's blocks
+    /// (the same windows for those edits, a superset for fewer).
+    pub(crate) fn prepare(&mut self, quotes: &[Vec<char>], floor: f64) {
+        let mut names: Vec<&Vec<char>> = Vec::new();
+        let mut jobs: Vec<Job> = Vec::new();
+        let mut seen: FxMap<&[char], ()> = FxMap::default();
+        for q in quotes {
+            if seen.insert(q.as_slice(), ()).is_some() {
+                continue;
+            }
+            let k = super::qgram::max_edits(q.len(), floor);
+            if k > MAX_K {
+                continue;
+            }
+            let (plan, reach) = self.plan(q);
+            if reach > k {
+                names.push(q);
+                jobs.push((plan, k));
+            }
+        }
+        if jobs.is_empty() {
+            return;
+        }
+        let count = self.chars / BLOCK + 1;
+        let slices = count.div_ceil(PASS);
+        // A few tasks per thread, each a run of slices.
+        let run = slices
+            .div_ceil(rayon::current_num_threads().max(1) * 4)
+            .max(1);
+        let this = &*self;
+        let parts: Vec<Vec<Vec<(u32, u8)>>> = (0..slices.div_ceil(run))
+            .into_par_iter()
+            .map(|r| this.prepare_run(&jobs, r * run..((r + 1) * run).min(slices)))
+            .collect();
+        for (j, q) in names.into_iter().enumerate() {
+            let blocks: Vec<(u32, u8)> = parts.iter().flat_map(|p| p[j].iter().copied()).collect();
+            self.prepared.insert(q.clone(), (jobs[j].1, blocks));
+        }
+    }
+
+    /// Each job's blocks within its edits, over the slices `run`.
+    fn prepare_run(&self, jobs: &[Job], run: Range<usize>) -> Vec<Vec<(u32, u8)>> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked above).
+                return unsafe { self.prepare_run_avx2(jobs, run) };
+            }
+        }
+        self.prepare_run_portable(jobs, run)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn prepare_run_avx2(&self, jobs: &[Job], run: Range<usize>) -> Vec<Vec<(u32, u8)>> {
+        self.prepare_run_portable(jobs, run)
+    }
+
+    #[inline(always)]
+    fn prepare_run_portable(&self, jobs: &[Job], run: Range<usize>) -> Vec<Vec<(u32, u8)>> {
+        let count = self.chars / BLOCK + 1;
+        let mut out: Vec<Vec<(u32, u8)>> = vec![Vec::new(); jobs.len()];
+        let mut sum = vec![0u8; PASS];
+        for slice in run {
+            let first = slice * PASS;
+            let n = PASS.min(count - first);
+            for ((plan, k), kept) in jobs.iter().zip(out.iter_mut()) {
+                let sum = &mut sum[..n];
+                sum.fill(0);
+                self.add_pieces_in(plan, *k, first, sum);
+                let k8 = *k as u8;
+                for (c, chunk) in sum.chunks(LANES).enumerate() {
+                    if chunk.iter().fold(u8::MAX, |a, &b| a.min(b)) > k8 {
+                        continue;
+                    }
+                    for (i, &s) in chunk.iter().enumerate() {
+                        if s <= k8 {
+                            kept.push(((first + c * LANES + i) as u32, s));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `out[i]` = least of `table[i..i + 4]` (of what the table holds past
+/// `i`, near its end).
+fn least_of_four(table: &[u8], out: &mut [u8]) {
+    let n = table.len();
+    let body = n.saturating_sub(3);
+    for (o, w) in out[..body].iter_mut().zip(table.windows(4)) {
+        *o = w[0].min(w[1]).min(w[2]).min(w[3]);
+    }
+    for i in body..n {
+        out[i] = table[i..].iter().copied().min().unwrap_or(0);
+    }
+}
+
+/// `sum[i] += least(a[i], b[i]) - bonus`, saturating.
+#[inline(always)]
+fn add_least_of_two(sum: &mut [u8], a: &[u8], b: &[u8], bonus: u8) {
+    for ((s, &x), &y) in sum.iter_mut().zip(a).zip(b) {
+        *s = s.saturating_add(x.min(y).saturating_sub(bonus));
     }
 }
 
@@ -627,6 +802,91 @@ mod tests {
             .map(|y| lev(p, &t[x..y]))
             .min()
             .unwrap_or(p.len())
+    }
+
+    /// A text of `words` words drawn from a small vocabulary (seeded).
+    fn small_vocabulary_text(words: usize, seed: u64) -> String {
+        let vocab = [
+            "garden", "leeks", "harvest", "we", "grew", "the", "a", "market", "rain", "sold",
+            "council", "kale", "river", "boat",
+        ];
+        let mut x = seed;
+        (0..words)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                vocab[(x >> 33) as usize % vocab.len()]
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn four_block_minima_equal_the_tables() {
+        let text = small_vocabulary_text(3_000, 3);
+        let quotes: Vec<Vec<char>> = ["we grew the leeks", "the leeks we sold at market"]
+            .iter()
+            .map(|q| q.chars().collect())
+            .collect();
+        let tables = Tables::new(&text, &quotes).expect("shared pieces");
+        for p in 0..tables.len() {
+            let raw = &tables.blocks[p * tables.stride..(p + 1) * tables.stride];
+            let four = &tables.blocks[tables.quads + p * tables.stride..][..tables.stride];
+            for i in 0..tables.stride {
+                let want = raw[i..(i + 4).min(raw.len())].iter().min().copied();
+                assert_eq!(Some(four[i]), want, "piece {p} block {i}");
+            }
+        }
+    }
+
+    /// Issue 55: a batch prepared in one pass gives each quote the windows
+    /// it gets alone, for the edits it was prepared for; for fewer, windows
+    /// that hold those it gets alone; for more, the same as alone.
+    #[test]
+    fn prepared_quotes_keep_the_windows_they_get_alone() {
+        for seed in 1..6 {
+            let text = small_vocabulary_text(6_000 + 1_000 * seed as usize, seed);
+            let chars: Vec<char> = text.chars().collect();
+            let mut quotes: Vec<Vec<char>> = Vec::new();
+            let mut x = seed;
+            for i in 0..40 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let len = 12 + (x >> 40) as usize % 120;
+                if i % 2 == 0 {
+                    let a = (x >> 20) as usize % (chars.len() - len);
+                    quotes.push(chars[a..a + len].to_vec());
+                } else {
+                    quotes.push(small_vocabulary_text(len / 5 + 2, x).chars().collect());
+                }
+            }
+            let floor = 0.8;
+            let alone = Tables::new(&text, &quotes).expect("shared pieces");
+            let mut batch = Tables::new(&text, &quotes).expect("shared pieces");
+            batch.prepare(&quotes, floor);
+            assert!(!batch.prepared.is_empty());
+            for q in &quotes {
+                let most = crate::citations::fuzzy::qgram::max_edits(q.len(), floor);
+                for k in [0, most / 2, most.saturating_sub(1), most, most + 3] {
+                    let a = alone.candidates(q, &text, k);
+                    let b = batch.candidates(q, &text, k);
+                    if k >= most {
+                        assert_eq!(a, b, "k={k} seed={seed}");
+                        continue;
+                    }
+                    assert_eq!(a.is_some(), b.is_some());
+                    let (Some(a), Some(b)) = (a, b) else { continue };
+                    for w in &a {
+                        assert!(
+                            b.iter().any(|v| v.start <= w.start && w.end <= v.end),
+                            "k={k} seed={seed}: {w:?} outside {b:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
