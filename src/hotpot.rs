@@ -498,7 +498,9 @@ mod tests {
     fn record(i: usize, answer: String, citations: Vec<i64>) -> SimpleRecord {
         SimpleRecord {
             id: Some(format!("q{i}")),
-            question: (i % 3 == 0).then(|| format!("Who, \"exactly\", is {i}?")),
+            question: i
+                .is_multiple_of(3)
+                .then(|| format!("Who, \"exactly\", is {i}?")),
             item: SimpleItem { answer, citations },
         }
     }

@@ -448,7 +448,8 @@ fn issue_55_announced_and_unannounced_quotes_match_alike() {
         announced.expect_fuzzy(&refs, 0.9);
         // Checked at the threshold announced, and (a sixth of the quotes,
         // for the test's time) at others: a lower one (more edits than the
-        // batch was prepared for) and a higher one.
+        // batch was prepared for: each quote's own pass) and a higher one
+        // (the same floor, min(threshold, 0.8), as the one announced).
         for (threshold, every) in [(0.9, 1), (0.7, 6), (0.95, 6)] {
             for q in quotes.iter().step_by(every) {
                 let a = plain.check(q, threshold);

@@ -227,7 +227,7 @@ mod tests {
             let mut text = String::new();
             for _ in 0..len {
                 // Long runs of label letters now and then, to cross 40.
-                if next() % 23 == 0 {
+                if next().is_multiple_of(23) {
                     for _ in 0..(next() % 50) {
                         text.push('a');
                     }

@@ -735,7 +735,7 @@ mod tests {
             for _ in 0..1 + next() % 2 {
                 let at = (next() % doc.len() as u64) as usize;
                 let byte = alphabet[(next() % alphabet.len() as u64) as usize];
-                if next() % 2 == 0 {
+                if next().is_multiple_of(2) {
                     doc[at] = byte;
                 } else {
                     doc.insert(at, byte);

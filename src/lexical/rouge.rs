@@ -323,7 +323,7 @@ pub fn lcs_length(a: &[u32], b: &[u32]) -> usize {
     }
     let mut zeros = 0usize;
     for (w, x) in v.iter().enumerate() {
-        let bits = if w + 1 == words && a.len() % 64 != 0 {
+        let bits = if w + 1 == words && !a.len().is_multiple_of(64) {
             a.len() % 64
         } else {
             64

@@ -305,7 +305,7 @@ mod tests {
             let size = match g {
                 8 | 1501 => CHUNK + 17,
                 22 => 2 * CHUNK + 3,
-                _ if g % 11 == 0 => 0,
+                _ if g.is_multiple_of(11) => 0,
                 _ => (g * 37) % 1500,
             };
             (0..size).map(|i| ((g * 31 + i) % 251) as u8).collect()

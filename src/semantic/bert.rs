@@ -78,7 +78,7 @@ impl FusedBert {
         }
         let h = config.hidden_size;
         let inter = config.intermediate_size;
-        if config.num_attention_heads == 0 || h % config.num_attention_heads != 0 {
+        if config.num_attention_heads == 0 || !h.is_multiple_of(config.num_attention_heads) {
             candle_core::bail!("hidden_size {h} is not a multiple of num_attention_heads");
         }
         let e = vb.pp("embeddings");

@@ -195,7 +195,7 @@ fn sign_flip_p(deltas: &[f64], diff: f64, rng: &mut SplitMix64, resamples: usize
     for _ in 0..resamples {
         let mut word = 0u64;
         let random_signs = |i: usize| {
-            if i % 64 == 0 {
+            if i.is_multiple_of(64) {
                 word = rng.next_u64();
             }
             (word >> (i % 64)) & 1 == 1

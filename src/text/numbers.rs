@@ -101,7 +101,7 @@ impl Acc {
             (Some(_), Word::Scale(s)) => self.last_scale == 0 || s < self.last_scale,
             (Some(_), Word::Hundred) => self.current > 0 && self.current < 100,
             (Some(Word::Hundred | Word::Scale(_)), Word::Small(_) | Word::Tens(_)) => {
-                self.current % 100 == 0
+                self.current.is_multiple_of(100)
             }
         };
         if !ok {
@@ -199,7 +199,11 @@ pub fn spellings(n: u64) -> Vec<String> {
     let without_and = words.replace(" and ", " ");
     // num2words writes "and" after thousands but not after hundreds
     // ("one hundred five"); build the British form itself.
-    let words = match (n > 100 && n % 100 != 0, spell(n - n % 100), spell(n % 100)) {
+    let words = match (
+        n > 100 && !n.is_multiple_of(100),
+        spell(n - n % 100),
+        spell(n % 100),
+    ) {
         (true, Some(head), Some(tail)) => format!("{head} and {tail}"),
         _ => words,
     };

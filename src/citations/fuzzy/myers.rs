@@ -13,6 +13,10 @@
 /// Windows scanned side by side by [`Pattern::reaches_each`].
 const LANES: usize = 4;
 
+/// Longest window (in bytes) scanned in a lane; longer ones are streamed
+/// alone (a lane's window is laid out as mask slots first).
+const LANE_WINDOW: usize = 1 << 14;
+
 /// Groups of windows between a group's prefetch and its scan.
 const AHEAD: usize = 4;
 
@@ -234,22 +238,31 @@ impl Pattern {
             return vec![true; texts.len()];
         }
         let mut out = vec![false; texts.len()];
-        for (g, (group, found)) in texts.chunks(LANES).zip(out.chunks_mut(LANES)).enumerate() {
+        // Long windows (a whole text, where no filter could tell) are
+        // streamed alone: the lanes lay out their windows' chars first.
+        let mut short: Vec<usize> = Vec::with_capacity(texts.len());
+        for (i, t) in texts.iter().enumerate() {
+            if self.blocks > 2 || t.len() > LANE_WINDOW {
+                out[i] = self.reaches(t, k);
+            } else {
+                short.push(i);
+            }
+        }
+        for (g, group) in short.chunks(LANES).enumerate() {
             // A later group's windows are asked for from memory while this
             // one is scanned (they lie anywhere in the text).
-            if let Some(next) = texts.get((g + AHEAD) * LANES..(g + AHEAD + 1) * LANES) {
-                for t in next {
-                    prefetch(t.as_bytes());
-                }
+            let ahead = ((g + AHEAD) * LANES).min(short.len());
+            for &i in &short[ahead..(ahead + LANES).min(short.len())] {
+                prefetch(texts[i].as_bytes());
             }
+            let windows: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
+            let mut found = [false; LANES];
             match self.blocks {
-                1 => self.reaches_lanes::<1>(group, k, found),
-                2 => self.reaches_lanes::<2>(group, k, found),
-                _ => {
-                    for (t, f) in group.iter().zip(found.iter_mut()) {
-                        *f = self.reaches(t, k);
-                    }
-                }
+                1 => self.reaches_lanes::<1>(&windows, k, &mut found),
+                _ => self.reaches_lanes::<2>(&windows, k, &mut found),
+            }
+            for (&i, f) in group.iter().zip(found) {
+                out[i] = f;
             }
         }
         out
@@ -338,9 +351,10 @@ impl Pattern {
                     }
                 }
                 on &= !hit;
-                if on == 0 {
-                    break;
-                }
+            }
+            // Every lane still to read has found, or is past its window.
+            if on & inside == 0 {
+                break;
             }
         }
     }
@@ -543,9 +557,36 @@ mod tests {
                 for k in [0, 1, m as u32 / 4, m as u32 / 2, m as u32] {
                     let alone: Vec<bool> = refs.iter().map(|t| p.reaches(t, k)).collect();
                     assert_eq!(p.reaches_each(&refs, k), alone, "m={m} count={count} k={k}");
+                    // The portable lanes too (the vector ones run where the
+                    // CPU has AVX2).
+                    if p.blocks <= 2 {
+                        for (group, want) in refs.chunks(LANES).zip(alone.chunks(LANES)) {
+                            let mut found = [false; LANES];
+                            match p.blocks {
+                                1 => p.reaches_lanes_portable::<1>(group, k, &mut found),
+                                _ => p.reaches_lanes_portable::<2>(group, k, &mut found),
+                            }
+                            assert_eq!(&found[..group.len()], want, "portable m={m} k={k}");
+                        }
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn long_windows_are_streamed_alone_with_the_same_answers() {
+        let q: Vec<char> = "the leeks we grew".chars().collect();
+        let p = Pattern::new(&q, false);
+        let far = format!("{}the leaks we grew", "x".repeat(LANE_WINDOW + 10));
+        let none = "y".repeat(LANE_WINDOW + 10);
+        let near = "so the leeks we grow here";
+        let swapped = "we grew the leeks";
+        let texts = [far.as_str(), near, none.as_str(), "", swapped, near];
+        let got = p.reaches_each(&texts, 2);
+        assert_eq!(got, [true, true, false, false, false, true]);
+        let alone: Vec<bool> = texts.iter().map(|t| p.reaches(t, 2)).collect();
+        assert_eq!(got, alone);
     }
 
     #[test]

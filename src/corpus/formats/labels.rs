@@ -232,7 +232,7 @@ pub(crate) fn clock(s: &str) -> Option<f64> {
 /// minutes`, `45 seconds`, `1 minute` (Teams' Word transcripts).
 pub(crate) fn spelled(s: &str) -> Option<f64> {
     let words: Vec<&str> = s.split_whitespace().collect();
-    if words.is_empty() || words.len() % 2 != 0 || words.len() > 6 {
+    if words.is_empty() || !words.len().is_multiple_of(2) || words.len() > 6 {
         return None;
     }
     let mut total = 0u64;
