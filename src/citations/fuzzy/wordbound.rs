@@ -376,20 +376,23 @@ impl Tables {
         if k > MAX_K || self.is_empty() {
             return None;
         }
-        let (plan, reach) = self.plan(quote);
-        if reach <= k {
-            return None;
-        }
-        // A quote prepared for as many edits or more: its blocks within
-        // `k` (a sum for more edits reads each piece over at least the
-        // blocks it reads for fewer, so it is no greater: still a bound).
-        let kept = match self.prepared.get(quote) {
+        // A quote prepared for as many edits or more (its pieces then reach
+        // past those, and so past `k`): its blocks within `k` (a sum for
+        // more edits reads each piece over at least the blocks it reads for
+        // fewer, so it is no greater: still a bound).
+        let kept: Vec<usize> = match self.prepared.get(quote) {
             Some((most, blocks)) if *most >= k => blocks
                 .iter()
                 .filter(|&&(_, s)| usize::from(s) <= k)
                 .map(|&(b, _)| b as usize)
                 .collect(),
-            _ => self.survivors(&plan, k),
+            _ => {
+                let (plan, reach) = self.plan(quote);
+                if reach <= k {
+                    return None;
+                }
+                self.survivors(&plan, k)
+            }
         };
         let m = quote.len();
         let n = self.chars;
@@ -444,17 +447,7 @@ impl Tables {
         sum.resize(count, 0);
         self.add_pieces(plan, k, &mut sum);
         let mut out = Vec::new();
-        for (c, chunk) in sum.chunks(LANES).enumerate() {
-            // Most chunks keep no block: one vector test each.
-            if chunk.iter().fold(u8::MAX, |a, &b| a.min(b)) > k8 {
-                continue;
-            }
-            for (i, &s) in chunk.iter().enumerate() {
-                if s <= k8 {
-                    out.push(c * LANES + i);
-                }
-            }
-        }
+        each_within(&sum, k8, 0, |b, _| out.push(b));
         SUMS.with(|cell| *cell.borrow_mut() = sum);
         out
     }
@@ -590,23 +583,30 @@ impl Tables {
                 let sum = &mut sum[..n];
                 sum.fill(0);
                 self.add_pieces_in(plan, *k, first, sum);
-                let k8 = *k as u8;
-                for (c, chunk) in sum.chunks(LANES).enumerate() {
-                    if chunk.iter().fold(u8::MAX, |a, &b| a.min(b)) > k8 {
-                        continue;
-                    }
-                    for (i, &s) in chunk.iter().enumerate() {
-                        if s <= k8 {
-                            kept.push(((first + c * LANES + i) as u32, s));
-                        }
-                    }
-                }
+                each_within(sum, *k as u8, first, |b, s| kept.push((b as u32, s)));
                 if kept.len() > most {
                     *slot = None;
                 }
             }
         }
         out
+    }
+}
+
+/// Hands `keep` each block within `k8` and its sum, in order (`sum[i]` is
+/// block `first + i`'s).
+#[inline(always)]
+fn each_within(sum: &[u8], k8: u8, first: usize, mut keep: impl FnMut(usize, u8)) {
+    for (c, chunk) in sum.chunks(LANES).enumerate() {
+        // Most chunks keep no block: one vector test each.
+        if chunk.iter().fold(u8::MAX, |a, &b| a.min(b)) > k8 {
+            continue;
+        }
+        for (i, &s) in chunk.iter().enumerate() {
+            if s <= k8 {
+                keep(first + c * LANES + i, s);
+            }
+        }
     }
 }
 
