@@ -11,41 +11,6 @@ use crate::check_report::{CheckedQuote, Summary};
 use crate::citations::attribution::Attribution;
 use crate::corpus::{CorpusError, TranscriptSet};
 
-const STYLE: &str = ".report{white-space:pre-wrap;line-height:1.7;background:#fcfcfc;border:1px solid #ddd;padding:16px;font-family:Georgia,serif}\
-a.q{color:inherit;text-decoration:none;border-bottom:3px solid;padding:1px 2px;cursor:pointer}\
-a.q.off{opacity:.35}\
-.badge{display:inline-block;font:bold 11px Arial,sans-serif;padding:1px 5px;border-radius:3px;margin-left:3px;vertical-align:middle;color:#fff}\
-.c-ok{background:#e3f4e1;border-color:#2e7d32}.b-ok{background:#2e7d32}\
-.c-wrong_speaker{background:#fff1d6;border-color:#b26a00}.b-wrong_speaker{background:#b26a00}\
-.c-interviewer{background:#fff1d6;border-color:#8d6e00}.b-interviewer{background:#8d6e00}\
-.c-uncertain_speaker{background:#fff8d6;border-color:#7a6a00}.b-uncertain_speaker{background:#7a6a00}\
-.c-cross_turn{background:#fff1d6;border-color:#9e5d00}.b-cross_turn{background:#9e5d00}\
-.c-other_source{background:#e3ecfa;border-color:#1d4f91}.b-other_source{background:#1d4f91}\
-.c-altered{background:#f3e5f5;border-color:#6a1b9a}.b-altered{background:#6a1b9a}\
-.c-stitched{background:#fde7e7;border-color:#a33}.b-stitched{background:#a33}\
-.c-fabricated{background:#fbd5d5;border-color:#b71c1c}.b-fabricated{background:#b71c1c}\
-.c-unknown{background:#eee;border-color:#555}.b-unknown{background:#555}\
-details.card{border:1px solid #ddd;border-radius:6px;margin:8px 0;padding:6px 10px;background:#fff}\
-details.card[hidden]{display:none}\
-details.card summary{cursor:pointer}\
-.passage{white-space:pre-wrap;background:#f8f8f8;border-left:3px solid #999;padding:8px;margin:6px 0;font-family:Georgia,serif}\
-.passage .m{background:#fff59d}.passage .d{background:#ffcdd2;text-decoration:underline}\
-.meta{color:#555;font-size:90%}\
-#counts td.text{font-family:monospace}";
-
-const SCRIPT: &str = "(function(){\
-var f=document.getElementById('filter');\
-var m=/class=([a-z_]+)/.exec(location.hash);if(m){f.value=m[1];}\
-function apply(){var v=f.value,n=0;\
-document.querySelectorAll('a.q').forEach(function(a){a.classList.toggle('off',v!=='all'&&a.dataset.class!==v);});\
-document.querySelectorAll('details.card').forEach(function(d){d.hidden=v!=='all'&&d.dataset.class!==v;if(!d.hidden){n++;}});\
-document.body.setAttribute('data-filter',v);document.body.setAttribute('data-shown',n);}\
-f.addEventListener('change',apply);\
-document.querySelectorAll('a.q').forEach(function(a){a.addEventListener('click',function(e){\
-var d=document.getElementById('card-'+a.dataset.q);if(!d){return;}e.preventDefault();\
-d.hidden=false;d.open=true;d.scrollIntoView({block:'center'});});});\
-apply();document.body.setAttribute('data-quotes',document.querySelectorAll('a.q').length);})();";
-
 /// The class a quote is shown under (`unknown` when it has none).
 fn class_of(q: &CheckedQuote) -> &'static str {
     q.result
@@ -231,7 +196,7 @@ pub(crate) fn render(
     speakers: &crate::citations::turns::SpeakerConfig,
 ) -> Result<String, CorpusError> {
     let mut page = HtmlPage::new("Quotes of the report, checked");
-    page.style(STYLE);
+    page.style(&super::assets::CHECK_REPORT_CSS);
     let share = summary
         .ok_share
         .map_or("n/a".to_string(), |s| format!("{:.1}%", s * 100.0));
@@ -278,7 +243,7 @@ pub(crate) fn render(
     }
     page.raw(&cards);
     page.note(&format!("signature: {}", summary.signature));
-    page.script(SCRIPT);
+    page.script(super::assets::CHECK_REPORT_JS);
     Ok(page.render())
 }
 

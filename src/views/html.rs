@@ -23,25 +23,6 @@ pub fn base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-const STYLE: &str = "body{font-family:Arial,Helvetica,sans-serif;margin:40px;background:#f5f5f5;color:#222}\
-.container{background:#fff;padding:30px;border-radius:10px;box-shadow:0 2px 4px rgba(0,0,0,.1);max-width:1400px;margin:auto}\
-h1{color:#2c3e50;border-bottom:3px solid #3498db;padding-bottom:10px}\
-h2{color:#34495e;margin-top:30px}\
-table{border-collapse:collapse;width:100%;margin:20px 0}\
-th,td{border:1px solid #ddd;padding:8px 12px;text-align:center}\
-td.text{text-align:left;overflow-wrap:anywhere}\
-th{background:#3498db;color:#fff;font-weight:bold}\
-tr:nth-child(even){background:#f2f2f2}\
-.note{font-style:italic;color:#666;margin:10px 0;overflow-wrap:anywhere}\
-.table-wrap{max-width:100%;overflow-x:auto}\
-img{max-width:100%;height:auto;border:1px solid #eee}\
-pre{background:#f8f8f8;border:1px solid #ddd;padding:12px;overflow-x:auto;font-size:12px}\
-code{font-size:90%}";
-
-const IMAGE_CHECK: &str = "window.addEventListener('load',function(){var i=document.images,ok=0;\
-for(var k=0;k<i.length;k++){if(i[k].complete&&i[k].naturalWidth>0){ok++;}}\
-document.body.setAttribute('data-images-loaded',ok+'/'+i.length);});";
-
 /// An HTML page being assembled, section by section.
 #[derive(Debug, Clone)]
 pub struct HtmlPage {
@@ -154,11 +135,13 @@ impl HtmlPage {
         format!(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>{}</title>\n<style>{STYLE}{}</style>\n</head>\n<body>\n<div class=\"container\">\n{}</div>\n\
-             <script>{IMAGE_CHECK}{}</script>\n</body>\n</html>\n",
+             <title>{}</title>\n<style>{}{}</style>\n</head>\n<body>\n<div class=\"container\">\n{}</div>\n\
+             <script>{}{}</script>\n</body>\n</html>\n",
             escape(&self.title),
+            *super::assets::PAGE_CSS,
             self.style,
             self.body,
+            super::assets::IMAGE_CHECK_JS,
             self.script
         )
     }

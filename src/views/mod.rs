@@ -3,6 +3,7 @@
 //! the PNG charts (`charts`, `panels`). How their files are written (run
 //! folders, atomic writes, the PNG encoder) is [`crate::report`]'s.
 
+mod assets;
 pub mod audit;
 #[cfg(feature = "charts")]
 pub(crate) mod charts;

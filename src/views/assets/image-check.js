@@ -1,0 +1,1 @@
+window.addEventListener('load',function(){var i=document.images,ok=0;for(var k=0;k<i.length;k++){if(i[k].complete&&i[k].naturalWidth>0){ok++;}}document.body.setAttribute('data-images-loaded',ok+'/'+i.length);});
