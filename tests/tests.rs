@@ -20,6 +20,7 @@ mod lexical_cli;
 mod lexicon_build;
 mod quote_verification;
 mod rag_cli;
+mod registries;
 mod regression;
 mod regression_39;
 mod regression_40;

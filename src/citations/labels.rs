@@ -1,6 +1,6 @@
 //! The default speaker-label pattern, matched without a regex.
 //!
-//! [`super::turns::DEFAULT_SPEAKER_PATTERN`] is
+//! [`DEFAULT_SPEAKER_PATTERN`] is
 //! `^\s*([\p{Lu}][\p{L}\p{N}_ .'’-]{0,40}?)\s*:\s` in multi-line mode. The
 //! counted repetition of a large Unicode class makes its compiled regex
 //! weigh ~14 MB (and each thread's search cache more), so the default is
@@ -25,6 +25,9 @@
 use regex_syntax::hir::{Class, HirKind};
 use std::ops::Range;
 use std::sync::OnceLock;
+
+/// The default speaker-label pattern; its first group is the label.
+pub const DEFAULT_SPEAKER_PATTERN: &str = r"^\s*([\p{Lu}][\p{L}\p{N}_ .'’-]{0,40}?)\s*:\s";
 
 /// Most label characters after the capital letter (`{0,40}`).
 const MAX_LABEL_CHARS: usize = 40;
@@ -179,11 +182,7 @@ mod tests {
     }
 
     fn default_regex() -> Regex {
-        Regex::new(&format!(
-            "(?m){}",
-            super::super::turns::DEFAULT_SPEAKER_PATTERN
-        ))
-        .unwrap()
+        Regex::new(&format!("(?m){DEFAULT_SPEAKER_PATTERN}")).unwrap()
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! ```
 
 pub mod attribution;
+pub mod classes;
 pub mod differences;
 pub mod edited;
 pub mod fuzzy;

@@ -21,8 +21,7 @@
 use regex::Regex;
 use std::ops::Range;
 
-/// The default speaker-label pattern; its first group is the label.
-pub const DEFAULT_SPEAKER_PATTERN: &str = r"^\s*([\p{Lu}][\p{L}\p{N}_ .'’-]{0,40}?)\s*:\s";
+pub use super::labels::DEFAULT_SPEAKER_PATTERN;
 
 /// The default interviewer labels (compared case-insensitively; a number
 /// after one is the same role: `Interviewer 2`, `Interviewer2`).

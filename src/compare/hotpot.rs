@@ -4,7 +4,7 @@
 //! per_example.json array.
 
 use super::runs::inputs_of;
-use super::{record, SystemKind, SystemResult};
+use super::{record, PerExample, SystemKind, SystemResult};
 use crate::corpus::{json_error, CorpusError};
 use crate::hotpot::HotpotFormat;
 use serde_json::Value;
@@ -73,10 +73,6 @@ fn averages_from_object(
     let n = obj.get("n").and_then(Value::as_u64).map(|n| n as usize);
     Ok((format, averages, n))
 }
-
-/// One item's scores, aligned with the metric names.
-pub(super) type Scores = Vec<Option<f64>>;
-pub(super) type PerExample = Vec<(String, Scores)>;
 
 fn per_example_from_array(
     path: &Path,

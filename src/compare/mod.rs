@@ -21,6 +21,11 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+/// One item's scores, aligned with the metric names.
+pub(crate) type Scores = Vec<Option<f64>>;
+/// Each item's id and scores, in the order read.
+pub(crate) type PerExample = Vec<(String, Scores)>;
+
 /// What produced a system's scores.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SystemKind {

@@ -11,8 +11,7 @@
 //! | `rag run` | `id` | `score`, `existence` | the cited passage's `FILE` |
 //! | `lexical` | `id` (else `index`) | every score column | - |
 
-use super::hotpot::PerExample;
-use super::{record, SystemKind, SystemResult};
+use super::{record, PerExample, SystemKind, SystemResult};
 use crate::corpus::CorpusError;
 use crate::report::manifest::Manifest;
 use std::collections::{BTreeMap, HashMap};

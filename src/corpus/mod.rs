@@ -5,6 +5,7 @@
 //! then validate records one by one so an error names the record's index,
 //! its id and the field at fault.
 
+mod anchors;
 pub mod formats;
 pub(crate) mod hotpot;
 pub mod input;

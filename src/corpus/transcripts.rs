@@ -32,13 +32,13 @@ pub struct Transcript {
     /// caption, text or project file).
     pub chunks: usize,
     /// The format it was read from (None: corpus-eval's JSON chunks).
-    format: Option<super::formats::Format>,
+    format: Option<super::anchors::Format>,
     /// Its time anchors (byte offsets of the text), in order; empty when
     /// its format has no times.
-    times: Vec<super::formats::TimeAnchor>,
+    times: Vec<super::anchors::TimeAnchor>,
     /// Its turns as its reader found them (None: corpus-eval's JSON
     /// chunks, whose turns the speaker pattern finds).
-    labels: Option<std::sync::Arc<[super::formats::TurnLabel]>>,
+    labels: Option<std::sync::Arc<[super::anchors::TurnLabel]>>,
 }
 
 /// A transcript's text as held.
@@ -64,8 +64,8 @@ impl Transcript {
     /// The transcript read from a file of `format`, with its time anchors.
     pub fn with_times(
         mut self,
-        format: super::formats::Format,
-        times: Vec<super::formats::TimeAnchor>,
+        format: super::anchors::Format,
+        times: Vec<super::anchors::TimeAnchor>,
     ) -> Transcript {
         self.format = Some(format);
         self.times = times;
@@ -73,31 +73,31 @@ impl Transcript {
     }
 
     /// The same transcript with the turns its reader found.
-    pub fn with_labels(mut self, labels: Vec<super::formats::TurnLabel>) -> Transcript {
+    pub fn with_labels(mut self, labels: Vec<super::anchors::TurnLabel>) -> Transcript {
         self.labels = Some(labels.into());
         self
     }
 
     /// Its turns as its reader found them (None: the speaker pattern finds
     /// them).
-    pub fn labels(&self) -> Option<&[super::formats::TurnLabel]> {
+    pub fn labels(&self) -> Option<&[super::anchors::TurnLabel]> {
         self.labels.as_deref()
     }
 
     /// The format it was read from (None: corpus-eval's JSON chunks).
-    pub fn format(&self) -> Option<super::formats::Format> {
+    pub fn format(&self) -> Option<super::anchors::Format> {
         self.format
     }
 
     /// Its time anchors, in order of their byte offset.
-    pub fn times(&self) -> &[super::formats::TimeAnchor] {
+    pub fn times(&self) -> &[super::anchors::TimeAnchor] {
         &self.times
     }
 
     /// When the text's bytes `span` were said (see
     /// [`super::formats::time_of`]); None when its format has no times.
-    pub fn time_of(&self, span: std::ops::Range<usize>) -> Option<super::formats::QuoteTime> {
-        super::formats::time_of(&self.times, span)
+    pub fn time_of(&self, span: std::ops::Range<usize>) -> Option<super::anchors::QuoteTime> {
+        super::anchors::time_of(&self.times, span)
     }
 
     /// The joined text (read back when packed); a packed text that fails

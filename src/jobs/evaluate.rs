@@ -19,6 +19,7 @@
 //! assert_eq!(out.results["qa_pairs"][0]["answers"][0]["verbatims"][0]["verdict"], "exact");
 //! ```
 
+use super::speakers::{speakers, with_aliases};
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
@@ -154,7 +155,7 @@ impl JobConfig for Config {
 impl Config {
     /// The names of diarized speakers (empty when unset).
     pub fn speaker_map(&self) -> Result<crate::corpus::formats::SpeakerMap, ConfigError> {
-        super::transcript::speaker_map(self.speaker_map.as_deref())
+        super::speakers::speaker_map(self.speaker_map.as_deref())
     }
 
     /// The speaker settings: the pattern and labels given, or the defaults.
@@ -191,95 +192,6 @@ pub fn interviewer_note(labels: &Option<Vec<String>>) -> Option<String> {
         all.interviewer_labels().join(", "),
         given.join(", ")
     ))
-}
-
-/// Speaker settings from a pattern and labels (the defaults where absent);
-/// an invalid pattern is an error naming `--speaker-pattern`.
-pub fn speakers(
-    pattern: &Option<String>,
-    labels: &Option<Vec<String>>,
-) -> Result<SpeakerConfig, ConfigError> {
-    use crate::citations::turns::{DEFAULT_INTERVIEWER_LABELS, DEFAULT_SPEAKER_PATTERN};
-    let pattern = pattern.as_deref().unwrap_or(DEFAULT_SPEAKER_PATTERN);
-    // Labels given add to the defaults (Zoom and Otter name the
-    // interviewer by name); `none` first replaces them.
-    let defaults = DEFAULT_INTERVIEWER_LABELS.iter().map(|s| s.to_string());
-    let labels: Vec<String> = match labels {
-        Some(l)
-            if l.first()
-                .is_some_and(|f| f.trim().eq_ignore_ascii_case("none")) =>
-        {
-            l[1..].to_vec()
-        }
-        Some(l) => {
-            let mut all: Vec<String> = defaults.collect();
-            for x in l {
-                if !all.iter().any(|a| a.eq_ignore_ascii_case(x.trim())) {
-                    all.push(x.clone());
-                }
-            }
-            all
-        }
-        None => defaults.collect(),
-    };
-    SpeakerConfig::new(pattern, &labels).map_err(|message| ConfigError::Invalid {
-        field: "--speaker-pattern".into(),
-        message: format!(
-            "{}: {}",
-            crate::corpus::Preview(pattern),
-            crate::corpus::bound_message(&message)
-        ),
-    })
-}
-
-/// Speaker settings with the aliases of a `--speaker-aliases` CSV file
-/// (`alias,label` rows, a header row `alias,label` optional); an
-/// unreadable file or a row without both names is an error naming the
-/// file and the line.
-pub fn with_aliases(
-    speakers: SpeakerConfig,
-    path: Option<&Path>,
-) -> Result<SpeakerConfig, ConfigError> {
-    let Some(path) = path else {
-        return Ok(speakers);
-    };
-    let fail = |message: String| ConfigError::Invalid {
-        field: "--speaker-aliases".into(),
-        message: format!("{}: {message}", path.display()),
-    };
-    let text = crate::corpus::read_text(path).map_err(|e| fail(e.to_string()))?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
-    let mut aliases = Vec::new();
-    for (k, row) in reader.records().enumerate() {
-        let row = row.map_err(|e| fail(e.to_string()))?;
-        let line = row.position().map_or(k as u64 + 1, |p| p.line());
-        let cells: Vec<&str> = row.iter().map(str::trim).collect();
-        if k == 0
-            && cells.len() >= 2
-            && cells[0].eq_ignore_ascii_case("alias")
-            && cells[1].eq_ignore_ascii_case("label")
-        {
-            continue;
-        }
-        if cells.iter().all(|c| c.is_empty()) {
-            continue;
-        }
-        match cells.as_slice() {
-            [alias, label, ..] if !alias.is_empty() && !label.is_empty() => {
-                aliases.push((alias.to_string(), label.to_string()))
-            }
-            _ => {
-                return Err(fail(format!(
-                    "line {line}: expected `alias,label`, found {}",
-                    crate::corpus::preview(&cells.join(","))
-                )))
-            }
-        }
-    }
-    Ok(speakers.with_aliases(aliases))
 }
 
 /// The default filler words, as a setting's list.

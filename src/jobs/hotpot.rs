@@ -43,6 +43,10 @@ pub enum InputFormat {
     Official,
 }
 
+impl super::settings::Choices for InputFormat {
+    const NAMES: &'static [&'static str] = &["auto", "simple", "official"];
+}
+
 /// The settings of `corpus-eval hotpot` (the defaults are the command
 /// line's). Each field is a key of a `--config` file and a flag.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
@@ -555,6 +559,11 @@ fn render_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_input_format_is_a_serde_name() {
+        super::super::settings::names_round_trip::<InputFormat>();
+    }
 
     fn error(config: &Config, pred: &str, gold: &str) -> String {
         let (p, g) = (Path::new("p.json"), Path::new("g.json"));

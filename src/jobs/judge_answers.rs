@@ -68,6 +68,10 @@ pub enum Anchors {
     Off,
 }
 
+impl super::settings::Choices for Anchors {
+    const NAMES: &'static [&'static str] = &["on", "off"];
+}
+
 /// Longest judge backoff, milliseconds.
 pub const MAX_JUDGE_BACKOFF_MS: u64 = 120_000;
 /// Most judge attempts per item.
@@ -1231,5 +1235,13 @@ pub fn report_progress(done: usize, total: usize) {
     crate::progress::advance(1);
     if done == total {
         crate::progress::finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_anchors_choice_is_a_serde_name() {
+        super::super::settings::names_round_trip::<super::Anchors>();
     }
 }

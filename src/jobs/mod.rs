@@ -76,9 +76,12 @@ pub mod merge;
 #[cfg(feature = "net")]
 pub mod rag;
 pub(crate) mod registry;
+mod replay;
 pub mod rerun;
 pub mod score;
 pub mod settings;
+mod shards;
+pub mod speakers;
 pub mod text_eval;
 pub mod transcript;
 

@@ -20,11 +20,12 @@
 use super::{check_in, ConfigError, JobConfig, JobError};
 use crate::citations::MatchLevel;
 use crate::lexicon::Lexicon;
-use crate::rag::batch::{run_batch, CheckConfig, Prepared, Tally, Workers};
+use crate::rag::batch::{run_batch, Prepared, Tally, Workers};
 use crate::rag::client::{ClientConfig, RagClient, AUTH_ENV, URL_ENV};
 use crate::rag::journal::{last_outcomes, Journal};
 use crate::rag::questions::{parse_rag_questions, RagQuestion};
 use crate::rag::summary::summarize_run;
+use crate::rag::verify::CheckConfig;
 use crate::rag::{parse_filter, request_body};
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
@@ -177,8 +178,8 @@ impl JobConfig for Config {
             crate::rag::questions::MAX_K as f64,
         )?;
         check_in("--fuzzy-threshold", self.fuzzy_threshold, 0.0, 1.0)?;
-        super::evaluate::with_aliases(
-            super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)?,
+        super::speakers::with_aliases(
+            super::speakers::speakers(&self.speaker_pattern, &self.interviewer_labels)?,
             self.speaker_aliases.as_deref(),
         )?;
         self.filters().map(|_| ())
@@ -231,8 +232,8 @@ impl Config {
         CheckConfig {
             level: self.match_level,
             fuzzy_threshold: self.fuzzy_threshold,
-            speakers: super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)
-                .and_then(|s| super::evaluate::with_aliases(s, self.speaker_aliases.as_deref()))
+            speakers: super::speakers::speakers(&self.speaker_pattern, &self.interviewer_labels)
+                .and_then(|s| super::speakers::with_aliases(s, self.speaker_aliases.as_deref()))
                 .unwrap_or_default(),
             normalize: super::evaluate::normalize_options(&self.fillers),
             fuzzy_search: self.fuzzy_search.unwrap_or_default(),

@@ -3,7 +3,7 @@
 //! by its configuration's [`JobConfig::COMMAND`]) instead of matching the
 //! name in each of them.
 
-use super::merge::{self, ShardRun};
+use super::shards::{self, ShardRun};
 use super::{JobConfig, JobError};
 use crate::jobs;
 use serde_json::Value;
@@ -30,7 +30,7 @@ pub(crate) struct Replay<'a> {
 impl Replay<'_> {
     /// The recorded configuration, typed and checked.
     pub(crate) fn config<C: JobConfig>(&self) -> Result<C, JobError> {
-        super::rerun::config_of(self.manifest_path, self.config.clone())
+        super::replay::config_of(self.manifest_path, self.config.clone())
     }
 
     /// The input recorded under `role`.
@@ -60,7 +60,7 @@ pub(crate) trait Job: Sync {
 }
 
 /// Joins shard run folders into a new run folder.
-pub(crate) type Merger = fn(&merge::Request, &[ShardRun], SystemTime) -> Result<PathBuf, JobError>;
+pub(crate) type Merger = fn(&shards::Request, &[ShardRun], SystemTime) -> Result<PathBuf, JobError>;
 
 /// The job that `command` names.
 pub(crate) fn find(command: &str) -> Option<&'static dyn Job> {
@@ -117,7 +117,7 @@ impl Job for Evaluate {
     }
 
     fn merger(&self) -> Option<Merger> {
-        Some(merge::merge_evaluate)
+        Some(shards::merge_evaluate)
     }
 }
 
@@ -156,7 +156,7 @@ impl Job for Hotpot {
     }
 
     fn merger(&self) -> Option<Merger> {
-        Some(merge::merge_hotpot)
+        Some(shards::merge_hotpot)
     }
 }
 
@@ -189,7 +189,7 @@ impl Job for Grounding {
     }
 
     fn merger(&self) -> Option<Merger> {
-        Some(merge::merge_grounding)
+        Some(shards::merge_grounding)
     }
 }
 
@@ -218,7 +218,7 @@ impl Job for TextEval {
     }
 
     fn merger(&self) -> Option<Merger> {
-        Some(merge::merge_text_eval)
+        Some(shards::merge_text_eval)
     }
 }
 
@@ -295,7 +295,7 @@ impl Job for JudgeAnswers {
     }
 
     fn merger(&self) -> Option<Merger> {
-        Some(merge::merge_judge)
+        Some(shards::merge_judge)
     }
 }
 
@@ -316,7 +316,7 @@ impl Job for Rag {
     }
 
     fn merger(&self) -> Option<Merger> {
-        Some(merge::merge_rag)
+        Some(shards::merge_rag)
     }
 }
 

@@ -234,17 +234,8 @@ impl Choices for crate::compare::Cluster {
     const NAMES: &'static [&'static str] = &["none", "source"];
 }
 
-impl Choices for super::hotpot::InputFormat {
-    const NAMES: &'static [&'static str] = &["auto", "simple", "official"];
-}
-
 impl Choices for crate::texteval::Profile {
     const NAMES: &'static [&'static str] = &["reference", "standard"];
-}
-
-#[cfg(all(feature = "net", feature = "semantic"))]
-impl Choices for super::judge_answers::Anchors {
-    const NAMES: &'static [&'static str] = &["on", "off"];
 }
 
 #[cfg(feature = "semantic")]
@@ -263,28 +254,29 @@ impl Choices for crate::semantic::methods::Optimize {
     const NAMES: &'static [&'static str] = &["accuracy", "f1"];
 }
 
+/// Each name deserializes to a value that serializes to that name, and no
+/// two names are one value (for the tests of each [`Choices`]).
+#[cfg(test)]
+pub(crate) fn names_round_trip<T>()
+where
+    T: Choices + serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let mut seen: Vec<T> = Vec::new();
+    for name in T::NAMES {
+        let v: T = serde_json::from_value(Value::String(name.to_string()))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            serde_json::to_value(&v).unwrap(),
+            Value::String(name.to_string())
+        );
+        assert!(!seen.contains(&v), "{name} twice");
+        seen.push(v);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Each name deserializes to a value that serializes to that name, and
-    /// no two names are one value.
-    fn names_round_trip<T>()
-    where
-        T: Choices + serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
-    {
-        let mut seen: Vec<T> = Vec::new();
-        for name in T::NAMES {
-            let v: T = serde_json::from_value(Value::String(name.to_string()))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(
-                serde_json::to_value(&v).unwrap(),
-                Value::String(name.to_string())
-            );
-            assert!(!seen.contains(&v), "{name} twice");
-            seen.push(v);
-        }
-    }
 
     #[test]
     fn list_values_are_trimmed_deduplicated_and_none_is_empty() {
@@ -344,11 +336,9 @@ mod tests {
         names_round_trip::<crate::citations::FuzzySearch>();
         names_round_trip::<crate::agreement::Level>();
         names_round_trip::<crate::compare::Cluster>();
-        names_round_trip::<super::super::hotpot::InputFormat>();
         names_round_trip::<crate::texteval::Profile>();
         #[cfg(all(feature = "net", feature = "semantic"))]
         {
-            names_round_trip::<super::super::judge_answers::Anchors>();
             names_round_trip::<crate::semantic::methods::Method>();
             names_round_trip::<crate::semantic::methods::Optimize>();
         }

@@ -3,7 +3,7 @@
 //! the diarized speakers named as the configuration says.
 
 use super::{ConfigError, JobConfig, JobError};
-use crate::corpus::formats::{SpeakerMap, TimedTranscript};
+use crate::corpus::formats::TimedTranscript;
 use crate::corpus::Loaded;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -54,24 +54,12 @@ impl Config {
     /// The speaker settings turns are read with (checked: the pattern
     /// compiles, the map and the aliases parse).
     pub fn speakers(&self) -> Result<crate::citations::turns::SpeakerConfig, ConfigError> {
-        let s = super::evaluate::speakers(&self.speaker_pattern, &self.interviewer_labels)?;
-        let map: Vec<(String, String)> = speaker_map(self.speaker_map.as_deref())?
+        let s = super::speakers::speakers(&self.speaker_pattern, &self.interviewer_labels)?;
+        let map: Vec<(String, String)> = super::speakers::speaker_map(self.speaker_map.as_deref())?
             .0
             .into_iter()
             .collect();
-        super::evaluate::with_aliases(s.with_map(&map), self.speaker_aliases.as_deref())
-    }
-}
-
-/// The speaker map a `speaker_map` setting gives (empty when unset); a
-/// bad one is named as `--speaker-map`.
-pub fn speaker_map(spec: Option<&str>) -> Result<SpeakerMap, ConfigError> {
-    match spec {
-        None => Ok(SpeakerMap::default()),
-        Some(spec) => SpeakerMap::parse(spec).map_err(|message| ConfigError::Invalid {
-            field: "--speaker-map".into(),
-            message,
-        }),
+        super::speakers::with_aliases(s.with_map(&map), self.speaker_aliases.as_deref())
     }
 }
 
@@ -79,7 +67,7 @@ pub fn speaker_map(spec: Option<&str>) -> Result<SpeakerMap, ConfigError> {
 /// with the reader's notes (files read outside the input, files of a
 /// folder skipped).
 pub fn read(config: &Config, path: &Path) -> Result<Loaded<Vec<TimedTranscript>>, JobError> {
-    let speakers = speaker_map(config.speaker_map.as_deref())?;
+    let speakers = super::speakers::speaker_map(config.speaker_map.as_deref())?;
     Ok(crate::corpus::Loader::new()
         .speakers(speakers)
         .external_sources(config.allow_external_sources)

@@ -7,8 +7,7 @@
 
 use super::client::RagClient;
 use super::journal::Journal;
-use super::verify::check_citations;
-use crate::citations::MatchLevel;
+use super::verify::{check_citations, CheckConfig};
 use crate::lexicon::Lexicon;
 use crate::scoring::phrases::Analyzer;
 use crate::scoring::CompiledQuestion;
@@ -30,21 +29,6 @@ pub struct Prepared {
     pub body: Value,
     /// Type and metric, to score the answer.
     pub scoring: Option<(String, Value)>,
-}
-
-/// How citations are judged.
-#[derive(Debug, Clone)]
-pub struct CheckConfig {
-    /// The weakest verdict that counts as found.
-    pub level: MatchLevel,
-    /// Fuzzy similarity threshold.
-    pub fuzzy_threshold: f64,
-    /// Speaker labels and interviewer labels inside the passages.
-    pub speakers: crate::citations::turns::SpeakerConfig,
-    /// The quote normalizer's settings (the filler words it drops).
-    pub normalize: crate::text::aligned::NormalizeOptions,
-    /// How the fuzzy search finds its passages.
-    pub fuzzy_search: crate::citations::FuzzySearch,
 }
 
 /// Most workers a batch starts, whatever `--concurrency` asks.

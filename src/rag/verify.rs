@@ -3,11 +3,25 @@
 //! main job's normalized and fuzzy verdicts and spans. An out-of-range or
 //! negative source index is the verdict `invalid_source`.
 
-use super::batch::CheckConfig;
 use super::reply::Reply;
 use crate::citations::attribution::{self, Attribution, OtherSource, Piece};
-use crate::citations::{QuoteCheck, SourceText, Verdict};
+use crate::citations::{MatchLevel, QuoteCheck, SourceText, Verdict};
 use serde::Serialize;
+
+/// How citations are judged.
+#[derive(Debug, Clone)]
+pub struct CheckConfig {
+    /// The weakest verdict that counts as found.
+    pub level: MatchLevel,
+    /// Fuzzy similarity threshold.
+    pub fuzzy_threshold: f64,
+    /// Speaker labels and interviewer labels inside the passages.
+    pub speakers: crate::citations::turns::SpeakerConfig,
+    /// The quote normalizer's settings (the filler words it drops).
+    pub normalize: crate::text::aligned::NormalizeOptions,
+    /// How the fuzzy search finds its passages.
+    pub fuzzy_search: crate::citations::FuzzySearch,
+}
 
 /// The verdict of one citation.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -17,64 +17,11 @@ pub(crate) mod text;
 pub(crate) mod utterances;
 pub(crate) mod whisper;
 
+pub use super::anchors::{time_of, Format, QuoteTime, TimeAnchor, TurnLabel};
 use super::{CorpusError, Transcript, TranscriptSet};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// A transcript file's format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Format {
-    /// Plain text (`.txt`).
-    Text,
-    /// Markdown (`.md`), read as text.
-    Markdown,
-    /// WebVTT captions (`.vtt`).
-    WebVtt,
-    /// SubRip captions (`.srt`).
-    Srt,
-    /// whisper / whisperX JSON segments.
-    Whisper,
-    /// A Word document (`.docx`).
-    Docx,
-    /// A text source of a REFI-QDA project (`.qdpx`).
-    Qdpx,
-    /// corpus-eval's JSON chunks (`page_content`, `metadata.FILE`).
-    Chunks,
-    /// AssemblyAI's transcript JSON (`utterances`).
-    AssemblyAi,
-    /// Rev.ai's transcript JSON (`monologues`).
-    RevAi,
-    /// AWS Transcribe's output JSON (`results.items`).
-    Aws,
-    /// Deepgram's response JSON (`results.utterances`).
-    Deepgram,
-    /// A JSON list of `{speaker, text, start, end}`.
-    Utterances,
-}
-
-impl Format {
-    /// The name shown in `corpus-eval transcript --json` (`txt`, `md`,
-    /// `vtt`, `srt`, `whisper`, `docx`, `qdpx`, `chunks`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Text => "txt",
-            Format::Markdown => "md",
-            Format::WebVtt => "vtt",
-            Format::Srt => "srt",
-            Format::Whisper => "whisper",
-            Format::Docx => "docx",
-            Format::Qdpx => "qdpx",
-            Format::Chunks => "chunks",
-            Format::AssemblyAi => "assemblyai",
-            Format::RevAi => "revai",
-            Format::Aws => "aws",
-            Format::Deepgram => "deepgram",
-            Format::Utterances => "utterances",
-        }
-    }
-}
 
 /// What one file holds once read: its transcripts (one, a project's text
 /// sources, or a chunk file's FILEs), and the files read outside it.
@@ -347,61 +294,6 @@ pub struct LabelCoverage {
     pub recognised: usize,
     /// All turns.
     pub turns: usize,
-}
-
-/// A turn of a transcript's plain text as its reader found it: the bytes
-/// of its label (`Name: `, empty for a turn without one), its speaker and
-/// role, and whether the speaker is in doubt. Quotes are attributed by
-/// these turns (a custom `--speaker-pattern` reads the text again instead).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TurnLabel {
-    /// The label's bytes in the plain text; the turn's text follows.
-    pub at: std::ops::Range<usize>,
-    /// Who speaks.
-    pub speaker: Option<String>,
-    /// The role written beside the name.
-    pub role: Option<String>,
-    /// The speaker is in doubt.
-    pub uncertain: bool,
-}
-
-/// A time anchor of a transcript's plain text (see [`Cue`]): `at` is a byte
-/// offset of the text corpus-eval derives ([`TimedTranscript::plain`]).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TimeAnchor {
-    /// Byte offset in the transcript's text.
-    pub at: usize,
-    /// Start, in seconds.
-    pub start: Option<f64>,
-    /// End, in seconds.
-    pub end: Option<f64>,
-}
-
-/// When a quote was said: the start of the cue, segment or timestamp where
-/// its span starts and the end of the one where it ends (seconds; `end` is
-/// None where the format has no end times).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct QuoteTime {
-    /// Start, in seconds.
-    pub start: Option<f64>,
-    /// End, in seconds.
-    pub end: Option<f64>,
-}
-
-/// The time of the byte span `span` of a text with anchors `times` (in
-/// order of `at`): None when there are none.
-pub fn time_of(times: &[TimeAnchor], span: std::ops::Range<usize>) -> Option<QuoteTime> {
-    if times.is_empty() {
-        return None;
-    }
-    let at = |offset: usize| {
-        let i = times.partition_point(|a| a.at <= offset);
-        i.checked_sub(1).map(|i| times[i])
-    };
-    let start = at(span.start).and_then(|a| a.start);
-    let end = at(span.end.saturating_sub(1).max(span.start)).and_then(|a| a.end);
-    // Before the first timestamp: no time.
-    (start.is_some() || end.is_some()).then_some(QuoteTime { start, end })
 }
 
 impl TimedTranscript {

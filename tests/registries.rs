@@ -1,0 +1,108 @@
+//! Issue 56: each class list ([`ClassList`]: verdicts, attributions,
+//! differences) is the one place a class is named; what names classes
+//! elsewhere is checked against it here, so that a class added to a list
+//! and missed by a view (or named by a view and missing from the lists)
+//! fails the suite.
+
+use crate::util::repo;
+use corpus_eval::citations::attribution::Attribution;
+use corpus_eval::citations::classes::ClassList;
+use corpus_eval::citations::Verdict;
+use std::collections::BTreeSet;
+
+fn names<C: ClassList>() -> BTreeSet<String> {
+    C::ALL.iter().map(|c| c.name().to_string()).collect()
+}
+
+/// The `PREFIX-NAME` class names a style sheet styles (`.b-ok`).
+fn styled(sheet: &str, prefix: &str) -> BTreeSet<String> {
+    let dot = format!(".{prefix}-");
+    let mut out = BTreeSet::new();
+    let mut rest = sheet;
+    while let Some(i) = rest.find(&dot) {
+        rest = &rest[i + dot.len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+            .collect();
+        out.insert(name);
+    }
+    out
+}
+
+fn asset(name: &str) -> String {
+    std::fs::read_to_string(repo().join("src/views/assets").join(name)).unwrap()
+}
+
+#[test]
+fn issue_56_check_report_styles_every_attribution_and_nothing_else() {
+    let sheet = asset("check-report.css");
+    let mut want = names::<Attribution>();
+    // A quote with no attribution is shown as `unknown`.
+    want.insert("unknown".into());
+    for prefix in ["c", "b"] {
+        assert_eq!(styled(&sheet, prefix), want, ".{prefix}- classes");
+    }
+}
+
+#[test]
+fn issue_56_the_audit_styles_every_verdict_and_attribution_and_nothing_else() {
+    let sheet = asset("audit.css");
+    let mut want = names::<Verdict>();
+    want.extend(names::<Attribution>());
+    assert_eq!(styled(&sheet, "b"), want);
+}
+
+/// check-report's `--fail-on` help lists the attribution classes, in
+/// order.
+#[test]
+fn issue_56_fail_on_help_lists_the_attribution_classes() {
+    let src = std::fs::read_to_string(repo().join("src/jobs/check_report.rs")).unwrap();
+    let at = src.find("pub fail_on:").unwrap();
+    let doc: String = src[..at]
+        .lines()
+        .rev()
+        .skip_while(|l| !l.trim_start().starts_with("///"))
+        .take_while(|l| l.trim_start().starts_with("///"))
+        .map(|l| l.trim_start().trim_start_matches("///").trim())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let list = doc
+        .split("(comma-separated:")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap_or_else(|| panic!("no class list in: {doc}"));
+    let listed: Vec<&str> = list
+        .split(',')
+        .map(|s| s.trim().trim_end_matches('.'))
+        .collect();
+    let all: Vec<&str> = Attribution::ALL.iter().map(|a| a.as_str()).collect();
+    assert_eq!(listed, all);
+}
+
+/// `ray.py`'s classes of a quote a transcript of another partition may
+/// hold are the list's missing classes.
+#[test]
+fn issue_56_ray_names_the_missing_classes_of_the_list() {
+    let ray = std::fs::read_to_string(repo().join("python/corpus_eval/ray.py")).unwrap();
+    let line = ray
+        .lines()
+        .find(|l| l.starts_with("_MISSING = ("))
+        .expect("_MISSING in ray.py");
+    let named: Vec<&str> = line
+        .trim_start_matches("_MISSING = (")
+        .trim_end_matches(')')
+        .split(',')
+        .map(|s| s.trim().trim_matches('"'))
+        .filter(|s| !s.is_empty())
+        .collect();
+    let missing: Vec<&str> = Attribution::ALL
+        .iter()
+        .filter(|a| a.is_missing())
+        .map(|a| a.as_str())
+        .collect();
+    assert_eq!(named, missing);
+}
