@@ -30,7 +30,7 @@
 //! assert_eq!(checked[0].cited.as_ref().unwrap().speaker.as_deref(), Some("Gwen"));
 //! ```
 
-pub mod cite;
+pub(crate) mod cite;
 pub mod quotes;
 
 use crate::citations::attribution::Attribution;

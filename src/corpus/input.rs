@@ -20,17 +20,17 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Largest input file read, in bytes (64 GiB).
-pub const MAX_INPUT_BYTES: u64 = 64 << 30;
+pub(crate) const MAX_INPUT_BYTES: u64 = 64 << 30;
 
 /// Largest zip archive entry read, inflated, in bytes (256 MiB): a Word
 /// document's XML or a project's source text is far smaller; a zip bomb
 /// stops here.
-pub const MAX_ENTRY_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_ENTRY_BYTES: u64 = 256 << 20;
 
 /// Most text read for one archive, in bytes (1 GiB): every entry inflated
 /// and every text source a project names (one entry named by 2,000
 /// sources counts 2,000 times).
-pub const MAX_ARCHIVE_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_ARCHIVE_BYTES: u64 = 1 << 30;
 
 /// The pseudo-file systems no input is read from.
 const PSEUDO: [&str; 3] = ["/proc", "/dev", "/sys"];
@@ -79,7 +79,7 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 /// Opens an input file for reading: a regular file (links followed) of at
 /// most [`MAX_INPUT_BYTES`], outside `/proc`, `/dev` and `/sys`; with its
 /// size. Anything else is an error naming the file and why.
-pub fn open_regular(path: &Path) -> Result<(File, u64), CorpusError> {
+pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), CorpusError> {
     if is_pseudo(path) {
         return Err(refused(
             path,
@@ -130,7 +130,7 @@ pub(crate) fn read_bounded(reader: impl Read, limit: u64) -> std::io::Result<Res
 
 /// An input file's bytes ([`open_regular`]; a file that grows past the
 /// bound while read is refused too).
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CorpusError> {
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, CorpusError> {
     let (file, len) = open_regular(path)?;
     let io = |source| CorpusError::Io {
         path: path.to_path_buf(),

@@ -8,7 +8,7 @@
 mod anchors;
 pub mod formats;
 pub(crate) mod hotpot;
-pub mod input;
+pub(crate) mod input;
 pub mod judged;
 mod load;
 pub mod packed;

@@ -6,7 +6,7 @@
 pub(crate) mod claims;
 pub mod input;
 pub(crate) mod quantities;
-pub mod summary;
+pub(crate) mod summary;
 pub(crate) mod text;
 
 use crate::lexicon::Lexicon;

@@ -60,7 +60,7 @@
 //! [`transcript`] and [`build_lexicon`].
 
 pub mod agreement;
-pub mod build_lexicon;
+pub(crate) mod build_lexicon;
 pub mod check_report;
 pub mod compare;
 #[cfg(feature = "semantic")]
@@ -81,7 +81,7 @@ pub mod rerun;
 pub mod score;
 pub mod settings;
 mod shards;
-pub mod speakers;
+pub(crate) mod speakers;
 pub mod text_eval;
 pub mod transcript;
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// Speaker settings from a pattern and labels (the defaults where absent);
 /// an invalid pattern is an error naming `--speaker-pattern`.
-pub fn speakers(
+pub(crate) fn speakers(
     pattern: &Option<String>,
     labels: &Option<Vec<String>>,
 ) -> Result<SpeakerConfig, ConfigError> {
@@ -49,7 +49,7 @@ pub fn speakers(
 /// (`alias,label` rows, a header row `alias,label` optional); an
 /// unreadable file or a row without both names is an error naming the
 /// file and the line.
-pub fn with_aliases(
+pub(crate) fn with_aliases(
     speakers: SpeakerConfig,
     path: Option<&Path>,
 ) -> Result<SpeakerConfig, ConfigError> {
@@ -97,7 +97,7 @@ pub fn with_aliases(
 
 /// The speaker map a `speaker_map` setting gives (empty when unset); a
 /// bad one is named as `--speaker-map`.
-pub fn speaker_map(spec: Option<&str>) -> Result<SpeakerMap, ConfigError> {
+pub(crate) fn speaker_map(spec: Option<&str>) -> Result<SpeakerMap, ConfigError> {
     match spec {
         None => Ok(SpeakerMap::default()),
         Some(spec) => SpeakerMap::parse(spec).map_err(|message| ConfigError::Invalid {
