@@ -583,3 +583,71 @@ fn judge_answers_and_threshold_take_config_files() {
         .expect_code(0);
     assert!(r.stdout().contains("optimize = \"f1\""), "{}", r.stdout());
 }
+
+/// Issue 56: a configuration is resolved once. The speaker map and the
+/// aliases file are read by `resolve`, and the run takes what it read:
+/// with both files gone, `execute_resolved` still applies them (a job
+/// that read them again would fail), and its results equal those of a
+/// run from the files. An invalid setting is an error from
+/// `eval_config`, never the defaults in its place.
+#[test]
+fn issue_56_a_resolved_configuration_reads_its_files_once() {
+    use corpus_eval::jobs::evaluate::{execute, execute_resolved, Config};
+    let dir = crate::util::Dir::new("resolve-once");
+    let map = dir.write("map.csv", "SPEAKER_01,Interviewee A\n");
+    let aliases = dir.write("aliases.csv", "alias,label\nAna Lopez,Interviewee A\n");
+    let questions = repo().join("datasets/interview-questions.json");
+    let transcripts = repo().join("datasets/interview/harbour.json");
+    let config = |out: &str, aliases: Option<PathBuf>| Config {
+        out: dir.path().join(out),
+        no_plots: true,
+        no_html: true,
+        speaker_map: Some(map.display().to_string()),
+        speaker_aliases: aliases,
+        ..Config::default()
+    };
+    let attributions = |folder: &std::path::Path| -> Vec<String> {
+        let r = read_json(&folder.join("results.json"));
+        r["qa_pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| p["answers"].as_array().unwrap().clone())
+            .flat_map(|a| a["verbatims"].as_array().unwrap().clone())
+            .map(|v| v["attribution"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    // The map alone names the speaker `Interviewee A`, not Ana Lopez.
+    let (no_alias, _) = execute(&config("a", None), &questions, &transcripts).unwrap();
+    assert_eq!(
+        attributions(&no_alias)[..2],
+        ["wrong_speaker", "wrong_speaker"]
+    );
+    // With the aliases, from the files.
+    let from_files = execute(
+        &config("b", Some(aliases.clone())),
+        &questions,
+        &transcripts,
+    )
+    .unwrap()
+    .0;
+    assert_eq!(attributions(&from_files)[..2], ["ok", "ok"]);
+    // Resolved, then the files removed: the run applies what was read.
+    let resolved = config("c", Some(aliases.clone())).resolve().unwrap();
+    std::fs::remove_file(&map).unwrap();
+    std::fs::remove_file(&aliases).unwrap();
+    let (once, _) = execute_resolved(&resolved, &questions, &transcripts).unwrap();
+    assert_eq!(
+        std::fs::read(once.join("results.json")).unwrap(),
+        std::fs::read(from_files.join("results.json")).unwrap()
+    );
+    // And the configuration itself now names missing files.
+    assert!(config("d", Some(aliases)).resolve().is_err());
+    // No silent defaults.
+    let bad = Config {
+        speaker_pattern: Some("(".into()),
+        ..Config::default()
+    };
+    let e = bad.eval_config().unwrap_err().to_string();
+    assert!(e.contains("--speaker-pattern"), "{e}");
+}

@@ -447,9 +447,9 @@ fn tables_parts(
         found: booleans(quotes, "found")?,
         attribution: required(quotes, "attribution")?,
     };
-    let eval =
-        corpus_eval::evaluate::items::evaluation(&p, &a, &q, &lexicon, &config.eval_config())
-            .map_err(value_error)?;
+    let eval_config = config.eval_config().map_err(value_error)?;
+    let eval = corpus_eval::evaluate::items::evaluation(&p, &a, &q, &lexicon, &eval_config)
+        .map_err(value_error)?;
     // evaluation() orders the pairs by position (each checked there).
     let mut positions: Vec<usize> = p
         .index
@@ -474,8 +474,8 @@ pub fn summarize_arrow(
     let config: jobs::evaluate::Config = super::config(config_json)?;
     let (pairs, answers, quotes) = (import(pairs)?, import(answers)?, import(quotes)?);
     py.detach(|| {
-        let summary =
-            tables_parts(&pairs, &answers, &quotes, &config)?.finish(&config.eval_config());
+        let eval_config = config.eval_config().map_err(value_error)?;
+        let summary = tables_parts(&pairs, &answers, &quotes, &config)?.finish(&eval_config);
         serde_json::to_string(&summary).map_err(value_error)
     })
 }
@@ -517,7 +517,7 @@ pub fn combine_parts(py: Python<'_>, parts: Vec<String>, config_json: &str) -> P
         // The parts' settings must be these (the seed and resamples of
         // the intervals come from here).
         let lexicon = super::lexicon(config.wordnet.as_deref())?;
-        let eval_config = config.eval_config();
+        let eval_config = config.eval_config().map_err(value_error)?;
         let want = corpus_eval::evaluate::signature(&lexicon, &eval_config);
         if all.signature != want {
             return Err(value_error(format!(

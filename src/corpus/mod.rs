@@ -175,7 +175,7 @@ pub fn preview_value(v: &serde_json::Value) -> String {
 }
 
 /// Reads a whole file as UTF-8 (a regular file within the bounds of
-/// [`input`]).
+/// `input`).
 pub fn read_text(path: &std::path::Path) -> Result<String, CorpusError> {
     let bytes = input::read_bytes(path)?;
     String::from_utf8(bytes).map_err(|e| {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// A written lexicon, as `build-lexicon --json` prints it.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Built {
+pub struct Built {
     /// The output file.
     pub output: String,
     /// Its size in bytes.
@@ -24,7 +24,7 @@ pub(crate) struct Built {
 
 /// Builds the compact lexicon of `dict_dir` and writes it atomically to
 /// `out` (a device, FIFO or folder is refused before any work).
-pub(crate) fn build(dict_dir: &Path, out: &Path) -> Result<Built, JobError> {
+pub fn build(dict_dir: &Path, out: &Path) -> Result<Built, JobError> {
     crate::report::check_destination(out)?;
     let text = crate::lexicon::build::build_compact(dict_dir)?;
     let check = crate::lexicon::Lexicon::from_compact(text.clone(), "built lexicon", "")?;

@@ -102,14 +102,7 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        if !(1..=MAX_MIN_WORDS).contains(&self.min_words) {
-            return Err(ConfigError::Invalid {
-                field: "--min-words".into(),
-                message: format!("{} is out of range (1..={MAX_MIN_WORDS})", self.min_words),
-            });
-        }
-        check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
-        self.matching().validate()
+        self.resolve().map(|_| ())
     }
 
     fn resolved_for_print(&self) -> Self {
@@ -130,6 +123,20 @@ impl JobConfig for Config {
 }
 
 impl Config {
+    /// Checks the configuration and resolves its quote matching once
+    /// ([`super::evaluate::Config::resolve`]: the speaker map and the
+    /// aliases file read here, not again).
+    pub fn resolve(&self) -> Result<super::evaluate::Resolved, ConfigError> {
+        if !(1..=MAX_MIN_WORDS).contains(&self.min_words) {
+            return Err(ConfigError::Invalid {
+                field: "--min-words".into(),
+                message: format!("{} is out of range (1..={MAX_MIN_WORDS})", self.min_words),
+            });
+        }
+        check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
+        self.matching().resolve()
+    }
+
     /// The matching and speaker settings as an `evaluate` configuration
     /// (the same engine checks the quotes).
     pub fn matching(&self) -> super::evaluate::Config {
@@ -257,17 +264,32 @@ pub fn run(
     map: &SourceMap,
     map_digest: Option<&str>,
 ) -> Result<Output, JobError> {
-    config.validate()?;
-    let eval = config.matching().eval_config();
+    run_resolved(
+        config,
+        &config.resolve()?,
+        report,
+        transcripts,
+        (map, map_digest),
+    )
+}
+
+/// [`run`] with the quote matching already resolved.
+pub(crate) fn run_resolved(
+    config: &Config,
+    matching: &super::evaluate::Resolved,
+    report: &Report,
+    transcripts: &TranscriptSet,
+    (map, map_digest): (&SourceMap, Option<&str>),
+) -> Result<Output, JobError> {
+    let eval = &matching.eval;
     let options = crate::check_report::quotes::Options {
         min_words: config.min_words,
         markdown: report.markdown,
         line_paragraphs: report.line_paragraphs,
         quote_lines: report.quote_lines.clone(),
     };
-    let quotes = checking::check(&report.text, transcripts, map, &eval, &options)?;
-    let signature =
-        checking::signature(&eval, config.min_words, map_digest.map(|d| (map.len(), d)));
+    let quotes = checking::check(&report.text, transcripts, map, eval, &options)?;
+    let signature = checking::signature(eval, config.min_words, map_digest.map(|d| (map.len(), d)));
     let mut summary = checking::summarize(&quotes, signature);
     // What the transcripts' readers doubt (a label they did not accept).
     summary.warnings.extend(transcripts.doubts.iter().cloned());
@@ -286,10 +308,10 @@ pub fn execute(
     transcripts_path: &Path,
 ) -> Result<(PathBuf, Output), JobError> {
     let started = SystemTime::now();
-    config.validate()?;
+    let matching = config.resolve()?;
     let (text, report_info) = read_report_recorded(report_path)?;
     let (transcripts, t_info) =
-        super::evaluate::load_transcripts(transcripts_path, &config.matching(), false)?;
+        super::evaluate::load_transcripts(transcripts_path, &matching, false)?;
     let mut inputs = BTreeMap::from([
         ("report".to_string(), report_info),
         ("transcripts".to_string(), t_info),
@@ -308,7 +330,7 @@ pub fn execute(
         Some((m, d)) => (m, Some(d.as_str())),
         None => (&empty, None),
     };
-    let output = run(config, &text, &transcripts, map_ref, digest)?;
+    let output = run_resolved(config, &matching, &text, &transcripts, (map_ref, digest))?;
     for w in &output.summary.warnings {
         errln!("warning: {w}");
     }
@@ -322,7 +344,7 @@ pub fn execute(
             "match": config.match_level,
             "fuzzy_threshold": config.fuzzy_threshold,
             "min_words": config.min_words,
-            "quote_normalizer": config.matching().eval_config().normalize.signature(),
+            "quote_normalizer": matching.eval.normalize.signature(),
             "html": !config.no_html,
             "out": config.out.display().to_string(),
             "span_unit": "unicode scalar values (chars) into the transcript joined with \\n",
@@ -343,7 +365,7 @@ pub fn execute(
             &output.quotes,
             &output.summary,
             &transcripts,
-            &config.matching().eval_config().speakers,
+            &matching.eval.speakers,
         )
         .map_err(|e| JobError::Input(e.to_string()))?;
         writer.write("report.html", page.as_bytes())?;

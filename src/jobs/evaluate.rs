@@ -23,6 +23,7 @@ use super::speakers::{speakers, with_aliases};
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
+use crate::corpus::formats::SpeakerMap;
 use crate::corpus::{Loader, QuestionSet, TranscriptSet};
 use crate::evaluate::{
     annotate, evaluate, evaluate_owned, pairs_array, summarize_evaluation, write_document,
@@ -130,10 +131,7 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        super::check_fail_under::<Self>(&self.fail_under)?;
-        check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
-        self.speaker_map()?;
-        self.speakers().map(|_| ())
+        self.resolve().map(|_| ())
     }
 
     fn resolved_for_print(&self) -> Self {
@@ -152,32 +150,65 @@ impl JobConfig for Config {
     }
 }
 
+/// A configuration resolved once: checked, and what it names read and
+/// derived (the speaker map, the aliases file, the speaker settings, the
+/// library's evaluation settings). The job and the commands built on it
+/// (check-report, merge, the Python functions) take this, so that nothing
+/// below re-reads a file the configuration names.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The configuration as given.
+    pub config: Config,
+    /// The names of diarized speakers (`--speaker-map`; empty when unset).
+    pub speaker_map: SpeakerMap,
+    /// The library's evaluation settings: the speakers with the map and
+    /// the aliases applied, the normalizer, the search.
+    pub eval: EvalConfig,
+}
+
 impl Config {
-    /// The names of diarized speakers (empty when unset).
-    pub fn speaker_map(&self) -> Result<crate::corpus::formats::SpeakerMap, ConfigError> {
-        super::speakers::speaker_map(self.speaker_map.as_deref())
+    /// Checks the configuration and reads what it names, once: the gates'
+    /// bounds, the threshold, the speaker pattern and labels, the speaker
+    /// map and the aliases file (an error names the flag and the file).
+    pub fn resolve(&self) -> Result<Resolved, ConfigError> {
+        super::check_fail_under::<Self>(&self.fail_under)?;
+        check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
+        let speaker_map = super::speakers::speaker_map(self.speaker_map.as_deref())?;
+        let map: Vec<(String, String)> = speaker_map
+            .0
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let speakers = with_aliases(
+            speakers(&self.speaker_pattern, &self.interviewer_labels)?.with_map(&map),
+            self.speaker_aliases.as_deref(),
+        )?;
+        Ok(Resolved {
+            config: self.clone(),
+            speaker_map,
+            eval: EvalConfig {
+                match_level: self.match_level,
+                fuzzy_threshold: self.fuzzy_threshold,
+                seed: self.seed,
+                speakers,
+                normalize: normalize_options(&self.fillers),
+                fuzzy_search: self.fuzzy_search.unwrap_or_default(),
+                ..EvalConfig::default()
+            },
+        })
     }
 
-    /// The speaker settings: the pattern and labels given, or the defaults.
+    /// The speaker settings: the pattern and labels given (or the
+    /// defaults), the speaker map and the aliases ([`Config::resolve`]).
     pub fn speakers(&self) -> Result<SpeakerConfig, ConfigError> {
-        let s = speakers(&self.speaker_pattern, &self.interviewer_labels)?;
-        let map: Vec<(String, String)> = self.speaker_map()?.0.into_iter().collect();
-        with_aliases(s.with_map(&map), self.speaker_aliases.as_deref())
+        Ok(self.resolve()?.eval.speakers)
     }
 
-    /// The library's evaluation settings for this configuration (the
-    /// default speaker settings when the pattern is invalid: `validate`
-    /// refuses it first).
-    pub fn eval_config(&self) -> EvalConfig {
-        EvalConfig {
-            match_level: self.match_level,
-            fuzzy_threshold: self.fuzzy_threshold,
-            seed: self.seed,
-            speakers: self.speakers().unwrap_or_default(),
-            normalize: normalize_options(&self.fillers),
-            fuzzy_search: self.fuzzy_search.unwrap_or_default(),
-            ..EvalConfig::default()
-        }
+    /// The library's evaluation settings for this configuration
+    /// ([`Config::resolve`]); an invalid setting is an error, never the
+    /// defaults in its place.
+    pub fn eval_config(&self) -> Result<EvalConfig, ConfigError> {
+        Ok(self.resolve()?.eval)
     }
 }
 
@@ -229,8 +260,17 @@ pub fn run(
     transcripts: &TranscriptSet,
     lexicon: &Lexicon,
 ) -> Result<Output, JobError> {
-    config.validate()?;
-    let eval = evaluate(questions, transcripts, lexicon, &config.eval_config())?;
+    run_resolved(&config.resolve()?, questions, transcripts, lexicon)
+}
+
+/// [`run`] with a configuration already resolved.
+pub fn run_resolved(
+    resolved: &Resolved,
+    questions: &QuestionSet,
+    transcripts: &TranscriptSet,
+    lexicon: &Lexicon,
+) -> Result<Output, JobError> {
+    let eval = evaluate(questions, transcripts, lexicon, &resolved.eval)?;
     let mut summary = summarize_evaluation(&eval);
     summary.warnings.extend(transcripts.doubts.iter().cloned());
     let results = annotate(questions, &eval);
@@ -250,8 +290,18 @@ pub fn execute(
     questions_path: &Path,
     transcripts_path: &Path,
 ) -> Result<(PathBuf, Summary), JobError> {
+    execute_resolved(&config.resolve()?, questions_path, transcripts_path)
+}
+
+/// [`execute`] with a configuration already resolved: the files it names
+/// are not read again.
+pub fn execute_resolved(
+    resolved: &Resolved,
+    questions_path: &Path,
+    transcripts_path: &Path,
+) -> Result<(PathBuf, Summary), JobError> {
     let started = SystemTime::now();
-    config.validate()?;
+    let config = &resolved.config;
     crate::sys::timings::phase("start");
     // The questions are read and parsed (while hashed, their bytes then
     // dropped) beside WordNet; then the transcripts, on their own: each
@@ -276,7 +326,7 @@ pub fn execute(
             (l, info)
         })
     };
-    let load_transcripts = || load_transcripts(transcripts_path, config, true);
+    let load_transcripts = || load_transcripts(transcripts_path, resolved, true);
     let (questions, lexicon) = rayon::join(load_questions, load_lexicon);
     let (questions, q_info) = questions?;
     // The questions file's text and tape are freed.
@@ -289,7 +339,7 @@ pub fn execute(
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     // WordNet is dropped once the answers are scored.
-    let evaluation = evaluate_owned(&questions, &transcripts, lexicon, &config.eval_config())?;
+    let evaluation = evaluate_owned(&questions, &transcripts, lexicon, &resolved.eval)?;
     let mut summary = summarize_evaluation(&evaluation);
     // What the transcripts' readers doubt (a label they did not accept).
     summary.warnings.extend(transcripts.doubts.iter().cloned());
@@ -302,7 +352,7 @@ pub fn execute(
     if let Some(note) = interviewer_note(&config.interviewer_labels) {
         errln!("{note}");
     }
-    let manifest = manifest(config, (q_info, t_info), &summary, &lexicon_info, started);
+    let manifest = manifest(resolved, (q_info, t_info), &summary, &lexicon_info, started);
     let mut writer = RunWriter::create(&config.out, started, manifest)?;
     write_run(
         &mut writer,
@@ -359,12 +409,12 @@ fn swapped_hint(e: crate::corpus::CorpusError, questions: &Path, transcripts: &P
 /// built). Each transcript is packed once built when `pack` is set.
 pub fn load_transcripts(
     path: &Path,
-    config: &Config,
+    resolved: &Resolved,
     pack: bool,
 ) -> Result<(TranscriptSet, InputFile), JobError> {
     let loaded = Loader::new()
-        .speakers(config.speaker_map()?)
-        .external_sources(config.allow_external_sources)
+        .speakers(resolved.speaker_map.clone())
+        .external_sources(resolved.config.allow_external_sources)
         .packed(pack)
         .mapped(true)
         .transcripts(path)?;
@@ -377,13 +427,13 @@ pub fn load_transcripts(
 
 /// The manifest of an evaluate run (`execute` and `merge` write it).
 pub fn manifest(
-    config: &Config,
+    resolved: &Resolved,
     inputs: (InputFile, InputFile),
     summary: &Summary,
     lexicon: &crate::lexicon::LexiconInfo,
     started: SystemTime,
 ) -> Manifest {
-    let eval_config = config.eval_config();
+    let (config, eval_config) = (&resolved.config, &resolved.eval);
     let mut manifest = Manifest::new(
         "evaluate",
         BTreeMap::from([

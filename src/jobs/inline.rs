@@ -55,13 +55,13 @@ pub enum TranscriptsInput<'a> {
 
 /// The transcripts of `input`, read with the configuration's speaker map.
 fn transcripts_of(
-    config: &super::evaluate::Config,
+    resolved: &super::evaluate::Resolved,
     input: TranscriptsInput<'_>,
 ) -> Result<TranscriptSet, JobError> {
     match input {
         TranscriptsInput::Json(text) => Ok(parse_transcripts(Path::new("transcripts"), text)?),
         TranscriptsInput::Path(path) => {
-            Ok(super::evaluate::load_transcripts(path, config, false)?.0)
+            Ok(super::evaluate::load_transcripts(path, resolved, false)?.0)
         }
     }
 }
@@ -85,12 +85,12 @@ pub fn check_report(
     transcripts: TranscriptsInput<'_>,
     sources: Option<&Path>,
 ) -> Result<Vec<Value>, JobError> {
-    config.validate()?;
+    let matching = config.resolve()?;
     let text = match report {
         ReportInput::Text(t) => super::check_report::Report::markdown(t),
         ReportInput::Path(p) => super::check_report::read_report(p)?,
     };
-    let set = transcripts_of(&config.matching(), transcripts)?;
+    let set = transcripts_of(&matching, transcripts)?;
     let (map, digest) = match sources {
         Some(path) => {
             let (map, info) = super::check_report::read_sources(path, &set)?;
@@ -98,7 +98,13 @@ pub fn check_report(
         }
         None => Default::default(),
     };
-    let out = super::check_report::run(config, &text, &set, &map, digest.as_deref())?;
+    let out = super::check_report::run_resolved(
+        config,
+        &matching,
+        &text,
+        &set,
+        (&map, digest.as_deref()),
+    )?;
     Ok(out
         .quotes
         .iter()
@@ -128,13 +134,13 @@ pub fn evaluate_tables(
     transcripts: TranscriptsInput<'_>,
     lexicon: &Lexicon,
 ) -> Result<EvaluateTables, JobError> {
-    config.validate()?;
+    let resolved = config.resolve()?;
     let mut q = parse_questions(Path::new("questions"), questions)?;
     if let Some(shard) = config.shard {
         super::evaluate::keep_shard(&mut q, shard)?;
     }
-    let t = transcripts_of(config, transcripts)?;
-    let out = super::evaluate::run(config, &q, &t, lexicon)?;
+    let t = transcripts_of(&resolved, transcripts)?;
+    let out = super::evaluate::run_resolved(&resolved, &q, &t, lexicon)?;
     Ok(EvaluateTables {
         quotes_csv: super::evaluate::quotes_csv(&q, &out.evaluation),
         items_csv: super::evaluate::items_csv(&out.evaluation),
@@ -167,10 +173,9 @@ pub fn verify_quotes(
     quotes: &[QuoteInput],
     transcripts: &TranscriptSet,
 ) -> Result<Vec<Map<String, Value>>, JobError> {
-    config.validate()?;
+    let resolved = config.resolve()?;
     let (typed, groups) = typed_quotes(quotes);
-    let results =
-        crate::evaluate::check_quotes(&typed, &groups, transcripts, &config.eval_config())?;
+    let results = crate::evaluate::check_quotes(&typed, &groups, transcripts, &resolved.eval)?;
     Ok(results.iter().map(crate::evaluate::quote_fields).collect())
 }
 
@@ -202,13 +207,14 @@ pub fn prepare_transcripts_input(
     config: &super::evaluate::Config,
     transcripts: TranscriptsInput<'_>,
 ) -> Result<crate::evaluate::PreparedTranscripts, JobError> {
-    config.validate()?;
-    let t = transcripts_of(config, transcripts)?;
+    let resolved = config.resolve()?;
+    let t = transcripts_of(&resolved, transcripts)?;
+    let eval = resolved.eval;
     Ok(crate::evaluate::PreparedTranscripts::new(
         t,
-        config.speakers()?,
-        config.eval_config().normalize,
-        config.fuzzy_search.unwrap_or_default(),
+        eval.speakers,
+        eval.normalize,
+        eval.fuzzy_search,
     ))
 }
 
@@ -218,10 +224,10 @@ pub fn verify_quotes_prepared(
     quotes: &[QuoteInput],
     prepared: &crate::evaluate::PreparedTranscripts,
 ) -> Result<Vec<Map<String, Value>>, JobError> {
-    config.validate()?;
+    let resolved = config.resolve()?;
     let (typed, groups) = typed_quotes(quotes);
     let results =
-        crate::evaluate::check_quotes_prepared(&typed, &groups, prepared, &config.eval_config())?;
+        crate::evaluate::check_quotes_prepared(&typed, &groups, prepared, &resolved.eval)?;
     Ok(results.iter().map(crate::evaluate::quote_fields).collect())
 }
 

@@ -60,7 +60,7 @@
 //! [`transcript`] and [`build_lexicon`].
 
 pub mod agreement;
-pub(crate) mod build_lexicon;
+pub mod build_lexicon;
 pub mod check_report;
 pub mod compare;
 #[cfg(feature = "semantic")]
@@ -208,7 +208,7 @@ pub fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
 }
 
 /// Reads an input file whole (a regular file within the bounds of
-/// [`crate::corpus::input`]); a failure names the file.
+/// `corpus::input`); a failure names the file.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, JobError> {
     Ok(crate::corpus::input::read_bytes(path)?)
 }

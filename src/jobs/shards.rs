@@ -319,6 +319,7 @@ fn merge_evaluate_in(
     use crate::evaluate::SummaryParts;
     let first = &shards[0];
     let config: Config = first.merged_config(req)?;
+    let resolved = config.resolve()?;
     let q_path = first.input("questions", req)?;
     let t_path = first.input("transcripts", req)?;
     // As the run itself loads them: the questions' text dropped once
@@ -331,12 +332,12 @@ fn merge_evaluate_in(
     // are typed again from their texts.
     let ids = questions.drop_typed();
     crate::sys::memory::give_back();
-    let (transcripts, t_info) = super::evaluate::load_transcripts(&t_path, &config, true)?;
-    let eval_config = config.eval_config();
+    let (transcripts, t_info) = super::evaluate::load_transcripts(&t_path, &resolved, true)?;
+    let eval_config = &resolved.eval;
     let (signature, lexicon_info) = {
         let lexicon = super::load_lexicon(config.wordnet.as_deref())?;
         (
-            crate::evaluate::signature(&lexicon, &eval_config),
+            crate::evaluate::signature(&lexicon, eval_config),
             lexicon.info(),
         )
     };
@@ -368,12 +369,18 @@ fn merge_evaluate_in(
     parts.signature = signature;
     parts.unlabelled =
         crate::evaluate::unlabelled_transcripts(&transcripts, cited, &eval_config.speakers)?;
-    let mut summary = parts.finish(&eval_config);
+    let mut summary = parts.finish(eval_config);
     summary.warnings.extend(transcripts.doubts.iter().cloned());
     for w in &summary.warnings {
         errln!("warning: {w}");
     }
-    let mut m = manifest(&config, (q_info, t_info), &summary, &lexicon_info, started);
+    let mut m = manifest(
+        &resolved,
+        (q_info, t_info),
+        &summary,
+        &lexicon_info,
+        started,
+    );
     if let Value::Object(settings) = &mut m.settings {
         settings.insert("merged_from".into(), merged_from(shards));
     }

@@ -8,11 +8,11 @@
 //! definitions (sacrebleu sentence BLEU, TF-IDF fitted on the run,
 //! Flesch-Kincaid readability). The README lists every difference.
 
-pub(crate) mod config;
+pub mod config;
 pub mod input;
 pub mod lexical;
 pub mod output;
-pub(crate) mod patterns;
+pub mod patterns;
 pub mod prep;
 pub(crate) mod quality;
 pub(crate) mod relevance;

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// The bundled pattern file.
-pub(crate) const BUNDLED: &str = include_str!("../../datasets/text-eval-patterns.json");
+pub const BUNDLED: &str = include_str!("../../datasets/text-eval-patterns.json");
 
 /// One intent rule: a question starting with one of the prefixes is
 /// answered in kind when the response contains one of the markers.
