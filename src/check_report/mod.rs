@@ -1,6 +1,6 @@
 //! `check-report` as a library function: the quotes of a written report
 //! (a synthesis, a memo, a paper) found ([`quotes`]), their attributions
-//! resolved (`cite`), and each checked against the transcripts by the
+//! resolved ([`cite`]), and each checked against the transcripts by the
 //! engine `evaluate` uses (verdicts, differences, edited quotes, speakers,
 //! attribution classes, times).
 //!
@@ -30,7 +30,7 @@
 //! assert_eq!(checked[0].cited.as_ref().unwrap().speaker.as_deref(), Some("Gwen"));
 //! ```
 
-pub(crate) mod cite;
+pub mod cite;
 pub mod quotes;
 
 use crate::citations::attribution::Attribution;

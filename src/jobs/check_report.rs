@@ -384,7 +384,7 @@ pub fn quote_record(q: &CheckedQuote) -> Value {
     m.insert("cue".into(), json!(q.cue));
     m.insert("cited".into(), json!(q.cited));
     m.insert("source".into(), json!(q.result.source));
-    m.extend(crate::evaluate::quote_fields(&q.result));
+    m.extend(crate::views::results::quote_fields(&q.result));
     Value::Object(m)
 }
 

@@ -25,14 +25,12 @@ use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
 use crate::corpus::formats::SpeakerMap;
 use crate::corpus::{Loader, QuestionSet, TranscriptSet};
-use crate::evaluate::{
-    annotate, evaluate, evaluate_owned, pairs_array, summarize_evaluation, write_document,
-    Annotated, EvalConfig, Fill, Rows, Summary, Whole,
-};
+use crate::evaluate::{evaluate, evaluate_owned, summarize_evaluation, EvalConfig, Summary};
 use crate::lexicon::Lexicon;
 use crate::report::csv::CsvStream;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
+use crate::views::results::{annotate, pairs_array, write_document, Annotated, Fill, Rows, Whole};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -521,7 +519,7 @@ pub fn write_quotes_csv(
     let mut out = crate::report::csv::CsvStream::new(out);
     out.record(QUOTE_COLUMNS)?;
     quote_rows(
-        crate::evaluate::PairWindow::all(questions, evaluation),
+        crate::views::results::PairWindow::all(questions, evaluation),
         &mut out,
     )?;
     out.finish()
@@ -529,7 +527,7 @@ pub fn write_quotes_csv(
 
 /// The rows of `quotes.csv` for a window of pairs.
 pub(crate) fn quote_rows(
-    window: crate::evaluate::PairWindow<'_>,
+    window: crate::views::results::PairWindow<'_>,
     out: &mut CsvStream<&mut dyn std::io::Write>,
 ) -> std::io::Result<()> {
     for (k, pair) in window.pairs.iter().enumerate() {
@@ -614,7 +612,7 @@ pub fn write_items_csv(
     let mut out = crate::report::csv::CsvStream::new(out);
     out.record(ITEM_COLUMNS)?;
     item_rows(
-        crate::evaluate::PairWindow::all_results(evaluation),
+        crate::views::results::PairWindow::all_results(evaluation),
         &mut out,
     )?;
     out.finish()
@@ -622,7 +620,7 @@ pub fn write_items_csv(
 
 /// The rows of `items.csv` for `pairs`.
 pub(crate) fn item_rows(
-    window: crate::evaluate::PairWindow<'_>,
+    window: crate::views::results::PairWindow<'_>,
     out: &mut CsvStream<&mut dyn std::io::Write>,
 ) -> std::io::Result<()> {
     use crate::report::csv::number;
@@ -704,7 +702,7 @@ pub(crate) fn write_run_from(
     let table = |columns: &'static [&'static str],
                  fill: Fill,
                  write: fn(
-        crate::evaluate::PairWindow<'_>,
+        crate::views::results::PairWindow<'_>,
         &mut CsvStream<&mut dyn std::io::Write>,
     ) -> std::io::Result<()>| {
         move |w: &mut dyn std::io::Write| {

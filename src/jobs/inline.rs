@@ -176,7 +176,10 @@ pub fn verify_quotes(
     let resolved = config.resolve()?;
     let (typed, groups) = typed_quotes(quotes);
     let results = crate::evaluate::check_quotes(&typed, &groups, transcripts, &resolved.eval)?;
-    Ok(results.iter().map(crate::evaluate::quote_fields).collect())
+    Ok(results
+        .iter()
+        .map(crate::views::results::quote_fields)
+        .collect())
 }
 
 /// The quotes as the checks take them, with their answers (groups).
@@ -228,7 +231,10 @@ pub fn verify_quotes_prepared(
     let (typed, groups) = typed_quotes(quotes);
     let results =
         crate::evaluate::check_quotes_prepared(&typed, &groups, prepared, &resolved.eval)?;
-    Ok(results.iter().map(crate::evaluate::quote_fields).collect())
+    Ok(results
+        .iter()
+        .map(crate::views::results::quote_fields)
+        .collect())
 }
 
 /// `text-eval` over rows given as JSON text: the results (results.json)

@@ -352,7 +352,7 @@ fn merge_evaluate_in(
     // The check and the summary's parts, a window at a time.
     let mut parts = SummaryParts::default();
     let mut cited: Vec<usize> = Vec::new();
-    rows.read(crate::evaluate::Fill::RESULTS, &mut |w| {
+    rows.read(crate::views::results::Fill::RESULTS, &mut |w| {
         let part = SummaryParts::of_rows(&signature, w.pairs, |i| w.first + i);
         parts.merge(&part).map_err(input_error)?;
         let sources = w
@@ -456,8 +456,8 @@ impl ShardRows<'_> {
     /// too many.
     fn read(
         &self,
-        fill: crate::evaluate::Fill,
-        each: &mut dyn FnMut(crate::evaluate::PairWindow<'_>) -> Result<(), JobError>,
+        fill: crate::views::results::Fill,
+        each: &mut dyn FnMut(crate::views::results::PairWindow<'_>) -> Result<(), JobError>,
     ) -> Result<(), JobError> {
         let shards = self.shards;
         let count = shards[0].shard.count;
@@ -487,7 +487,7 @@ impl ShardRows<'_> {
             } else {
                 Vec::new()
             };
-            each(crate::evaluate::PairWindow {
+            each(crate::views::results::PairWindow {
                 first: *first,
                 questions: &questions,
                 pairs,
@@ -536,15 +536,15 @@ impl ShardRows<'_> {
     }
 }
 
-impl crate::evaluate::Rows for ShardRows<'_> {
+impl crate::views::results::Rows for ShardRows<'_> {
     fn count(&self) -> usize {
         self.ids.len()
     }
 
     fn windows(
         &self,
-        fill: crate::evaluate::Fill,
-        each: &mut dyn FnMut(crate::evaluate::PairWindow<'_>) -> std::io::Result<()>,
+        fill: crate::views::results::Fill,
+        each: &mut dyn FnMut(crate::views::results::PairWindow<'_>) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         self.read(fill, &mut |w| {
             each(w).map_err(|e| JobError::Input(e.to_string()))

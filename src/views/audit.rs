@@ -20,10 +20,11 @@
 //! ```
 
 use super::html::{escape, HtmlPage};
+use super::results::{Fill, PairWindow, Rows, Whole};
 use crate::citations::attribution::OtherSource;
 use crate::citations::fuzzy::{ceil_boundary as ceil, floor_boundary as floor};
 use crate::corpus::{QuestionSet, TranscriptSet};
-use crate::evaluate::{Evaluation, Fill, PairWindow, Rows, Summary, Whole};
+use crate::evaluate::{Evaluation, Summary};
 use crate::text::json_str;
 use rayon::prelude::*;
 use serde::Serialize;

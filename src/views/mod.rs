@@ -12,6 +12,7 @@ pub(crate) mod compare;
 pub mod html;
 #[cfg(feature = "charts")]
 pub(crate) mod panels;
+pub(crate) mod results;
 pub mod svg;
 #[cfg(feature = "cli")]
 pub(crate) mod table;
