@@ -18,6 +18,7 @@ mod judge_cli;
 mod layers;
 mod lexical_cli;
 mod lexicon_build;
+mod python_types;
 mod quote_verification;
 mod rag_cli;
 mod registries;

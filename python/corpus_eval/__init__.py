@@ -15,7 +15,20 @@ from __future__ import annotations
 import io as _io
 import json as _json
 import os as _os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._configs import (
+        AgreementConfig,
+        CheckReportConfig,
+        EvaluateConfig,
+        GroundingConfig,
+        HotpotConfig,
+        LexicalConfig,
+        TextEvalConfig,
+    )
 
 from . import _native
 
@@ -232,7 +245,7 @@ class Corpus:
         evaluate settings are accepted.
     """
 
-    def __init__(self, transcripts: Any, **config: Any) -> None:
+    def __init__(self, transcripts: Any, **config: Unpack[EvaluateConfig]) -> None:
         if not isinstance(transcripts, (str, bytes, _os.PathLike, list, dict)):
             raise TypeError(
                 "transcripts: a path (str or os.PathLike), JSON text, or a list or dict of chunks,"
@@ -255,7 +268,7 @@ class Corpus:
         return self._inner.files()
 
 
-def _corpus(transcripts: Any, config: Optional[Dict[str, Any]] = None) -> Any:
+def _corpus(transcripts: Any, config: Optional[Mapping[str, Any]] = None) -> Any:
     """What the native checks take: a prepared corpus (a path's is
     prepared here), or JSON text."""
     if isinstance(transcripts, Corpus):
@@ -265,7 +278,7 @@ def _corpus(transcripts: Any, config: Optional[Dict[str, Any]] = None) -> Any:
     return _document(transcripts)
 
 
-def evaluate(questions: Any, transcripts: Any, **config: Any) -> "Evaluation":
+def evaluate(questions: Any, transcripts: Any, **config: Unpack[EvaluateConfig]) -> "Evaluation":
     """Score every answer by its question type and verify every quote in the
     transcript it cites (the CLI's `corpus-eval evaluate QUESTIONS
     TRANSCRIPTS`).
@@ -305,7 +318,7 @@ def evaluate(questions: Any, transcripts: Any, **config: Any) -> "Evaluation":
     return Evaluation(_json.loads(out))
 
 
-def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: Any) -> "QuoteChecks":
+def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: Unpack[EvaluateConfig]) -> "QuoteChecks":
     """Check quotes against transcripts as `evaluate` checks an answer's
     quotes, without a question file.
 
@@ -328,7 +341,7 @@ def verify_quotes(quotes: Sequence[Dict[str, Any]], transcripts: Any, **config: 
     return QuoteChecks(_json.loads(out))
 
 
-def check_report(report: Any, corpus: Any, sources: Any = None, **config: Any) -> "QuoteChecks":
+def check_report(report: Any, corpus: Any, sources: Any = None, **config: Unpack[CheckReportConfig]) -> "QuoteChecks":
     """Find the quotes of a written report, resolve whom each is attributed
     to, and check each against the transcripts (the CLI's `corpus-eval
     check-report REPORT TRANSCRIPTS`).
@@ -383,7 +396,7 @@ def score_answer(answer: str, type: str, metric: Any) -> Optional[float]:
     return _native.score_answer(answer, type, _dumps(metric, "metric"))
 
 
-def hotpot(predictions: Any, gold: Any, **config: Any) -> "Result":
+def hotpot(predictions: Any, gold: Any, **config: Unpack[HotpotConfig]) -> "Result":
     """HotpotQA answer, citation and supporting-fact metrics (the CLI's
     `corpus-eval hotpot PREDICTIONS GOLD`): simple-format arrays, or
     official {"answer", "sp"} predictions with the HotpotQA gold.
@@ -399,7 +412,7 @@ def hotpot(predictions: Any, gold: Any, **config: Any) -> "Result":
     return Result(_json.loads(out))
 
 
-def text_eval(rows: Sequence[Dict[str, Any]], **config: Any) -> "Result":
+def text_eval(rows: Sequence[Dict[str, Any]], **config: Unpack[TextEvalConfig]) -> "Result":
     """The text evaluator (the CLI's `corpus-eval text-eval INPUT`):
     accuracy, relevance, safety and quality per question category.
 
@@ -416,7 +429,7 @@ def text_eval(rows: Sequence[Dict[str, Any]], **config: Any) -> "Result":
     return Result(_json.loads(out))
 
 
-def grounding(rows: Sequence[Dict[str, Any]], **config: Any) -> "Result":
+def grounding(rows: Sequence[Dict[str, Any]], **config: Unpack[GroundingConfig]) -> "Result":
     """Grounding metrics of RAG responses (the CLI's `corpus-eval grounding
     INPUT`): relevance, completeness and hallucination of each response
     against its retrieved context.
@@ -432,7 +445,7 @@ def grounding(rows: Sequence[Dict[str, Any]], **config: Any) -> "Result":
     return Result(_json.loads(out))
 
 
-def lexical(items: Sequence[Dict[str, Any]], **config: Any) -> "Result":
+def lexical(items: Sequence[Dict[str, Any]], **config: Unpack[LexicalConfig]) -> "Result":
     """ROUGE, BLEU, chrF and SQuAD EM/F1 equal to rouge-score, sacrebleu and
     the official SQuAD scripts (the CLI's `corpus-eval lexical INPUT`).
 
@@ -449,7 +462,7 @@ def lexical(items: Sequence[Dict[str, Any]], **config: Any) -> "Result":
     return Result(_json.loads(out))
 
 
-def agreement(table: Sequence[Dict[str, Any]], **config: Any) -> "Result":
+def agreement(table: Sequence[Dict[str, Any]], **config: Unpack[AgreementConfig]) -> "Result":
     """Agreement between raters (the CLI's `corpus-eval agreement FILE
     --id COL`): Cohen's kappa, Fleiss' kappa, Krippendorff's alpha, Gwet's
     AC1/AC2 and more, with bootstrap intervals.

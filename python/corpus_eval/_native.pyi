@@ -1,10 +1,40 @@
 """Type stubs of the native module (the Rust core over JSON text and Arrow
 stream capsules)."""
 
-from typing import List, Any
+from typing import Any, Dict, List, Tuple
 
+from typing_extensions import Self, final
+
+__all__ = [
+    "Corpus",
+    "transcript_formats",
+    "evaluate_json",
+    "evaluate_tables_json",
+    "verify_quotes_json",
+    "check_report_json",
+    "score_answer",
+    "hotpot_json",
+    "text_eval_json",
+    "grounding_json",
+    "lexical_json",
+    "agreement_json",
+    "similarity",
+    "embed_bytes",
+    "verify_quotes_arrow",
+    "score_answers_arrow",
+    "summarize_arrow",
+    "summary_parts_arrow",
+    "combine_parts",
+    "other_sources_arrow",
+    "item_tables_arrow",
+    "chunk_files",
+    "write_chunk_partitions",
+    "transcript_files",
+]
+
+@final
 class Corpus:
-    def __init__(self, transcripts: str, config_json: str, is_path: bool = False) -> None: ...
+    def __new__(cls, transcripts: str, config_json: str, is_path: bool = False) -> Self: ...
     def __len__(self) -> int: ...
     def files(self) -> list[str]: ...
 
@@ -26,4 +56,8 @@ def score_answers_arrow(stream: Any, config_json: str) -> Any: ...
 def summarize_arrow(pairs: Any, answers: Any, quotes: Any, config_json: str) -> str: ...
 def summary_parts_arrow(pairs: Any, answers: Any, quotes: Any, config_json: str) -> str: ...
 def combine_parts(parts: List[str], config_json: str) -> str: ...
-def other_sources_arrow(stream: Any, corpus: Any) -> Any: ...
+def other_sources_arrow(stream: Any, transcripts: Corpus) -> Any: ...
+def item_tables_arrow(text: str, name: str) -> Tuple[Any, Any, Any]: ...
+def chunk_files(path: str) -> Tuple[List[str], List[int]]: ...
+def write_chunk_partitions(path: str, partition_of: Dict[str, int], dests: List[str]) -> None: ...
+def transcript_files(path: str) -> List[str]: ...

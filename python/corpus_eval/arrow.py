@@ -11,7 +11,12 @@ pyarrow >= 14.
 from __future__ import annotations
 
 import json as _json
-from typing import Any, Dict
+from typing import TYPE_CHECKING, Any, Dict
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._configs import EvaluateConfig
 
 from . import _native
 from . import _dumps
@@ -58,7 +63,7 @@ def _transcripts(transcripts: Any) -> Any:
     return _json.dumps(transcripts, ensure_ascii=False)
 
 
-def verify_quotes(batch: Any, transcripts: Any, **config: Any) -> Any:
+def verify_quotes(batch: Any, transcripts: Any, **config: Unpack[EvaluateConfig]) -> Any:
     """Check every quote of an Arrow table, as `evaluate` checks them.
 
     batch columns: quote, source (strings); optional id, speaker, answer
@@ -80,7 +85,7 @@ def verify_quotes(batch: Any, transcripts: Any, **config: Any) -> Any:
     return _table(capsule)
 
 
-def score_answers(batch: Any, **config: Any) -> Any:
+def score_answers(batch: Any, **config: Unpack[EvaluateConfig]) -> Any:
     """Score every answer of an Arrow table by its question type and metric.
 
     batch columns: answer, type, metric (strings; a metric is its JSON text,
@@ -96,7 +101,7 @@ def score_answers(batch: Any, **config: Any) -> Any:
     return _table(capsule)
 
 
-def summarize(pairs: Any, answers: Any, quotes: Any, **config: Any) -> Dict[str, Any]:
+def summarize(pairs: Any, answers: Any, quotes: Any, **config: Unpack[EvaluateConfig]) -> Dict[str, Any]:
     """`evaluate`'s summary.json from its per-item tables, in any row order:
     the same means, counts, attribution and verdict counts, warnings,
     signature and (the same seed) the same bootstrap intervals.
@@ -116,7 +121,7 @@ def summarize(pairs: Any, answers: Any, quotes: Any, **config: Any) -> Dict[str,
     return _json.loads(out)
 
 
-def summary_parts(pairs: Any, answers: Any, quotes: Any, **config: Any) -> str:
+def summary_parts(pairs: Any, answers: Any, quotes: Any, **config: Unpack[EvaluateConfig]) -> str:
     """A partition's contribution to `evaluate`'s summary.json (JSON text):
     value counts of every group's scores, verdict and attribution counts,
     item counts and warnings. The tables hold some of the pairs, each with
@@ -128,7 +133,7 @@ def summary_parts(pairs: Any, answers: Any, quotes: Any, **config: Any) -> str:
                                        _dumps(config, "config"))
 
 
-def combine(parts: Any, **config: Any) -> Dict[str, Any]:
+def combine(parts: Any, **config: Unpack[EvaluateConfig]) -> Dict[str, Any]:
     """summary.json from partitions' `summary_parts`, in any order: equal
     to `summarize` of all their rows (and to `corpus-eval evaluate`'s
     summary.json). Parts made with other settings than `config` raise

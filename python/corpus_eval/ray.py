@@ -168,10 +168,9 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
     fs, base = filesystem(out.rstrip("/") + "/transcripts")
     fs.create_dir(base, recursive=True)
     locations = []
-    staged = None
+    # Written here by the core, then copied to OUT (any filesystem).
+    staged = _tempfile.mkdtemp(prefix="corpus-eval-parts-") if chunked else ""
     if chunked:
-        # Written here by the core, then copied to OUT (any filesystem).
-        staged = _tempfile.mkdtemp(prefix="corpus-eval-parts-")
         _native.write_chunk_partitions(str(local), partition_of,
                                        [_os.path.join(staged, f"part-{k}.json") for k in range(parts)])
     for k in range(parts):
@@ -195,7 +194,7 @@ def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, 
         # The partition's location written as OUT is (a URI keeps its
         # scheme and authority).
         locations.append(f"{out.rstrip('/')}/transcripts/{path.rsplit('/', 1)[-1]}")
-    if staged is not None:
+    if staged:
         _os.rmdir(staged)
     return {"names": names, "partition": [partition_of[n] for n in names], "locations": locations,
             "aliases": {} if chunked else _aliases(names), "sizes": loads}

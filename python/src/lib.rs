@@ -23,16 +23,13 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// A configuration from JSON keyword arguments: an unknown key is a
-/// `TypeError` (as for a Python function), a bad value a `ValueError` with
-/// the message the command line gives for it.
+/// `TypeError` (as for a Python function; the core tells it apart by the
+/// configuration's keys, `ConfigError::UnknownKey`), a bad value a
+/// `ValueError` with the message the command line gives for it.
 fn config<C: JobConfig>(json: &str) -> PyResult<C> {
-    inline::config::<C>(json).map_err(|e| {
-        let text = e.to_string();
-        if text.contains("unknown field") {
-            PyTypeError::new_err(text)
-        } else {
-            PyValueError::new_err(text)
-        }
+    inline::config::<C>(json).map_err(|e| match e {
+        jobs::ConfigError::UnknownKey { .. } => PyTypeError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
     })
 }
 

@@ -102,6 +102,19 @@ pub enum ConfigError {
         /// What is wrong (with line:column where the parser gives one).
         message: String,
     },
+    /// A key the configuration does not have (told apart from the other
+    /// errors of a configuration by its keys, not by the message: the
+    /// Python functions raise `TypeError` for it, as for an unknown
+    /// keyword).
+    #[error("{path}: {message}")]
+    UnknownKey {
+        /// The file (`config` for keywords).
+        path: PathBuf,
+        /// The first key the configuration does not have.
+        key: String,
+        /// The parser's message (it names the key and the ones expected).
+        message: String,
+    },
     /// A setting outside its range.
     #[error("{field} {message}")]
     Invalid {
@@ -452,10 +465,57 @@ pub fn config_of_value<C: JobConfig>(
         path: path.to_path_buf(),
         message,
     };
-    let config: C = serde_json::from_value(value).map_err(|e| fail(e.to_string()))?;
+    let unknown = match &value {
+        serde_json::Value::Object(map) => {
+            let known = field_names::<C>();
+            map.keys().find(|k| !known.contains(&k.as_str())).cloned()
+        }
+        _ => None,
+    };
+    let config: C = serde_json::from_value(value).map_err(|e| match &unknown {
+        Some(key) => ConfigError::UnknownKey {
+            path: path.to_path_buf(),
+            key: key.clone(),
+            message: e.to_string(),
+        },
+        None => fail(e.to_string()),
+    })?;
     check_version(&config).map_err(fail)?;
     config.validate()?;
     Ok(config)
+}
+
+/// The keys a configuration takes, as serde knows them (the names
+/// `deny_unknown_fields` accepts): read from the struct's own
+/// deserializer, which hands its field names to the deserializer it is
+/// given.
+pub(crate) fn field_names<C: DeserializeOwned>() -> &'static [&'static str] {
+    use serde::de::{Error as _, Visitor};
+    type Failed = serde::de::value::Error;
+    struct Probe<'a>(&'a mut &'static [&'static str]);
+    impl<'de> serde::Deserializer<'de> for Probe<'_> {
+        type Error = Failed;
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            _visitor: V,
+        ) -> Result<V::Value, Failed> {
+            *self.0 = fields;
+            Err(Failed::custom("fields read"))
+        }
+        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Failed> {
+            Err(Failed::custom("not a struct"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    let _ = C::deserialize(Probe(&mut fields));
+    fields
 }
 
 /// A configuration as TOML (what `--print-config` prints).
@@ -615,6 +675,41 @@ pub(crate) fn check_unit(field: &str, v: f64) -> Result<(), ConfigError> {
 
 #[cfg(test)]
 mod tests {
+    use super::{config_of_value, field_names, ConfigError};
+    use std::path::Path;
+
+    #[test]
+    fn an_unknown_key_is_told_apart_by_the_keys_not_the_message() {
+        let fields = field_names::<super::evaluate::Config>();
+        for key in [
+            "out",
+            "match",
+            "fuzzy_threshold",
+            "speaker_map",
+            "fail_under",
+        ] {
+            assert!(fields.contains(&key), "{key} in {fields:?}");
+        }
+        let path = Path::new("config");
+        let unknown = serde_json::json!({"seed": 1, "bogus": true});
+        match config_of_value::<super::evaluate::Config>(path, unknown) {
+            Err(ConfigError::UnknownKey { key, message, .. }) => {
+                assert_eq!(key, "bogus");
+                assert!(message.contains("bogus"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A known key of the wrong type is another error.
+        let wrong = serde_json::json!({"seed": "forty-two"});
+        assert!(matches!(
+            config_of_value::<super::evaluate::Config>(path, wrong),
+            Err(ConfigError::File { .. })
+        ));
+        // Every job's configuration gives its keys.
+        assert!(field_names::<super::check_report::Config>().contains(&"min_words"));
+        assert!(field_names::<super::hotpot::Config>().contains(&"format"));
+    }
+
     #[test]
     fn a_config_files_nan_or_inf_is_refused_by_key() {
         let dir = std::env::temp_dir().join(format!("ce-config-nan-{}", std::process::id()));

@@ -69,6 +69,44 @@ pub trait Settings {
     fn settings() -> Vec<Setting>;
 }
 
+/// A configuration's keys as a Python `TypedDict` named `class` (the
+/// type of a Python function's keyword arguments): every key the
+/// configuration takes but those of `except` (given to the function as
+/// parameters of their own), each typed by its setting's kind (`Any` for a
+/// key without a flag). The Python package's `_configs.pyi` is these, for
+/// each job, and the test suite checks that it is.
+pub fn python_typed_dict<C: JobConfig + Settings>(class: &str, except: &[&str]) -> String {
+    let settings = C::settings();
+    let mut out = format!(
+        "class {class}(TypedDict, total=False):\n    \"\"\"The settings of `corpus-eval {}` (its `--config` keys).\"\"\"\n\n",
+        C::COMMAND
+    );
+    for key in super::field_names::<C>() {
+        if except.contains(key) {
+            continue;
+        }
+        let ty = match settings.iter().find(|s| s.key == *key).map(|s| &s.kind) {
+            None => "Any".to_string(),
+            Some(Kind::Switch) => "bool".into(),
+            Some(Kind::UInt | Kind::Int) => "int".into(),
+            Some(Kind::Float) => "float".into(),
+            Some(Kind::Text | Kind::Parsed(_)) => "str".into(),
+            Some(Kind::List { .. } | Kind::Repeat) => "List[str]".into(),
+            Some(Kind::Bounds) => "Dict[str, float]".into(),
+            Some(Kind::Choice(names)) => format!(
+                "Literal[{}]",
+                names
+                    .iter()
+                    .map(|n| format!("\"{n}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        out.push_str(&format!("    {key}: {ty}\n"));
+    }
+    out
+}
+
 /// The names an enum setting takes (its serde names).
 pub trait Choices {
     /// Every name, in the order the help lists them.
