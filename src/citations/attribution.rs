@@ -152,7 +152,7 @@ pub struct Piece {
     /// When the piece was said, for a transcript read from a format with
     /// times (left out otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time: Option<crate::corpus::formats::QuoteTime>,
+    pub time: Option<crate::text::anchors::QuoteTime>,
 }
 
 /// A quote's attribution and where it points.

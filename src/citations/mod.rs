@@ -279,7 +279,7 @@ impl Workspace {
     pub(crate) fn prepare<'a>(
         &mut self,
         text: std::borrow::Cow<'a, str>,
-        labels: Option<&[crate::corpus::formats::TurnLabel]>,
+        labels: Option<&[crate::text::anchors::TurnLabel]>,
         speakers: &turns::SpeakerConfig,
     ) -> SourceText<'a> {
         let mut spare = std::mem::take(self);
@@ -338,7 +338,7 @@ impl<'a> SourceText<'a> {
     /// ([`turns::Turns::of`]).
     pub fn with_turns(
         text: impl Into<std::borrow::Cow<'a, str>>,
-        labels: Option<&[crate::corpus::formats::TurnLabel]>,
+        labels: Option<&[crate::text::anchors::TurnLabel]>,
         speakers: &turns::SpeakerConfig,
     ) -> SourceText<'a> {
         Workspace::default().prepare(text.into(), labels, speakers)

@@ -322,7 +322,7 @@ impl Turns {
     /// the pattern's.
     pub fn of(
         text: &str,
-        labels: Option<&[crate::corpus::formats::TurnLabel]>,
+        labels: Option<&[crate::text::anchors::TurnLabel]>,
         config: &SpeakerConfig,
     ) -> Turns {
         Turns::parse_labelled(text, labels, config, String::new())
@@ -332,7 +332,7 @@ impl Turns {
     /// from an earlier transcript: [`Turns::into_spoken_buffer`]).
     pub(crate) fn parse_labelled(
         text: &str,
-        labels: Option<&[crate::corpus::formats::TurnLabel]>,
+        labels: Option<&[crate::text::anchors::TurnLabel]>,
         config: &SpeakerConfig,
         spoken: String,
     ) -> Turns {

@@ -44,7 +44,7 @@ pub(crate) fn key(model: &str, prompt: &str) -> String {
     bytes.extend_from_slice(model.as_bytes());
     bytes.push(0);
     bytes.extend_from_slice(prompt.as_bytes());
-    crate::report::sha256_hex(&bytes)
+    crate::text::hash::sha256_hex(&bytes)
 }
 
 impl VerdictCache {
@@ -118,7 +118,7 @@ impl VerdictCache {
 
     /// Stores a successful verdict (replacing an older one).
     pub fn put(&self, key: &str, model: &str, verdict: &CachedVerdict) -> Result<(), JudgeError> {
-        let now = crate::report::rfc3339(std::time::SystemTime::now());
+        let now = crate::text::clock::rfc3339(std::time::SystemTime::now());
         self.conn()
             .execute(
                 "INSERT OR REPLACE INTO verdicts (key, model, score, reply, created_at)

@@ -141,7 +141,7 @@ impl JudgeClient {
         let mut requests = 0;
         let mut last_reply = None;
         let mut last_error = String::new();
-        let seed = crate::report::fnv1a(prompt.as_bytes());
+        let seed = crate::text::hash::fnv1a(prompt.as_bytes());
         for attempt in 1..=self.config.max_attempts.max(1) {
             requests += 1;
             let wait = match self.attempt(prompt) {

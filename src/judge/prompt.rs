@@ -53,7 +53,7 @@ pub(crate) fn render(question: &str, answer: &str, ground_truth: &str) -> String
 /// Short hash of the template (first 12 hex digits of its SHA-256), for
 /// signatures.
 pub(crate) fn template_hash() -> String {
-    crate::report::sha256_hex(TEMPLATE.as_bytes())[..12].to_string()
+    crate::text::hash::sha256_hex(TEMPLATE.as_bytes())[..12].to_string()
 }
 
 /// The score in a reply: its first number, when that number lies in

@@ -111,7 +111,7 @@ impl RagClient {
     /// Asks one question (`body` without auth), retrying up to the limit.
     pub fn ask(&self, body: &Value) -> Outcome {
         let started = Instant::now();
-        let seed = crate::report::fnv1a(body.to_string().as_bytes());
+        let seed = crate::text::hash::fnv1a(body.to_string().as_bytes());
         let attempts_allowed = self.config.max_retries.saturating_add(1);
         let mut last = String::new();
         for attempt in 1..=attempts_allowed {

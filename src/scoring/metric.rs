@@ -46,13 +46,13 @@ fn expected_from(v: &Value) -> Result<bool, ScoreError> {
             word_polarity(&n).ok_or_else(|| {
                 ScoreError::metric(format!(
                     "expected \"yes\" or \"no\", found {:?}",
-                    crate::corpus::Preview(s)
+                    crate::text::preview::Preview(s)
                 ))
             })
         }
         other => Err(ScoreError::metric(format!(
             "expected \"yes\" or \"no\", found {}",
-            crate::corpus::Preview(other)
+            crate::text::preview::Preview(other)
         ))),
     }
 }
@@ -175,7 +175,7 @@ pub(crate) fn parse_weighted(metric: &Value) -> Result<Vec<(String, f64)>, Score
                 let value = value_text(v).ok_or_else(|| {
                     ScoreError::metric(format!(
                         "value {} is not a non-empty string",
-                        crate::corpus::Preview(v)
+                        crate::text::preview::Preview(v)
                     ))
                 })?;
                 let weight = number(w)
@@ -189,7 +189,7 @@ pub(crate) fn parse_weighted(metric: &Value) -> Result<Vec<(String, f64)>, Score
                 let weight = number(w).ok_or_else(|| {
                     ScoreError::metric(format!(
                         "weight of {:?} is not a number",
-                        crate::corpus::Preview(k)
+                        crate::text::preview::Preview(k)
                     ))
                 })?;
                 Ok((k.clone(), weight))
@@ -202,7 +202,7 @@ pub(crate) fn parse_weighted(metric: &Value) -> Result<Vec<(String, f64)>, Score
     if let Some((v, w)) = pairs.iter().find(|(_, w)| *w < 0.0) {
         return Err(ScoreError::metric(format!(
             "weight {w} of {:?} is negative",
-            crate::corpus::Preview(v)
+            crate::text::preview::Preview(v)
         )));
     }
     if pairs.iter().any(|(v, _)| v.trim().is_empty()) {

@@ -36,7 +36,7 @@ pub const RATIONALE_MIN_WORDS: usize = 3;
 #[non_exhaustive]
 pub enum ScoreError {
     /// The question type is not one of the six.
-    #[error("unknown question type {} (expected Yes/No, Yes/No with Rationale, ListOne, ListMany, PickOne or PickMany)", crate::corpus::preview(.0))]
+    #[error("unknown question type {} (expected Yes/No, Yes/No with Rationale, ListOne, ListMany, PickOne or PickMany)", crate::text::preview::preview(.0))]
     UnknownType(String),
     /// The metric does not parse for the question type.
     #[error("metric does not parse: {0}")]
