@@ -10,8 +10,9 @@ use crate::citations::attribution::Attribution;
 use crate::citations::MatchLevel;
 use crate::corpus::TranscriptSet;
 use crate::report::manifest::{InputFile, Manifest};
+use crate::views::check_report_files::{items_csv, quotes_csv, results_json};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -355,7 +356,10 @@ pub fn execute(
     )
     .with_config(super::to_value(config));
     let mut writer = crate::report::run::RunWriter::create(&config.out, started, manifest)?;
-    writer.write_json("results.json", &results_json(&output))?;
+    writer.write_json(
+        "results.json",
+        &results_json(&output.quotes, &output.summary.signature),
+    )?;
     writer.write("quotes.csv", &quotes_csv(&output.quotes))?;
     writer.write_json("summary.json", &output.summary)?;
     writer.write("items.csv", &items_csv(&output.quotes))?;
@@ -371,115 +375,6 @@ pub fn execute(
         writer.write("report.html", page.as_bytes())?;
     }
     Ok((writer.finish()?, output))
-}
-
-/// One quote's record in results.json.
-pub fn quote_record(q: &CheckedQuote) -> Value {
-    let mut m = serde_json::Map::new();
-    m.insert("quote_id".into(), json!(q.quote_id));
-    m.insert("text".into(), json!(q.text));
-    m.insert("line".into(), json!(q.line));
-    m.insert("column".into(), json!(q.column));
-    m.insert("block".into(), json!(q.block));
-    m.insert("cue".into(), json!(q.cue));
-    m.insert("cited".into(), json!(q.cited));
-    m.insert("source".into(), json!(q.result.source));
-    m.extend(crate::views::results::quote_fields(&q.result));
-    Value::Object(m)
-}
-
-/// results.json: `{"quotes": [...], "signature": ...}`.
-pub fn results_json(output: &Output) -> Value {
-    json!({
-        "quotes": output.quotes.iter().map(quote_record).collect::<Vec<_>>(),
-        "signature": output.summary.signature,
-    })
-}
-
-/// The columns of `quotes.csv`.
-pub const QUOTE_COLUMNS: [&str; 20] = [
-    "quote_id",
-    "line",
-    "column",
-    "text",
-    "cue",
-    "cited_label",
-    "cited_source",
-    "cited_speaker",
-    "source",
-    "verdict",
-    "attribution",
-    "found",
-    "similarity",
-    "span_start",
-    "span_end",
-    "span_speaker",
-    "time_start",
-    "time_end",
-    "differences",
-    "other_source",
-];
-
-/// `quotes.csv`: one row per quote, flat.
-pub fn quotes_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
-    let mut out = crate::report::csv::CsvBuffer::new();
-    out.record(QUOTE_COLUMNS);
-    for q in quotes {
-        let r = &q.result;
-        let cited = q.cited.as_ref();
-        let opt = |s: Option<&str>| s.unwrap_or("").to_string();
-        let number = |x: Option<f64>| x.map(|x| (x + 0.0).to_string()).unwrap_or_default();
-        let span = r.check.span.as_ref();
-        let differences = r
-            .check
-            .differences
-            .as_ref()
-            .map(|d| d.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(";"))
-            .unwrap_or_default();
-        out.record([
-            q.quote_id.clone(),
-            q.line.to_string(),
-            q.column.to_string(),
-            q.text.clone(),
-            opt(q.cue),
-            opt(cited.map(|c| c.label.as_str())),
-            opt(cited.and_then(|c| c.source.as_deref())),
-            opt(cited.and_then(|c| c.speaker.as_deref())),
-            opt(r.source.as_deref()),
-            r.check.verdict.as_str().to_string(),
-            opt(r.attributed.attribution.map(Attribution::as_str)),
-            r.found.to_string(),
-            number(Some((r.check.similarity * 1e6).round() / 1e6)),
-            span.map(|s| s.start.to_string()).unwrap_or_default(),
-            span.map(|s| s.end.to_string()).unwrap_or_default(),
-            opt(r.attributed.span_speaker.as_deref()),
-            number(r.time.as_ref().and_then(|t| t.start)),
-            number(r.time.as_ref().and_then(|t| t.end)),
-            differences,
-            opt(r
-                .attributed
-                .other_source
-                .as_ref()
-                .map(|o| o.source.as_str())),
-        ]);
-    }
-    out.into_bytes()
-}
-
-/// `items.csv`, what `compare` pairs: `quote_id,source,ok,found` (1 or 0).
-pub fn items_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
-    let mut out = crate::report::csv::CsvBuffer::new();
-    out.record(["quote_id", "source", "ok", "found"]);
-    let bit = |b: bool| if b { "1" } else { "0" };
-    for q in quotes {
-        out.record([
-            q.quote_id.as_str(),
-            q.result.source.as_deref().unwrap_or(""),
-            bit(q.ok()),
-            bit(q.result.found),
-        ]);
-    }
-    out.into_bytes()
 }
 
 /// The quality gate's failures: each quote of `report` that falls in a

@@ -108,7 +108,7 @@ pub fn check_report(
     Ok(out
         .quotes
         .iter()
-        .map(super::check_report::quote_record)
+        .map(crate::views::check_report_files::quote_record)
         .collect())
 }
 
@@ -142,8 +142,8 @@ pub fn evaluate_tables(
     let t = transcripts_of(&resolved, transcripts)?;
     let out = super::evaluate::run_resolved(&resolved, &q, &t, lexicon)?;
     Ok(EvaluateTables {
-        quotes_csv: super::evaluate::quotes_csv(&q, &out.evaluation),
-        items_csv: super::evaluate::items_csv(&out.evaluation),
+        quotes_csv: crate::views::evaluate_tables::quotes_csv(&q, &out.evaluation),
+        items_csv: crate::views::evaluate_tables::items_csv(&out.evaluation),
         results: out.results,
         summary: out.summary,
     })

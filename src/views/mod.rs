@@ -8,7 +8,9 @@ pub mod audit;
 #[cfg(feature = "charts")]
 pub(crate) mod charts;
 pub(crate) mod check_report;
+pub(crate) mod check_report_files;
 pub(crate) mod compare;
+pub(crate) mod evaluate_tables;
 pub mod html;
 #[cfg(feature = "charts")]
 pub(crate) mod panels;
