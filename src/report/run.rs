@@ -323,8 +323,10 @@ pub const LATEST: &str = "latest";
 /// Points `<parent>/latest` at a finished run folder: a relative link,
 /// replaced atomically (a new link renamed over it). Best effort (a run is
 /// complete without it); an entry `latest` that is not a link is left
-/// alone, and so is one that names a newer run (run folder names start
-/// with their UTC start time, so they sort by age).
+/// alone, and so is one that names a run started in a later second (run
+/// folder names start with their UTC start time to the second, then a
+/// random suffix: two runs of one second are told apart by which finishes
+/// last, not by the suffix).
 fn point_latest(folder: &Path) {
     #[cfg(unix)]
     {
@@ -338,7 +340,8 @@ fn point_latest(folder: &Path) {
         };
         let link = parent.join(LATEST);
         if let Ok(m) = link.symlink_metadata() {
-            let newer = std::fs::read_link(&link).is_ok_and(|t| t.as_os_str() > name);
+            let newer =
+                std::fs::read_link(&link).is_ok_and(|t| started(t.as_os_str()) > started(name));
             if !m.file_type().is_symlink() || newer {
                 return;
             }
@@ -352,6 +355,15 @@ fn point_latest(folder: &Path) {
     }
     #[cfg(not(unix))]
     let _ = folder;
+}
+
+/// The start time a run folder's name begins with (`20261128T190440Z` of
+/// `20261128T190440Z-6ff19d`; the whole name when it has no suffix).
+#[cfg(unix)]
+fn started(name: &std::ffi::OsStr) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = name.as_bytes();
+    bytes.split(|&b| b == b'-').next().unwrap_or(bytes)
 }
 
 impl RunWriter {
@@ -399,6 +411,36 @@ impl Drop for RunWriter {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
+    #[test]
+    fn latest_is_the_run_finished_last_within_a_second_and_never_an_older_second() {
+        let dir = tempfile::tempdir().unwrap();
+        let named = |n: &str| {
+            let p = dir.path().join(n);
+            std::fs::create_dir_all(&p).unwrap();
+            super::point_latest(&p);
+            std::fs::read_link(dir.path().join(super::LATEST)).unwrap()
+        };
+        assert_eq!(
+            named("20260101T000000Z-ffffff"),
+            Path::new("20260101T000000Z-ffffff")
+        );
+        // Same second, a suffix that sorts lower: it finished last.
+        assert_eq!(
+            named("20260101T000000Z-000000"),
+            Path::new("20260101T000000Z-000000")
+        );
+        // An earlier second finishing later keeps the link where it is.
+        assert_eq!(
+            named("20251231T235959Z-aaaaaa"),
+            Path::new("20260101T000000Z-000000")
+        );
+        assert_eq!(
+            named("20260101T000001Z-111111"),
+            Path::new("20260101T000001Z-111111")
+        );
+    }
+
     use super::*;
 
     fn manifest() -> Manifest {

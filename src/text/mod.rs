@@ -14,8 +14,8 @@
 //! ```
 
 pub mod aligned;
-pub mod anchors;
-pub mod clock;
+pub(crate) mod anchors;
+pub(crate) mod clock;
 pub mod hash;
 pub mod json_str;
 #[cfg(feature = "bench-internals")]
@@ -25,7 +25,7 @@ pub mod multifind;
 #[allow(unreachable_pub)]
 pub(crate) mod multifind;
 pub mod numbers;
-pub mod preview;
+pub(crate) mod preview;
 pub(crate) mod sklearn_stopwords;
 pub(crate) mod stopwords;
 pub(crate) mod swar;
