@@ -19,7 +19,7 @@
 //! assert_eq!(out.results["qa_pairs"][0]["answers"][0]["verbatims"][0]["verdict"], "exact");
 //! ```
 
-use super::speakers::{speakers, with_aliases};
+use super::speakers::speakers;
 use super::{check_unit, ConfigError, JobConfig, JobError};
 use crate::citations::turns::SpeakerConfig;
 use crate::citations::MatchLevel;
@@ -174,13 +174,10 @@ impl Config {
         super::check_fail_under::<Self>(&self.fail_under)?;
         check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
         let speaker_map = super::speakers::speaker_map(self.speaker_map.as_deref())?;
-        let map: Vec<(String, String)> = speaker_map
-            .0
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let speakers = with_aliases(
-            speakers(&self.speaker_pattern, &self.interviewer_labels)?.with_map(&map),
+        let speakers = super::speakers::speaker_config(
+            &self.speaker_pattern,
+            &self.interviewer_labels,
+            &speaker_map,
             self.speaker_aliases.as_deref(),
         )?;
         Ok(Resolved {

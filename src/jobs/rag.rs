@@ -178,10 +178,7 @@ impl JobConfig for Config {
             crate::rag::questions::MAX_K as f64,
         )?;
         check_in("--fuzzy-threshold", self.fuzzy_threshold, 0.0, 1.0)?;
-        super::speakers::with_aliases(
-            super::speakers::speakers(&self.speaker_pattern, &self.interviewer_labels)?,
-            self.speaker_aliases.as_deref(),
-        )?;
+        self.check()?;
         self.filters().map(|_| ())
     }
 
@@ -226,18 +223,22 @@ impl Config {
         Ok(m)
     }
 
-    /// How citations are checked (the default speaker settings when the
-    /// pattern is invalid: `validate` refuses it first).
-    pub fn check(&self) -> CheckConfig {
-        CheckConfig {
+    /// How citations are checked (the speaker pattern and labels checked,
+    /// the aliases file read); an invalid setting is an error, never the
+    /// defaults in its place.
+    pub fn check(&self) -> Result<CheckConfig, ConfigError> {
+        Ok(CheckConfig {
             level: self.match_level,
             fuzzy_threshold: self.fuzzy_threshold,
-            speakers: super::speakers::speakers(&self.speaker_pattern, &self.interviewer_labels)
-                .and_then(|s| super::speakers::with_aliases(s, self.speaker_aliases.as_deref()))
-                .unwrap_or_default(),
+            speakers: super::speakers::speaker_config(
+                &self.speaker_pattern,
+                &self.interviewer_labels,
+                &Default::default(),
+                self.speaker_aliases.as_deref(),
+            )?,
             normalize: super::evaluate::normalize_options(&self.fillers),
             fuzzy_search: self.fuzzy_search.unwrap_or_default(),
-        }
+        })
     }
 
     /// The request body of one question (its own k, filter and model win
@@ -579,7 +580,7 @@ impl Batch {
         let workers = Workers {
             client: Arc::clone(&self.client),
             concurrency: config.concurrency,
-            check: config.check(),
+            check: config.check()?,
             lexicon: Arc::clone(&self.lexicon),
         };
         let todo = std::mem::take(&mut self.todo);
@@ -622,7 +623,7 @@ pub fn ask(config: &Config, question: &str) -> Result<Answer, JobError> {
         }
         .into());
     };
-    let (checks, existence) = crate::rag::verify::check_citations(reply, &config.check());
+    let (checks, existence) = crate::rag::verify::check_citations(reply, &config.check()?);
     // Checked on the reply as received; shown with the secrets redacted.
     let redactor = client.redactor();
     let mut citations = serde_json::to_value(&checks).unwrap_or(Value::Null);
@@ -818,6 +819,7 @@ pub fn summarize(
         .filter_map(|q| q.qtype.clone().map(|t| (q.id.clone(), t)))
         .collect();
     let mut summary = summarize_run(&outcomes, &types, config.seed);
+    let check = config.check()?;
     let signature = crate::signature::Signature::new(format!(
         "rag:v1|corpus-eval:{}",
         env!("CARGO_PKG_VERSION")
@@ -825,11 +827,11 @@ pub fn summarize(
     .part(crate::citations::signature(
         config.match_level,
         config.fuzzy_threshold,
-        &config.check().normalize,
+        &check.normalize,
         config.fuzzy_search.unwrap_or_default(),
     ))
     .part(crate::scoring::signature(lexicon))
-    .part(config.check().speakers.signature())
+    .part(check.speakers.signature())
     .field(
         "ci",
         format!(

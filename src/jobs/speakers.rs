@@ -45,6 +45,23 @@ pub(crate) fn speakers(
     })
 }
 
+/// The speaker settings of a configuration: its pattern and labels (the
+/// defaults where absent), the speaker map already read (`map`), and the
+/// aliases of its `--speaker-aliases` file.
+pub(crate) fn speaker_config(
+    pattern: &Option<String>,
+    labels: &Option<Vec<String>>,
+    map: &SpeakerMap,
+    aliases: Option<&Path>,
+) -> Result<SpeakerConfig, ConfigError> {
+    let pairs: Vec<(String, String)> = map
+        .0
+        .iter()
+        .map(|(label, name)| (label.clone(), name.clone()))
+        .collect();
+    with_aliases(speakers(pattern, labels)?.with_map(&pairs), aliases)
+}
+
 /// Speaker settings with the aliases of a `--speaker-aliases` CSV file
 /// (`alias,label` rows, a header row `alias,label` optional); an
 /// unreadable file or a row without both names is an error naming the

@@ -54,12 +54,12 @@ impl Config {
     /// The speaker settings turns are read with (checked: the pattern
     /// compiles, the map and the aliases parse).
     pub fn speakers(&self) -> Result<crate::citations::turns::SpeakerConfig, ConfigError> {
-        let s = super::speakers::speakers(&self.speaker_pattern, &self.interviewer_labels)?;
-        let map: Vec<(String, String)> = super::speakers::speaker_map(self.speaker_map.as_deref())?
-            .0
-            .into_iter()
-            .collect();
-        super::speakers::with_aliases(s.with_map(&map), self.speaker_aliases.as_deref())
+        super::speakers::speaker_config(
+            &self.speaker_pattern,
+            &self.interviewer_labels,
+            &super::speakers::speaker_map(self.speaker_map.as_deref())?,
+            self.speaker_aliases.as_deref(),
+        )
     }
 }
 

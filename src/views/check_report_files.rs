@@ -65,12 +65,7 @@ pub(crate) fn quotes_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
         let opt = |s: Option<&str>| s.unwrap_or("").to_string();
         let number = |x: Option<f64>| x.map(|x| (x + 0.0).to_string()).unwrap_or_default();
         let span = r.check.span.as_ref();
-        let differences = r
-            .check
-            .differences
-            .as_ref()
-            .map(|d| d.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(";"))
-            .unwrap_or_default();
+        let differences = super::differences_cell(r.check.differences.as_deref());
         out.record([
             q.quote_id.clone(),
             q.line.to_string(),

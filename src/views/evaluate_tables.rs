@@ -88,12 +88,7 @@ pub(crate) fn quote_rows(
                     Some(t) => (seconds(t.start), seconds(t.end)),
                     None => Default::default(),
                 };
-                let differences = quote
-                    .check
-                    .differences
-                    .as_ref()
-                    .map(|d| d.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(";"))
-                    .unwrap_or_default();
+                let differences = super::differences_cell(quote.check.differences.as_deref());
                 out.record([
                     pair.id.as_str(),
                     &a,

@@ -21,6 +21,16 @@ pub(crate) mod table;
 #[cfg(feature = "cli")]
 pub(crate) mod text;
 
+/// A quote's differences as a table cell: their names joined with `;`
+/// (empty when it has none, or none were computed).
+pub(crate) fn differences_cell(
+    differences: Option<&[crate::citations::differences::Difference]>,
+) -> String {
+    differences
+        .map(|d| d.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(";"))
+        .unwrap_or_default()
+}
+
 /// `n` with its noun, singular for one: `1 quote`, `2 quotes`.
 pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
