@@ -239,3 +239,100 @@ fn rag_ask_takes_the_api_settings_alone() {
         assert!(!flags.contains(&run_only), "{run_only} in {flags:?}");
     }
 }
+
+/// `(command, settings)` of every job configuration.
+fn every_jobs_settings() -> Vec<(&'static str, Vec<Setting>)> {
+    use corpus_eval::jobs::*;
+    fn of<C: JobConfig + Settings>() -> (&'static str, Vec<Setting>) {
+        (C::COMMAND, C::settings())
+    }
+    vec![
+        of::<evaluate::Config>(),
+        of::<check_report::Config>(),
+        of::<agreement::Config>(),
+        of::<compare::Config>(),
+        of::<grounding::Config>(),
+        of::<hotpot::Config>(),
+        of::<judge_answers::Config>(),
+        of::<judge_answers::ThresholdConfig>(),
+        of::<lexical::Config>(),
+        of::<rag::Config>(),
+        of::<text_eval::Config>(),
+        of::<score::Config>(),
+        of::<embed::Config>(),
+        of::<transcript::Config>(),
+        of::<merge::Config>(),
+        of::<rerun::Config>(),
+    ]
+}
+
+#[test]
+fn issue_56_a_shared_setting_has_one_help_in_every_job() {
+    // The settings spliced from one declaration (`#[shared]`): where a job
+    // has one of these keys, its help opens with the one help text (a
+    // job's own note may follow). The exceptions are settings of the same
+    // name that mean something else there, named here one by one.
+    let shared = [
+        "out",
+        "shard",
+        "fail_under",
+        "wordnet",
+        "match",
+        "fuzzy_threshold",
+        "fuzzy_search",
+        "fillers",
+        "speaker_pattern",
+        "interviewer_labels",
+        "speaker_aliases",
+        "speaker_map",
+        "allow_external_sources",
+    ];
+    let own = [
+        ("agreement", "out"),
+        ("lexical", "out"),
+        ("threshold", "out"),
+        ("merge", "out"),
+        ("rerun", "out"),
+        ("transcript", "speaker_pattern"),
+    ];
+    let all = every_jobs_settings();
+    let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+    for key in shared {
+        let mut base: Option<String> = None;
+        for (command, settings) in &all {
+            let Some(s) = settings.iter().find(|s| s.key == key) else {
+                continue;
+            };
+            if own.contains(&(*command, key)) {
+                continue;
+            }
+            *seen.entry(key).or_default() += 1;
+            // The shared text is the shortest help among the jobs.
+            match &base {
+                Some(b) if s.help.len() >= b.len() => {}
+                _ => base = Some(s.help.to_string()),
+            }
+        }
+        let base = base.unwrap_or_else(|| panic!("no job has the shared setting {key}"));
+        for (command, settings) in &all {
+            if let Some(s) = settings.iter().find(|s| s.key == key) {
+                if own.contains(&(*command, key)) {
+                    assert!(
+                        !s.help.starts_with(&base),
+                        "{command} {key}: listed as its own but shared now"
+                    );
+                    continue;
+                }
+                assert!(
+                    s.help.starts_with(&base),
+                    "{command} {key}: {:?} does not open with the shared help {base:?}",
+                    s.help
+                );
+            }
+        }
+    }
+    // Shared means more than one job.
+    for (key, n) in seen {
+        assert!(n >= 2, "{key} is in {n} job only");
+    }
+}

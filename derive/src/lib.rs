@@ -24,11 +24,18 @@
 //!
 //! The generated `Settings::settings()` names `crate::jobs::settings`, so
 //! the derive is for the corpus-eval crate itself.
+//!
+//! `#[shared_settings]` (above the derive) splices the settings several
+//! jobs share, declared once in `shared.rs`, into the fields marked
+//! `#[shared]`: their doc comment, serde and `#[setting]` attributes.
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as Tokens;
 use quote::quote;
+use syn::parse::Parser;
 use syn::{parse_macro_input, Attribute, Data, DeriveInput, Fields, LitStr, Type};
+
+mod shared;
 
 /// Implements `crate::jobs::settings::Settings` for a struct of named
 /// fields (see the crate documentation).
@@ -38,6 +45,86 @@ pub fn derive_settings(input: TokenStream) -> TokenStream {
     expand(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
+}
+
+/// Splices the shared settings into a configuration's fields marked
+/// `#[shared]` (or `#[shared(OPTIONS)]`: `#[setting]` options for this
+/// job, such as `tag = "api"`). A marked field keeps its name, type and
+/// place; its own doc lines, if any, follow the shared doc as a note for
+/// this job; it takes no other attributes. Place it above
+/// `#[derive(Settings)]`.
+#[proc_macro_attribute]
+pub fn shared_settings(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let attr = Tokens::from(attr);
+    let mut input = parse_macro_input!(item as DeriveInput);
+    let spliced = if attr.is_empty() {
+        splice(&mut input)
+    } else {
+        Err(syn::Error::new_spanned(
+            attr,
+            "shared_settings takes no arguments",
+        ))
+    };
+    match spliced {
+        Ok(()) => quote!(#input).into(),
+        Err(e) => e.into_compile_error().into(),
+    }
+}
+
+/// Replaces each `#[shared]` field's attributes with its shared
+/// declaration's (see [`shared_settings`]).
+fn splice(input: &mut DeriveInput) -> syn::Result<()> {
+    let Data::Struct(data) = &mut input.data else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "shared_settings: a struct only",
+        ));
+    };
+    let Fields::Named(fields) = &mut data.fields else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "shared_settings: named fields only",
+        ));
+    };
+    for field in &mut fields.named {
+        let Some(marker) = field.attrs.iter().position(|a| a.path().is_ident("shared")) else {
+            continue;
+        };
+        let marker = field.attrs.remove(marker);
+        let Some(ident) = &field.ident else { continue };
+        let Some(decl) = shared::shared(&ident.to_string()) else {
+            return Err(syn::Error::new_spanned(
+                ident,
+                format!("shared_settings: no shared setting is named `{ident}` (see derive/src/shared.rs)"),
+            ));
+        };
+        let ty = &field.ty;
+        let written = shared::plain_type(&quote!(#ty).to_string());
+        if written != shared::plain_type(decl.ty) {
+            return Err(syn::Error::new_spanned(
+                ty,
+                format!(
+                    "shared_settings: the shared setting `{ident}` is a `{}`",
+                    decl.ty
+                ),
+            ));
+        }
+        if let Some(other) = field.attrs.iter().find(|a| !a.path().is_ident("doc")) {
+            return Err(syn::Error::new_spanned(
+                other,
+                "shared_settings: a #[shared] field takes its attributes from the shared declaration; put this job's options in #[shared(...)]",
+            ));
+        }
+        let note = std::mem::take(&mut field.attrs);
+        let mut attrs = Attribute::parse_outer.parse2(decl.attrs)?;
+        attrs.extend(note);
+        if let syn::Meta::List(list) = &marker.meta {
+            let options = &list.tokens;
+            attrs.push(syn::parse_quote!(#[setting(#options)]));
+        }
+        field.attrs = attrs;
+    }
+    Ok(())
 }
 
 /// What `#[setting(...)]` says of one field.
@@ -445,5 +532,77 @@ mod tests {
             }
         };
         assert!(expand(&input).is_ok());
+    }
+
+    #[test]
+    fn a_shared_field_takes_the_declaration_and_keeps_its_note_and_options() {
+        let mut input: DeriveInput = syn::parse_quote! {
+            struct C {
+                /// Own.
+                pub seed: u64,
+                /// Here, a note.
+                #[shared(tag = "api")]
+                pub fail_under: std::collections::BTreeMap<String, f64>,
+                #[shared]
+                pub out: PathBuf,
+            }
+        };
+        splice(&mut input).unwrap();
+        let Data::Struct(data) = &input.data else {
+            unreachable!()
+        };
+        let fields: Vec<_> = data.fields.iter().collect();
+        assert_eq!(help_of(&fields[0].attrs), "Own.");
+        let help = help_of(&fields[1].attrs);
+        assert!(help.starts_with("Quality gate: exit 3"), "{help}");
+        assert!(help.ends_with("summary). Here, a note."), "{help}");
+        let o = options(&fields[1].attrs).unwrap();
+        assert_eq!(o.tag.as_deref(), Some("api"));
+        assert_eq!(o.value_name.as_deref(), Some("METRIC=VALUE[,...]"));
+        assert!(!fields[1].attrs.iter().any(|a| a.path().is_ident("shared")));
+        let o = options(&fields[2].attrs).unwrap();
+        assert!(o.default.is_some() && o.tag.is_none());
+        assert_eq!(
+            help_of(&fields[2].attrs),
+            "Parent folder of the run folder."
+        );
+    }
+
+    #[test]
+    fn a_shared_field_of_another_type_name_or_with_its_own_attributes_is_refused() {
+        for (input, says) in [
+            (
+                syn::parse_quote! { struct C { #[shared] pub out: Option<PathBuf> } },
+                "is a `PathBuf`",
+            ),
+            (
+                syn::parse_quote! { struct C { #[shared] pub outside: PathBuf } },
+                "no shared setting is named `outside`",
+            ),
+            (
+                syn::parse_quote! { struct C { #[shared] #[setting(skip)] pub out: PathBuf } },
+                "put this job's options in #[shared(...)]",
+            ),
+        ] {
+            let mut input: DeriveInput = input;
+            let e = splice(&mut input).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_type_is_compared_without_its_path() {
+        assert_eq!(
+            shared::plain_type("std :: collections :: BTreeMap < String , f64 >"),
+            "BTreeMap<String,f64>"
+        );
+        assert_eq!(
+            shared::plain_type(":: core :: option :: Option < crate :: shard :: Shard >"),
+            "Option<Shard>"
+        );
+        for key in ["out", "shard", "fail_under", "match_level", "speaker_map"] {
+            let decl = shared::shared(key).unwrap();
+            assert!(Attribute::parse_outer.parse2(decl.attrs).is_ok(), "{key}");
+        }
     }
 }

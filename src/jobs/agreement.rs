@@ -37,11 +37,11 @@ pub const MIN_RESAMPLES: usize = 100;
 
 /// The settings of `corpus-eval agreement` (the defaults are the command
 /// line's). Each field is a key of a `--config` file and a flag.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
     /// The id column.
     #[setting(value_name = "COL")]
@@ -66,11 +66,7 @@ pub struct Config {
     pub out: Option<PathBuf>,
     /// Skip the confusion-matrix PNG.
     pub no_plots: bool,
-    /// Quality gate: exit 3, once the run folder is written, when an
-    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
-    /// repeatable; names: the keys of the command's summary).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(value_name = "METRIC=VALUE[,...]")]
+    #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

@@ -20,14 +20,13 @@ use std::time::SystemTime;
 /// The settings of `corpus-eval check-report` (the defaults are the
 /// command line's; matching and speaker settings as `evaluate`'s). Each
 /// field is a key of a `--config` file and a flag.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
-    /// Parent folder of the run folder.
-    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
+    #[shared]
     pub out: PathBuf,
     /// What the report's labels (`P3`, `Gwen`) stand for: a CSV file of
     /// `label,source,speaker` rows (`speaker` optional).
@@ -37,52 +36,25 @@ pub struct Config {
     /// Quotes with fewer words are not checked (scare quotes).
     #[setting(default = DEFAULT_MIN_WORDS, value_name = "N")]
     pub min_words: usize,
-    /// The weakest quote verdict that counts as found.
-    #[serde(rename = "match")]
-    #[setting(default = MatchLevel::Normalized, choices)]
+    #[shared]
     pub match_level: MatchLevel,
-    /// Similarity (0..1) a fuzzy match needs.
-    #[setting(default = crate::citations::DEFAULT_FUZZY_THRESHOLD)]
+    #[shared]
     pub fuzzy_threshold: f64,
-    /// How the fuzzy search finds passages: `lossless` (the default) or
-    /// `fast`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(choices)]
+    #[shared]
     pub fuzzy_search: Option<crate::citations::FuzzySearch>,
     /// Do not write report.html.
     pub no_html: bool,
-    /// Speaker labels: a regex whose first group is the label, matched at
-    /// line starts (default: a capitalized name, `:` and a space).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "REGEX")]
+    #[shared]
     pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive,
-    /// added to the defaults (Interviewer, Moderator, Facilitator,
-    /// Researcher, INT, IV, Q, I; a number after one is the same role:
-    /// `Interviewer 2`); `none` first replaces the defaults
-    /// (`none,Dana Whitfield`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[shared]
     pub interviewer_labels: Option<Vec<String>>,
-    /// Filler words quote matching ignores, comma-separated (default: um,
-    /// uh, er, erm, ah, hmm, mm, mhm; `none` as a flag, `[]` in a file, for
-    /// none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(none_empty, value_name = "A,B,...|none")]
+    #[shared]
     pub fillers: Option<Vec<String>>,
-    /// Speaker aliases: a CSV file of `alias,label` rows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "FILE")]
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
-    /// Names of diarized speakers: `SPEAKER_00=Interviewer,...`, or a CSV
-    /// file of `label,name` rows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "MAP|FILE")]
+    #[shared]
     pub speaker_map: Option<String>,
-    /// Read a REFI-QDA project's text sources that lie outside the
-    /// project's folder (an absolute path, `../`, a `file://` URL, a link
-    /// leading out); refused by default. Never from `/proc`, `/dev` or
-    /// `/sys`. Each file read outside the archive is named on stderr and in
-    /// the manifest.
+    #[shared]
     pub allow_external_sources: bool,
     /// Quality gate: exit 3, once the run folder is written, when a quote
     /// falls in one of these attribution classes (comma-separated:

@@ -35,14 +35,13 @@ pub const MAX_RESAMPLES: usize = 1_000_000;
 /// The settings of `corpus-eval compare` (the defaults are the command
 /// line's). Each field but `systems` (the arguments) is a key of a
 /// `--config` file and a flag.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
-    /// Parent folder of the run folder.
-    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
+    #[shared]
     pub out: PathBuf,
     /// The systems as `NAME=PATH` (a run folder of evaluate, judge-answers,
     /// text-eval, grounding, rag run, lexical or hotpot; or a hotpot metrics

@@ -42,86 +42,44 @@ use std::time::SystemTime;
 /// The settings of `corpus-eval evaluate` (the defaults are the command
 /// line's). Each field is a key of a `--config` file and, with `-` for
 /// `_`, a flag; its doc comment is the flag's help.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
-    /// Parent folder of the run folder.
-    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
+    #[shared]
     pub out: PathBuf,
-    /// The weakest quote verdict that counts as found.
-    #[serde(rename = "match")]
-    #[setting(default = MatchLevel::Normalized, choices)]
+    #[shared]
     pub match_level: MatchLevel,
-    /// Similarity (0..1) a fuzzy match needs.
-    #[setting(default = crate::citations::DEFAULT_FUZZY_THRESHOLD)]
+    #[shared]
     pub fuzzy_threshold: f64,
-    /// How the fuzzy search finds passages: `lossless` (every one at or
-    /// above min(0.8, the threshold) found; the default) or `fast` (the
-    /// word pairs' windows only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(choices)]
+    #[shared]
     pub fuzzy_search: Option<crate::citations::FuzzySearch>,
     /// Do not draw the PNG charts.
     pub no_plots: bool,
     /// Do not write the HTML audit report (report.html).
     pub no_html: bool,
-    /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
-    /// embedded lexicon.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "DIR")]
+    #[shared]
     pub wordnet: Option<PathBuf>,
     /// Seed of the bootstrap confidence intervals.
     #[setting(default = 42)]
     pub seed: u64,
-    /// Speaker labels: a regex whose first group is the label, matched at
-    /// line starts (default: a capitalized name, `:` and a space).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "REGEX")]
+    #[shared]
     pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive,
-    /// added to the defaults (Interviewer, Moderator, Facilitator,
-    /// Researcher, INT, IV, Q, I; a number after one is the same role:
-    /// `Interviewer 2`); `none` first replaces the defaults
-    /// (`none,Dana Whitfield`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[shared]
     pub interviewer_labels: Option<Vec<String>>,
-    /// Filler words quote matching ignores, standing alone as words, any
-    /// case, comma-separated (default: um, uh, er, erm, ah, hmm, mm, mhm;
-    /// `none` as a flag, `[]` in a file, for none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(none_empty, value_name = "A,B,...|none")]
+    #[shared]
     pub fillers: Option<Vec<String>>,
-    /// Speaker aliases: a CSV file of `alias,label` rows (a quote
-    /// attributed to `alias` is the transcript's `label`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "FILE")]
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
-    /// Names of diarized speakers (whisperX `SPEAKER_00`...):
-    /// `SPEAKER_00=Interviewer,SPEAKER_01=Tomas`, or a CSV file of
-    /// `label,name` rows; unmapped labels stay as they are.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "MAP|FILE")]
+    #[shared]
     pub speaker_map: Option<String>,
-    /// Read a REFI-QDA project's text sources that lie outside the
-    /// project's folder (an absolute path, `../`, a `file://` URL, a link
-    /// leading out); refused by default. Never from `/proc`, `/dev` or
-    /// `/sys`. Each file read outside the archive is named on stderr and in
-    /// the manifest.
+    #[shared]
     pub allow_external_sources: bool,
-    /// Process only the pairs whose id falls in shard I of N (FNV-1a of
-    /// the id mod N, plus 1); join the shards' run folders with
-    /// `corpus-eval merge`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(parse, value_name = "I/N")]
+    #[shared]
     pub shard: Option<crate::shard::Shard>,
-    /// Quality gate: exit 3, once the run folder is written, when an
-    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
-    /// repeatable; names: the keys of the command's summary).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(value_name = "METRIC=VALUE[,...]")]
+    #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

@@ -49,14 +49,13 @@ impl super::settings::Choices for InputFormat {
 
 /// The settings of `corpus-eval hotpot` (the defaults are the command
 /// line's). Each field is a key of a `--config` file and a flag.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
-    /// Parent folder of the run folder.
-    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
+    #[shared]
     pub out: PathBuf,
     /// Input format.
     #[setting(default = InputFormat::Auto, choices)]
@@ -68,16 +67,9 @@ pub struct Config {
     pub name: Option<String>,
     /// Do not draw hotpot_metrics.png (the HTML report then has no chart).
     pub no_plots: bool,
-    /// Keep only the items whose id falls in shard I of N (FNV-1a of the
-    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(parse, value_name = "I/N")]
+    #[shared]
     pub shard: Option<crate::shard::Shard>,
-    /// Quality gate: exit 3, once the run folder is written, when an
-    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
-    /// repeatable; names: the keys of the command's summary).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(value_name = "METRIC=VALUE[,...]")]
+    #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

@@ -79,11 +79,11 @@ pub const MAX_JUDGE_ATTEMPTS: u32 = 100;
 
 /// The settings of `corpus-eval judge-answers` (the defaults are the
 /// command line's). Each field is a key of a `--config` file and a flag.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
     /// The method.
     #[setting(default = Method::SemanticFixed, choices)]
@@ -126,10 +126,8 @@ pub struct Config {
     /// The forward pass: fused, or candle-transformers' BertModel.
     #[setting(default = "fused".into(), choices_in = "super::ENGINES")]
     pub engine: String,
-    /// Load a WordNet dict folder (anchor synonyms) instead of the embedded
-    /// lexicon.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "DIR")]
+    /// Its synonyms widen the anchors.
+    #[shared]
     pub wordnet: Option<PathBuf>,
     /// OpenAI-compatible API base URL (".../v1") or chat-completions URL;
     /// default $CORPUS_EVAL_JUDGE_URL. The key comes from
@@ -171,27 +169,19 @@ pub struct Config {
     /// USD per 1,000 tokens, for the estimate.
     #[setting(default = cost::DEFAULT_PRICE_PER_1K)]
     pub price_per_1k: f64,
-    /// Parent folder of the run folder.
-    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
+    #[shared]
     pub out: PathBuf,
     /// Do not draw the score-distribution PNGs.
     pub no_plots: bool,
     /// Add the agreement of the pass/fail verdicts with the labels to the
     /// summary (Cohen's kappa, Krippendorff's alpha, Gwet's AC1, ...).
     pub agreement: bool,
-    /// Score only the items whose id falls in shard I of N (FNV-1a of the
-    /// id mod N, plus 1); join the shards with `corpus-eval merge`.
     /// semantic_dynamic draws its validation items from the whole input;
     /// hybrid with --judge-top (which ranks systems over every item)
     /// cannot be sharded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(parse, value_name = "I/N")]
+    #[shared]
     pub shard: Option<crate::shard::Shard>,
-    /// Quality gate: exit 3, once the run folder is written, when an
-    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
-    /// repeatable; names: the keys of the command's summary).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(value_name = "METRIC=VALUE[,...]")]
+    #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 
@@ -255,11 +245,11 @@ impl JobConfig for Config {
 
 /// The settings of `corpus-eval threshold`. Each field is a key of a
 /// `--config` file and a flag.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct ThresholdConfig {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
     /// Require the ground truth's anchors (numbers in any form,
     /// capitalized names, dates) in the answer for a semantic score of 1.
@@ -277,10 +267,8 @@ pub struct ThresholdConfig {
     /// The forward pass: fused, or candle-transformers' BertModel.
     #[setting(default = "fused".into(), choices_in = "super::ENGINES")]
     pub engine: String,
-    /// Load a WordNet dict folder (anchor synonyms) instead of the embedded
-    /// lexicon.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "DIR")]
+    /// Its synonyms widen the anchors.
+    #[shared]
     pub wordnet: Option<PathBuf>,
     /// Also report the agreement of the verdicts at the chosen threshold
     /// with the labels (Cohen's kappa, Krippendorff's alpha, Gwet's AC1,

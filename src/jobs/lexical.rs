@@ -53,11 +53,11 @@ pub const SACREBLEU_VERSION: &str = "2.6.0";
 /// The settings of `corpus-eval lexical` (the defaults are the command
 /// line's). Each field is a key of a `--config` file and a flag
 /// (`metrics`: `--metric`).
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
     /// Metrics, comma-separated, in output order: rouge1, rouge2, rougeL,
     /// rougeLsum (and rouge3..rouge9), bleu, chrf, squad.
@@ -107,11 +107,7 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Quality gate: exit 3, once the run folder is written, when an
-    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
-    /// repeatable; names: the keys of the command's summary).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(value_name = "METRIC=VALUE[,...]")]
+    #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

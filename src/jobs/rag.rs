@@ -49,14 +49,13 @@ pub const MAX_BACKOFF_MS: u64 = 60_000;
 /// The settings of `corpus-eval rag run` (and the API settings of `rag
 /// ask`, tagged `api`); the defaults are the command line's. Each field is
 /// a key of a `--config` file and a flag.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
-    /// Parent folder of the run folder.
-    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
+    #[shared]
     pub out: PathBuf,
     /// Requests in flight at once, 1 to 256.
     #[setting(default = 4)]
@@ -90,58 +89,29 @@ pub struct Config {
     /// +-25% jitter; Retry-After wins when the server sends it).
     #[setting(default = 500, tag = "api")]
     pub backoff_ms: u64,
-    /// The weakest citation verdict that counts as found.
-    #[serde(rename = "match")]
-    #[setting(default = MatchLevel::Normalized, tag = "api", choices)]
+    #[shared(tag = "api")]
     pub match_level: MatchLevel,
-    /// Similarity (0..1) a fuzzy match needs.
-    #[setting(default = crate::citations::DEFAULT_FUZZY_THRESHOLD, tag = "api")]
+    #[shared(tag = "api")]
     pub fuzzy_threshold: f64,
-    /// How the fuzzy search finds passages: `lossless` (every one at or
-    /// above min(0.8, the threshold) found; the default) or `fast` (the
-    /// word pairs' windows only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(tag = "api", choices)]
+    #[shared(tag = "api")]
     pub fuzzy_search: Option<crate::citations::FuzzySearch>,
-    /// Load a WordNet dict folder (for scoring answers) instead of the
-    /// embedded lexicon.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "DIR")]
+    /// It scores the answers.
+    #[shared]
     pub wordnet: Option<PathBuf>,
-    /// Speaker labels inside passages: a regex whose first group is the
-    /// label, matched at line starts (default: a capitalized name, `:` and
-    /// a space).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(tag = "api", value_name = "REGEX")]
+    /// Here, the labels inside the passages.
+    #[shared(tag = "api")]
     pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive,
-    /// added to the defaults (Interviewer, Moderator, Facilitator,
-    /// Researcher, INT, IV, Q, I; a number after one is the same role:
-    /// `Interviewer 2`); `none` first replaces the defaults
-    /// (`none,Dana Whitfield`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(tag = "api")]
+    #[shared(tag = "api")]
     pub interviewer_labels: Option<Vec<String>>,
-    /// Filler words quote matching ignores, comma-separated (default: um,
-    /// uh, er, erm, ah, hmm, mm, mhm; `none` as a flag, `[]` in a file, for
-    /// none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(tag = "api", none_empty, value_name = "A,B,...|none")]
+    #[shared(tag = "api")]
     pub fillers: Option<Vec<String>>,
-    /// Speaker aliases inside passages: a CSV file of `alias,label` rows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(tag = "api", value_name = "FILE")]
+    /// Here, the labels inside the passages.
+    #[shared(tag = "api")]
     pub speaker_aliases: Option<PathBuf>,
-    /// Ask only the questions whose id falls in shard I of N (FNV-1a of
-    /// the id mod N, plus 1); join the shards with `corpus-eval merge`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(parse, value_name = "I/N")]
+    /// The records here are the questions.
+    #[shared]
     pub shard: Option<crate::shard::Shard>,
-    /// Quality gate: exit 3, once the run folder is written, when an
-    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
-    /// repeatable; names: the keys of the command's summary).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(value_name = "METRIC=VALUE[,...]")]
+    #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

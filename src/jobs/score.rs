@@ -15,13 +15,11 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// The settings of `score` and `synonyms`.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
-    /// embedded lexicon.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "DIR")]
+    #[shared]
     pub wordnet: Option<PathBuf>,
 }
 

@@ -7,6 +7,7 @@
 use super::{ConfigError, JobConfig};
 use serde_json::Value;
 
+pub(crate) use corpus_eval_derive::shared_settings;
 pub use corpus_eval_derive::Settings;
 
 /// Checks a flag's value (or one item of a list): the error says why it

@@ -41,14 +41,13 @@ use std::path::{Path, PathBuf};
 /// line's). The weights, thresholds and pattern files are inputs of the run
 /// (their digests are in the manifest). Each field is a key of a
 /// `--config` file and a flag.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Format version of this configuration.
-    #[setting(default = Self::VERSION, skip)]
+    #[shared]
     pub version: u32,
-    /// Parent folder of the run folder.
-    #[setting(default = PathBuf::from("reports"), value_name = "DIR")]
+    #[shared]
     pub out: PathBuf,
     /// JSON file overriding weights: {"categories": {"Factual":
     /// {"accuracy", "relevance", "safety", "quality"}, ...}, "accuracy":
@@ -84,22 +83,12 @@ pub struct Config {
     /// The forward pass: fused, or candle-transformers' BertModel.
     #[setting(default = "fused".into(), choices_in = "super::ENGINES")]
     pub engine: String,
-    /// Load a WordNet dict folder (data.*, index.*, *.exc) instead of the
-    /// embedded lexicon.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "DIR")]
+    #[shared]
     pub wordnet: Option<PathBuf>,
-    /// Keep only the rows whose id falls in shard I of N (FNV-1a of the id
-    /// mod N, plus 1; TF-IDF spaces still fitted on every row); join the
-    /// shards with `corpus-eval merge`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(parse, value_name = "I/N")]
+    /// TF-IDF spaces are still fitted on every row.
+    #[shared]
     pub shard: Option<crate::shard::Shard>,
-    /// Quality gate: exit 3, once the run folder is written, when an
-    /// overall metric is below its bound (METRIC=VALUE, comma-separated,
-    /// repeatable; names: the keys of the command's summary).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    #[setting(value_name = "METRIC=VALUE[,...]")]
+    #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

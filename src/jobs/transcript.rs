@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 /// The settings of `transcript`: the reading options `evaluate` and
 /// `check-report` read transcripts with, so a file can be previewed as a
 /// run will read it.
+#[super::settings::shared_settings]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, super::settings::Settings)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
@@ -20,24 +21,13 @@ pub struct Config {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[setting(value_name = "REGEX")]
     pub speaker_pattern: Option<String>,
-    /// Labels of interviewer turns, comma-separated, case-insensitive,
-    /// added to the defaults (`none,...` replaces them).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[shared]
     pub interviewer_labels: Option<Vec<String>>,
-    /// Speaker aliases: a CSV file of `alias,label` rows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "FILE")]
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
-    /// Names of diarized speakers: `SPEAKER_00=Interviewer,...` or a CSV
-    /// file of `label,name` rows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[setting(value_name = "MAP|FILE")]
+    #[shared]
     pub speaker_map: Option<String>,
-    /// Read a REFI-QDA project's text sources that lie outside the
-    /// project's folder (an absolute path, `../`, a `file://` URL, a link
-    /// leading out); refused by default. Never from `/proc`, `/dev` or
-    /// `/sys`. Each file read outside the archive is named on stderr and in
-    /// the manifest.
+    #[shared]
     pub allow_external_sources: bool,
 }
 
