@@ -347,3 +347,31 @@ fn issue_44_report_html_is_self_contained_and_filters_in_headless_chromium() {
     assert!(dom.contains("data-shown=\"1\""), "one fabricated quote");
     assert!(dom.contains("data-filter=\"fabricated\""));
 }
+
+#[test]
+fn issue_56_a_resolved_check_report_configuration_reads_its_files_once() {
+    use corpus_eval::jobs::check_report::{execute, execute_resolved, Config};
+    let dir = Dir::new("check-report-resolve-once");
+    let aliases = dir.write("aliases.csv", "alias,label\nGwen,Gwen Adair\n");
+    let config = |out: &str| Config {
+        out: dir.path().join(out),
+        no_html: true,
+        speaker_aliases: Some(aliases.clone()),
+        ..Config::default()
+    };
+    let report = PathBuf::from(sample("report.md"));
+    let transcripts = PathBuf::from(sample("transcripts"));
+    let (from_files, _) = execute(&config("a"), &report, &transcripts).unwrap();
+    let resolved = config("b").resolve().unwrap();
+    std::fs::remove_file(&aliases).unwrap();
+    let (once, _) = execute_resolved(&config("b"), &resolved, &report, &transcripts).unwrap();
+    assert_eq!(
+        std::fs::read(once.join("results.json")).unwrap(),
+        std::fs::read(from_files.join("results.json")).unwrap()
+    );
+    // The configuration alone now names a missing file.
+    let e = execute(&config("c"), &report, &transcripts)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("aliases.csv"), "{e}");
+}

@@ -2,7 +2,7 @@
 //! attributed and checked against the transcripts.
 
 use super::{InputError, EXIT_OK};
-use crate::jobs::check_report::{execute, gate_failures, Config};
+use crate::jobs::check_report::{execute_resolved, gate_failures, Config};
 use crate::jobs::{conclude, JobConfig};
 use crate::views::text::check_report_summary;
 use std::path::PathBuf;
@@ -30,13 +30,13 @@ pub struct CheckReportArgs {
 
 /// Runs `check-report`.
 pub(super) fn run(args: CheckReportArgs) -> anyhow::Result<u8> {
-    let Some(config) = args.settings.config()? else {
+    let Some((config, matching)) = args.settings.resolved(Config::resolve)? else {
         return Ok(EXIT_OK);
     };
     let (Some(report), Some(transcripts)) = (&args.report, &args.transcripts) else {
         return Err(InputError("check-report needs REPORT and TRANSCRIPTS".into()).into());
     };
-    let (path, output) = execute(&config, report, transcripts)?;
+    let (path, output) = execute_resolved(&config, &matching, report, transcripts)?;
     super::print_run(args.json, Some(&path), &output.summary, || {
         check_report_summary(&output.summary, &output.quotes)
     })?;

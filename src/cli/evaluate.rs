@@ -1,7 +1,7 @@
 //! `corpus-eval evaluate`: the main job.
 
 use super::{InputError, EXIT_OK};
-use crate::jobs::evaluate::{execute, Config};
+use crate::jobs::evaluate::{execute_resolved, Config};
 use crate::views::text::evaluate_summary;
 use std::path::PathBuf;
 
@@ -24,7 +24,7 @@ pub struct EvaluateArgs {
 
 /// Runs the main job.
 pub(super) fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
-    let Some(config) = args.job.config()? else {
+    let Some((config, resolved)) = args.job.resolved(Config::resolve)? else {
         return Ok(EXIT_OK);
     };
     let (Some(questions), Some(transcripts)) = (&args.questions, &args.transcripts) else {
@@ -33,7 +33,7 @@ pub(super) fn run(args: EvaluateArgs) -> anyhow::Result<u8> {
     let (path, summary) = args
         .job
         .progress
-        .run(|| execute(&config, questions, transcripts))?;
+        .run(|| execute_resolved(&resolved, questions, transcripts))?;
     args.job
         .finish(&config.fail_under, Some(&path), &summary, || {
             evaluate_summary(&summary, config.match_level)

@@ -112,6 +112,24 @@ impl<C: JobConfig + Settings, P: flags::Pick> ConfigArgs<C, P> {
         self.ready(self.merged()?)
     }
 
+    /// The configuration ([`Self::merged`]) resolved once by `resolve`
+    /// (which checks it; the job then takes the resolved value and reads
+    /// no file the configuration names again); None once `--print-config`
+    /// printed it.
+    pub fn resolved<R>(
+        &self,
+        resolve: impl FnOnce(&C) -> Result<R, crate::jobs::ConfigError>,
+    ) -> anyhow::Result<Option<(C, R)>> {
+        let c = self.merged()?;
+        if self.print_config {
+            c.validate_printable()?;
+            self.printed(&c)?;
+            return Ok(None);
+        }
+        let r = resolve(&c)?;
+        Ok(Some((c, r)))
+    }
+
     /// `c` with every setting's range checked (with `--print-config`, the
     /// checks of a printed configuration); None once `--print-config`
     /// printed it.
@@ -164,6 +182,16 @@ impl<C: JobConfig + Settings> JobArgs<C> {
     pub fn config(&self) -> anyhow::Result<Option<C>> {
         self.gates.check()?;
         self.settings.config()
+    }
+
+    /// The configuration resolved once ([`ConfigArgs::resolved`]); None
+    /// once `--print-config` printed it.
+    pub fn resolved<R>(
+        &self,
+        resolve: impl FnOnce(&C) -> Result<R, crate::jobs::ConfigError>,
+    ) -> anyhow::Result<Option<(C, R)>> {
+        self.gates.check()?;
+        self.settings.resolved(resolve)
     }
 
     /// A finished run on stdout: with `--json` its summary (and

@@ -280,11 +280,21 @@ pub fn execute(
     report_path: &Path,
     transcripts_path: &Path,
 ) -> Result<(PathBuf, Output), JobError> {
+    execute_resolved(config, &config.resolve()?, report_path, transcripts_path)
+}
+
+/// [`execute`] with the quote matching already resolved
+/// ([`Config::resolve`]): the files it names are not read again.
+pub fn execute_resolved(
+    config: &Config,
+    matching: &super::evaluate::Resolved,
+    report_path: &Path,
+    transcripts_path: &Path,
+) -> Result<(PathBuf, Output), JobError> {
     let started = SystemTime::now();
-    let matching = config.resolve()?;
     let (text, report_info) = read_report_recorded(report_path)?;
     let (transcripts, t_info) =
-        super::evaluate::load_transcripts(transcripts_path, &matching, false)?;
+        super::evaluate::load_transcripts(transcripts_path, matching, false)?;
     let mut inputs = BTreeMap::from([
         ("report".to_string(), report_info),
         ("transcripts".to_string(), t_info),
@@ -303,7 +313,7 @@ pub fn execute(
         Some((m, d)) => (m, Some(d.as_str())),
         None => (&empty, None),
     };
-    let output = run_resolved(config, &matching, &text, &transcripts, (map_ref, digest))?;
+    let output = run_resolved(config, matching, &text, &transcripts, (map_ref, digest))?;
     for w in &output.summary.warnings {
         errln!("warning: {w}");
     }
