@@ -116,14 +116,8 @@ _MISSING = ("other_source", "altered", "stitched", "fabricated")
 
 def _aliases(names: list) -> Dict[str, str]:
     """The ids without their extension that find a transcript (where
-    unique, and not an id themselves), as the folder loaders make them."""
-    stems: Dict[str, list] = {}
-    for name in names:
-        stem, dot, ext = name.rpartition(".")
-        if dot and stem and "/" not in ext:
-            stems.setdefault(stem, []).append(name)
-    ids = set(names)
-    return {stem: found[0] for stem, found in stems.items() if len(found) == 1 and stem not in ids}
+    unique, and not an id themselves): the loaders' rule, from Rust."""
+    return _native.transcript_aliases(list(names))
 
 
 def _partition_transcripts(transcripts: str, out: str, parts: int) -> Dict[str, Any]:

@@ -494,5 +494,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partition::chunk_files, m)?)?;
     m.add_function(wrap_pyfunction!(partition::write_chunk_partitions, m)?)?;
     m.add_function(wrap_pyfunction!(partition::transcript_files, m)?)?;
+    m.add_function(wrap_pyfunction!(partition::transcript_aliases, m)?)?;
     Ok(())
 }

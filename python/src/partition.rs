@@ -139,6 +139,17 @@ pub fn write_chunk_partitions(
     })
 }
 
+/// The transcript ids without their extension that find a transcript
+/// (`corpus_eval::corpus::id_aliases`: where the stem is unique and not an
+/// id itself), each to its id: the routing of a quote that cites a stem.
+#[pyfunction]
+pub fn transcript_aliases(ids: Vec<String>) -> HashMap<String, String> {
+    corpus_eval::corpus::id_aliases(ids.iter().map(String::as_str))
+        .into_iter()
+        .map(|(stem, i)| (stem, ids[i].clone()))
+        .collect()
+}
+
 /// The FILE names of any corpus the loader reads (a folder, a transcript
 /// file, a `.qdpx` project, a chunk corpus), in the corpus's order, from a
 /// packed load (no corpus prepared).

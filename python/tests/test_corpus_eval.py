@@ -547,3 +547,16 @@ def test_issue_54_the_formats_come_from_the_readers_table(tmp_path):
         str(t),
     )
     assert [c["attribution"] for c in checks] == ["wrong_speaker", "interviewer"]
+
+
+def test_issue_56_transcript_aliases_are_the_loaders_rule(tmp_path):
+    from corpus_eval import _native
+
+    ids = ["wave2/IS-004.txt", "b.vtt", "b.srt", "c", "c.txt", "d/e.f/g", ".hidden", "x.y.z"]
+    assert _native.transcript_aliases(ids) == {"wave2/IS-004": "wave2/IS-004.txt", "x.y": "x.y.z"}
+    assert _native.transcript_aliases([]) == {}
+    # The loaders find a transcript by the same stems: a folder of two files.
+    (tmp_path / "IS-004.txt").write_text("Ana: We left in May.\n", encoding="utf-8")
+    (tmp_path / "IS-005.txt").write_text("Ben: The boats stayed.\n", encoding="utf-8")
+    names = _native.transcript_files(str(tmp_path))
+    assert _native.transcript_aliases(names) == {"IS-004": "IS-004.txt", "IS-005": "IS-005.txt"}

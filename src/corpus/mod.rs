@@ -26,7 +26,7 @@ pub use load::{InputBytes, Loaded, Loader};
 pub(crate) use questions::parse_questions;
 pub use questions::{Answer, QaPair, QuestionSet, Quote};
 pub(crate) use transcripts::parse_transcripts;
-pub use transcripts::{Transcript, TranscriptSet};
+pub use transcripts::{id_aliases, Transcript, TranscriptSet};
 
 use std::path::PathBuf;
 

@@ -169,6 +169,36 @@ impl Transcript {
     }
 }
 
+/// The transcript ids without their extension that find a transcript:
+/// `wave2/IS-004` for `wave2/IS-004.txt`, where that stem is unique and
+/// not an id itself; each maps to the index of its id in `ids`. The one
+/// rule of [`TranscriptSet::position`] (and of the Ray loader's routing,
+/// through the binding).
+///
+/// ```
+/// use corpus_eval::corpus::id_aliases;
+/// let a = id_aliases(["a.txt", "b.vtt", "b.srt", "c", "c.txt", "d/e.f/g"]);
+/// assert_eq!(a.get("a"), Some(&0));
+/// assert!(!a.contains_key("b") && !a.contains_key("c") && !a.contains_key("d/e"));
+/// ```
+pub fn id_aliases<'a>(ids: impl IntoIterator<Item = &'a str>) -> HashMap<String, usize> {
+    let mut known: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, id) in ids.into_iter().enumerate() {
+        known.insert(id);
+        let stem = match id.rsplit_once('.') {
+            Some((stem, ext)) if !stem.is_empty() && !ext.contains('/') => stem,
+            _ => continue,
+        };
+        counts.entry(stem).or_insert((i, 0)).1 += 1;
+    }
+    counts
+        .into_iter()
+        .filter(|(stem, (_, n))| *n == 1 && !known.contains(stem))
+        .map(|(stem, (i, _))| (stem.to_string(), i))
+        .collect()
+}
+
 /// All transcripts of a corpus, by FILE, in first-seen order.
 #[derive(Debug, Clone, Default)]
 pub struct TranscriptSet {
@@ -207,19 +237,7 @@ impl TranscriptSet {
             .enumerate()
             .map(|(i, t)| (t.file.clone(), i))
             .collect();
-        let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
-        for (i, t) in transcripts.iter().enumerate() {
-            let stem = match t.file.rsplit_once('.') {
-                Some((stem, ext)) if !stem.is_empty() && !ext.contains('/') => stem,
-                _ => continue,
-            };
-            counts.entry(stem.to_string()).or_insert((i, 0)).1 += 1;
-        }
-        let aliases = counts
-            .into_iter()
-            .filter(|(stem, (_, n))| *n == 1 && !index.contains_key(stem))
-            .map(|(stem, (i, _))| (stem, i))
-            .collect();
+        let aliases = id_aliases(transcripts.iter().map(|t| t.file.as_str()));
         TranscriptSet {
             transcripts,
             index,
