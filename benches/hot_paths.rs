@@ -8,7 +8,7 @@
 
 use corpus_eval::citations::SourceText;
 use corpus_eval::lexicon::Lexicon;
-use corpus_eval::scoring::{phrases::Analyzer, CompiledQuestion};
+use corpus_eval::scoring::{Analyzer, CompiledQuestion};
 use corpus_eval::stats::SplitMix64;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use rayon::prelude::*;
@@ -153,7 +153,7 @@ fn lookup_per_transcript(c: &mut Criterion) {
         });
         group.bench_function(format!("one_pass/{k}"), |b| {
             b.iter(|| {
-                corpus_eval::text::multifind::MultiFind::new(&qs)
+                corpus_eval::text::MultiFind::new(&qs)
                     .find(&text, false)
                     .iter()
                     .map(Vec::len)
@@ -396,7 +396,7 @@ fn text_eval(c: &mut Criterion) {
     let lexicon = Lexicon::embedded().expect("lexicon");
     let sample =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("evaluation/text-eval/sample.json");
-    let base = input::load_text_rows(&sample).expect("sample rows");
+    let base = load_text_rows(&sample).expect("sample rows");
     let rows: Vec<TextRow> = (0..2000)
         .map(|i| {
             let mut r = base[i % base.len()].clone();
@@ -405,8 +405,8 @@ fn text_eval(c: &mut Criterion) {
             r
         })
         .collect();
-    let patterns = patterns::Patterns::bundled();
-    let (weights, thresholds) = (config::Weights::default(), config::Thresholds::default());
+    let patterns = Patterns::bundled();
+    let (weights, thresholds) = (Weights::default(), Thresholds::default());
     let mut group = c.benchmark_group("text_eval");
     group.sample_size(10);
     group.throughput(Throughput::Elements(rows.len() as u64));
@@ -444,7 +444,7 @@ fn text_eval(c: &mut Criterion) {
 /// the bootstrap (the goal: under 2 s), and the 2,000-resample
 /// bootstrap on 10,000 items.
 fn agreement(c: &mut Criterion) {
-    use corpus_eval::agreement::coefficients::{agreement, Settings};
+    use corpus_eval::agreement::{agreement, Settings};
     use corpus_eval::agreement::{Level, Ratings};
     let table = |n: usize| {
         let mut rng = corpus_eval::stats::SplitMix64::new(9);
@@ -495,7 +495,7 @@ fn agreement(c: &mut Criterion) {
 /// quadratic (a 360 KB paragraph took 81 s). Linear now: compare the
 /// two inputs' times per byte, and 256 KB against 1 MB.
 fn report_quotes(c: &mut Criterion) {
-    use corpus_eval::check_report::quotes::{find_with, Options};
+    use corpus_eval::check_report::{find_with, Options};
     let mut group = c.benchmark_group("report_quotes");
     group.sample_size(10);
     let prose = |bytes: usize| {

@@ -6,7 +6,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    corpus_eval::sys::memory::set_give_back(corpus_eval::sys::allocator::give_back_freed);
+    corpus_eval::sys::set_give_back(corpus_eval::sys::give_back_freed);
     let cli = match corpus_eval::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -33,10 +33,10 @@ fn main() -> ExitCode {
         }
     };
     if matches!(cli.command, corpus_eval::cli::Command::Evaluate(_)) {
-        corpus_eval::sys::allocator::purge_soon();
+        corpus_eval::sys::purge_soon();
         // Partly used huge pages cost `evaluate` ~20% of its peak RSS and
         // it gains no time from them (see `pages::small_pages`).
-        corpus_eval::sys::pages::small_pages();
+        corpus_eval::sys::small_pages();
     }
     corpus_eval::sys::exit(corpus_eval::cli::run_code(cli))
 }

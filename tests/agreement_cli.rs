@@ -72,9 +72,8 @@ fn coefficients_equal_the_reference_libraries() {
         check("bias_index", a.bias_index.value);
         check("pabak", a.pabak.value);
         if level.is_numeric() {
-            let v = |c: &Option<corpus_eval::agreement::coefficients::Coefficient>| {
-                c.as_ref().and_then(|c| c.value)
-            };
+            let v =
+                |c: &Option<corpus_eval::agreement::Coefficient>| c.as_ref().and_then(|c| c.value);
             check("cohen_kappa_linear", v(&a.cohen_kappa_linear));
             check("cohen_kappa_quadratic", v(&a.cohen_kappa_quadratic));
             check("gwet_ac2_linear", v(&a.gwet_ac2_linear));

@@ -329,7 +329,7 @@ fn the_audit_report_renders_and_filters_in_headless_chromium() {
         assert!(!html.contains(remote), "report.html references {remote}");
     }
     let summary = read_json(&folder.join("summary.json"));
-    let signature = corpus_eval::views::html::escape(summary["signature"].as_str().unwrap());
+    let signature = corpus_eval::views::escape(summary["signature"].as_str().unwrap());
     assert!(html.contains(&signature), "the signature at the bottom");
     let quotes = summary["counts"]["quotes"].as_u64().unwrap();
     let not_found = summary["verdicts"]["not_found"].as_u64().unwrap();

@@ -2,7 +2,7 @@
 //! and the shipped one is what the tool builds from WordNet 3.0.
 
 use crate::util::{fixture, Dir};
-use corpus_eval::lexicon::{build::build_compact, Lexicon};
+use corpus_eval::lexicon::{build_compact, Lexicon};
 use std::io::Read;
 use std::path::Path;
 

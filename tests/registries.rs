@@ -5,8 +5,8 @@
 //! fails the suite.
 
 use crate::util::repo;
-use corpus_eval::citations::attribution::Attribution;
-use corpus_eval::citations::classes::ClassList;
+use corpus_eval::citations::Attribution;
+use corpus_eval::citations::ClassList;
 use corpus_eval::citations::Verdict;
 use std::collections::BTreeSet;
 

@@ -419,7 +419,7 @@ fn tables_parts(
     config: &jobs::evaluate::Config,
 ) -> PyResult<corpus_eval::evaluate::SummaryParts> {
     let lexicon = super::lexicon(config.wordnet.as_deref())?;
-    let p = corpus_eval::evaluate::items::Pairs {
+    let p = corpus_eval::evaluate::Pairs {
         index: integers(pairs, "pair_index")?,
         id: required(pairs, "id")?,
         qtype: required(pairs, "type")?,
@@ -432,13 +432,13 @@ fn tables_parts(
         answers: optional_integers(pairs, "answers")?,
         quotes: optional_integers(pairs, "quotes")?,
     };
-    let a = corpus_eval::evaluate::items::Answers {
+    let a = corpus_eval::evaluate::Answers {
         pair: integers(answers, "pair_index")?,
         index: integers(answers, "answer_index")?,
         source: required(answers, "source")?,
         score: numbers(answers, "score")?,
     };
-    let q = corpus_eval::evaluate::items::Quotes {
+    let q = corpus_eval::evaluate::Quotes {
         pair: integers(quotes, "pair_index")?,
         answer: integers(quotes, "answer_index")?,
         index: integers(quotes, "quote_index")?,
@@ -448,7 +448,7 @@ fn tables_parts(
         attribution: required(quotes, "attribution")?,
     };
     let eval_config = config.eval_config().map_err(value_error)?;
-    let eval = corpus_eval::evaluate::items::evaluation(&p, &a, &q, &lexicon, &eval_config)
+    let eval = corpus_eval::evaluate::evaluation(&p, &a, &q, &lexicon, &eval_config)
         .map_err(value_error)?;
     // evaluation() orders the pairs by position (each checked there).
     let mut positions: Vec<usize> = p

@@ -307,7 +307,7 @@ fn score_answer(
         Ok(compiled.ok().map(|q| {
             q.score(
                 answer,
-                &mut corpus_eval::scoring::phrases::Analyzer::new(&lexicon),
+                &mut corpus_eval::scoring::Analyzer::new(&lexicon),
             )
         }))
     })
@@ -356,7 +356,7 @@ fn text_eval_json(py: Python<'_>, rows: &str, config_json: &str) -> PyResult<Str
         to_json(&serde_json::json!({
             "results": out.results,
             "summary": out.summary,
-            "items_csv": corpus_eval::texteval::output::items_csv(&out.results),
+            "items_csv": corpus_eval::texteval::items_csv(&out.results),
         }))
     })
 }
@@ -456,7 +456,7 @@ fn embed_bytes(py: Python<'_>, texts: Vec<String>) -> PyResult<(usize, usize, Py
 /// format's name and extensions.
 #[pyfunction]
 fn transcript_formats() -> Vec<(String, Vec<String>)> {
-    corpus_eval::corpus::formats::READERS
+    corpus_eval::corpus::READERS
         .iter()
         .map(|r| {
             (

@@ -1,12 +1,12 @@
 //! Splitting a JSON chunk corpus by transcript, for `corpus_eval.ray`'s
 //! partitioning task: the chunks are read as written (their JSON text,
-//! through the core's tape parser) and copied to the partition files
+//! through the core's `raw_chunks`) and copied to the partition files
 //! unchanged, so that a partition loads as exactly those transcripts of the
 //! whole corpus. Nothing is prepared and no Python object is made per
-//! chunk: the task holds the file's text and its tape, not a prepared
+//! chunk: the task holds the file's text and the chunks' places, not a prepared
 //! corpus (about 7 times the text) or a Python document.
 
-use corpus_eval::corpus::tape::{Kind, Tape};
+use corpus_eval::corpus::{raw_chunks, RawChunk};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::collections::HashMap;
@@ -16,63 +16,10 @@ fn error(path: &str, message: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("{path}: {message}"))
 }
 
-/// A chunk corpus's text (a byte-order mark dropped) and tape.
-fn read(path: &str) -> PyResult<(String, Tape)> {
-    let mut text = std::fs::read_to_string(path).map_err(|e| error(path, e))?;
-    if text.starts_with('\u{feff}') {
-        text.drain(..3);
-    }
-    let Some(tape) = Tape::parse(&text) else {
-        let message = match corpus_eval::corpus::strict_json::parse_str(&text) {
-            Err(e) => e.to_string(),
-            Ok(_) => "not a JSON document".to_string(),
-        };
-        return Err(error(path, message));
-    };
-    Ok((text, tape))
-}
-
-/// Each chunk's node and FILE, in order, and the bytes of its
-/// `page_content`.
-fn chunks(path: &str, text: &str, tape: &Tape) -> PyResult<Vec<(usize, String, usize)>> {
-    let root = tape.root();
-    let array = match tape.kind(root) {
-        Kind::Array => root,
-        Kind::Object => match tape.field(text, root, "documents") {
-            Some(a) if tape.kind(a) == Kind::Array => a,
-            _ => {
-                return Err(error(
-                    path,
-                    "expected an array of chunks or {\"documents\": [...]}",
-                ))
-            }
-        },
-        _ => {
-            return Err(error(
-                path,
-                "expected an array of chunks or {\"documents\": [...]}",
-            ))
-        }
-    };
-    let string = |k: Option<usize>| {
-        k.filter(|&k| matches!(tape.kind(k), Kind::Str | Kind::StrEscaped))
-            .and_then(|k| tape.str_value(text, k))
-    };
-    tape.children(array)
-        .enumerate()
-        .map(|(i, chunk)| {
-            let field = |name: &str| tape.field(text, chunk, name);
-            let file = field("metadata")
-                .and_then(|m| string(tape.field(text, m, "FILE")))
-                .ok_or_else(|| {
-                    error(path, format!("chunk {i}: metadata.FILE: expected a string"))
-                })?;
-            let content = string(field("page_content")).ok_or_else(|| {
-                error(path, format!("chunk {i}: page_content: expected a string"))
-            })?;
-            Ok((chunk, file.into_owned(), content.len()))
-        })
-        .collect()
+/// A chunk corpus's text and its chunks in order (the core's reader: its
+/// errors name the file, the chunk and the field).
+fn read(path: &str) -> PyResult<(String, Vec<RawChunk>)> {
+    raw_chunks(std::path::Path::new(path)).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The transcripts of a JSON chunk corpus: their FILE names in the order
@@ -81,11 +28,16 @@ fn chunks(path: &str, text: &str, tape: &Tape) -> PyResult<Vec<(usize, String, u
 #[pyfunction]
 pub fn chunk_files(py: Python<'_>, path: &str) -> PyResult<(Vec<String>, Vec<u64>)> {
     py.detach(|| {
-        let (text, tape) = read(path)?;
+        let (_, chunks) = read(path)?;
         let mut names: Vec<String> = Vec::new();
         let mut sizes: Vec<u64> = Vec::new();
         let mut at: HashMap<String, usize> = HashMap::new();
-        for (_, file, bytes) in chunks(path, &text, &tape)? {
+        for RawChunk {
+            file,
+            content_bytes: bytes,
+            ..
+        } in chunks
+        {
             let k = *at.entry(file.clone()).or_insert_with(|| {
                 names.push(file);
                 sizes.push(0);
@@ -108,7 +60,7 @@ pub fn write_chunk_partitions(
     dests: Vec<String>,
 ) -> PyResult<()> {
     py.detach(|| {
-        let (text, tape) = read(path)?;
+        let (text, chunks) = read(path)?;
         let mut outs = dests
             .iter()
             .map(|d| {
@@ -118,7 +70,7 @@ pub fn write_chunk_partitions(
                 Ok((w, true))
             })
             .collect::<PyResult<Vec<_>>>()?;
-        for (chunk, file, _) in chunks(path, &text, &tape)? {
+        for RawChunk { file, raw, .. } in chunks {
             let k = partition_of
                 .get(&file)
                 .copied()
@@ -126,7 +78,7 @@ pub fn write_chunk_partitions(
                 .ok_or_else(|| error(path, format!("{file:?} has no partition")))?;
             let (w, first) = &mut outs[k];
             let written = (if *first { Ok(()) } else { w.write_all(b",") })
-                .and_then(|()| w.write_all(tape.raw(&text, chunk).as_bytes()));
+                .and_then(|()| w.write_all(text[raw].as_bytes()));
             written.map_err(|e| error(&dests[k], e))?;
             *first = false;
         }

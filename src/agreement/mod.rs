@@ -13,7 +13,7 @@
 //! `table` reads and joins the coders' files.
 //!
 //! ```
-//! use corpus_eval::agreement::{coefficients::{agreement, Settings}, Level, Ratings};
+//! use corpus_eval::agreement::{{agreement, Settings}, Level, Ratings};
 //! let cell = |s: &str| (!s.is_empty()).then(|| s.to_string());
 //! let ratings = Ratings::nominal(
 //!     vec!["q1".into(), "q2".into(), "q3".into(), "q4".into()],
@@ -28,7 +28,9 @@
 //! # let _ = Level::Nominal;
 //! ```
 
-pub mod coefficients;
+pub(crate) mod coefficients;
+
+pub use coefficients::*;
 pub(crate) mod table;
 
 use serde::{Deserialize, Serialize};

@@ -204,7 +204,7 @@ fn is_time(part: &str) -> bool {
 
 /// Resolves labels against a map, the transcripts' ids and their speakers.
 #[derive(Debug)]
-pub struct Resolver<'a> {
+pub(crate) struct Resolver<'a> {
     map: &'a SourceMap,
     transcripts: &'a TranscriptSet,
     speakers: &'a SpeakerConfig,
@@ -223,7 +223,7 @@ struct Part {
 
 impl<'a> Resolver<'a> {
     /// A resolver: every transcript's speakers are read (by `speakers`).
-    pub fn new(
+    pub(crate) fn new(
         map: &'a SourceMap,
         transcripts: &'a TranscriptSet,
         speakers: &'a SpeakerConfig,
@@ -318,14 +318,14 @@ impl<'a> Resolver<'a> {
 
     /// True when `words` (one or two words of the report) name a speaker
     /// or a label this resolver knows.
-    pub fn is_name(&self, words: &str) -> bool {
+    pub(crate) fn is_name(&self, words: &str) -> bool {
         self.part(words).is_some()
     }
 
     /// The attribution a label gives (source and speaker None when no part
     /// of it resolves). A speaker named alongside a transcript is looked
     /// for in that transcript.
-    pub fn resolve(&self, label: &str) -> Cited {
+    pub(crate) fn resolve(&self, label: &str) -> Cited {
         // The whole label first: a map's label may hold `,` (`Morgan, Gwen`).
         if let Some(r) = self.row(label) {
             return Cited {

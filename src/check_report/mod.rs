@@ -1,6 +1,6 @@
 //! `check-report` as a library function: the quotes of a written report
-//! (a synthesis, a memo, a paper) found ([`quotes`]), their attributions
-//! resolved ([`cite`]), and each checked against the transcripts by the
+//! (a synthesis, a memo, a paper) found (`quotes`), their attributions
+//! resolved (`cite`), and each checked against the transcripts by the
 //! engine `evaluate` uses (verdicts, differences, edited quotes, speakers,
 //! attribution classes, times).
 //!
@@ -13,7 +13,7 @@
 //! stands nowhere.
 //!
 //! ```
-//! use corpus_eval::check_report::{check, cite::SourceMap};
+//! use corpus_eval::check_report::{check, SourceMap};
 //! use corpus_eval::corpus::{Transcript, TranscriptSet};
 //! use corpus_eval::evaluate::EvalConfig;
 //! let t = TranscriptSet::from_transcripts(vec![
@@ -30,14 +30,16 @@
 //! assert_eq!(checked[0].cited.as_ref().unwrap().speaker.as_deref(), Some("Gwen"));
 //! ```
 
-pub mod cite;
-pub mod quotes;
+pub(crate) mod cite;
+pub(crate) mod quotes;
+pub use quotes::*;
 
 use crate::citations::attribution::Attribution;
 use crate::citations::Verdict;
 use crate::corpus::{CorpusError, Quote, TranscriptSet};
 use crate::evaluate::{check_quotes, EvalConfig, QuoteResult};
-use cite::{Cited, Resolver, SourceMap};
+use cite::Resolver;
+pub use cite::{Cited, SourceMap};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::ops::Range;

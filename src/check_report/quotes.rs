@@ -6,7 +6,7 @@
 //! and fenced code blocks are not prose: nothing in them is a quote.
 //!
 //! ```
-//! use corpus_eval::check_report::quotes::{find, Cue};
+//! use corpus_eval::check_report::{find, Cue};
 //! let report = "Gwen said that “we never went back to the old house” (UK-210).\n\
 //!               She felt “almost funny” about it.";
 //! let quotes = find(report, 4, &|name: &str| name == "Gwen");

@@ -19,8 +19,8 @@
 //! passage at all.
 //!
 //! ```
-//! use corpus_eval::citations::attribution::{of_found, Attribution};
-//! use corpus_eval::citations::turns::SpeakerConfig;
+//! use corpus_eval::citations::{of_found, Attribution};
+//! use corpus_eval::citations::SpeakerConfig;
 //! use corpus_eval::citations::SourceText;
 //!
 //! let t = SourceText::with_speakers(

@@ -12,7 +12,7 @@
 //! rest.
 //!
 //! ```
-//! use corpus_eval::citations::differences::{differences, Difference};
+//! use corpus_eval::citations::{differences, Difference};
 //! use corpus_eval::text::aligned::NormalizeOptions;
 //! let o = NormalizeOptions::default();
 //! let d = differences("she hated it honestly", "She hated it, honestly,", &o);

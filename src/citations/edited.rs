@@ -11,7 +11,7 @@
 //! quote is partial.
 //!
 //! ```
-//! use corpus_eval::citations::edited::parse;
+//! use corpus_eval::citations::parse;
 //! let e = parse("She said [the mayor] would come ... and [sic] never did").unwrap();
 //! assert_eq!(e.segments.len(), 2);
 //! assert!(e.elision && e.insertion && e.sic);

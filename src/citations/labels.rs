@@ -16,7 +16,7 @@
 //! whitespace character.
 //!
 //! ```
-//! use corpus_eval::citations::labels::find_labels;
+//! use corpus_eval::citations::find_labels;
 //! let text = "Intro.\n  Núria Puig : Here.\nnot: a label\nQ:\tWhy?";
 //! let found: Vec<&str> = find_labels(text).into_iter().map(|r| &text[r]).collect();
 //! assert_eq!(found, vec!["  Núria Puig : ", "Q:\t"]);

@@ -16,13 +16,20 @@
 //! assert_eq!(c.span, Some(3..38));
 //! ```
 
-pub mod attribution;
-pub mod classes;
-pub mod differences;
-pub mod edited;
+pub(crate) mod attribution;
+
+pub use attribution::*;
+pub(crate) mod classes;
+pub use classes::*;
+pub(crate) mod differences;
+pub use differences::*;
+pub(crate) mod edited;
+pub use edited::*;
 pub mod fuzzy;
-pub mod labels;
-pub mod turns;
+pub(crate) mod labels;
+pub use labels::*;
+pub(crate) mod turns;
+pub use turns::*;
 
 use crate::text::aligned::{NormalizeOptions, Normalized};
 use serde::{Deserialize, Serialize};
@@ -44,7 +51,7 @@ pub enum Verdict {
     Normalized,
     /// Found as an edited quote: its segments between ellipses stand in
     /// order (exact or normalized), `[insertions]` and `[sic]` taken into
-    /// account (see [`edited`]).
+    /// account (see `edited`).
     Edited,
     /// An approximate substring reaches the similarity threshold.
     Fuzzy,

@@ -9,7 +9,7 @@
 //! with a map back to the original's byte offsets.
 //!
 //! ```
-//! use corpus_eval::citations::turns::{SpeakerConfig, Turns};
+//! use corpus_eval::citations::{SpeakerConfig, Turns};
 //! let text = "Interviewer: Why tomatoes?\nAnna: They grow well here.\n";
 //! let turns = Turns::parse(text, &SpeakerConfig::default());
 //! assert_eq!(turns.spoken.text(), "Why tomatoes?\nThey grow well here.\n");
@@ -21,7 +21,7 @@
 use regex::Regex;
 use std::ops::Range;
 
-pub use super::labels::DEFAULT_SPEAKER_PATTERN;
+pub(crate) use super::labels::DEFAULT_SPEAKER_PATTERN;
 
 /// The default interviewer labels (compared case-insensitively; a number
 /// after one is the same role: `Interviewer 2`, `Interviewer2`).

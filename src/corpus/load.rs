@@ -158,7 +158,7 @@ impl Loader {
     }
 
     /// Transcripts: a JSON chunk corpus (an array of chunks or
-    /// `{"documents": [...]}`), or anything [`super::formats`] reads (a
+    /// `{"documents": [...]}`), or anything `super::formats` reads (a
     /// folder, a caption, text, whisperX, Word or REFI-QDA file).
     pub fn transcripts(&self, path: &Path) -> Result<Loaded<TranscriptSet>, CorpusError> {
         if super::formats::is_transcript_source(path) {

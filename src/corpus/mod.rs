@@ -6,19 +6,23 @@
 //! its id and the field at fault.
 
 mod anchors;
-pub mod formats;
+pub(crate) mod chunk_corpus;
+pub use chunk_corpus::{raw_chunks, RawChunk};
+pub(crate) mod formats;
+pub use formats::*;
 pub(crate) mod hotpot;
 pub(crate) mod input;
-pub mod judged;
+pub(crate) mod judged;
+pub use judged::*;
 mod load;
-pub mod packed;
-pub mod pieces;
+pub(crate) mod packed;
+pub(crate) mod pieces;
 mod questions;
 pub(crate) mod records;
-pub mod skim;
-pub mod strict_json;
+pub(crate) mod skim;
+pub(crate) mod strict_json;
 pub(crate) mod tabular;
-pub mod tape;
+pub(crate) mod tape;
 mod transcripts;
 
 pub(crate) use load::input_bytes;

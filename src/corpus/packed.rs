@@ -5,25 +5,17 @@
 //! blocks of [`BLOCK`] consecutive texts (a question file's JSON packs ~4x),
 //! each block compressed (and read back) whole.
 //!
-//! ```
-//! use corpus_eval::corpus::packed::PackedTexts;
-//! let texts = ["{\"id\": 1}", "", "{\"id\": \"é\"}"];
-//! let packed = PackedTexts::pack(&texts);
-//! assert_eq!(packed.len(), 3);
-//! let some = packed.unpack(1..3);
-//! assert_eq!((some.get(1), some.get(2)), (Some(""), Some("{\"id\": \"é\"}")));
-//! assert_eq!(some.get(0), None); // not among those read back
-//! ```
+//! Example: the unit test `the_module_example_packs_and_reads_back_a_range`.
 
 use rayon::prelude::*;
 use std::ops::Range;
 
 /// Texts per compressed block.
-pub const BLOCK: usize = 256;
+pub(crate) const BLOCK: usize = 256;
 
 /// Texts held as compressed blocks.
 #[derive(Debug, Clone, Default)]
-pub struct PackedTexts {
+pub(crate) struct PackedTexts {
     /// Each block: the concatenation of up to [`BLOCK`] consecutive texts,
     /// compressed (its size prepended).
     blocks: Vec<Vec<u8>>,
@@ -33,7 +25,7 @@ pub struct PackedTexts {
 
 impl PackedTexts {
     /// Packs `texts` (in parallel, a block per task).
-    pub fn pack<S: AsRef<str> + Sync>(texts: &[S]) -> PackedTexts {
+    pub(crate) fn pack<S: AsRef<str> + Sync>(texts: &[S]) -> PackedTexts {
         let mut ranges = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BLOCK) {
             let mut at = 0;
@@ -58,23 +50,25 @@ impl PackedTexts {
     }
 
     /// Number of texts.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ranges.len()
     }
 
     /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
 
     /// Bytes held (the compressed blocks).
-    pub fn packed_bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn packed_bytes(&self) -> usize {
         self.blocks.iter().map(Vec::len).sum()
     }
 
     /// Texts `ks` read back (the blocks that hold them decompressed once);
     /// a range past the end is cut to it.
-    pub fn unpack(&self, ks: Range<usize>) -> Unpacked<'_> {
+    pub(crate) fn unpack(&self, ks: Range<usize>) -> Unpacked<'_> {
         let end = ks.end.min(self.len());
         if ks.start >= end {
             return Unpacked {
@@ -105,7 +99,7 @@ impl PackedTexts {
     }
 
     /// Keeps the texts whose flag is true (packed again).
-    pub fn retain(&mut self, keep: &[bool]) {
+    pub(crate) fn retain(&mut self, keep: &[bool]) {
         let all = self.unpack(0..self.len());
         let kept: Vec<&str> = (0..self.len())
             .filter(|&k| keep.get(k).copied().unwrap_or(false))
@@ -120,14 +114,9 @@ impl PackedTexts {
 /// One text held compressed (a transcript between the phases that read
 /// it): one LZ4 block, read back whole.
 ///
-/// ```
-/// use corpus_eval::corpus::packed::PackedText;
-/// let p = PackedText::pack("Ana: we sold the farm.\nAna: we sold the farm.");
-/// assert_eq!(p.len(), 45);
-/// assert_eq!(p.unpack().as_deref(), Some("Ana: we sold the farm.\nAna: we sold the farm."));
-/// ```
+/// Example: the unit test `one_text_packs_and_unpacks`.
 #[derive(Debug, Clone, Default)]
-pub struct PackedText {
+pub(crate) struct PackedText {
     /// The compressed bytes.
     block: Box<[u8]>,
     /// The text's length in bytes.
@@ -136,13 +125,13 @@ pub struct PackedText {
 
 impl PackedText {
     /// Compresses `text`.
-    pub fn pack(text: &str) -> PackedText {
+    pub(crate) fn pack(text: &str) -> PackedText {
         PackedText::pack_with(text, &mut Vec::new())
     }
 
     /// [`PackedText::pack`] compressing into `scratch` first (kept for the
     /// next text: one allocation per text, of its packed size).
-    pub fn pack_with(text: &str, scratch: &mut Vec<u8>) -> PackedText {
+    pub(crate) fn pack_with(text: &str, scratch: &mut Vec<u8>) -> PackedText {
         let bytes = text.as_bytes();
         scratch.clear();
         scratch.resize(lz4_flex::block::get_maximum_output_size(bytes.len()), 0);
@@ -158,17 +147,19 @@ impl PackedText {
     }
 
     /// The text's length in bytes.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the text is empty.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Bytes held.
-    pub fn packed_bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn packed_bytes(&self) -> usize {
         self.block.len()
     }
 
@@ -181,14 +172,15 @@ impl PackedText {
 
     /// The text back; None only when the block was damaged in memory (it is
     /// this type's own output).
-    pub fn unpack(&self) -> Option<String> {
+    #[cfg(test)]
+    pub(crate) fn unpack(&self) -> Option<String> {
         self.unpack_into(String::new())
     }
 
     /// [`PackedText::unpack`] into the buffer of `buf` (its contents
     /// dropped): a buffer kept from an earlier text of about this size is
     /// reused, not allocated again.
-    pub fn unpack_into(&self, buf: String) -> Option<String> {
+    pub(crate) fn unpack_into(&self, buf: String) -> Option<String> {
         let mut bytes = buf.into_bytes();
         bytes.clear();
         bytes.resize(self.len, 0);
@@ -223,6 +215,29 @@ impl Unpacked<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_module_example_packs_and_reads_back_a_range() {
+        let texts = ["{\"id\": 1}", "", "{\"id\": \"é\"}"];
+        let packed = PackedTexts::pack(&texts);
+        assert_eq!(packed.len(), 3);
+        let some = packed.unpack(1..3);
+        assert_eq!(
+            (some.get(1), some.get(2)),
+            (Some(""), Some("{\"id\": \"é\"}"))
+        );
+        assert_eq!(some.get(0), None); // not among those read back
+    }
+
+    #[test]
+    fn one_text_packs_and_unpacks() {
+        let p = PackedText::pack("Ana: we sold the farm.\nAna: we sold the farm.");
+        assert_eq!(p.len(), 45);
+        assert_eq!(
+            p.unpack().as_deref(),
+            Some("Ana: we sold the farm.\nAna: we sold the farm.")
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -19,15 +19,7 @@
 //! parse says "recursion limit exceeded" (callers reject such values as a
 //! type error anyway).
 //!
-//! ```
-//! use corpus_eval::corpus::pieces::parse_array;
-//! let text: String = format!("[{}]", (0..2000).map(|i| format!("{{\"n\": {i}}}"))
-//!     .collect::<Vec<_>>().join(", "));
-//! let parsed: Vec<serde_json::Value> = parse_array(text.as_bytes(), 1024).unwrap();
-//! assert_eq!(parsed.len(), 2000);
-//! assert_eq!(parsed[1999]["n"], 1999);
-//! assert!(parse_array::<serde_json::Value>(b"[1, 2,]", 1).is_none()); // invalid: the caller's parse says why
-//! ```
+//! Example: the unit test `the_module_example_parses_an_array_in_pieces`.
 
 use super::skim::{is_ws, skip_ws};
 use rayon::prelude::*;
@@ -37,13 +29,17 @@ use serde::de::DeserializeOwned;
 /// no byte-order mark), parsed in parallel pieces of at least `min_piece`
 /// bytes, or `None` when the input is small, not an array of objects, or
 /// anything is off (then parse it whole: same values, or the error).
-pub fn parse_array<T: DeserializeOwned + Send>(bytes: &[u8], min_piece: usize) -> Option<Vec<T>> {
+#[cfg(test)]
+pub(crate) fn parse_array<T: DeserializeOwned + Send>(
+    bytes: &[u8],
+    min_piece: usize,
+) -> Option<Vec<T>> {
     parse_array_with(bytes, min_piece, &serde_element::<T>)
 }
 
 /// One element deserialized by serde_json from the start of `bytes`
 /// (whitespace before it allowed), and the bytes it took.
-pub fn serde_element<T: DeserializeOwned>(bytes: &[u8]) -> Option<(T, usize)> {
+pub(crate) fn serde_element<T: DeserializeOwned>(bytes: &[u8]) -> Option<(T, usize)> {
     let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
     let value = stream.next()?.ok()?;
     Some((value, stream.byte_offset()))
@@ -51,13 +47,13 @@ pub fn serde_element<T: DeserializeOwned>(bytes: &[u8]) -> Option<(T, usize)> {
 
 /// Reads one element from the start of the bytes it is given: the element
 /// and the bytes it took, or None (see [`parse_array_with`]).
-pub type ElementReader<'a, T> = dyn Fn(&[u8]) -> Option<(T, usize)> + Sync + 'a;
+pub(crate) type ElementReader<'a, T> = dyn Fn(&[u8]) -> Option<(T, usize)> + Sync + 'a;
 
 /// [`parse_array`] with each element read by `element`: from the start of
 /// the bytes it is given (at an element, possibly after whitespace), the
 /// element and the bytes it took, or None when they are not one valid
 /// element. It must give what [`serde_element`] gives, or None.
-pub fn parse_array_with<T: Send>(
+pub(crate) fn parse_array_with<T: Send>(
     bytes: &[u8],
     min_piece: usize,
     element: &ElementReader<'_, T>,
@@ -182,6 +178,21 @@ fn next_boundary(bytes: &[u8], from: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_module_example_parses_an_array_in_pieces() {
+        let text: String = format!(
+            "[{}]",
+            (0..2000)
+                .map(|i| format!("{{\"n\": {i}}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let parsed: Vec<serde_json::Value> = parse_array(text.as_bytes(), 1024).unwrap();
+        assert_eq!(parsed.len(), 2000);
+        assert_eq!(parsed[1999]["n"], 1999);
+        assert!(parse_array::<serde_json::Value>(b"[1, 2,]", 1).is_none()); // invalid: the caller's parse says why
+    }
+
     use super::*;
     use serde_json::Value;
 

@@ -50,7 +50,7 @@ pub struct QaPair {
 /// A loaded question file: the typed pairs and each pair's object as
 /// written, which the results file reproduces with scores added. The
 /// document's text and nodes are not kept: the pairs' objects are held
-/// compressed ([`PackedTexts`]) and read again when written, and the
+/// compressed (`PackedTexts`) and read again when written, and the
 /// entries of a wrapping object as their text.
 #[derive(Debug, Clone)]
 pub struct QuestionSet {

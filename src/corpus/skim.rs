@@ -8,24 +8,18 @@
 //! or the error; a caller that gets a position can trust the bytes up to
 //! it are one JSON value.
 //!
-//! ```
-//! use corpus_eval::corpus::skim::skip_value;
-//! let text = br#"  {"a": [1, -2.5e3, "x\"y", {"b": null}], "c": true} tail"#;
-//! assert_eq!(skip_value(text, 0), Some(text.len() - 5));
-//! assert_eq!(skip_value(br#"[1, 2,]"#, 0), None);
-//! assert_eq!(skip_value(b"\"tab\there\"", 0), None); // a raw control character
-//! ```
+//! Example: the unit test `the_module_example_skips_values`.
 
 /// Deepest nesting skimmed (deeper values are left to serde_json).
-pub const MAX_DEPTH: u32 = 64;
+pub(crate) const MAX_DEPTH: u32 = 64;
 
 /// Whether `b` is JSON whitespace.
-pub fn is_ws(b: u8) -> bool {
+pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
 }
 
 /// The first position at or after `i` that is not JSON whitespace.
-pub fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     while bytes.get(i).is_some_and(|&b| is_ws(b)) {
         i += 1;
     }
@@ -35,7 +29,7 @@ pub fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
 /// The end (exclusive) of the string whose opening quote is at `i`, or
 /// None when it is not a valid JSON string (unterminated, a raw control
 /// character, an unknown escape, a `\u` without four hex digits).
-pub fn skip_string(bytes: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn skip_string(bytes: &[u8], i: usize) -> Option<usize> {
     if bytes.get(i) != Some(&b'"') {
         return None;
     }
@@ -64,7 +58,7 @@ pub fn skip_string(bytes: &[u8], i: usize) -> Option<usize> {
 
 /// The position in `text` of its first quote, backslash or control byte
 /// (below 0x20): where a JSON string's plain run ends. 16 bytes at a time.
-pub fn find_special(text: &[u8]) -> Option<usize> {
+pub(crate) fn find_special(text: &[u8]) -> Option<usize> {
     let mut at = 0;
     #[cfg(target_arch = "x86_64")]
     {
@@ -139,7 +133,7 @@ fn skip_literal(bytes: &[u8], i: usize, word: &[u8]) -> Option<usize> {
 /// After `{` or `,` in an object (whitespace before the key allowed): the
 /// key's text between its quotes (escapes left as they are) and the
 /// position of its value, past the colon.
-pub fn key(bytes: &[u8], i: usize) -> Option<(std::ops::Range<usize>, usize)> {
+pub(crate) fn key(bytes: &[u8], i: usize) -> Option<(std::ops::Range<usize>, usize)> {
     let start = skip_ws(bytes, i);
     let end = skip_string(bytes, start)?;
     let colon = skip_ws(bytes, end);
@@ -150,7 +144,7 @@ pub fn key(bytes: &[u8], i: usize) -> Option<(std::ops::Range<usize>, usize)> {
 /// skipped), or None when it is not one valid value (see the module
 /// documentation). Nothing after the value is looked at: the caller checks
 /// that a delimiter follows (after `0`, a digit is not one).
-pub fn skip_value(bytes: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn skip_value(bytes: &[u8], i: usize) -> Option<usize> {
     // Open containers as a bit stack (1: object), `depth` deep.
     let mut stack: u64 = 0;
     let mut depth: u32 = 0;
@@ -215,6 +209,14 @@ pub fn skip_value(bytes: &[u8], i: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_module_example_skips_values() {
+        let text = br#"  {"a": [1, -2.5e3, "x\"y", {"b": null}], "c": true} tail"#;
+        assert_eq!(skip_value(text, 0), Some(text.len() - 5));
+        assert_eq!(skip_value(br#"[1, 2,]"#, 0), None);
+        assert_eq!(skip_value(b"\"tab\there\"", 0), None); // a raw control character
+    }
+
     use super::*;
     use serde::de::IgnoredAny;
 

@@ -9,26 +9,20 @@ use serde_json::{Map, Number, Value};
 const BOM: &str = "\u{feff}";
 
 /// `text` without a leading byte-order mark.
-pub fn strip_bom(text: &str) -> &str {
+pub(crate) fn strip_bom(text: &str) -> &str {
     text.strip_prefix(BOM).unwrap_or(text)
 }
 
 /// `bytes` without a leading UTF-8 byte-order mark.
-pub fn strip_bom_bytes(bytes: &[u8]) -> &[u8] {
+pub(crate) fn strip_bom_bytes(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes)
 }
 
 /// Parses a whole JSON document (a leading byte-order mark skipped); a
 /// duplicate key is an error naming the key, at its line:column.
 ///
-/// ```
-/// use corpus_eval::corpus::strict_json::parse_str;
-/// assert_eq!(parse_str("\u{feff}{\"a\": 1}").unwrap()["a"], 1);
-/// let e = parse_str("{\"a\": 1,\n \"a\": 2}").unwrap_err();
-/// assert!(e.to_string().contains("duplicate key \"a\""), "{e}");
-/// assert_eq!((e.line(), e.column()), (2, 4)); // just after the repeated key
-/// ```
-pub fn parse_str(text: &str) -> Result<Value, serde_json::Error> {
+/// Example: the unit test `a_bom_is_dropped_and_a_duplicate_key_named_where_it_stands`.
+pub(crate) fn parse_str(text: &str) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(strip_bom(text));
     let value = StrictValue.deserialize(&mut de)?;
     de.end()?;
@@ -36,7 +30,7 @@ pub fn parse_str(text: &str) -> Result<Value, serde_json::Error> {
 }
 
 /// [`parse_str`] over bytes (UTF-8 is checked by the parser).
-pub fn parse_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+pub(crate) fn parse_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(strip_bom_bytes(bytes));
     let value = StrictValue.deserialize(&mut de)?;
     de.end()?;
@@ -125,6 +119,14 @@ impl<'de> Visitor<'de> for StrictVisitor {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_bom_is_dropped_and_a_duplicate_key_named_where_it_stands() {
+        assert_eq!(parse_str("\u{feff}{\"a\": 1}").unwrap()["a"], 1);
+        let e = parse_str("{\"a\": 1,\n \"a\": 2}").unwrap_err();
+        assert!(e.to_string().contains("duplicate key \"a\""), "{e}");
+        assert_eq!((e.line(), e.column()), (2, 4)); // just after the repeated key
+    }
+
     use super::*;
 
     #[test]

@@ -14,24 +14,14 @@
 //! step. [`Tape::write_pretty`] writes a subtree exactly as
 //! `serde_json::to_writer_pretty` writes the same value.
 //!
-//! ```
-//! use corpus_eval::corpus::tape::{Kind, Tape};
-//! let text = r#"{"a": [1, "x\n"], "b": null}"#;
-//! let tape = Tape::parse(text).unwrap();
-//! let root = tape.root();
-//! assert_eq!(tape.kind(root), Kind::Object);
-//! let a = tape.field(text, root, "a").unwrap();
-//! let items: Vec<usize> = tape.children(a).collect();
-//! assert_eq!(tape.str_value(text, items[1]).as_deref(), Some("x\n"));
-//! assert!(Tape::parse(r#"{"a": 1, "a": 2}"#).is_none());
-//! ```
+//! Example: the unit test `the_module_example_walks_a_tape`.
 
 use std::borrow::Cow;
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `null`.
     Null,
     /// `true` or `false`.
@@ -50,7 +40,7 @@ pub enum Kind {
 
 /// One value of the document.
 #[derive(Debug, Clone, Copy)]
-pub struct Node {
+pub(crate) struct Node {
     /// The value's first byte (a string's opening quote).
     pub start: u32,
     /// One past its last byte (a string's closing quote included).
@@ -64,7 +54,7 @@ pub struct Node {
 /// The nodes of a document, in document order (a container before its
 /// children).
 #[derive(Debug, Clone, Default)]
-pub struct Tape {
+pub(crate) struct Tape {
     nodes: Vec<Node>,
 }
 
@@ -82,7 +72,7 @@ struct Scanner<'a> {
 impl Tape {
     /// The tape of `text`, or None when `text` is not one valid JSON value
     /// (surrounding whitespace allowed) or repeats a key in an object.
-    pub fn parse(text: &str) -> Option<Tape> {
+    pub(crate) fn parse(text: &str) -> Option<Tape> {
         Tape::parse_with(text)
     }
 
@@ -106,39 +96,29 @@ impl Tape {
     }
 
     /// The root node.
-    pub fn root(&self) -> usize {
+    pub(crate) fn root(&self) -> usize {
         0
     }
 
-    /// Number of nodes.
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// True for an empty tape (never returned by [`Tape::parse`]).
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
     /// Node `k`.
-    pub fn node(&self, k: usize) -> Node {
+    pub(crate) fn node(&self, k: usize) -> Node {
         self.nodes[k]
     }
 
     /// Node `k`'s kind.
-    pub fn kind(&self, k: usize) -> Kind {
+    pub(crate) fn kind(&self, k: usize) -> Kind {
         self.nodes[k].kind
     }
 
     /// Node `k`'s text (a string's with its quotes).
-    pub fn raw<'t>(&self, text: &'t str, k: usize) -> &'t str {
+    pub(crate) fn raw<'t>(&self, text: &'t str, k: usize) -> &'t str {
         let n = self.nodes[k];
         &text[n.start as usize..n.end as usize]
     }
 
     /// The children of a container node (keys and values alternate in an
     /// object); none for other nodes.
-    pub fn children(&self, k: usize) -> Children<'_> {
+    pub(crate) fn children(&self, k: usize) -> Children<'_> {
         let n = self.nodes[k];
         let container = matches!(n.kind, Kind::Array | Kind::Object);
         Children {
@@ -149,7 +129,7 @@ impl Tape {
     }
 
     /// The (key node, value node) pairs of an object node.
-    pub fn entries(&self, k: usize) -> Entries<'_> {
+    pub(crate) fn entries(&self, k: usize) -> Entries<'_> {
         Entries {
             inner: if self.nodes[k].kind == Kind::Object {
                 self.children(k)
@@ -164,14 +144,14 @@ impl Tape {
     }
 
     /// The value of `key` in object node `k`.
-    pub fn field(&self, text: &str, k: usize, key: &str) -> Option<usize> {
+    pub(crate) fn field(&self, text: &str, k: usize, key: &str) -> Option<usize> {
         self.entries(k)
             .find(|&(kn, _)| self.str_value(text, kn).as_deref() == Some(key))
             .map(|(_, v)| v)
     }
 
     /// A string node's value (escapes decoded); None for other nodes.
-    pub fn str_value<'t>(&self, text: &'t str, k: usize) -> Option<Cow<'t, str>> {
+    pub(crate) fn str_value<'t>(&self, text: &'t str, k: usize) -> Option<Cow<'t, str>> {
         let n = self.nodes[k];
         let inner = &text[n.start as usize + 1..n.end as usize - 1];
         match n.kind {
@@ -182,7 +162,7 @@ impl Tape {
     }
 
     /// Node `k` as a `serde_json::Value` (parsed from its text).
-    pub fn value(&self, text: &str, k: usize) -> serde_json::Value {
+    pub(crate) fn value(&self, text: &str, k: usize) -> serde_json::Value {
         super::strict_json::parse_str(self.raw(text, k)).unwrap_or(serde_json::Value::Null)
     }
 
@@ -221,7 +201,7 @@ impl Tape {
     /// Writes the JSON value `text` (one value, as [`Tape::parse`] accepts)
     /// as [`Tape::write_pretty`] writes its root; false, with nothing
     /// written, when `text` is not one.
-    pub fn write_pretty_text(text: &str, depth: usize, out: &mut Vec<u8>) -> bool {
+    pub(crate) fn write_pretty_text(text: &str, depth: usize, out: &mut Vec<u8>) -> bool {
         match Tape::parse(text) {
             Some(tape) => {
                 tape.write_pretty(text, tape.root(), depth, out);
@@ -233,7 +213,7 @@ impl Tape {
 
     /// Writes node `k` as `serde_json::to_writer_pretty` writes its value,
     /// nested `depth` levels deep (two spaces a level).
-    pub fn write_pretty(&self, text: &str, k: usize, depth: usize, out: &mut Vec<u8>) {
+    pub(crate) fn write_pretty(&self, text: &str, k: usize, depth: usize, out: &mut Vec<u8>) {
         let n = self.nodes[k];
         match n.kind {
             Kind::Null | Kind::Bool | Kind::Str => {
@@ -289,7 +269,7 @@ impl Tape {
 }
 
 /// A newline and `depth` levels of two-space indentation.
-pub fn newline(out: &mut Vec<u8>, depth: usize) {
+pub(crate) fn newline(out: &mut Vec<u8>, depth: usize) {
     out.push(b'\n');
     for _ in 0..depth {
         out.extend_from_slice(b"  ");
@@ -297,7 +277,7 @@ pub fn newline(out: &mut Vec<u8>, depth: usize) {
 }
 
 /// `s` as a JSON string, escaped as serde_json escapes.
-pub fn write_json_string(s: &str, out: &mut Vec<u8>) {
+pub(crate) fn write_json_string(s: &str, out: &mut Vec<u8>) {
     // Writing into a Vec cannot fail.
     let _ = serde_json::to_writer(&mut *out, s);
 }
@@ -315,7 +295,7 @@ fn write_number(raw: &str, out: &mut Vec<u8>) {
 
 /// The children of a container.
 #[derive(Debug, Clone)]
-pub struct Children<'t> {
+pub(crate) struct Children<'t> {
     tape: &'t Tape,
     at: usize,
     end: usize,
@@ -335,7 +315,7 @@ impl Iterator for Children<'_> {
 
 /// The (key, value) node pairs of an object.
 #[derive(Debug, Clone)]
-pub struct Entries<'t> {
+pub(crate) struct Entries<'t> {
     inner: Children<'t>,
 }
 
@@ -349,14 +329,14 @@ impl Iterator for Entries<'_> {
 }
 
 /// Decodes the escapes of a string's inner text (already validated).
-pub fn unescape(inner: &str) -> String {
+pub(crate) fn unescape(inner: &str) -> String {
     let mut out = String::with_capacity(inner.len());
     unescape_into(inner, &mut out);
     out
 }
 
 /// [`unescape`], appending to `out`.
-pub fn unescape_into(inner: &str, out: &mut String) {
+pub(crate) fn unescape_into(inner: &str, out: &mut String) {
     let b = inner.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -628,6 +608,18 @@ impl Scanner<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_module_example_walks_a_tape() {
+        let text = r#"{"a": [1, "x\n"], "b": null}"#;
+        let tape = Tape::parse(text).unwrap();
+        let root = tape.root();
+        assert_eq!(tape.kind(root), Kind::Object);
+        let a = tape.field(text, root, "a").unwrap();
+        let items: Vec<usize> = tape.children(a).collect();
+        assert_eq!(tape.str_value(text, items[1]).as_deref(), Some("x\n"));
+        assert!(Tape::parse(r#"{"a": 1, "a": 2}"#).is_none());
+    }
+
     use super::*;
 
     /// The tape accepts what strict_json accepts, and writes what

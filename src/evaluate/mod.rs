@@ -6,7 +6,9 @@
 //! results.json (the question file with the results added) is written by
 //! the views (`views::results`).
 
-pub mod items;
+pub(crate) mod items;
+
+pub use items::*;
 mod parts;
 
 pub use parts::SummaryParts;

@@ -4,7 +4,8 @@
 //! (anchors unsupported by the context, or topic drift).
 
 pub(crate) mod claims;
-pub mod input;
+pub(crate) mod input;
+pub use input::*;
 pub(crate) mod quantities;
 pub(crate) mod summary;
 pub(crate) mod text;

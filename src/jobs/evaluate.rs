@@ -359,7 +359,7 @@ fn swapped_hint(e: crate::corpus::CorpusError, questions: &Path, transcripts: &P
 
 /// The transcripts input of a run and its manifest record: caption, text,
 /// Word and REFI-QDA files, alone or in a folder
-/// ([`crate::corpus::formats`]), or corpus-eval's JSON chunks (mapped, not
+/// (`crate::corpus::formats`), or corpus-eval's JSON chunks (mapped, not
 /// read: the page cache serves them; the map is dropped once they are
 /// built). Each transcript is packed once built when `pack` is set.
 pub fn load_transcripts(

@@ -44,7 +44,7 @@ pub fn evaluate(
 
 /// The transcripts of a call: corpus-eval's JSON chunks as text, or the
 /// path of a folder, a transcript file of any format or a `.qdpx` project
-/// (see [`crate::corpus::formats`]).
+/// (see `crate::corpus::formats`).
 #[derive(Debug, Clone, Copy)]
 pub enum TranscriptsInput<'a> {
     /// JSON chunks, as text.

@@ -4,10 +4,10 @@
 //! The keyword method needs nothing but the items:
 //!
 //! ```
-//! use corpus_eval::corpus::judged::JudgedItem;
+//! use corpus_eval::corpus::JudgedItem;
 //! use corpus_eval::jobs::judge_answers::{Config, Context};
 //! use corpus_eval::lexicon::Lexicon;
-//! use corpus_eval::semantic::methods::Method;
+//! use corpus_eval::semantic::Method;
 //!
 //! let item = |id: &str, answer: &str| JudgedItem {
 //!     id: id.into(),

@@ -31,14 +31,14 @@
 //! let cmp = jobs::compare::Config { systems: vec!["a=runs/A".into(), "b=runs/B".into()], ..Default::default() };
 //! let c = jobs::compare::run(&cmp)?;
 //! // grounding: rows of {id, query, response, context}.
-//! let rows = corpus_eval::grounding::input::load_grounding_rows(Path::new("evaluation/grounding/sample.json"))?;
+//! let rows = corpus_eval::grounding::load_grounding_rows(Path::new("evaluation/grounding/sample.json"))?;
 //! let gr = jobs::grounding::run(&Default::default(), &rows, &lexicon)?;
 //! // text-eval: rows plus their semantic cosines (the TF-IDF fallback needs no model).
-//! let rows = corpus_eval::texteval::input::load_text_rows(Path::new("evaluation/text-eval/sample.json"))?;
+//! let rows = corpus_eval::texteval::load_text_rows(Path::new("evaluation/text-eval/sample.json"))?;
 //! let sem = jobs::text_eval::fallback_pairs(&rows, "library example");
 //! let te = jobs::text_eval::run(&Default::default(), &rows, &jobs::text_eval::Inputs::defaults(&lexicon), &sem)?;
 //! // judge-answers: keyword needs no model; semantic methods load it into the Context.
-//! let config = jobs::judge_answers::Config { method: corpus_eval::semantic::methods::Method::Keyword, ..Default::default() };
+//! let config = jobs::judge_answers::Config { method: corpus_eval::semantic::Method::Keyword, ..Default::default() };
 //! let context = jobs::judge_answers::Context::load(&config, Path::new("evaluation/semantic/answers.jsonl"))?;
 //! let scored = context.plan(&config)?.run(&|_, _| {})?;
 //! println!("{:?}", scored.summary.overall.mean_score);

@@ -741,7 +741,7 @@ pub fn session(
 /// ```
 /// use corpus_eval::jobs::rag::{summarize, Config};
 /// use corpus_eval::lexicon::Lexicon;
-/// use corpus_eval::rag::questions::RagQuestion;
+/// use corpus_eval::rag::RagQuestion;
 ///
 /// let q = |id: &str| RagQuestion {
 ///     id: id.into(),

@@ -1,6 +1,6 @@
 //! WordNet: the compact embedded lexicon, synonyms and the morphy lemmatizer.
 //!
-//! The lexicon is built from the real WordNet database ([`build`]) and
+//! The lexicon is built from the real WordNet database (`build`) and
 //! shipped gzipped in `datasets/wordnet-lexicon.txt.gz`, compiled into the
 //! binary so the tool works offline. `--wordnet DIR` loads a standard dict
 //! folder instead ([`Lexicon::from_wordnet_dir`]).
@@ -11,7 +11,9 @@
 //! assert!(lex.lemma_forms("potatoes").contains(&"potato".to_string()));
 //! ```
 
-pub mod build;
+pub(crate) mod build;
+
+pub use build::*;
 mod table;
 
 use crate::text::numbers::number_forms;
@@ -147,7 +149,7 @@ impl Lexicon {
         Lexicon::from_compact(Cow::Owned(text), &origin, "")
     }
 
-    /// Parses compact lexicon text (see [`build`] for the format); `digest`
+    /// Parses compact lexicon text (see `build` for the format); `digest`
     /// identifies it in signatures (empty: the SHA-256 of the text).
     pub fn from_compact(
         text: impl Into<Cow<'static, str>>,

@@ -8,7 +8,7 @@
 //!   set metrics, and joint metrics.
 //!
 //! ```
-//! use corpus_eval::metrics::hotpot::{simple_scores, SimpleItem};
+//! use corpus_eval::metrics::{simple_scores, SimpleItem};
 //! let gold = SimpleItem { answer: "1844".into(), citations: vec![1, 3] };
 //! let pred = SimpleItem { answer: "1844".into(), citations: vec![1] };
 //! let s = simple_scores(&pred, &gold);

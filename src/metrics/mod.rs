@@ -4,7 +4,9 @@
 //! Everything here is a pure function over strings and sets; loading files
 //! lives in [`crate::corpus`], writing outputs in [`crate::report`].
 
-pub mod hotpot;
+pub(crate) mod hotpot;
+
+pub use hotpot::*;
 pub(crate) mod squad;
 
 pub use squad::{normalize_answer, token_overlap, Overlap};

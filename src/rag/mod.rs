@@ -6,7 +6,8 @@
 pub(crate) mod batch;
 pub(crate) mod client;
 pub(crate) mod journal;
-pub mod questions;
+pub(crate) mod questions;
+pub use questions::*;
 pub(crate) mod reply;
 pub(crate) mod summary;
 pub(crate) mod verify;

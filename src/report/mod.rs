@@ -11,7 +11,7 @@ pub mod manifest;
 #[cfg(feature = "charts")]
 pub(crate) mod pngenc;
 pub mod run;
-pub mod spill;
+pub(crate) mod spill;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

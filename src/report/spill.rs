@@ -9,31 +9,7 @@
 //! records wait on disk (in the page cache), not in memory; reading them
 //! back costs a few MB of read-ahead shared by the sections' readers.
 //!
-//! ```
-//! use corpus_eval::report::spill::Spill;
-//! let dir = std::env::temp_dir().join(format!("spill-doc-{}", std::process::id()));
-//! std::fs::create_dir_all(&dir).unwrap();
-//! let spill = Spill::create(&dir.join("records.spill")).unwrap();
-//! // Two groups, each section written whole (in parallel, in practice).
-//! let mut odd = spill.section();
-//! odd.push(b"one").unwrap();
-//! odd.push(b"three").unwrap();
-//! let odd = odd.finish().unwrap();
-//! let mut even = spill.section();
-//! even.push(b"two").unwrap();
-//! let even = even.finish().unwrap();
-//! // Read back in the order wanted.
-//! let (mut a, mut b) = (spill.reader(&odd, 2), spill.reader(&even, 2));
-//! let mut out = Vec::new();
-//! out.extend_from_slice(a.next_record().unwrap().unwrap());
-//! out.extend_from_slice(b.next_record().unwrap().unwrap());
-//! out.extend_from_slice(a.next_record().unwrap().unwrap());
-//! assert_eq!(out, b"onetwothree");
-//! assert!(a.next_record().unwrap().is_none());
-//! drop(spill); // the scratch file is removed
-//! assert!(!dir.join("records.spill").exists());
-//! std::fs::remove_dir(&dir).unwrap();
-//! ```
+//! Example: the unit test `the_module_example_writes_sections_and_reads_them_back`.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -50,7 +26,7 @@ const READ_MAX: usize = 64 << 10;
 
 /// A scratch file of sections, removed when dropped.
 #[derive(Debug)]
-pub struct Spill {
+pub(crate) struct Spill {
     path: PathBuf,
     /// The file and its length so far (writers append under the lock).
     file: Mutex<(File, u64)>,
@@ -59,26 +35,27 @@ pub struct Spill {
 /// One section's place in the scratch file: its extents (offset, length)
 /// in order, and each record's length.
 #[derive(Debug, Clone, Default)]
-pub struct Section {
+pub(crate) struct Section {
     extents: Vec<(u64, usize)>,
     lens: Vec<usize>,
 }
 
 impl Section {
     /// Number of records.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.lens.len()
     }
 
     /// Whether it has no records.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.lens.is_empty()
     }
 }
 
 impl Spill {
     /// Creates (or truncates) the scratch file at `path`.
-    pub fn create(path: &Path) -> std::io::Result<Spill> {
+    pub(crate) fn create(path: &Path) -> std::io::Result<Spill> {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -92,13 +69,14 @@ impl Spill {
     }
 
     /// A writer of a new section (any number at once, from any threads).
-    pub fn section(&self) -> SectionWriter<'_> {
+    #[cfg(test)]
+    pub(crate) fn section(&self) -> SectionWriter<'_> {
         self.section_in(Vec::new())
     }
 
     /// [`Spill::section`] gathering its records in `buf` (its contents
     /// dropped; given back by [`SectionWriter::finish_keeping`]).
-    pub fn section_in(&self, mut buf: Vec<u8>) -> SectionWriter<'_> {
+    pub(crate) fn section_in(&self, mut buf: Vec<u8>) -> SectionWriter<'_> {
         buf.clear();
         SectionWriter {
             spill: self,
@@ -110,7 +88,7 @@ impl Spill {
     /// A reader of `section`'s records, front to back, one of `readers`
     /// open at once (they share a read-ahead budget of a few MB: a record
     /// longer than a reader's share is read whole).
-    pub fn reader<'a>(&'a self, section: &'a Section, readers: usize) -> SectionReader<'a> {
+    pub(crate) fn reader<'a>(&'a self, section: &'a Section, readers: usize) -> SectionReader<'a> {
         SectionReader {
             spill: self,
             section,
@@ -157,7 +135,7 @@ impl Drop for Spill {
 
 /// Makes one section: records pushed in the order they will be read.
 #[derive(Debug)]
-pub struct SectionWriter<'a> {
+pub(crate) struct SectionWriter<'a> {
     spill: &'a Spill,
     buf: Vec<u8>,
     section: Section,
@@ -165,7 +143,7 @@ pub struct SectionWriter<'a> {
 
 impl SectionWriter<'_> {
     /// Adds a record.
-    pub fn push(&mut self, record: &[u8]) -> std::io::Result<()> {
+    pub(crate) fn push(&mut self, record: &[u8]) -> std::io::Result<()> {
         self.buf.extend_from_slice(record);
         self.section.lens.push(record.len());
         if self.buf.len() >= CHUNK {
@@ -186,13 +164,14 @@ impl SectionWriter<'_> {
     }
 
     /// Writes out the rest; the section, to read back.
-    pub fn finish(self) -> std::io::Result<Section> {
+    #[cfg(test)]
+    pub(crate) fn finish(self) -> std::io::Result<Section> {
         self.finish_keeping().map(|(section, _)| section)
     }
 
     /// [`SectionWriter::finish`], also giving back the writer's buffer
     /// (empty, its room kept) for the next section.
-    pub fn finish_keeping(mut self) -> std::io::Result<(Section, Vec<u8>)> {
+    pub(crate) fn finish_keeping(mut self) -> std::io::Result<(Section, Vec<u8>)> {
         self.flush()?;
         Ok((
             std::mem::take(&mut self.section),
@@ -203,7 +182,7 @@ impl SectionWriter<'_> {
 
 /// Reads one section's records back, front to back.
 #[derive(Debug)]
-pub struct SectionReader<'a> {
+pub(crate) struct SectionReader<'a> {
     spill: &'a Spill,
     section: &'a Section,
     record: usize,
@@ -216,7 +195,7 @@ pub struct SectionReader<'a> {
 
 impl SectionReader<'_> {
     /// The next record, or None after the last.
-    pub fn next_record(&mut self) -> std::io::Result<Option<&[u8]>> {
+    pub(crate) fn next_record(&mut self) -> std::io::Result<Option<&[u8]>> {
         let Some(&len) = self.section.lens.get(self.record) else {
             // Done: the buffer is not kept.
             self.buf = Vec::new();
@@ -258,6 +237,32 @@ impl SectionReader<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_module_example_writes_sections_and_reads_them_back() {
+        let dir = std::env::temp_dir().join(format!("spill-doc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let spill = Spill::create(&dir.join("records.spill")).unwrap();
+        // Two groups, each section written whole (in parallel, in practice).
+        let mut odd = spill.section();
+        odd.push(b"one").unwrap();
+        odd.push(b"three").unwrap();
+        let odd = odd.finish().unwrap();
+        let mut even = spill.section();
+        even.push(b"two").unwrap();
+        let even = even.finish().unwrap();
+        // Read back in the order wanted.
+        let (mut a, mut b) = (spill.reader(&odd, 2), spill.reader(&even, 2));
+        let mut out = Vec::new();
+        out.extend_from_slice(a.next_record().unwrap().unwrap());
+        out.extend_from_slice(b.next_record().unwrap().unwrap());
+        out.extend_from_slice(a.next_record().unwrap().unwrap());
+        assert_eq!(out, b"onetwothree");
+        assert!(a.next_record().unwrap().is_none());
+        drop(spill); // the scratch file is removed
+        assert!(!dir.join("records.spill").exists());
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
     use super::*;
     use rayon::prelude::*;
 

@@ -15,12 +15,13 @@
 //! ```
 
 pub(crate) mod metric;
-pub mod phrases;
+pub(crate) mod phrases;
 
 use crate::lexicon::Lexicon;
 use crate::text::normalize;
 use metric::{parse_rationale, parse_weighted, parse_yes_no, word_polarity};
-use phrases::{Analyzer, Forms, PhraseSet};
+pub use phrases::Analyzer;
+use phrases::{Forms, PhraseSet};
 use serde_json::Value;
 
 /// Jaro-Winkler similarity at or above which a Pick answer part matches the
@@ -141,7 +142,7 @@ pub enum CompiledQuestion {
 }
 
 /// Values already enriched: each value's phrases (the canonical tokens of
-/// the value, then of each enrichment, as [`PhraseSet::new`] makes them),
+/// the value, then of each enrichment, as `PhraseSet::new` makes them),
 /// so that metrics sharing values (a run's thousands of questions over
 /// one vocabulary) enrich each value once.
 #[derive(Debug, Default)]

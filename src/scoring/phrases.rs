@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// A token and its lemma forms, the token first.
-pub type Forms = Arc<[String]>;
+pub(crate) type Forms = Arc<[String]>;
 
 /// Tokenizes and lemmatizes text, memoizing the forms of each token.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 //! accuracy/precision/recall/F1 against human labels.
 //!
 //! ```
-//! use corpus_eval::semantic::methods::{search_threshold, Optimize};
+//! use corpus_eval::semantic::{search_threshold, Optimize};
 //! let sims = [0.95, 0.80, 0.62, 0.40];
 //! let labels = [true, true, false, false];
 //! let s = search_threshold(&sims, &[true; 4], Some(&labels), Optimize::Accuracy);

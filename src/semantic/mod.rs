@@ -8,24 +8,27 @@
 //! - `embedder`: the model (tokenizer, BERT, mean pooling, L2 norm);
 //! - `bert`: the fused BERT forward pass on candle tensors;
 //! - `cache`: embeddings by text, cosine;
-//! - [`anchors`]: anchor extraction and checks;
-//! - [`methods`]: scores, threshold search and metrics against labels.
+//! - `anchors`: anchor extraction and checks;
+//! - `methods`: scores, threshold search and metrics against labels.
 //!
 //! Anchors and the pure methods need no model:
 //!
 //! ```
-//! use corpus_eval::{lexicon::Lexicon, semantic::anchors::Anchors};
+//! use corpus_eval::{lexicon::Lexicon, semantic::Anchors};
 //! let lex = Lexicon::embedded().unwrap();
 //! let gt = Anchors::of("The capital of France is Paris", &lex);
 //! assert!(gt.satisfied_by("Paris is France's capital city", &lex).is_ok());
 //! assert!(gt.satisfied_by("The capital of France is London", &lex).is_err());
 //! ```
 
-pub mod anchors;
+pub(crate) mod anchors;
+
+pub use anchors::*;
 pub(crate) mod bert;
 pub(crate) mod cache;
 pub(crate) mod embedder;
-pub mod methods;
+pub(crate) mod methods;
+pub use methods::*;
 pub(crate) mod model_dir;
 pub(crate) mod texts;
 

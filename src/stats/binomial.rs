@@ -8,7 +8,7 @@
 //! distribution in any fixed order of the outcomes is an exact sampler.
 //!
 //! ```
-//! use corpus_eval::stats::{binomial::binomial, SplitMix64};
+//! use corpus_eval::stats::{binomial, SplitMix64};
 //! let mut rng = SplitMix64::new(1);
 //! let draws: Vec<u64> = (0..2000).map(|_| binomial(100, 0.3, &mut rng)).collect();
 //! let mean = draws.iter().sum::<u64>() as f64 / 2000.0;

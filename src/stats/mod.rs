@@ -14,11 +14,16 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-pub mod binomial;
+pub(crate) mod binomial;
+
+pub use binomial::*;
 mod counts;
-pub mod detmath;
-pub mod multiple;
-pub mod paired;
+pub(crate) mod detmath;
+pub use detmath::*;
+pub(crate) mod multiple;
+pub use multiple::*;
+pub(crate) mod paired;
+pub use paired::*;
 
 /// Bootstrap resamples used by default.
 pub const DEFAULT_RESAMPLES: usize = 2000;

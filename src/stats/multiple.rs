@@ -8,7 +8,7 @@
 //! Bonferroni (Holm 1979).
 //!
 //! ```
-//! use corpus_eval::stats::multiple::holm;
+//! use corpus_eval::stats::holm;
 //! // m = 4, sorted 0.01, 0.03, 0.04, 0.5: 0.01*4 = 0.04, 0.03*3 = 0.09,
 //! // 0.04*2 = 0.08 -> 0.09 (monotone), 0.5*1 = 0.5.
 //! let adjusted = holm(&[0.01, 0.04, 0.03, 0.5]);

@@ -15,7 +15,7 @@
 //! 1 when `d == 0` and stays honest for tiny n (n = 1 gives p = 1).
 //!
 //! ```
-//! use corpus_eval::stats::paired::paired_bootstrap;
+//! use corpus_eval::stats::paired_bootstrap;
 //! let a = [0.0; 10];
 //! let b = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0];
 //! let d = paired_bootstrap(&a, &b, 42, 2000).unwrap();
@@ -100,7 +100,7 @@ fn interval(mut resampled: Vec<f64>, diff: f64) -> (f64, f64) {
 /// lengths differ.
 ///
 /// ```
-/// use corpus_eval::stats::paired::{paired_bootstrap, paired_bootstrap_clustered};
+/// use corpus_eval::stats::{paired_bootstrap, paired_bootstrap_clustered};
 /// // Two transcripts: B is better on every answer of the first, worse on
 /// // every answer of the second.
 /// let a = [0.0; 8];

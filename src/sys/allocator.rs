@@ -45,7 +45,7 @@ pub fn purge_soon() {
 
 /// Gives the pages mimalloc holds free back to the system: every thread's
 /// heap collected and its arenas purged now, instead of after its purge
-/// delay. `evaluate` calls it (through `corpus_eval::sys::memory::give_back`)
+/// delay. `evaluate` calls it (through `corpus_eval::sys::give_back`)
 /// at the end of its phases, 2-5 ms a call: measured on
 /// `scripts/bench-evaluate`'s input, 8 alternating runs each at scale 1,
 /// peak RSS 163-173 MB without it and 138-141 MB with it, median time 1.71

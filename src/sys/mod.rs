@@ -1,5 +1,5 @@
 //! Process tuning, in one room: how memory is given back to the system
-//! between a job's phases ([`memory`]), the command line's allocator
+//! between a job's phases (`memory`), the command line's allocator
 //! (`allocator`: mimalloc's purge delay, its pages given back now), the
 //! page size of the process (`pages`), the phase timings of benchmarks
 //! (`timings`) and the process's exit ([`exit`]). Only the program
@@ -11,11 +11,16 @@
 //! lives here.
 
 #[cfg(feature = "cli")]
-pub mod allocator;
-pub(crate) mod io;
-pub mod memory;
+pub(crate) mod allocator;
 #[cfg(feature = "cli")]
-pub mod pages;
+pub use allocator::*;
+pub(crate) mod io;
+pub(crate) mod memory;
+pub use memory::*;
+#[cfg(feature = "cli")]
+pub(crate) mod pages;
+#[cfg(feature = "cli")]
+pub use pages::*;
 pub(crate) mod timings;
 
 /// Ends the process with `code` once stdout and stderr are flushed.

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! let mut out = Vec::new();
-//! corpus_eval::text::json_str::write(&mut out, "a \"b\"\n\u{1}");
+//! corpus_eval::text::write(&mut out, "a \"b\"\n\u{1}");
 //! assert_eq!(out, serde_json::to_vec("a \"b\"\n\u{1}").unwrap());
 //! ```
 

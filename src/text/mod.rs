@@ -3,7 +3,7 @@
 //! Two normalizers live here, each with one job:
 //! - [`normalize`]: the answer normalizer used for scoring (NFKD with combining
 //!   marks removed, lower case, punctuation to spaces, whitespace collapsed),
-//!   with the digit-group rules of [`numbers`] so "1,000" stays one number.
+//!   with the digit-group rules of `numbers` so "1,000" stays one number.
 //! - [`aligned::Normalized`]: the quote normalizer, which keeps a byte map
 //!   back to the original text so a match in normalized text yields a span in
 //!   the original.
@@ -17,19 +17,23 @@ pub mod aligned;
 pub(crate) mod anchors;
 pub(crate) mod clock;
 pub mod hash;
-pub mod json_str;
+pub(crate) mod json_str;
+pub use json_str::*;
 #[cfg(feature = "bench-internals")]
-pub mod multifind;
+pub(crate) mod multifind;
+pub use multifind::*;
 // Public to the benchmarks alone (feature `bench-internals`).
 #[cfg(not(feature = "bench-internals"))]
 #[allow(unreachable_pub)]
 pub(crate) mod multifind;
-pub mod numbers;
+pub(crate) mod numbers;
+pub use numbers::*;
 pub(crate) mod preview;
 pub(crate) mod sklearn_stopwords;
 pub(crate) mod stopwords;
 pub(crate) mod swar;
-pub mod tfidf;
+pub(crate) mod tfidf;
+pub use tfidf::*;
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;

@@ -7,7 +7,7 @@
 //! "and".
 //!
 //! ```
-//! use corpus_eval::text::numbers::{parse_words, spellings};
+//! use corpus_eval::text::{parse_words, spellings};
 //! assert_eq!(parse_words(&["one", "thousand", "and", "three"]), Some(1003));
 //! assert!(spellings(21).contains(&"twenty-one".to_string()));
 //! ```

@@ -5,10 +5,10 @@
 //! rows. Vectors are sparse and sorted by term index.
 //!
 //! ```
-//! use corpus_eval::text::tfidf::Tfidf;
+//! use corpus_eval::text::Tfidf;
 //! let v = Tfidf::fit(&["the cat sat", "the dog sat"], true);
 //! let (a, b) = (v.transform("cat sat"), v.transform("dog sat"));
-//! let cos = corpus_eval::text::tfidf::dot(&a, &b);
+//! let cos = corpus_eval::text::dot(&a, &b);
 //! assert!(cos > 0.0 && cos < 1.0);
 //! ```
 

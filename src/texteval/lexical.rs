@@ -32,7 +32,7 @@ fn clipped<S: AsRef<str>>(reference: &[S], candidate: &[S], n: usize) -> (usize,
 /// side has no n-gram or nothing matches.
 ///
 /// ```
-/// use corpus_eval::texteval::lexical::rouge_n;
+/// use corpus_eval::texteval::rouge_n;
 /// let r: Vec<&str> = "the cat sits on the mat".split(' ').collect();
 /// let c: Vec<&str> = "the cat is on the mat".split(' ').collect();
 /// assert!((rouge_n(&r, &c, 1) - 5.0 / 6.0).abs() < 1e-12);
@@ -56,7 +56,7 @@ pub fn rouge_n<S: AsRef<str>>(reference: &[S], candidate: &[S], n: usize) -> f64
 /// the prep token counts of reference and response.
 ///
 /// ```
-/// use corpus_eval::texteval::lexical::bleu_reference;
+/// use corpus_eval::texteval::bleu_reference;
 /// let b = bleu_reference("the cat sits on the mat", "the cat is on the mat", 6, 6);
 /// assert!((b - 0.5).abs() < 1e-12);
 /// ```
@@ -97,7 +97,7 @@ pub fn tokenize_13a(line: &str) -> Vec<String> {
 /// `lexical` command's sentence BLEU divided by 100.
 ///
 /// ```
-/// use corpus_eval::texteval::lexical::sentence_bleu;
+/// use corpus_eval::texteval::sentence_bleu;
 /// let b = sentence_bleu("the cat sits on the mat", "the cat is on the mat");
 /// assert!((b - 0.3799178428).abs() < 1e-9);
 /// ```

@@ -8,12 +8,19 @@
 //! definitions (sacrebleu sentence BLEU, TF-IDF fitted on the run,
 //! Flesch-Kincaid readability). The README lists every difference.
 
-pub mod config;
-pub mod input;
-pub mod lexical;
-pub mod output;
-pub mod patterns;
-pub mod prep;
+pub(crate) mod config;
+
+pub use config::*;
+pub(crate) mod input;
+pub use input::*;
+pub(crate) mod lexical;
+pub use lexical::*;
+pub(crate) mod output;
+pub use output::*;
+pub(crate) mod patterns;
+pub use patterns::*;
+pub(crate) mod prep;
+pub use prep::*;
 pub(crate) mod quality;
 pub(crate) mod relevance;
 pub(crate) mod safety;
@@ -21,8 +28,6 @@ pub(crate) mod verdict;
 
 use crate::lexicon::Lexicon;
 use crate::text::tfidf::Tfidf;
-use config::{Thresholds, Weights};
-use patterns::Patterns;
 use serde::Serialize;
 
 /// A question category.

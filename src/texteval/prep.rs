@@ -11,7 +11,7 @@ use std::collections::HashSet;
 /// nor whitespace deleted, split on whitespace.
 ///
 /// ```
-/// use corpus_eval::texteval::prep::prep;
+/// use corpus_eval::texteval::prep;
 /// assert_eq!(prep("Île-de-France: 3/4, I'm"), vec!["îledefrance", "34", "im"]);
 /// ```
 pub fn prep(text: &str) -> Vec<String> {

@@ -10,7 +10,7 @@
 //! stitched&verdict=not_found&q=fishermen`.
 //!
 //! ```
-//! use corpus_eval::views::audit::{context, Context};
+//! use corpus_eval::views::{context, Context};
 //! let text = "line one\nAnna: we grow leeks here\nline three";
 //! let at = text.find("leeks").unwrap();
 //! let c = context(text, at..at + 5, None);
@@ -425,7 +425,7 @@ type OtherContext = ((usize, usize, usize), Vec<u8>);
 /// but the quotes' records are made transcript by transcript (a packed
 /// transcript decompressed only then, transcripts in parallel; the few
 /// contexts in another transcript first, transcript by transcript too)
-/// into a scratch file at `scratch` (see [`crate::report::spill`]), then copied in
+/// into a scratch file at `scratch` (see `crate::report::spill`), then copied in
 /// pair order. Memory holds a transcript's text per thread, not the
 /// corpus's; the scratch file is removed when done, or on error, whose
 /// message names it.

@@ -6,7 +6,7 @@
 //! browser can check the page without a screenshot.
 //!
 //! ```
-//! use corpus_eval::views::html::HtmlPage;
+//! use corpus_eval::views::HtmlPage;
 //! let mut page = HtmlPage::new("Report");
 //! page.heading(2, "Results");
 //! page.table("results", &["metric".into(), "value".into()], &[vec!["f1".into(), "0.5".into()]]);

@@ -1,21 +1,24 @@
 //! What a person sees: terminal tables and text (`text`, `table`), the
-//! HTML audit reports ([`audit`], `check_report`, [`html`], [`svg`]) and
+//! HTML audit reports (`audit`, `check_report`, `html`, `svg`) and
 //! the PNG charts (`charts`, `panels`). How their files are written (run
 //! folders, atomic writes, the PNG encoder) is [`crate::report`]'s.
 
 mod assets;
-pub mod audit;
+pub(crate) mod audit;
+pub use audit::*;
 #[cfg(feature = "charts")]
 pub(crate) mod charts;
 pub(crate) mod check_report;
 pub(crate) mod check_report_files;
 pub(crate) mod compare;
 pub(crate) mod evaluate_tables;
-pub mod html;
+pub(crate) mod html;
+pub use html::*;
 #[cfg(feature = "charts")]
 pub(crate) mod panels;
 pub(crate) mod results;
-pub mod svg;
+pub(crate) mod svg;
+pub use svg::*;
 #[cfg(feature = "cli")]
 pub(crate) mod table;
 #[cfg(feature = "cli")]

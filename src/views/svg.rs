@@ -3,7 +3,7 @@
 //! so a report stays one self-contained file.
 //!
 //! ```
-//! use corpus_eval::views::svg::{dot_whisker, Dot};
+//! use corpus_eval::views::{dot_whisker, Dot};
 //! let svg = dot_whisker("means", &[Dot { label: "A".into(), value: 0.5, interval: Some((0.4, 0.6)) }], false);
 //! assert!(svg.starts_with("<svg") && svg.contains("<circle") && svg.contains(">A</text>"));
 //! ```
