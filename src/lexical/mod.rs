@@ -9,8 +9,10 @@
 pub mod bleu;
 pub mod chrf;
 pub(crate) mod fastread;
-pub mod porter;
-pub mod pytext;
+pub(crate) mod porter;
+pub use porter::*;
+pub(crate) mod pytext;
+pub use pytext::*;
 pub mod rouge;
 pub mod squad;
 

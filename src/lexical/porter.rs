@@ -5,7 +5,7 @@
 //! step 2, and the two-letter cvc case. Input: one lowercase ASCII word.
 //!
 //! ```
-//! use corpus_eval::lexical::porter::stem;
+//! use corpus_eval::lexical::stem;
 //! assert_eq!(stem("running"), "run");
 //! assert_eq!(stem("generalizations"), "gener");
 //! assert_eq!(stem("dying"), "die");

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 /// four information separators U+001C..U+001F, which Python also splits on.
 ///
 /// ```
-/// use corpus_eval::lexical::pytext::is_space;
+/// use corpus_eval::lexical::is_space;
 /// assert!(is_space('\u{1f}') && is_space('\u{a0}') && !is_space('\u{200b}'));
 /// ```
 pub fn is_space(c: char) -> bool {
