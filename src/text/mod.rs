@@ -19,13 +19,11 @@ pub(crate) mod clock;
 pub mod hash;
 pub(crate) mod json_str;
 pub use json_str::*;
-#[cfg(feature = "bench-internals")]
-pub(crate) mod multifind;
-pub use multifind::*;
 // Public to the benchmarks alone (feature `bench-internals`).
-#[cfg(not(feature = "bench-internals"))]
 #[allow(unreachable_pub)]
 pub(crate) mod multifind;
+#[cfg(feature = "bench-internals")]
+pub use multifind::MultiFind;
 pub(crate) mod numbers;
 pub use numbers::*;
 pub(crate) mod preview;
