@@ -34,6 +34,9 @@ from . import _native
 
 __all__ = [
     "TRANSCRIPT_FORMATS",
+    "VERDICTS",
+    "ATTRIBUTIONS",
+    "DIFFERENCES",
     "Corpus",
     "Evaluation",
     "Result",
@@ -58,6 +61,19 @@ __all__ = [
 TRANSCRIPT_FORMATS: Dict[str, str] = {
     f".{ext}": name for name, extensions in _native.transcript_formats() for ext in extensions
 }
+
+
+def _class_list(kind: str) -> Dict[str, str]:
+    return {name: about for k, name, about, _ in _native.classes() if k == kind}
+
+
+#: The quote verdicts, in output order, each with what it means (from the
+#: one class list the reports and the CLI use).
+VERDICTS: Dict[str, str] = _class_list("verdict")
+#: The attribution classes, in output order, with what each means.
+ATTRIBUTIONS: Dict[str, str] = _class_list("attribution")
+#: The `differences` classes (what a match set aside), in output order.
+DIFFERENCES: Dict[str, str] = _class_list("difference")
 
 
 def _non_finite(value: Any, path: str = "") -> Optional[tuple]:

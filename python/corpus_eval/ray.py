@@ -111,7 +111,7 @@ _NO_TRANSCRIPT = "\u0000(no transcript)"
 
 # The attributions of a quote not found in its own transcript: a transcript
 # of another partition may hold it.
-_MISSING = ("other_source", "altered", "stitched", "fabricated")
+_MISSING = tuple(name for kind, name, _, missing in _native.classes() if kind == "attribution" and missing)
 
 
 def _aliases(names: list) -> Dict[str, str]:

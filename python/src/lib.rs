@@ -467,6 +467,26 @@ fn transcript_formats() -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The class lists of a quote check, from their one registry
+/// (`citations::ClassList`): `(kind, name, description, missing)` per
+/// class, lists in output order (`missing`: an attribution of a quote not
+/// found in its cited transcript).
+#[pyfunction]
+fn classes() -> Vec<(&'static str, &'static str, &'static str, bool)> {
+    use corpus_eval::citations::{Attribution, ClassList, Difference, Verdict};
+    fn rows<C: ClassList>(
+        missing: impl Fn(C) -> bool,
+    ) -> impl Iterator<Item = (&'static str, &'static str, &'static str, bool)> {
+        C::ALL
+            .iter()
+            .map(move |&c| (C::KIND, c.name(), c.description(), missing(c)))
+    }
+    rows::<Verdict>(|_| false)
+        .chain(rows::<Attribution>(Attribution::is_missing))
+        .chain(rows::<Difference>(|_| false))
+        .collect()
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -495,5 +515,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partition::write_chunk_partitions, m)?)?;
     m.add_function(wrap_pyfunction!(partition::transcript_files, m)?)?;
     m.add_function(wrap_pyfunction!(partition::transcript_aliases, m)?)?;
+    m.add_function(wrap_pyfunction!(classes, m)?)?;
     Ok(())
 }

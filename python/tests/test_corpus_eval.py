@@ -560,3 +560,24 @@ def test_issue_56_transcript_aliases_are_the_loaders_rule(tmp_path):
     (tmp_path / "IS-005.txt").write_text("Ben: The boats stayed.\n", encoding="utf-8")
     names = _native.transcript_files(str(tmp_path))
     assert _native.transcript_aliases(names) == {"IS-004": "IS-004.txt", "IS-005": "IS-005.txt"}
+
+
+def test_issue_56_class_constants_come_from_the_one_list():
+    from corpus_eval import ray as ce_ray
+
+    assert list(corpus_eval.VERDICTS)[:3] == ["exact", "normalized", "edited"]
+    assert "fabricated" in corpus_eval.ATTRIBUTIONS and "sic" in corpus_eval.DIFFERENCES
+    assert all(isinstance(v, str) and v for v in corpus_eval.ATTRIBUTIONS.values())
+    assert ce_ray._MISSING == ("other_source", "altered", "stitched", "fabricated")
+    # Every attribution results.json gives is a listed one.
+    out = corpus_eval.evaluate(load("datasets/interview-questions.json"), REPO / "datasets" / "interview" / "harbour.vtt")
+    seen = {
+        v["attribution"]
+        for p in out["results"]["qa_pairs"]
+        for a in p["answers"]
+        for v in a["verbatims"]
+        if v.get("attribution")
+    }
+    assert seen and seen <= set(corpus_eval.ATTRIBUTIONS)
+    verdicts = {v["verdict"] for p in out["results"]["qa_pairs"] for a in p["answers"] for v in a["verbatims"]}
+    assert verdicts <= set(corpus_eval.VERDICTS)
