@@ -65,6 +65,17 @@ impl<C: JobConfig + Settings, P: Pick> Flags<C, P> {
         Ok(config)
     }
 
+    /// The default configuration with the flags given laid over it,
+    /// resolved once by `resolve` (which checks it).
+    pub fn resolved<R>(
+        &self,
+        resolve: impl FnOnce(&C) -> Result<R, crate::jobs::ConfigError>,
+    ) -> anyhow::Result<(C, R)> {
+        let config = self.over(C::default())?;
+        let r = resolve(&config)?;
+        Ok((config, r))
+    }
+
     /// Whether the flag of `key` was given.
     pub fn given(&self, key: &str) -> bool {
         self.given.iter().any(|(k, _)| *k == key)

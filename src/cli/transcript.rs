@@ -29,15 +29,14 @@ pub struct TranscriptArgs {
 
 /// Prints the transcripts of `args.file`.
 pub(super) fn run(args: TranscriptArgs) -> anyhow::Result<u8> {
-    let config = args.settings.checked()?;
-    let speakers = config.speakers()?;
-    let loaded = read(&config, &args.file)?;
+    let (config, resolved) = args.settings.resolved(Config::resolve)?;
+    let loaded = read(&config, &resolved, &args.file)?;
     for note in &loaded.notes {
         errln!("note: {}", crate::secrets::scrub(note));
     }
     let transcripts = loaded.data;
     if args.json {
-        let v = transcripts_json(transcripts, &speakers);
+        let v = transcripts_json(transcripts, &resolved.speakers);
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else if !transcripts.is_empty() {
         outln!("{}", transcripts_text(&transcripts));

@@ -11,6 +11,14 @@ use std::path::{Path, PathBuf};
 /// command `C`'s: its version must be this tool's, and it is validated as
 /// the command line's would be.
 pub(crate) fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> Result<C, JobError> {
+    let config: C = recorded_config(manifest, value)?;
+    config.validate()?;
+    Ok(config)
+}
+
+/// [`config_of`] unchecked: for a caller that changes it (merge's
+/// unsharded configuration) and then resolves it once itself.
+pub(crate) fn recorded_config<C: JobConfig>(manifest: &Path, value: Value) -> Result<C, JobError> {
     let version = value.get("version").and_then(Value::as_u64);
     if version != Some(u64::from(C::VERSION)) {
         return Err(JobError::Input(format!(
@@ -22,7 +30,6 @@ pub(crate) fn config_of<C: JobConfig>(manifest: &Path, value: Value) -> Result<C
     }
     let config: C = serde_json::from_value(value)
         .map_err(|e| JobError::Input(format!("{}: field `config`: {e}", manifest.display())))?;
-    config.validate()?;
     Ok(config)
 }
 

@@ -3,7 +3,7 @@
 //! from the registry). An evaluate merge reads its shards' rows a window at
 //! a time (`merge_evaluate`), so its memory does not grow with the rows.
 
-use super::replay::{config_of, locate_input};
+use super::replay::{locate_input, recorded_config};
 use super::JobError;
 use crate::evaluate::PairResult;
 use crate::report::manifest::InputFile;
@@ -104,8 +104,20 @@ sharded_config!(super::judge_answers::Config);
 impl ShardRun {
     /// The shards' configuration as the merged run's, under `req.out`.
     fn merged_config<C: ShardedConfig>(&self, req: &Request) -> Result<C, JobError> {
-        let c: C = config_of(&self.manifest_path, self.config().clone())?;
-        Ok(c.unsharded(req.out.clone()))
+        Ok(self.merged_resolved(req, C::validate)?.0)
+    }
+
+    /// The merged configuration ([`Self::merged_config`]) resolved once
+    /// by `resolve` (which checks it).
+    fn merged_resolved<C: ShardedConfig, R>(
+        &self,
+        req: &Request,
+        resolve: impl FnOnce(&C) -> Result<R, super::ConfigError>,
+    ) -> Result<(C, R), JobError> {
+        let c: C = recorded_config(&self.manifest_path, self.config().clone())?;
+        let c = c.unsharded(req.out.clone());
+        let r = resolve(&c)?;
+        Ok((c, r))
     }
 
     /// The shard's recorded configuration (checked present when read).
@@ -318,8 +330,7 @@ fn merge_evaluate_in(
     use super::evaluate::{manifest, write_run_from, Config};
     use crate::evaluate::SummaryParts;
     let first = &shards[0];
-    let config: Config = first.merged_config(req)?;
-    let resolved = config.resolve()?;
+    let (config, resolved) = first.merged_resolved(req, Config::resolve)?;
     let q_path = first.input("questions", req)?;
     let t_path = first.input("transcripts", req)?;
     // As the run itself loads them: the questions' text dropped once

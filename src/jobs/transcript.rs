@@ -36,30 +36,47 @@ impl JobConfig for Config {
     const VERSION: u32 = 1;
 
     fn validate(&self) -> Result<(), ConfigError> {
-        self.speakers().map(|_| ())
+        self.resolve().map(|_| ())
     }
 }
 
+/// A transcript configuration resolved once: the files it names read.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The names of diarized speakers (`--speaker-map`; empty when unset).
+    pub speaker_map: crate::corpus::SpeakerMap,
+    /// The speaker settings turns are read with.
+    pub speakers: crate::citations::SpeakerConfig,
+}
+
 impl Config {
-    /// The speaker settings turns are read with (checked: the pattern
-    /// compiles, the map and the aliases parse).
-    pub fn speakers(&self) -> Result<crate::citations::turns::SpeakerConfig, ConfigError> {
-        super::speakers::speaker_config(
+    /// Checks the configuration and reads what it names once: the speaker
+    /// map and the aliases parse, the pattern compiles.
+    pub fn resolve(&self) -> Result<Resolved, ConfigError> {
+        let speaker_map = super::speakers::speaker_map(self.speaker_map.as_deref())?;
+        let speakers = super::speakers::speaker_config(
             &self.speaker_pattern,
             &self.interviewer_labels,
-            &super::speakers::speaker_map(self.speaker_map.as_deref())?,
+            &speaker_map,
             self.speaker_aliases.as_deref(),
-        )
+        )?;
+        Ok(Resolved {
+            speaker_map,
+            speakers,
+        })
     }
 }
 
 /// Every transcript `path` holds, in the order the loader reads them,
 /// with the reader's notes (files read outside the input, files of a
 /// folder skipped).
-pub fn read(config: &Config, path: &Path) -> Result<Loaded<Vec<TimedTranscript>>, JobError> {
-    let speakers = super::speakers::speaker_map(config.speaker_map.as_deref())?;
+pub fn read(
+    config: &Config,
+    resolved: &Resolved,
+    path: &Path,
+) -> Result<Loaded<Vec<TimedTranscript>>, JobError> {
     Ok(crate::corpus::Loader::new()
-        .speakers(speakers)
+        .speakers(resolved.speaker_map.clone())
         .external_sources(config.allow_external_sources)
         .timed_transcripts(path)?)
 }
