@@ -124,3 +124,45 @@ fn issue_56_the_python_package_takes_its_classes_from_the_list() {
     let binding = std::fs::read_to_string(repo().join("python/src/lib.rs")).unwrap();
     assert!(binding.contains("Attribution::is_missing"));
 }
+
+/// The documentation's class tables and lists are the lists, in order:
+/// quote-verification.md's verdict and attribution tables (the CSV
+/// columns' values) and its list of `differences`.
+#[test]
+fn issue_56_the_documented_classes_are_the_lists() {
+    use corpus_eval::citations::Difference;
+    let doc = std::fs::read_to_string(repo().join("docs/quote-verification.md")).unwrap();
+    // The runs of consecutive table rows whose first cell is a class name.
+    fn runs<C: ClassList>(doc: &str) -> Vec<Vec<String>> {
+        let all = names::<C>();
+        let mut runs: Vec<Vec<String>> = vec![Vec::new()];
+        for line in doc.lines() {
+            let first = line
+                .strip_prefix("| `")
+                .and_then(|rest| rest.split_once("` |"))
+                .map(|(name, _)| name.to_string());
+            match first {
+                Some(name) if all.contains(&name) => runs.last_mut().unwrap().push(name),
+                _ => runs.push(Vec::new()),
+            }
+        }
+        runs
+    }
+    let order = |all: &[&'static str]| all.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let verdicts: Vec<&str> = Verdict::ALL.iter().map(|c| c.name()).collect();
+    assert!(
+        runs::<Verdict>(&doc).contains(&order(&verdicts)),
+        "docs/quote-verification.md: no verdict table listing {verdicts:?}"
+    );
+    let attributions: Vec<&str> = Attribution::ALL.iter().map(|c| c.name()).collect();
+    assert!(
+        runs::<Attribution>(&doc).contains(&order(&attributions)),
+        "docs/quote-verification.md: no attribution table listing {attributions:?}"
+    );
+    let differences: Vec<&str> = Difference::ALL.iter().map(|c| c.name()).collect();
+    let flat: String = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!("`{}`", differences.join(", "))),
+        "docs/quote-verification.md: the differences are not listed as {differences:?}"
+    );
+}
