@@ -36,7 +36,7 @@ SCORED = "pair_index long, answer_index long, source string, score double, warni
 CHECKED = (
     "pair_index long, answer_index long, quote_index long, source string, verdict string, found boolean, "
     "similarity double, span_start long, span_end long, span_speaker string, attribution string, "
-    "other_source string, pieces string"
+    "other_source string, pieces string, differences string, meaning string"
 )
 
 

@@ -448,6 +448,8 @@ fn evaluate_run_folder_joins_a_coders_sheet() {
             "time_end",
             // Issue 40: what was ignored to find each quote.
             "differences",
+            // Issue 57: what the quote changes in what was said.
+            "meaning",
         ]
     );
     // The coder agrees except on the first two quotes, where she says

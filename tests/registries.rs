@@ -94,6 +94,11 @@ fn issue_56_the_python_package_takes_its_classes_from_the_list() {
         .map(|c| c.name())
         .chain(Attribution::ALL.iter().map(|c| c.name()))
         .chain(Difference::ALL.iter().map(|c| c.name()))
+        .chain(
+            corpus_eval::citations::MeaningClass::ALL
+                .iter()
+                .map(|c| c.name()),
+        )
         .collect();
     for file in [
         "python/corpus_eval/ray.py",
@@ -158,6 +163,14 @@ fn issue_56_the_documented_classes_are_the_lists() {
     assert!(
         runs::<Attribution>(&doc).contains(&order(&attributions)),
         "docs/quote-verification.md: no attribution table listing {attributions:?}"
+    );
+    let meanings: Vec<&str> = corpus_eval::citations::MeaningClass::ALL
+        .iter()
+        .map(|c| c.name())
+        .collect();
+    assert!(
+        runs::<corpus_eval::citations::MeaningClass>(&doc).contains(&order(&meanings)),
+        "docs/quote-verification.md: no meaning table listing {meanings:?}"
     );
     let differences: Vec<&str> = Difference::ALL.iter().map(|c| c.name()).collect();
     let flat: String = doc.split_whitespace().collect::<Vec<_>>().join(" ");

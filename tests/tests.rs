@@ -28,6 +28,7 @@ mod regression_40;
 mod regression_42;
 mod regression_53;
 mod regression_54;
+mod regression_57;
 mod scoring_rules;
 mod semantic_cli;
 mod shard_cli;

@@ -37,6 +37,7 @@ __all__ = [
     "VERDICTS",
     "ATTRIBUTIONS",
     "DIFFERENCES",
+    "MEANINGS",
     "Corpus",
     "Evaluation",
     "Result",
@@ -74,6 +75,8 @@ VERDICTS: Dict[str, str] = _class_list("verdict")
 ATTRIBUTIONS: Dict[str, str] = _class_list("attribution")
 #: The `differences` classes (what a match set aside), in output order.
 DIFFERENCES: Dict[str, str] = _class_list("difference")
+#: The `meaning` classes (what a quote changes in what was said).
+MEANINGS: Dict[str, str] = _class_list("meaning")
 
 
 def _non_finite(value: Any, path: str = "") -> Optional[tuple]:

@@ -487,7 +487,7 @@ def _verify_partitioned(quotes: Any, plan: Dict[str, Any], out: str, config: dic
 
 
 _ANSWER_COLUMNS = ["pair_index", "answer_index", "source", "score"]
-_QUOTE_COLUMNS = ["pair_index", "answer_index", "quote_index", "source", "verdict", "found", "attribution"]
+_QUOTE_COLUMNS = ["pair_index", "answer_index", "quote_index", "source", "verdict", "found", "attribution", "meaning"]
 
 
 def _range_parts(out: str, lo: int, hi: int, config: dict) -> Tuple[str, int, int]:

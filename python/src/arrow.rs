@@ -216,8 +216,8 @@ pub(crate) fn quote_of_json(
 /// of one row per input row, in order: `id` (when given), `verdict`,
 /// `found`, `similarity`, `span_start`, `span_end`, `span_speaker`,
 /// `attribution`, `other_source` and `pieces` (JSON text, null when
-/// absent), and `differences` (`;`-joined, as in quotes.csv; null when
-/// not found).
+/// absent), `differences` and `meaning` (`;`-joined, as in quotes.csv;
+/// null when not found).
 #[pyfunction]
 pub fn verify_quotes_arrow<'py>(
     py: Python<'py>,
@@ -307,6 +307,29 @@ pub fn verify_quotes_arrow<'py>(
             })
             .collect();
         columns.push(("differences", Arc::new(StringArray::from(differences))));
+        // What the match changes in what was said: the classes, `;`-joined
+        // as in quotes.csv (null when nothing was matched).
+        let meaning: Vec<Option<String>> = results
+            .iter()
+            .map(|r| {
+                r.get("meaning")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|changes| {
+                        // Each class once, in the list's order.
+                        corpus_eval::citations::MeaningClass::ALL
+                            .iter()
+                            .map(|c| c.as_str())
+                            .filter(|name| {
+                                changes.iter().any(|c| {
+                                    c.get("class").and_then(serde_json::Value::as_str) == Some(name)
+                                })
+                            })
+                            .collect::<Vec<_>>()
+                            .join(";")
+                    })
+            })
+            .collect();
+        columns.push(("meaning", Arc::new(StringArray::from(meaning))));
         record_batch(columns)
     })?;
     export(py, batch)
@@ -446,6 +469,7 @@ fn tables_parts(
         verdict: required(quotes, "verdict")?,
         found: booleans(quotes, "found")?,
         attribution: required(quotes, "attribution")?,
+        meaning: strings(quotes, "meaning")?,
     };
     let eval_config = config.eval_config().map_err(value_error)?;
     let eval = corpus_eval::evaluate::evaluation(&p, &a, &q, &lexicon, &eval_config)

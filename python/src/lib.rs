@@ -473,7 +473,7 @@ fn transcript_formats() -> Vec<(String, Vec<String>)> {
 /// found in its cited transcript).
 #[pyfunction]
 fn classes() -> Vec<(&'static str, &'static str, &'static str, bool)> {
-    use corpus_eval::citations::{Attribution, ClassList, Difference, Verdict};
+    use corpus_eval::citations::{Attribution, ClassList, Difference, MeaningClass, Verdict};
     fn rows<C: ClassList>(
         missing: impl Fn(C) -> bool,
     ) -> impl Iterator<Item = (&'static str, &'static str, &'static str, bool)> {
@@ -484,6 +484,7 @@ fn classes() -> Vec<(&'static str, &'static str, &'static str, bool)> {
     rows::<Verdict>(|_| false)
         .chain(rows::<Attribution>(Attribution::is_missing))
         .chain(rows::<Difference>(|_| false))
+        .chain(rows::<MeaningClass>(|_| false))
         .collect()
 }
 

@@ -318,6 +318,8 @@ pub struct Summary {
     pub attribution: BTreeMap<String, usize>,
     /// Quotes per verdict (every verdict, zeros included).
     pub verdicts: BTreeMap<String, usize>,
+    /// Quotes whose match changes what was said: the total and per class.
+    pub meaning_changed: crate::citations::MeaningCounts,
     /// What the reader should know: citation labels that resolved to no
     /// transcript, what the transcripts' readers doubt (left out when
     /// there is nothing).
@@ -382,6 +384,9 @@ pub fn summarize(quotes: &[CheckedQuote], signature: String) -> Summary {
         ok_share: (!quotes.is_empty()).then(|| ok as f64 / quotes.len() as f64),
         attribution,
         verdicts,
+        meaning_changed: crate::citations::MeaningCounts::of(
+            quotes.iter().map(|q| q.result.check.meaning_changes()),
+        ),
         signature,
     }
 }

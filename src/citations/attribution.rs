@@ -204,7 +204,9 @@ fn speaker_at(src: &SourceText, byte: usize) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The attribution of a quote found in its cited transcript.
+/// The attribution of a quote found in its cited transcript. A quote that
+/// changes what was said (a non-empty `meaning`) is never `ok`: it is
+/// `altered`, whatever its match verdict.
 pub fn of_found(src: &SourceText, check: &QuoteCheck, claimed: Option<&str>) -> Attributed {
     let Some(bytes) = &check.byte_span else {
         return Attributed::default();
@@ -228,6 +230,11 @@ pub fn of_found(src: &SourceText, check: &QuoteCheck, claimed: Option<&str>) -> 
             span_speaker.as_deref(),
             &crate::citations::turns::SpeakerConfig::default(),
         ),
+    };
+    let changed = check.meaning.as_ref().is_some_and(|m| !m.is_empty());
+    let attribution = match attribution {
+        Attribution::Ok if changed => Attribution::Altered,
+        other => other,
     };
     Attributed {
         attribution: Some(attribution),

@@ -1,5 +1,5 @@
 //! The class lists of a quote check: each list ([`Verdict`],
-//! [`Attribution`], [`Difference`]) holds every class once, in the order
+//! [`Attribution`], [`Difference`], [`MeaningClass`]) holds every class once, in the order
 //! outputs list them, with its name in outputs and what it means. The
 //! views, the report pages' styles, check-report's `--fail-on` help and
 //! the Python package are checked against these lists by the test suite
@@ -8,6 +8,7 @@
 
 use super::attribution::Attribution;
 use super::differences::Difference;
+use super::meaning::MeaningClass;
 use super::Verdict;
 
 /// A closed list of output classes.
@@ -92,6 +93,25 @@ impl ClassList for Difference {
             Difference::Elision => "words omitted at an ellipsis",
             Difference::Insertion => "a bracketed insertion standing for source words",
             Difference::Sic => "a [sic] dropped",
+        }
+    }
+}
+
+impl ClassList for MeaningClass {
+    const KIND: &'static str = "meaning";
+    const ALL: &'static [MeaningClass] = &MeaningClass::ALL;
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+    fn description(self) -> &'static str {
+        match self {
+            MeaningClass::Negation => "a negator on one side and not the other",
+            MeaningClass::Number => "a number differs",
+            MeaningClass::Quantifier => {
+                "a word of quantity or frequency added, dropped or replaced"
+            }
+            MeaningClass::Hedge => "a hedge added or dropped",
+            MeaningClass::Person => "a pronoun of another person or number",
         }
     }
 }

@@ -27,7 +27,9 @@ pub(crate) mod edited;
 pub use edited::*;
 pub mod fuzzy;
 pub(crate) mod labels;
+pub(crate) mod meaning;
 pub use labels::*;
+pub use meaning::*;
 pub(crate) mod turns;
 pub use turns::*;
 
@@ -139,6 +141,12 @@ pub struct QuoteCheck {
     /// for an exact match, None when nothing was matched.
     #[serde(default)]
     pub differences: Option<Vec<differences::Difference>>,
+    /// What the quote changes in what was said (see [`meaning()`]): `[]`
+    /// for an exact match, the changes against the matched passage (or,
+    /// for a quote not found, against its closest passage), None when
+    /// there is neither.
+    #[serde(default)]
+    pub meaning: Option<Vec<meaning::MeaningChange>>,
     /// An edited quote's segments between ellipses (two or more), as byte
     /// ranges of the transcript (not serialized: its pieces are).
     #[serde(skip)]
@@ -153,6 +161,16 @@ pub struct QuoteCheck {
 }
 
 impl QuoteCheck {
+    /// What a matched quote (found, or a passage the match level does not
+    /// accept) changes in what was said; empty for an exact or unmatched
+    /// one.
+    pub fn meaning_changes(&self) -> &[meaning::MeaningChange] {
+        match (self.verdict, &self.meaning) {
+            (Verdict::NotFound | Verdict::UnknownSource, _) | (_, None) => &[],
+            (_, Some(m)) => m,
+        }
+    }
+
     /// A quote whose source is unknown.
     pub fn unknown_source() -> QuoteCheck {
         QuoteCheck {
@@ -169,6 +187,7 @@ impl QuoteCheck {
             span: None,
             byte_span: None,
             differences: None,
+            meaning: None,
             segments: Vec::new(),
             closest: None,
             closest_bytes: None,
@@ -516,6 +535,7 @@ impl<'a> SourceText<'a> {
             span: Some(self.char_span(bytes.clone())),
             byte_span: Some(bytes),
             differences: None,
+            meaning: None,
             segments: Vec::new(),
             closest: None,
             closest_bytes: None,
@@ -552,6 +572,20 @@ impl<'a> SourceText<'a> {
     /// A check with its `differences` (for a found one: what tells the
     /// quote from the transcript's text at the span).
     fn with_differences(&self, quote: &str, mut c: QuoteCheck) -> QuoteCheck {
+        if c.meaning.is_none() {
+            c.meaning = match (&c.byte_span, &c.closest_bytes, c.verdict) {
+                (Some(_), _, Verdict::Exact) => Some(Vec::new()),
+                (Some(b), _, _) | (None, Some(b), _) => {
+                    let (before, said, after) = self.said_around(b.clone());
+                    Some(meaning::meaning_in(
+                        quote.trim(),
+                        &said,
+                        before..said.len() - after,
+                    ))
+                }
+                (None, None, _) => None,
+            };
+        }
         if c.differences.is_some() {
             return c;
         }
@@ -572,6 +606,59 @@ impl<'a> SourceText<'a> {
             (None, _) => None,
         };
         c
+    }
+
+    /// What was said around a byte range: the range widened to whole
+    /// words and by up to [`meaning::CONTEXT_WORDS`] words each side
+    /// (within its line), as [`Self::said_in`] gives it, with the bytes
+    /// of that text before and after the range's own words.
+    fn said_around(&self, bytes: Range<usize>) -> (usize, String, usize) {
+        let text = &self.text;
+        let word_char = |c: char| c.is_alphanumeric() || c == '\'' || c == '\u{2019}';
+        let mut start = bytes.start.min(text.len());
+        while let Some(c) = text[..start].chars().next_back().filter(|&c| word_char(c)) {
+            start -= c.len_utf8();
+        }
+        let mut end = bytes.end.min(text.len()).max(start);
+        while let Some(c) = text[end..].chars().next().filter(|&c| word_char(c)) {
+            end += c.len_utf8();
+        }
+        let own = start..end;
+        // Whole words outward, not past a line break.
+        let mut left = start;
+        for _ in 0..meaning::CONTEXT_WORDS {
+            let head = &text[..left];
+            let trimmed = head.trim_end_matches(|c: char| !word_char(c) && c != '\n');
+            if trimmed.ends_with('\n') || trimmed.is_empty() {
+                break;
+            }
+            let word_start = trimmed
+                .char_indices()
+                .rev()
+                .take_while(|&(_, c)| word_char(c))
+                .last()
+                .map_or(trimmed.len(), |(i, _)| i);
+            left = word_start;
+        }
+        let mut right = end;
+        for _ in 0..meaning::CONTEXT_WORDS {
+            let tail = &text[right..];
+            let skip = tail
+                .char_indices()
+                .find(|&(_, c)| word_char(c) || c == '\n')
+                .map_or(tail.len(), |(i, _)| i);
+            if tail[skip..].starts_with('\n') || skip == tail.len() {
+                break;
+            }
+            let len = tail[skip..]
+                .char_indices()
+                .find(|&(_, c)| !word_char(c))
+                .map_or(tail.len() - skip, |(i, _)| i);
+            right += skip + len;
+        }
+        let before = self.said_in(left..own.start).len();
+        let after = self.said_in(own.end..right).len();
+        (before, self.said_in(left..right).into_owned(), after)
     }
 
     /// What was said in a byte range of the transcript: its text without

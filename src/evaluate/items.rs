@@ -60,6 +60,9 @@ pub struct Quotes<'a> {
     pub found: Vec<Option<bool>>,
     /// Its attribution (null for an unknown source).
     pub attribution: Vec<Option<&'a str>>,
+    /// Its changes of meaning' classes, `;`-joined as in quotes.csv (None:
+    /// the column is absent; the summary then counts none).
+    pub meaning: Option<Vec<Option<&'a str>>>,
 }
 
 fn position(v: Option<i64>, what: &str, row: usize) -> Result<usize, String> {
@@ -253,9 +256,31 @@ pub fn evaluation(
                     .ok_or_else(|| format!("quotes row {r}: unknown attribution {s:?}"))?,
             ),
         };
+        let meaning = match quotes
+            .meaning
+            .as_ref()
+            .and_then(|m| m.get(r).copied().flatten())
+        {
+            None => None,
+            Some(cell) => Some(
+                cell.split(';')
+                    .filter(|s| !s.is_empty())
+                    .map(|s| {
+                        serde_json::from_value(Value::String(s.to_string()))
+                            .map(|class| crate::citations::MeaningChange {
+                                class,
+                                quote: String::new(),
+                                source: String::new(),
+                            })
+                            .map_err(|_| format!("quotes row {r}: unknown meaning class {s:?}"))
+                    })
+                    .collect::<Result<Vec<_>, String>>()?,
+            ),
+        };
         answer.quotes.push(QuoteResult {
             check: QuoteCheck {
                 verdict,
+                meaning,
                 ..QuoteCheck::not_found(0.0)
             },
             found: quotes

@@ -217,6 +217,8 @@ pub struct Summary {
     pub strict_existence: GroupStat,
     /// Quotes per attribution class: overall and per cited transcript.
     pub attribution: AttributionCounts,
+    /// Quotes whose match changes what was said: the total and per class.
+    pub meaning_changed: crate::citations::MeaningCounts,
     /// Number of quotes per verdict.
     pub verdicts: BTreeMap<String, usize>,
     /// Counts of pairs, answers and quotes.
@@ -726,6 +728,7 @@ pub fn with_verification(
             config.fuzzy_search,
         ))
         .part(config.speakers.signature())
+        .field("meaning", citations::meaning::SIGNATURE)
         .field(
             "attribution",
             format!(

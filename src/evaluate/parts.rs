@@ -54,6 +54,9 @@ pub struct SummaryParts {
     pub attribution: BTreeMap<String, usize>,
     /// Quotes per attribution class per cited transcript.
     pub attribution_by_transcript: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Quotes whose match changes what was said.
+    #[serde(default)]
+    pub meaning: crate::citations::MeaningCounts,
     /// Each unscored pair's position in the question file and warning.
     pub warnings: Vec<(usize, String)>,
     /// Transcripts without speaker labels, in corpus order.
@@ -135,6 +138,7 @@ impl SummaryParts {
                             .entry(name)
                             .or_default() += 1;
                     }
+                    s.meaning.add(q.check.meaning_changes());
                     s.by_quote_source
                         .entry(src.to_string())
                         .or_default()
@@ -174,6 +178,7 @@ impl SummaryParts {
         }
         add_counts(&mut self.verdicts, &other.verdicts);
         add_counts(&mut self.attribution, &other.attribution);
+        self.meaning.merge(&other.meaning);
         for (t, counts) in &other.attribution_by_transcript {
             add_counts(
                 self.attribution_by_transcript.entry(t.clone()).or_default(),
@@ -285,6 +290,7 @@ impl SummaryParts {
             existence,
             strict_existence,
             attribution,
+            meaning_changed: self.meaning.listed(),
             verdicts,
             counts,
             warnings: self

@@ -59,10 +59,48 @@ pub struct Config {
     /// Quality gate: exit 3, once the run folder is written, when a quote
     /// falls in one of these attribution classes (comma-separated:
     /// cross_turn, uncertain_speaker, interviewer, wrong_speaker, ok,
-    /// other_source, altered, stitched, fabricated).
+    /// other_source, altered, stitched, fabricated), or, with `meaning`,
+    /// when its match changes what was said.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[setting(check = "class_name", unique, value_name = "CLASS,...")]
-    pub fail_on: Vec<Attribution>,
+    pub fail_on: Vec<FailOn>,
+}
+
+/// What `--fail-on` names: an attribution class, or `meaning` (a quote
+/// whose match changes what was said).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FailOn {
+    /// Quotes of this attribution class.
+    Class(Attribution),
+    /// Quotes with a change of meaning.
+    Meaning(MeaningGate),
+}
+
+/// The name `meaning` of [`FailOn::Meaning`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MeaningGate {
+    /// `meaning`.
+    #[serde(rename = "meaning")]
+    Meaning,
+}
+
+impl FailOn {
+    /// The name in a configuration and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Class(a) => a.as_str(),
+            FailOn::Meaning(_) => "meaning",
+        }
+    }
+
+    /// The classes a quote falls in for the gate.
+    fn of(q: &CheckedQuote) -> impl Iterator<Item = FailOn> {
+        let class = q.result.attributed.attribution.map(FailOn::Class);
+        let meaning = (!q.result.check.meaning_changes().is_empty())
+            .then_some(FailOn::Meaning(MeaningGate::Meaning));
+        class.into_iter().chain(meaning)
+    }
 }
 
 /// The default `--min-words`.
@@ -370,8 +408,8 @@ pub fn gate_failures(
     quotes
         .iter()
         .filter_map(|q| {
-            let class = q.result.attributed.attribution?;
-            config.fail_on.contains(&class).then(|| {
+            let class = FailOn::of(q).find(|c| config.fail_on.contains(c))?;
+            Some({
                 let place = format!("{}:{}:{}", report.display(), q.line, q.column);
                 let why = format!(
                     "{}: line {}, column {}: {}: {}",
@@ -387,14 +425,14 @@ pub fn gate_failures(
         .collect()
 }
 
-/// Checks one `--fail-on` item: an attribution class name; an unknown one
-/// is refused naming every class.
+/// Checks one `--fail-on` item: an attribution class name or `meaning`;
+/// an unknown one is refused naming every class.
 pub fn class_name(name: &str) -> Result<(), String> {
-    if Attribution::ALL.iter().any(|a| a.as_str() == name) {
+    if name == "meaning" || Attribution::ALL.iter().any(|a| a.as_str() == name) {
         return Ok(());
     }
     Err(format!(
-        "unknown attribution class {}; classes: {}",
+        "unknown attribution class {}; classes: {}, or meaning",
         crate::corpus::preview(name),
         Attribution::ALL.map(Attribution::as_str).join(", ")
     ))

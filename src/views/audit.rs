@@ -706,6 +706,7 @@ fn quote_record(
     o.field("sim", &((qr.check.similarity * 1000.0).round() / 1000.0));
     o.field("attribution", &at.attribution);
     o.field("differences", &qr.check.differences);
+    o.field("meaning", &qr.check.meaning_changes());
     o.opt_str_field("span_speaker", at.span_speaker.as_deref());
     // A range serializes as {"start": .., "end": ..}.
     o.field("span", &qr.check.span);

@@ -63,6 +63,7 @@ fn card(
         None => "not cited".to_string(),
     };
     body.push_str(&format!("<p class=\"meta\">{cited}</p>"));
+    body.push_str(&meaning_badges(r.check.meaning_changes()));
     let text_of = |source: &str| -> Result<Option<String>, CorpusError> {
         match transcripts.get(source) {
             Some(t) => Ok(Some(t.text()?.into_owned())),
@@ -159,6 +160,36 @@ fn card(
         sim = r.check.similarity,
         text = escape(&q.text),
     ))
+}
+
+/// A quote's changes of meaning, each a badge with its class and the two
+/// sides' words (nothing when it changes nothing).
+pub(crate) fn meaning_badges(changes: &[crate::citations::MeaningChange]) -> String {
+    if changes.is_empty() {
+        return String::new();
+    }
+    let side = |s: &str| {
+        if s.is_empty() {
+            "—".to_string()
+        } else {
+            format!("“{}”", escape(s))
+        }
+    };
+    let badges: Vec<String> = changes
+        .iter()
+        .map(|c| {
+            format!(
+                "<span class=\"meaning\" title=\"changes the meaning\"><b>{}</b> {} for {}</span>",
+                c.class.as_str(),
+                side(&c.quote),
+                side(&c.source)
+            )
+        })
+        .collect();
+    format!(
+        "<p class=\"meta\">changes what was said: {}</p>",
+        badges.join(" ")
+    )
 }
 
 /// The report's text with every quote highlighted and linked to its card.

@@ -32,7 +32,7 @@ pub(crate) fn results_json(quotes: &[CheckedQuote], signature: &str) -> Value {
 }
 
 /// The columns of `quotes.csv`.
-pub(crate) const QUOTE_COLUMNS: [&str; 20] = [
+pub(crate) const QUOTE_COLUMNS: [&str; 21] = [
     "quote_id",
     "line",
     "column",
@@ -52,6 +52,7 @@ pub(crate) const QUOTE_COLUMNS: [&str; 20] = [
     "time_start",
     "time_end",
     "differences",
+    "meaning",
     "other_source",
 ];
 
@@ -66,6 +67,7 @@ pub(crate) fn quotes_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
         let number = |x: Option<f64>| x.map(|x| (x + 0.0).to_string()).unwrap_or_default();
         let span = r.check.span.as_ref();
         let differences = super::differences_cell(r.check.differences.as_deref());
+        let meaning = super::meaning_cell(r.check.meaning.as_deref());
         out.record([
             q.quote_id.clone(),
             q.line.to_string(),
@@ -86,6 +88,7 @@ pub(crate) fn quotes_csv(quotes: &[CheckedQuote]) -> Vec<u8> {
             number(r.time.as_ref().and_then(|t| t.start)),
             number(r.time.as_ref().and_then(|t| t.end)),
             differences,
+            meaning,
             opt(r
                 .attributed
                 .other_source

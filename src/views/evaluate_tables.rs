@@ -9,7 +9,7 @@ use crate::report::csv::CsvStream;
 /// The columns of `quotes.csv` (`quote`: as cited; `cited_speaker`: who
 /// the answer says said it; `span_speaker`: who speaks where it was
 /// found).
-pub const QUOTE_COLUMNS: [&str; 17] = [
+pub const QUOTE_COLUMNS: [&str; 18] = [
     "pair_id",
     "answer_index",
     "quote_index",
@@ -27,6 +27,7 @@ pub const QUOTE_COLUMNS: [&str; 17] = [
     "time_start",
     "time_end",
     "differences",
+    "meaning",
 ];
 
 /// `quotes.csv`: one row per quote, with a `quote_id` of the form
@@ -89,6 +90,7 @@ pub(crate) fn quote_rows(
                     None => Default::default(),
                 };
                 let differences = super::differences_cell(quote.check.differences.as_deref());
+                let meaning = super::meaning_cell(quote.check.meaning.as_deref());
                 out.record([
                     pair.id.as_str(),
                     &a,
@@ -107,6 +109,7 @@ pub(crate) fn quote_rows(
                     &time_start,
                     &time_end,
                     &differences,
+                    &meaning,
                 ])?;
             }
         }

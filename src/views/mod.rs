@@ -34,6 +34,24 @@ pub(crate) fn differences_cell(
         .unwrap_or_default()
 }
 
+/// A quote's changes of meaning as a table cell: their classes, each
+/// once in the list's order, joined with `;` (empty when none or none
+/// were computed).
+pub(crate) fn meaning_cell(meaning: Option<&[crate::citations::MeaningChange]>) -> String {
+    let mut classes: Vec<crate::citations::MeaningClass> = meaning
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c.class)
+        .collect();
+    classes.sort();
+    classes.dedup();
+    classes
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 /// `n` with its noun, singular for one: `1 quote`, `2 quotes`.
 pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

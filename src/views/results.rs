@@ -531,6 +531,7 @@ fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
             "differences",
             Patch::Differences(qr.check.differences.as_deref()),
         ),
+        ("meaning", Patch::Value(json!(qr.check.meaning))),
     ];
     if let Some(src) = &at.other_source {
         fields.push(("other_source", Patch::Value(json!(src))));

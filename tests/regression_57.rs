@@ -1,0 +1,176 @@
+//! Issue 57: quotes that change what was said (`meaning`), in evaluate
+//! and check-report (`issue_57_<name>`).
+
+use crate::util::{read_json, repo, Dir};
+use serde_json::{json, Value};
+
+const TEXT: &str = "Interviewer: How often did you check the nets?
+Ana: We sometimes checked the nets before the storm, and I would not change a thing.
+Interviewer: How many came to the meeting?
+Ana: About 15 people came, I think, and the council never answered our letters.";
+
+/// `evaluate` of `quotes` against [`TEXT`] at `--match fuzzy`: the quote
+/// records, the summary and the run folder.
+fn run(dir: &Dir, quotes: &[&str], extra: &[&str]) -> (Vec<Value>, Value, std::path::PathBuf) {
+    let verbatims: Vec<Value> = quotes
+        .iter()
+        .map(|q| json!({"quote": q, "source": "a.txt", "speaker": "Ana"}))
+        .collect();
+    let q = json!({"qa_pairs": [{"id": "p1",
+        "question": {"text": "Q?", "type": "Yes/No", "metric": "yes"},
+        "answers": [{"answer": "yes", "source": "a.txt", "verbatims": verbatims}]}]});
+    dir.write("q.json", &q.to_string());
+    dir.write(
+        "t.json",
+        &json!([{"page_content": TEXT, "metadata": {"FILE": "a.txt"}}]).to_string(),
+    );
+    let parent = format!("runs{}", dir.run_folders(".").len());
+    let mut args = vec![
+        "evaluate",
+        "q.json",
+        "t.json",
+        "--out",
+        &parent,
+        "--no-plots",
+        "--no-progress",
+        "--match",
+        "fuzzy",
+    ];
+    args.extend_from_slice(extra);
+    let folder = dir.run_new_folder(&args, &parent);
+    let results = read_json(&folder.join("results.json"));
+    let quotes = results["qa_pairs"][0]["answers"][0]["verbatims"]
+        .as_array()
+        .unwrap()
+        .clone();
+    (quotes, read_json(&folder.join("summary.json")), folder)
+}
+
+fn classes(q: &Value) -> Vec<String> {
+    q["meaning"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no meaning list: {q}"))
+        .iter()
+        .map(|m| m["class"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn issue_57_a_quote_that_changes_the_meaning_is_altered_not_ok() {
+    let dir = Dir::new("i57-meaning");
+    let (q, summary, folder) = run(
+        &dir,
+        &[
+            "We always checked the nets before the storm, and I would not change a thing",
+            "before the storm, and I would change a thing",
+            "About 50 people came, I think",
+            "About 15 people came, I think, and the council nevr answered our letters",
+            "We sometimes checked the nets before the storm",
+            "We sometimes checked the nets befor the storm",
+        ],
+        &[],
+    );
+    let expected = [
+        (vec!["quantifier"], "altered"),
+        (vec!["negation"], "altered"),
+        (vec!["number"], "altered"),
+        (vec![], "ok"),
+        (vec![], "ok"),
+        (vec![], "ok"),
+    ];
+    for (k, (want, attribution)) in expected.iter().enumerate() {
+        assert_eq!(classes(&q[k]), *want, "{}", q[k]);
+        assert_eq!(q[k]["attribution"], *attribution, "{}", q[k]);
+        assert_eq!(q[k]["found"], true, "{}", q[k]);
+    }
+    // The words on each side.
+    assert_eq!(q[0]["meaning"][0]["quote"], "always");
+    assert_eq!(q[0]["meaning"][0]["source"], "sometimes");
+    assert_eq!(q[1]["meaning"][0]["source"], "not");
+    // An exact quote changes nothing.
+    assert_eq!(q[4]["verdict"], "exact");
+    assert_eq!(q[4]["meaning"], json!([]));
+    let m = &summary["meaning_changed"];
+    assert_eq!(m["total"], 3);
+    assert_eq!(m["by_class"]["negation"], 1);
+    assert_eq!(m["by_class"]["hedge"], 0);
+    assert!(summary["signature"]
+        .as_str()
+        .unwrap()
+        .contains("|meaning:en.1|"));
+    // quotes.csv: the classes, `;`-joined.
+    let mut table = csv::Reader::from_path(folder.join("quotes.csv")).unwrap();
+    let header = table.headers().unwrap().clone();
+    let at = header.iter().position(|h| h == "meaning").unwrap();
+    let cells: Vec<String> = table
+        .records()
+        .map(|r| r.unwrap()[at].to_string())
+        .collect();
+    assert_eq!(cells, ["quantifier", "negation", "number", "", "", ""]);
+    // The audit page shows the change.
+    let page = std::fs::read_to_string(folder.join("report.html")).unwrap();
+    assert!(
+        page.contains("\"meaning\":[{\"class\":\"quantifier\""),
+        "no meaning in the page data"
+    );
+}
+
+#[test]
+fn issue_57_check_report_flags_meaning_and_gates_on_it() {
+    let dir = Dir::new("i57-check-report");
+    let sample = |name: &str| {
+        repo()
+            .join("evaluation/check-report")
+            .join(name)
+            .display()
+            .to_string()
+    };
+    let args = |gate: &[&str]| {
+        let mut a: Vec<String> = vec![
+            "check-report".into(),
+            sample("report-meaning.md"),
+            sample("transcripts"),
+            "--sources".into(),
+            sample("sources.csv"),
+            "--out".into(),
+            dir.path().join("runs").display().to_string(),
+            "--no-html".into(),
+        ];
+        a.extend(gate.iter().map(|s| s.to_string()));
+        a
+    };
+    dir.run(&args(&[])).expect_code(0);
+    let out = dir.run(&args(&["--fail-on", "meaning"])).expect_code(3);
+    let mut folders = dir.run_folders("runs");
+    folders.sort();
+    let folder = folders.pop().unwrap();
+    let results = read_json(&folder.join("results.json"));
+    let quotes = results["quotes"].as_array().unwrap();
+    let got: Vec<(String, Vec<String>)> = quotes
+        .iter()
+        .map(|q| (q["attribution"].as_str().unwrap().to_string(), classes(q)))
+        .collect();
+    let want: Vec<(String, Vec<String>)> = [
+        ("altered", vec!["negation"]),
+        ("altered", vec!["quantifier"]),
+        ("altered", vec!["number"]),
+        ("ok", vec![]),
+        ("altered", vec!["negation"]),
+    ]
+    .iter()
+    .map(|(a, c)| (a.to_string(), c.iter().map(|s| s.to_string()).collect()))
+    .collect();
+    assert_eq!(got, want);
+    // The ellipsis drops the `not`: an edited quote, altered.
+    assert_eq!(quotes[4]["verdict"], "edited");
+    assert_eq!(quotes[4]["meaning"][0]["source"], "never");
+    let summary = read_json(&folder.join("summary.json"));
+    assert_eq!(summary["meaning_changed"]["total"], 4);
+    // The gate names each quote that changes the meaning.
+    let stderr = out.stderr();
+    assert_eq!(stderr.matches(": meaning: ").count(), 4, "{stderr}");
+    // An unknown --fail-on name is refused, naming `meaning` among the
+    // classes.
+    let bad = dir.run(&args(&["--fail-on", "meanings"])).expect_code(2);
+    assert!(bad.stderr().contains("or meaning"), "{}", bad.stderr());
+}
