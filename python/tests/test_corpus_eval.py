@@ -581,3 +581,16 @@ def test_issue_56_class_constants_come_from_the_one_list():
     assert seen and seen <= set(corpus_eval.ATTRIBUTIONS)
     verdicts = {v["verdict"] for p in out["results"]["qa_pairs"] for a in p["answers"] for v in a["verbatims"]}
     assert verdicts <= set(corpus_eval.VERDICTS)
+
+
+def test_issue_57_meaning_on_every_quote_record():
+    t = {"documents": [{"page_content": "Ana: We sometimes checked the nets before the storm, and I would not change a thing.",
+                        "metadata": {"FILE": "a.txt"}}]}
+    out = corpus_eval.verify_quotes(
+        [{"quote": "We always checked the nets before the storm, and I would not change a thing", "source": "a.txt"},
+         {"quote": "We sometimes checked the nets before the storm", "source": "a.txt"}],
+        json.dumps(t), match="fuzzy")
+    assert out[0]["meaning"] == [{"class": "quantifier", "quote": "always", "source": "sometimes"}]
+    assert out[0]["attribution"] == "altered" and out[0]["found"] is True
+    assert out[1]["meaning"] == [] and out[1]["attribution"] == "ok"
+    assert list(corpus_eval.MEANINGS) == ["negation", "number", "quantifier", "hedge", "person"]
