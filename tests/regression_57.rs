@@ -12,6 +12,16 @@ Ana: About 15 people came, I think, and the council never answered our letters."
 /// `evaluate` of `quotes` against [`TEXT`] at `--match fuzzy`: the quote
 /// records, the summary and the run folder.
 fn run(dir: &Dir, quotes: &[&str], extra: &[&str]) -> (Vec<Value>, Value, std::path::PathBuf) {
+    run_on(dir, TEXT, quotes, extra)
+}
+
+/// [`run`] against `text`.
+fn run_on(
+    dir: &Dir,
+    text: &str,
+    quotes: &[&str],
+    extra: &[&str],
+) -> (Vec<Value>, Value, std::path::PathBuf) {
     let verbatims: Vec<Value> = quotes
         .iter()
         .map(|q| json!({"quote": q, "source": "a.txt", "speaker": "Ana"}))
@@ -22,7 +32,7 @@ fn run(dir: &Dir, quotes: &[&str], extra: &[&str]) -> (Vec<Value>, Value, std::p
     dir.write("q.json", &q.to_string());
     dir.write(
         "t.json",
-        &json!([{"page_content": TEXT, "metadata": {"FILE": "a.txt"}}]).to_string(),
+        &json!([{"page_content": text, "metadata": {"FILE": "a.txt"}}]).to_string(),
     );
     let parent = format!("runs{}", dir.run_folders(".").len());
     let mut args = vec![
@@ -173,4 +183,45 @@ fn issue_57_check_report_flags_meaning_and_gates_on_it() {
     // classes.
     let bad = dir.run(&args(&["--fail-on", "meanings"])).expect_code(2);
     assert!(bad.stderr().contains("or meaning"), "{}", bad.stderr());
+}
+
+#[test]
+fn issue_57_a_close_passage_is_altered_not_fabricated() {
+    // Item 4: a quote of six words or more whose closest passage reaches
+    // the lossless floor (0.8) but not --fuzzy-threshold (0.9) is
+    // `altered`; a shorter one, or one with no close passage, keeps
+    // today's rule.
+    let text = "Interviewer: And after the move?
+Ana: Out of sight, out of mind, that is what the council thought of us.
+Interviewer: And the school?
+Ana: It was, like, the last thing, you know. The village died with it.
+Interviewer: And the harbour?
+Ana: The boats left early in the morning and came back late at night with nothing.";
+    let dir = Dir::new("i57-close");
+    let (q, _, _) = run_on(
+        &dir,
+        text,
+        &[
+            "out of sight and out of mind",
+            "It was the last thing, you know",
+            "out of sight mind",
+            "The boats left early in the morning, all of them, and came back late at night with nothing",
+            "We never spoke about the ferry to anyone at all",
+        ],
+        &[],
+    );
+    let similarity = |k: usize| q[k]["similarity"].as_f64().unwrap();
+    assert!((0.8..0.9).contains(&similarity(0)), "{}", q[0]);
+    assert_eq!(q[0]["attribution"], "altered", "{}", q[0]);
+    assert_eq!(q[0]["span_speaker"], "Ana");
+    assert!(q[0]["differences"].is_array(), "{}", q[0]);
+    assert!((0.8..0.9).contains(&similarity(1)), "{}", q[1]);
+    assert_eq!(q[1]["attribution"], "altered", "{}", q[1]);
+    // Four words reach the floor by chance: not enough.
+    assert_eq!(q[2]["attribution"], "fabricated", "{}", q[2]);
+    // Words inserted into one sentence: its pieces lie inside the close
+    // passage, an alteration, not pieces from apart.
+    assert_eq!(q[3]["attribution"], "altered", "{}", q[3]);
+    assert_eq!(q[4]["attribution"], "fabricated", "{}", q[4]);
+    assert_eq!(q[4]["differences"], Value::Null);
 }

@@ -45,6 +45,11 @@ use std::ops::Range;
 pub const MIN_PIECE_WORDS: usize = 4;
 /// Least share of a stitched quote's words its pieces cover.
 pub const MIN_PIECE_COVER: f64 = 0.8;
+/// A quote of this many words or more whose closest passage reaches the
+/// lossless floor ([`crate::citations::fuzzy::LOSSLESS_FLOOR`]) but not
+/// the fuzzy threshold is `altered`, not `fabricated` (a few words reach
+/// the floor by chance).
+pub const MIN_ALTERED_WORDS: usize = 6;
 
 /// The attribution classes (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -186,16 +191,61 @@ fn pieces_at(src: &SourceText, ranges: &[Range<usize>]) -> Vec<Piece> {
 
 /// A quote not found at the match level whose check still holds a passage
 /// of the cited transcript (a fuzzy one at or above the threshold, or a
-/// closer verdict the level does not accept): `altered`, with the
-/// passage's speaker. None without such a passage.
-pub fn altered(src: &SourceText, check: &QuoteCheck) -> Option<Attributed> {
-    let bytes = check.byte_span.as_ref()?;
+/// closer verdict the level does not accept), or whose closest passage
+/// reaches the lossless floor when it has [`MIN_ALTERED_WORDS`] words or
+/// more: `altered`, with the passage's speaker. None without such a
+/// passage.
+pub fn altered(src: &SourceText, check: &QuoteCheck, quote: &str) -> Option<Attributed> {
+    let bytes = match (&check.byte_span, &check.closest_bytes) {
+        (Some(b), _) => b,
+        (None, Some(b)) if close_enough(check, quote) => b,
+        _ => return None,
+    };
     Some(Attributed {
         attribution: Some(Attribution::Altered),
         span_speaker: speaker_at(src, bytes.start),
         pieces: pieces_at(src, &check.segments),
         ..Attributed::default()
     })
+}
+
+/// A quote not found at the match level, looked at in its cited
+/// transcript: `altered` (a passage at or above the threshold, or a close
+/// one: see [`altered`]), else its `stitched` pieces; at most one is
+/// given, neither for a quote that is fabricated there. A close passage
+/// gives way to pieces that do not all lie inside it: those come from
+/// apart.
+pub fn altered_or_stitched(
+    src: &SourceText,
+    check: &QuoteCheck,
+    quote: &str,
+) -> (Option<Attributed>, Option<Vec<Piece>>) {
+    if check.byte_span.is_some() {
+        return (altered(src, check, quote), None);
+    }
+    let pieces = stitched(src, quote);
+    if let (true, Some(passage)) = (close_enough(check, quote), &check.closest_bytes) {
+        let inside = pieces.as_ref().is_none_or(|p| {
+            p.iter()
+                .all(|x| passage.start <= x.byte_span.start && x.byte_span.end <= passage.end)
+        });
+        if inside {
+            return (altered(src, check, quote), None);
+        }
+    }
+    (None, pieces)
+}
+
+/// True for a quote not found whose closest passage still makes it
+/// `altered` (see [`altered`]).
+pub(crate) fn close_enough(check: &QuoteCheck, quote: &str) -> bool {
+    let words = quote
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+        .filter(|w| !w.is_empty())
+        .count();
+    check.closest_bytes.is_some()
+        && check.similarity >= crate::citations::fuzzy::LOSSLESS_FLOOR
+        && words >= MIN_ALTERED_WORDS
 }
 
 fn speaker_at(src: &SourceText, byte: usize) -> Option<String> {

@@ -59,7 +59,7 @@ impl ClassList for Attribution {
             Attribution::WrongSpeaker => "found in the turn of another speaker than the one named",
             Attribution::Ok => "found in one turn of the speaker named (or of any interviewee)",
             Attribution::OtherSource => "not in the cited transcript, but in another one",
-            Attribution::Altered => "not found at the match level, but a passage of the cited transcript reaches the fuzzy threshold",
+            Attribution::Altered => "a passage of the cited transcript reaches the fuzzy threshold (or, for six words or more, the lossless floor) but not the match level, or the match changes what was said",
             Attribution::Stitched => "not found whole; pieces of it stand apart in the cited transcript",
             Attribution::Fabricated => "no passage of the corpus holds it",
         }

@@ -589,7 +589,13 @@ impl<'a> SourceText<'a> {
         if c.differences.is_some() {
             return c;
         }
-        c.differences = match (&c.byte_span, c.verdict) {
+        // A closest passage that makes the quote `altered` is compared as
+        // a match is.
+        let close = match &c.closest_bytes {
+            Some(b) if attribution::close_enough(&c, quote) => Some(b.clone()),
+            _ => None,
+        };
+        c.differences = match (c.byte_span.clone().or(close), c.verdict) {
             (Some(_), Verdict::Exact) => Some(Vec::new()),
             (Some(b), verdict) => {
                 let said = self.said_in(b.clone());

@@ -696,13 +696,9 @@ fn check_transcript(
                 // A passage at or above the threshold makes it `altered`
                 // (unless another transcript holds it); without one, its
                 // stitched pieces are looked for.
-                let altered = attribution::altered(src, &check);
+                let (altered, stitched) = attribution::altered_or_stitched(src, &check, &q.quote);
                 Checked {
-                    stitched: if altered.is_none() {
-                        attribution::stitched(src, &q.quote)
-                    } else {
-                        None
-                    },
+                    stitched,
                     altered,
                     check,
                     attributed: None,

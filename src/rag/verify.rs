@@ -144,13 +144,15 @@ pub(crate) fn check_citations(
                 if let Some(o) = other {
                     a.attribution = Some(Attribution::OtherSource);
                     a.other_source = Some(Box::new(o));
-                } else if let Some(altered) = attribution::altered(src, &check) {
-                    a = altered;
-                } else if let Some(p) = attribution::stitched(src, &c.quote) {
-                    a.attribution = Some(Attribution::Stitched);
-                    a.pieces = p;
                 } else {
-                    a.attribution = Some(Attribution::Fabricated);
+                    match attribution::altered_or_stitched(src, &check, &c.quote) {
+                        (Some(altered), _) => a = altered,
+                        (None, Some(p)) => {
+                            a.attribution = Some(Attribution::Stitched);
+                            a.pieces = p;
+                        }
+                        (None, None) => a.attribution = Some(Attribution::Fabricated),
+                    }
                 }
             }
             CitationCheck {
