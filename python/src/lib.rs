@@ -304,12 +304,9 @@ fn score_answer(
     py.detach(|| {
         let lexicon = lexicon(None)?;
         let compiled = corpus_eval::scoring::CompiledQuestion::compile(qtype, &metric, &lexicon);
-        Ok(compiled.ok().map(|q| {
-            q.score(
-                answer,
-                &mut corpus_eval::scoring::Analyzer::new(&lexicon),
-            )
-        }))
+        Ok(compiled
+            .ok()
+            .map(|q| q.score(answer, &mut corpus_eval::scoring::Analyzer::new(&lexicon))))
     })
 }
 
