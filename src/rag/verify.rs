@@ -49,6 +49,9 @@ pub(crate) struct CitationCheck {
     /// What was ignored or applied to find it (`[]` exact, null when not
     /// found; see [`crate::citations::differences`]).
     pub differences: Option<Vec<crate::citations::differences::Difference>>,
+    /// What the citation changes in what was said (`[]` exact, null when
+    /// nothing was matched; see [`crate::citations::meaning()`]).
+    pub meaning: Option<Vec<crate::citations::MeaningChange>>,
     /// For `stitched`: the pieces in the cited passage; for an `edited`
     /// quote with an ellipsis, one per segment.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -130,6 +133,7 @@ pub(crate) fn check_citations(
                     attribution: None,
                     other_source: None,
                     differences: None,
+                    meaning: None,
                     pieces: Vec::new(),
                 };
             };
@@ -166,6 +170,7 @@ pub(crate) fn check_citations(
                 attribution: a.attribution,
                 other_source: a.other_source.map(|o| *o),
                 differences: check.differences.clone(),
+                meaning: check.meaning.clone(),
                 pieces: a.pieces,
             }
         })
@@ -247,6 +252,7 @@ mod tests {
         assert_eq!(checks[1].differences, Some(vec![Difference::Case]));
         assert_eq!(checks[2].differences, Some(vec![Difference::Punctuation]));
         assert_eq!(checks[3].differences, None);
+        assert_eq!(checks[0].meaning, Some(vec![]));
         assert_eq!(
             checks[0].span,
             Some(crate::citations::attribution::Span { start: 0, end: 36 })
