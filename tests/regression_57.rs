@@ -107,7 +107,7 @@ fn issue_57_a_quote_that_changes_the_meaning_is_altered_not_ok() {
     assert!(summary["signature"]
         .as_str()
         .unwrap()
-        .contains("|meaning:en.1|"));
+        .contains("|meaning:en.2|"));
     // quotes.csv: the classes, `;`-joined.
     let mut table = csv::Reader::from_path(folder.join("quotes.csv")).unwrap();
     let header = table.headers().unwrap().clone();
@@ -166,6 +166,8 @@ fn issue_57_check_report_flags_meaning_and_gates_on_it() {
         ("altered", vec!["number"]),
         ("ok", vec![]),
         ("altered", vec!["negation"]),
+        ("altered", vec!["antonym"]),
+        ("altered", vec!["antonym"]),
     ]
     .iter()
     .map(|(a, c)| (a.to_string(), c.iter().map(|s| s.to_string()).collect()))
@@ -175,10 +177,53 @@ fn issue_57_check_report_flags_meaning_and_gates_on_it() {
     assert_eq!(quotes[4]["verdict"], "edited");
     assert_eq!(quotes[4]["meaning"][0]["source"], "never");
     let summary = read_json(&folder.join("summary.json"));
-    assert_eq!(summary["meaning_changed"]["total"], 4);
+    assert_eq!(summary["meaning_changed"]["total"], 6);
+    assert_eq!(summary["meaning_changed"]["by_class"]["antonym"], 2);
+    assert_eq!(quotes[5]["meaning"][0]["quote"], "lost");
+    assert_eq!(quotes[5]["meaning"][0]["source"], "kept");
     // The gate names each quote that changes the meaning.
     let stderr = out.stderr();
-    assert_eq!(stderr.matches(": meaning: ").count(), 4, "{stderr}");
+    assert_eq!(stderr.matches(": meaning: ").count(), 6, "{stderr}");
+    // Word lists from a file: antonyms off and no quantifiers leave the
+    // negations and the number; the signature names the file.
+    let words = dir.path().join("words.toml");
+    std::fs::write(&words, "quantifiers = []\nantonyms = false\n").unwrap();
+    let w = words.display().to_string();
+    let mut with_words = args(&["--meaning-words", &w]);
+    let at = with_words.iter().position(|a| a == "--out").unwrap();
+    with_words[at + 1] = dir.path().join("words-runs").display().to_string();
+    dir.run(&with_words).expect_code(0);
+    let folder = dir.run_folders("words-runs").pop().unwrap();
+    let quotes = read_json(&folder.join("results.json"))["quotes"].clone();
+    let got: Vec<Vec<String>> = quotes.as_array().unwrap().iter().map(classes).collect();
+    let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+    assert_eq!(
+        got,
+        [
+            n(&["negation"]),
+            n(&[]),
+            n(&["number"]),
+            n(&[]),
+            n(&["negation"]),
+            n(&[]),
+            n(&[])
+        ]
+    );
+    let signature = read_json(&folder.join("summary.json"))["signature"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(signature.contains("|meaning:file."), "{signature}");
+    // A list file that cannot be used is exit 2 naming it and the key.
+    std::fs::write(&words, "negator = [\"not\"]\n").unwrap();
+    let bad = dir.run(&args(&["--meaning-words", &w])).expect_code(2);
+    assert!(
+        bad.stderr().contains("--meaning-words")
+            && bad.stderr().contains("words.toml")
+            && bad.stderr().contains("negator"),
+        "{}",
+        bad.stderr()
+    );
     // An unknown --fail-on name is refused, naming `meaning` among the
     // classes.
     let bad = dir.run(&args(&["--fail-on", "meanings"])).expect_code(2);

@@ -98,6 +98,17 @@ pub(crate) fn shared(key: &str) -> Option<Shared> {
                 #[setting(none_empty, value_name = "A,B,...|none")]
             },
         ),
+        "meaning_words" => (
+            "Option<PathBuf>",
+            quote! {
+                /// Word lists of the `meaning` classes: a TOML file (`.json`: JSON)
+                /// whose keys `negators`, `quantifiers`, `hedges`, `pronouns` and
+                /// `antonyms` (true or false) replace the English lists (default:
+                /// the English lists, `meaning:en.2` in the signature).
+                #[serde(skip_serializing_if = "Option::is_none")]
+                #[setting(value_name = "FILE")]
+            },
+        ),
         "speaker_pattern" => (
             "Option<String>",
             quote! {

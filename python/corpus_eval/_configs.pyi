@@ -21,6 +21,7 @@ class EvaluateConfig(TypedDict, total=False):
     speaker_pattern: str
     interviewer_labels: List[str]
     fillers: List[str]
+    meaning_words: str
     speaker_aliases: str
     speaker_map: str
     allow_external_sources: bool
@@ -41,6 +42,7 @@ class CheckReportConfig(TypedDict, total=False):
     speaker_pattern: str
     interviewer_labels: List[str]
     fillers: List[str]
+    meaning_words: str
     speaker_aliases: str
     speaker_map: str
     allow_external_sources: bool

@@ -112,6 +112,7 @@ impl ClassList for MeaningClass {
             }
             MeaningClass::Hedge => "a hedge added or dropped",
             MeaningClass::Person => "a pronoun of another person or number",
+            MeaningClass::Antonym => "a word replaced by its antonym in WordNet",
         }
     }
 }

@@ -14,7 +14,14 @@
 //! quote's words around the ellipsis belong to. A bracketed insertion
 //! stands for source words and is not compared; `[sic]` is dropped.
 //!
-//! The word lists are English and named by [`SIGNATURE`].
+//! A word replaced by its antonym in the bundled WordNet (`increase`
+//! for `decrease`, `easier` for `more difficult`'s `difficult`), by the
+//! antonym pointers of any sense of either word's base forms, is an
+//! `antonym` change; words of the other classes are left to them.
+//!
+//! The word lists are English and named by [`SIGNATURE`]; a file can
+//! replace any of them ([`MeaningWords::from_file`]), and the signature
+//! then names the file's SHA-256.
 //!
 //! ```
 //! use corpus_eval::citations::{meaning, MeaningClass};
@@ -29,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 /// The word lists' version: the `meaning` field of every signature that
 /// checks quotes.
-pub const SIGNATURE: &str = "en.1";
+pub const SIGNATURE: &str = "en.2";
 
 /// Words that deny (a word ending in `n't` is one too).
 pub const NEGATORS: &[&str] = &[
@@ -106,6 +113,215 @@ const ORDINALS: &[(&str, u64)] = &[
     ("hundredth", 100),
 ];
 
+/// The word lists [`meaning`] reads: the English ones ([`SIGNATURE`]) or
+/// those of a file, and whether WordNet's antonyms are looked up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeaningWords {
+    negators: Vec<String>,
+    quantifiers: Vec<String>,
+    hedges: Vec<String>,
+    pronouns: Vec<(String, String)>,
+    antonyms: bool,
+    signature: String,
+}
+
+/// A word list file as written: each key replaces that list.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WordsFile {
+    negators: Option<Vec<String>>,
+    quantifiers: Option<Vec<String>>,
+    hedges: Option<Vec<String>>,
+    pronouns: Option<std::collections::BTreeMap<String, String>>,
+    antonyms: Option<bool>,
+}
+
+/// A word list file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WordsError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not a valid word list.
+    #[error("{path}: {message}")]
+    Format {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong, with the line and column or the key.
+        message: String,
+    },
+}
+
+impl Default for MeaningWords {
+    fn default() -> Self {
+        let own = |l: &[&str]| l.iter().map(|w| w.to_string()).collect();
+        MeaningWords {
+            negators: own(NEGATORS),
+            quantifiers: own(QUANTIFIERS),
+            hedges: own(HEDGES),
+            pronouns: PRONOUNS
+                .iter()
+                .map(|(w, p)| (w.to_string(), p.to_string()))
+                .collect(),
+            antonyms: true,
+            signature: SIGNATURE.to_string(),
+        }
+    }
+}
+
+impl MeaningWords {
+    /// The English lists, shared.
+    pub fn english() -> std::sync::Arc<MeaningWords> {
+        static ENGLISH: std::sync::OnceLock<std::sync::Arc<MeaningWords>> =
+            std::sync::OnceLock::new();
+        ENGLISH
+            .get_or_init(|| std::sync::Arc::new(MeaningWords::default()))
+            .clone()
+    }
+
+    /// The lists of a TOML file (`.json`: a JSON one) with any of the keys
+    /// `negators`, `quantifiers`, `hedges` (lists of words; a hedge may be
+    /// two), `pronouns` (a table word = person, e.g. `i = "1s"`) and
+    /// `antonyms` (true or false); a key left out keeps the English list.
+    /// The signature is `file.` and the first 12 hex digits of the
+    /// file's SHA-256.
+    pub fn from_file(path: &std::path::Path) -> Result<MeaningWords, WordsError> {
+        let bytes = std::fs::read(path).map_err(|source| WordsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let bad = |message: String| WordsError::Format {
+            path: path.to_path_buf(),
+            message,
+        };
+        let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("not UTF-8: {e}")))?;
+        let json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let file: WordsFile = if json {
+            serde_json::from_str(text).map_err(|e| {
+                bad(format!(
+                    "{}:{}: {}",
+                    e.line(),
+                    e.column(),
+                    strip_position(&e.to_string())
+                ))
+            })?
+        } else {
+            toml::from_str(text).map_err(|e| bad(e.to_string().trim_end().to_string()))?
+        };
+        let digest = crate::text::hash::sha256_hex(&bytes);
+        let mut words = MeaningWords::default();
+        let list =
+            |key: &str, given: Vec<String>, most: usize| -> Result<Vec<String>, WordsError> {
+                given
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, w)| {
+                        let w = w
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                            .to_lowercase();
+                        let n = w.split(' ').count();
+                        if w.is_empty() || n > most {
+                            Err(bad(format!(
+                                "{key}[{i}]: a word list entry is {} (got {w:?})",
+                                if most == 1 {
+                                    "one word"
+                                } else {
+                                    "one or two words"
+                                }
+                            )))
+                        } else {
+                            Ok(w.replace('\u{2019}', "'"))
+                        }
+                    })
+                    .collect()
+            };
+        if let Some(l) = file.negators {
+            words.negators = list("negators", l, 1)?;
+        }
+        if let Some(l) = file.quantifiers {
+            words.quantifiers = list("quantifiers", l, 1)?;
+        }
+        if let Some(l) = file.hedges {
+            words.hedges = list("hedges", l, 2)?;
+        }
+        if let Some(map) = file.pronouns {
+            let keys = list("pronouns", map.keys().cloned().collect(), 1)?;
+            words.pronouns = keys
+                .into_iter()
+                .zip(map.into_values())
+                .map(|(w, p)| {
+                    let p = p.trim().to_string();
+                    if p.is_empty() {
+                        Err(bad(format!("pronouns.{w}: the person is empty")))
+                    } else {
+                        Ok((w, p))
+                    }
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        if let Some(a) = file.antonyms {
+            words.antonyms = a;
+        }
+        words.signature = format!("file.{}", &digest[..12]);
+        Ok(words)
+    }
+
+    /// The lists' name in signatures: [`SIGNATURE`], or `file.` and the
+    /// file's digest.
+    pub fn signature(&self) -> &str {
+        &self.signature
+    }
+
+    /// The changes of meaning between `quote` and `source[span]` read
+    /// with the context around it ([`meaning_in`] with these lists).
+    pub fn changes(
+        &self,
+        quote: &str,
+        source: &str,
+        span: std::ops::Range<usize>,
+    ) -> Vec<MeaningChange> {
+        changes(self, quote, source, span)
+    }
+
+    fn is_negator(&self, t: &Token) -> bool {
+        t.mark == Mark::Word && (self.negators.contains(&t.key) || t.key.ends_with("n't"))
+    }
+
+    fn person(&self, key: &str) -> Option<&str> {
+        self.pronouns
+            .iter()
+            .find(|(w, _)| w == key)
+            .map(|(_, p)| p.as_str())
+    }
+
+    /// True for a word another class reads.
+    fn is_listed(&self, t: &Token) -> bool {
+        t.number
+            || self.is_negator(t)
+            || self.quantifiers.contains(&t.key)
+            || self.hedges.iter().any(|h| h.split(' ').any(|w| w == t.key))
+            || self.person(&t.key).is_some()
+    }
+}
+
+/// serde_json's message without its " at line L column C" tail.
+fn strip_position(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
+}
+
+/// Hunks of more words a side than this are not searched for antonyms.
+const MAX_ANTONYM_WORDS: usize = 16;
+
 /// Words of context read around a matched passage each side (within its
 /// line): a negator just outside the span a fuzzy match chose
 /// (`We went back` matched in `We never went back`) is inside the
@@ -130,16 +346,19 @@ pub enum MeaningClass {
     Hedge,
     /// A pronoun of another person or number.
     Person,
+    /// A word replaced by its antonym in WordNet.
+    Antonym,
 }
 
 impl MeaningClass {
     /// Every class, in the order outputs list them.
-    pub const ALL: [MeaningClass; 5] = [
+    pub const ALL: [MeaningClass; 6] = [
         MeaningClass::Negation,
         MeaningClass::Number,
         MeaningClass::Quantifier,
         MeaningClass::Hedge,
         MeaningClass::Person,
+        MeaningClass::Antonym,
     ];
 
     /// The name in outputs.
@@ -150,6 +369,7 @@ impl MeaningClass {
             MeaningClass::Quantifier => "quantifier",
             MeaningClass::Hedge => "hedge",
             MeaningClass::Person => "person",
+            MeaningClass::Antonym => "antonym",
         }
     }
 }
@@ -253,6 +473,15 @@ pub fn meaning(quote: &str, source: &str) -> Vec<MeaningChange> {
 /// quote does not hold, at either end of the alignment, are left out: a
 /// quote may begin or end anywhere.
 pub fn meaning_in(quote: &str, source: &str, span: std::ops::Range<usize>) -> Vec<MeaningChange> {
+    changes(&MeaningWords::english(), quote, source, span)
+}
+
+fn changes(
+    words: &MeaningWords,
+    quote: &str,
+    source: &str,
+    span: std::ops::Range<usize>,
+) -> Vec<MeaningChange> {
     if quote == source {
         return Vec::new();
     }
@@ -280,7 +509,7 @@ pub fn meaning_in(quote: &str, source: &str, span: std::ops::Range<usize>) -> Ve
             continue;
         }
         let sh = &s[sr.clone()];
-        let qh = &respelled(&q[qr.clone()], sh);
+        let qh = &respelled(words, &q[qr.clone()], sh);
         let text = |toks: &[Token], from: &str| -> String {
             let words: Vec<&Token> = toks.iter().filter(|t| t.mark == Mark::Word).collect();
             match (words.first(), words.last()) {
@@ -306,13 +535,13 @@ pub fn meaning_in(quote: &str, source: &str, span: std::ops::Range<usize>) -> Ve
                 (Some(a), Some(b)) => sh[..a].iter().chain(&sh[b + 1..]).cloned().collect(),
                 _ => sh.to_vec(),
             };
-            if negators(&near) > 0 {
-                let shown: Vec<Token> = near.into_iter().filter(is_negator).collect();
+            if negators(words, &near) > 0 {
+                let shown: Vec<Token> = near.into_iter().filter(|t| words.is_negator(t)).collect();
                 push(MeaningClass::Negation, &[], &shown);
             }
             continue;
         }
-        if negators(qh) != negators(sh) {
+        if negators(words, qh) != negators(words, sh) {
             push(MeaningClass::Negation, qh, sh);
         }
         let numbers = |h: &[Token]| sorted(h.iter().filter(|t| t.number).map(|t| t.key.clone()));
@@ -323,7 +552,7 @@ pub fn meaning_in(quote: &str, source: &str, span: std::ops::Range<usize>) -> Ve
         let quantifiers = |h: &[Token]| {
             sorted(
                 h.iter()
-                    .filter(|t| QUANTIFIERS.contains(&t.key.as_str()))
+                    .filter(|t| words.quantifiers.contains(&t.key))
                     .map(|t| t.key.clone()),
             )
         };
@@ -337,20 +566,23 @@ pub fn meaning_in(quote: &str, source: &str, span: std::ops::Range<usize>) -> Ve
             let after = toks[r.end..].first().into_iter();
             before.chain(middle).chain(after).cloned().collect()
         };
-        if hedges(&widen(&q, &qr, qh)) != hedges(&widen(&s, &sr, sh)) {
+        if hedges(words, &widen(&q, &qr, qh)) != hedges(words, &widen(&s, &sr, sh)) {
             push(MeaningClass::Hedge, qh, sh);
         }
         let persons = |h: &[Token]| {
-            sorted(h.iter().filter_map(|t| {
-                PRONOUNS
-                    .iter()
-                    .find(|(w, _)| *w == t.key)
-                    .map(|(_, p)| p.to_string())
-            }))
+            sorted(
+                h.iter()
+                    .filter_map(|t| words.person(&t.key).map(str::to_string)),
+            )
         };
         let (pq, ps) = (persons(qh), persons(sh));
         if !pq.is_empty() && !ps.is_empty() && pq != ps {
             push(MeaningClass::Person, qh, sh);
+        }
+        if words.antonyms {
+            for (a, b) in antonyms(words, qh, sh) {
+                push(MeaningClass::Antonym, &[a], &[b]);
+            }
         }
     }
     out
@@ -360,7 +592,7 @@ pub fn meaning_in(quote: &str, source: &str, span: std::ops::Range<usize>) -> Ve
 /// hunk read as that word (a word of 4 letters or more, one edit away;
 /// of 8 or more, two): `nevr` is `never`, a typo and not a dropped
 /// negator. Numbers are compared as they are.
-fn respelled(qh: &[Token], sh: &[Token]) -> Vec<Token> {
+fn respelled(words: &MeaningWords, qh: &[Token], sh: &[Token]) -> Vec<Token> {
     qh.iter()
         .map(|t| {
             let n = t.key.chars().count();
@@ -369,7 +601,11 @@ fn respelled(qh: &[Token], sh: &[Token]) -> Vec<Token> {
             }
             let most = if n >= 8 { 2 } else { 1 };
             let near = sh.iter().find(|s| {
-                s.mark == Mark::Word && !s.number && s.key != t.key && edits(&t.key, &s.key) <= most
+                s.mark == Mark::Word
+                    && !s.number
+                    && s.key != t.key
+                    && edits(&t.key, &s.key) <= most
+                    && !is_antonym(words, &t.key, &s.key)
             });
             match near {
                 Some(s) => Token {
@@ -404,17 +640,59 @@ fn sorted(items: impl Iterator<Item = String>) -> Vec<String> {
     v
 }
 
-fn is_negator(t: &Token) -> bool {
-    t.mark == Mark::Word && (NEGATORS.contains(&t.key.as_str()) || t.key.ends_with("n't"))
+fn negators(words: &MeaningWords, h: &[Token]) -> usize {
+    h.iter().filter(|t| words.is_negator(t)).count()
 }
 
-fn negators(h: &[Token]) -> usize {
-    h.iter().filter(|t| is_negator(t)).count()
+/// True when WordNet names the two words antonyms (and the lists look
+/// them up): `decreased` is no misspelling of `increased`.
+fn is_antonym(words: &MeaningWords, a: &str, b: &str) -> bool {
+    words.antonyms && crate::lexicon::Lexicon::bundled().is_some_and(|l| l.are_antonyms(a, b))
+}
+
+/// The pairs of a hunk's words, one each side, that WordNet names
+/// antonyms (words of the other classes left out), each once.
+fn antonyms(words: &MeaningWords, qh: &[Token], sh: &[Token]) -> Vec<(Token, Token)> {
+    let plain = |t: &&Token| t.mark == Mark::Word && !words.is_listed(t);
+    let (qw, sw): (Vec<&Token>, Vec<&Token>) = (
+        qh.iter().filter(plain).collect(),
+        sh.iter().filter(plain).collect(),
+    );
+    if qw.is_empty()
+        || sw.is_empty()
+        || qw.len() > MAX_ANTONYM_WORDS
+        || sw.len() > MAX_ANTONYM_WORDS
+    {
+        return Vec::new();
+    }
+    let Some(lexicon) = crate::lexicon::Lexicon::bundled() else {
+        return Vec::new();
+    };
+    // Each source word's base forms, read once and only when a quote
+    // word has antonyms.
+    let mut forms: Vec<Option<Vec<String>>> = vec![None; sw.len()];
+    let mut out: Vec<(Token, Token)> = Vec::new();
+    for a in &qw {
+        let opposite = lexicon.antonyms_of_forms(&a.key);
+        if opposite.is_empty() {
+            continue;
+        }
+        for (k, b) in sw.iter().enumerate() {
+            if a.key == b.key || out.iter().any(|(x, y)| x.key == a.key && y.key == b.key) {
+                continue;
+            }
+            let theirs = forms[k].get_or_insert_with(|| lexicon.lemma_forms(&b.key));
+            if theirs.iter().any(|f| opposite.contains(&f.as_str())) {
+                out.push(((*a).clone(), (*b).clone()));
+            }
+        }
+    }
+    out
 }
 
 /// The hedges of a run of tokens: one-word ones, and two-word ones read
 /// across adjacent words.
-fn hedges(h: &[Token]) -> usize {
+fn hedges(list: &MeaningWords, h: &[Token]) -> usize {
     let words: Vec<&str> = h
         .iter()
         .filter(|t| t.mark == Mark::Word)
@@ -422,11 +700,12 @@ fn hedges(h: &[Token]) -> usize {
         .collect();
     let mut n = 0;
     for (i, w) in words.iter().enumerate() {
-        if HEDGES.contains(w) {
+        if list.hedges.iter().any(|h| h == w) {
             n += 1;
         }
         if let Some(next) = words.get(i + 1) {
-            if HEDGES.contains(&format!("{w} {next}").as_str()) {
+            let two = format!("{w} {next}");
+            if list.hedges.contains(&two) {
                 n += 1;
             }
         }
@@ -791,6 +1070,76 @@ mod tests {
     }
 
     #[test]
+    fn antonyms_of_any_sense_and_form() {
+        use MeaningClass::*;
+        assert_eq!(
+            classes("prices increased in May", "prices decreased in May"),
+            [Antonym]
+        );
+        assert_eq!(
+            classes("it was easier then", "it was difficult then"),
+            [Antonym]
+        );
+        let c = meaning("the road was closed", "the road was open");
+        assert_eq!(
+            (c[0].quote.as_str(), c[0].source.as_str()),
+            ("closed", "open")
+        );
+        // Synonyms, a typo and the same word in another form are none.
+        assert!(classes("a big house", "a large house").is_empty());
+        assert!(classes("prices increassed", "prices increased").is_empty());
+        assert!(classes("prices increase", "prices increased").is_empty());
+        // A pair another class reads is left to it (`more` / `less`).
+        assert_eq!(classes("we paid more", "we paid less"), [Quantifier]);
+    }
+
+    #[test]
+    fn word_lists_from_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let toml = dir.path().join("words.toml");
+        std::fs::write(
+            &toml,
+            "negators = [\"nie\", \"kein\"]\nantonyms = false\n[pronouns]\nich = \"1s\"\nwir = \"1p\"\n",
+        )
+        .unwrap();
+        let words = MeaningWords::from_file(&toml).unwrap();
+        assert!(words.signature().starts_with("file."));
+        assert_eq!(words.signature().len(), "file.".len() + 12);
+        let c = |q: &str, s: &str| -> Vec<MeaningClass> {
+            words
+                .changes(q, s, 0..s.len())
+                .iter()
+                .map(|c| c.class)
+                .collect()
+        };
+        assert_eq!(c("ich war da", "ich war nie da"), [MeaningClass::Negation]);
+        assert_eq!(c("wir waren da", "ich war da"), [MeaningClass::Person]);
+        // English negators are replaced; the quantifiers kept; antonyms off.
+        assert!(c("I would improve it", "I would not improve it").is_empty());
+        assert_eq!(c("we always went", "we went"), [MeaningClass::Quantifier]);
+        assert!(c("prices increased", "prices decreased").is_empty());
+        // Errors name the file and where.
+        let bad = dir.path().join("bad.json");
+        std::fs::write(
+            &bad,
+            "{\n  \"negators\": [\"not\"],\n  \"negators2\": []\n}",
+        )
+        .unwrap();
+        let e = MeaningWords::from_file(&bad).unwrap_err().to_string();
+        assert!(e.contains("bad.json: 3:") && e.contains("negators2"), "{e}");
+        std::fs::write(&toml, "hedges = [\"sort of like\"]").unwrap();
+        let e = MeaningWords::from_file(&toml).unwrap_err().to_string();
+        assert!(
+            e.contains("hedges[0]") && e.contains("one or two words"),
+            "{e}"
+        );
+        std::fs::write(&toml, "negators = 3").unwrap();
+        let e = MeaningWords::from_file(&toml).unwrap_err().to_string();
+        assert!(e.contains("words.toml") && e.contains("line 1"), "{e}");
+        assert_eq!(MeaningWords::english().signature(), SIGNATURE);
+    }
+
+    #[test]
     fn planted_changes_are_flagged_with_their_class_and_typos_are_not() {
         // Random sentences of neutral words around "I" and a number; one
         // change of each class planted, or one typo.
@@ -840,6 +1189,23 @@ mod tests {
                     meaning(&quote, &source).iter().map(|c| c.class).collect();
                 assert_eq!(got, [class], "{quote:?} / {source:?}");
             }
+            // An antonym: one word of a pair said, the other quoted.
+            let (said, quoted) = [
+                ("increased", "decreased"),
+                ("early", "late"),
+                ("easy", "difficult"),
+                ("happy", "unhappy"),
+                ("cheap", "expensive"),
+                ("win", "lose"),
+            ][round % 6];
+            let (mut s2, mut q2) = (words.clone(), words.clone());
+            s2.insert(at, said.into());
+            q2.insert(at, quoted.into());
+            let got: Vec<MeaningClass> = meaning(&with(&q2), &with(&s2))
+                .iter()
+                .map(|c| c.class)
+                .collect();
+            assert_eq!(got, [MeaningClass::Antonym], "{q2:?} / {s2:?}");
             // A typo: two letters of a long word swapped.
             let mut w = words.clone();
             if let Some(k) = (1..w.len()).find(|&k| w[k].len() >= 5) {

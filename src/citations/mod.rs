@@ -247,6 +247,8 @@ pub struct SourceText<'a> {
     options: NormalizeOptions,
     /// How the fuzzy search finds its windows.
     search: FuzzySearch,
+    /// The word lists `meaning` reads.
+    words: std::sync::Arc<meaning::MeaningWords>,
 }
 
 /// How the fuzzy search finds the passages it verifies.
@@ -392,7 +394,18 @@ impl<'a> SourceText<'a> {
             spare: std::sync::Mutex::new(Workspace::default()),
             options: NormalizeOptions::default(),
             search: FuzzySearch::default(),
+            words: meaning::MeaningWords::english(),
         }
+    }
+
+    /// The same transcript, the changes of meaning of its quotes read
+    /// with `words` instead of the English lists.
+    pub fn meaning_words(
+        mut self,
+        words: &std::sync::Arc<meaning::MeaningWords>,
+    ) -> SourceText<'a> {
+        self.words = words.clone();
+        self
     }
 
     /// The same transcript, its fuzzy search done the `search` way.
@@ -577,11 +590,10 @@ impl<'a> SourceText<'a> {
                 (Some(_), _, Verdict::Exact) => Some(Vec::new()),
                 (Some(b), _, _) | (None, Some(b), _) => {
                     let (before, said, after) = self.said_around(b.clone());
-                    Some(meaning::meaning_in(
-                        quote.trim(),
-                        &said,
-                        before..said.len() - after,
-                    ))
+                    Some(
+                        self.words
+                            .changes(quote.trim(), &said, before..said.len() - after),
+                    )
                 }
                 (None, None, _) => None,
             };

@@ -44,6 +44,9 @@ pub struct EvalConfig {
     /// How the fuzzy search finds its windows.
     #[serde(skip)]
     pub fuzzy_search: citations::FuzzySearch,
+    /// The word lists of the `meaning` classes.
+    #[serde(skip)]
+    pub meaning: std::sync::Arc<citations::MeaningWords>,
 }
 
 impl Default for EvalConfig {
@@ -56,6 +59,7 @@ impl Default for EvalConfig {
             speakers: SpeakerConfig::default(),
             normalize: Default::default(),
             fuzzy_search: Default::default(),
+            meaning: citations::MeaningWords::english(),
         }
     }
 }
@@ -490,6 +494,7 @@ fn verify_quotes_in(
         k.speakers == config.speakers.signature()
             && k.normalize == config.normalize
             && k.fuzzy_search == config.fuzzy_search
+            && k.meaning == config.meaning
     });
     let n = quote_refs.len();
     // Each quote's transcript, and each transcript's quotes in file order.
@@ -522,7 +527,8 @@ fn verify_quotes_in(
                     workspace
                         .prepare(text, transcript.labels(), &config.speakers)
                         .normalizing(&config.normalize)
-                        .searching(config.fuzzy_search),
+                        .searching(config.fuzzy_search)
+                        .meaning_words(&config.meaning),
                 ))
             }
         })
@@ -724,7 +730,7 @@ pub fn with_verification(
             config.fuzzy_search,
         ))
         .part(config.speakers.signature())
-        .field("meaning", citations::meaning::SIGNATURE)
+        .field("meaning", config.meaning.signature())
         .field(
             "attribution",
             format!(
@@ -832,6 +838,7 @@ pub struct PreparedTranscripts {
     speakers: String,
     normalize: crate::text::aligned::NormalizeOptions,
     fuzzy_search: citations::FuzzySearch,
+    meaning: std::sync::Arc<citations::MeaningWords>,
     sources: Vec<std::sync::OnceLock<SourceText<'static>>>,
 }
 
@@ -849,11 +856,18 @@ impl PreparedTranscripts {
         PreparedTranscripts {
             normalize,
             fuzzy_search,
+            meaning: citations::MeaningWords::english(),
             speakers: speakers.signature(),
             speaker_config: speakers,
             set,
             sources,
         }
+    }
+
+    /// The same, the changes of meaning read with `words`.
+    pub fn with_meaning_words(mut self, words: std::sync::Arc<citations::MeaningWords>) -> Self {
+        self.meaning = words;
+        self
     }
 
     /// The transcripts.
@@ -871,6 +885,7 @@ impl PreparedTranscripts {
             SourceText::with_turns(text, transcript.labels(), &self.speaker_config)
                 .normalizing(&self.normalize)
                 .searching(self.fuzzy_search)
+                .meaning_words(&self.meaning)
         }))
     }
 }

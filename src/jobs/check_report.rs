@@ -51,6 +51,8 @@ pub struct Config {
     #[shared]
     pub fillers: Option<Vec<String>>,
     #[shared]
+    pub meaning_words: Option<PathBuf>,
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
     #[shared]
     pub speaker_map: Option<String>,
@@ -129,7 +131,7 @@ impl JobConfig for Config {
     }
 
     fn unset(&self) -> Vec<(&'static str, &'static str)> {
-        super::unset_notes!(self; sources => "no map: labels resolve to transcript ids and speakers", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are")
+        super::unset_notes!(self; sources => "no map: labels resolve to transcript ids and speakers", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are", meaning_words => "the English lists")
     }
 }
 
@@ -158,6 +160,7 @@ impl Config {
             speaker_pattern: self.speaker_pattern.clone(),
             interviewer_labels: self.interviewer_labels.clone(),
             fillers: self.fillers.clone(),
+            meaning_words: self.meaning_words.clone(),
             speaker_aliases: self.speaker_aliases.clone(),
             speaker_map: self.speaker_map.clone(),
             allow_external_sources: self.allow_external_sources,

@@ -72,6 +72,8 @@ pub struct Config {
     #[shared]
     pub fillers: Option<Vec<String>>,
     #[shared]
+    pub meaning_words: Option<PathBuf>,
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
     #[shared]
     pub speaker_map: Option<String>,
@@ -104,7 +106,7 @@ impl JobConfig for Config {
     }
 
     fn unset(&self) -> Vec<(&'static str, &'static str)> {
-        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are", shard => "every pair: no shard")
+        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are", meaning_words => "the English lists", shard => "every pair: no shard")
     }
 }
 
@@ -148,6 +150,7 @@ impl Config {
                 speakers,
                 normalize: normalize_options(&self.fillers),
                 fuzzy_search: self.fuzzy_search.unwrap_or_default(),
+                meaning: meaning_words(self.meaning_words.as_deref())?,
                 ..EvalConfig::default()
             },
         })
@@ -194,6 +197,22 @@ pub fn normalize_options(fillers: &Option<Vec<String>>) -> crate::text::aligned:
     match fillers {
         None => Default::default(),
         Some(list) => crate::text::aligned::NormalizeOptions::with_fillers(list),
+    }
+}
+
+/// The word lists of a `meaning_words` setting: the English ones when
+/// unset; a file that cannot be read or used is an error naming the flag.
+pub fn meaning_words(
+    path: Option<&Path>,
+) -> Result<std::sync::Arc<crate::citations::MeaningWords>, ConfigError> {
+    match path {
+        None => Ok(crate::citations::MeaningWords::english()),
+        Some(p) => crate::citations::MeaningWords::from_file(p)
+            .map(std::sync::Arc::new)
+            .map_err(|e| ConfigError::Invalid {
+                field: "--meaning-words".into(),
+                message: e.to_string(),
+            }),
     }
 }
 

@@ -218,7 +218,8 @@ pub fn prepare_transcripts_input(
         eval.speakers,
         eval.normalize,
         eval.fuzzy_search,
-    ))
+    )
+    .with_meaning_words(eval.meaning))
 }
 
 /// [`verify_quotes`] against a prepared corpus (the same fields).

@@ -105,6 +105,8 @@ pub struct Config {
     pub interviewer_labels: Option<Vec<String>>,
     #[shared(tag = "api")]
     pub fillers: Option<Vec<String>>,
+    #[shared(tag = "api")]
+    pub meaning_words: Option<PathBuf>,
     /// Here, the labels inside the passages.
     #[shared(tag = "api")]
     pub speaker_aliases: Option<PathBuf>,
@@ -169,6 +171,7 @@ impl JobConfig for Config {
             api_url => "$EVALUATION_API_URL",
             wordnet => "the embedded WordNet 3.0 lexicon",
             speaker_aliases => "no aliases",
+            meaning_words => "the English lists",
             shard => "every question: no shard")
     }
 }
@@ -208,6 +211,7 @@ impl Config {
             )?,
             normalize: super::evaluate::normalize_options(&self.fillers),
             fuzzy_search: self.fuzzy_search.unwrap_or_default(),
+            meaning: super::evaluate::meaning_words(self.meaning_words.as_deref())?,
         })
     }
 
@@ -802,6 +806,7 @@ pub fn summarize(
     ))
     .part(crate::scoring::signature(lexicon))
     .part(check.speakers.signature())
+    .field("meaning", check.meaning.signature())
     .field(
         "ci",
         format!(

@@ -13,7 +13,12 @@
 //! <lemma>\t<pos mask>\t<synset id> ...  sorted; ids in WordNet's sense order
 //! exceptions\t<K>
 //! <pos>\t<inflected>\t<base>\t<base>... from the *.exc files
+//! antonyms\t<A>                       (optional: older files end above)
+//! <lemma>\t<lemma>                     each pair once, the smaller first, sorted
 //! ```
+//!
+//! The antonyms are WordNet's lexical antonym pointers (`!`) of every
+//! sense; a pointer to a synset the folder lacks is left out.
 //!
 //! Lemmas are lower-cased with underscores turned into spaces and the
 //! adjective position markers "(a)", "(p)", "(ip)" removed. The pos mask has
@@ -76,6 +81,10 @@ pub fn build_compact(dir: &Path) -> Result<String, LexiconError> {
     // Synsets, keyed by (pos file letter, byte offset).
     let mut synset_lines: Vec<(char, Vec<String>)> = Vec::new();
     let mut synset_ids: HashMap<(char, u64), u32> = HashMap::new();
+    // Each synset's words as numbered in its line (1-based in pointers),
+    // and the antonym pointers met: (word, target pos file, offset, word no).
+    let mut numbered: Vec<Vec<String>> = Vec::new();
+    let mut antonym_pointers: Vec<(String, char, u64, usize)> = Vec::new();
     for (suffix, pos) in POS_FILES {
         let file = format!("data.{suffix}");
         let text = read(dir, &file)?;
@@ -103,18 +112,45 @@ pub fn build_compact(dir: &Path) -> Result<String, LexiconError> {
                 return Err(bad(dir, &file, n + 1, "word count exceeds the line"));
             }
             let mut words = Vec::with_capacity(count);
+            let mut all = Vec::with_capacity(count);
             for _ in 0..count {
                 let w = f
                     .next()
                     .ok_or_else(|| bad(dir, &file, n + 1, "fewer words than announced"))?;
                 let _lex_id = f.next();
                 let w = clean_lemma(w);
+                all.push(w.clone());
                 if !words.contains(&w) {
                     words.push(w);
                 }
             }
+            // Pointers: `symbol offset pos source/target`, p_cnt of them.
+            let pointers: usize = f.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            for _ in 0..pointers.min(line.len()) {
+                let (Some(symbol), Some(off), Some(p), Some(st)) =
+                    (f.next(), f.next(), f.next(), f.next())
+                else {
+                    break;
+                };
+                if symbol != "!" {
+                    continue;
+                }
+                let (Ok(off), Some(p), Ok(st)) = (
+                    off.parse::<u64>(),
+                    p.chars().next(),
+                    u16::from_str_radix(st, 16),
+                ) else {
+                    continue;
+                };
+                let (source, target) = (usize::from(st >> 8), usize::from(st & 0xff));
+                if let Some(w) = source.checked_sub(1).and_then(|i| all.get(i)) {
+                    let file_pos = if p == 's' { 'a' } else { p };
+                    antonym_pointers.push((w.clone(), file_pos, off, target));
+                }
+            }
             synset_ids.insert((pos, offset), synset_lines.len() as u32);
             synset_lines.push((ss_type, words));
+            numbered.push(all);
         }
     }
 
@@ -207,6 +243,26 @@ pub fn build_compact(dir: &Path) -> Result<String, LexiconError> {
             out.push_str(b);
         }
         out.push('\n');
+    }
+    let mut antonyms: Vec<(String, String)> = antonym_pointers
+        .into_iter()
+        .filter_map(|(word, pos, off, target)| {
+            let id = *synset_ids.get(&(pos, off))?;
+            let other = numbered.get(id as usize)?.get(target.checked_sub(1)?)?;
+            (*other != word).then(|| {
+                if word < *other {
+                    (word, other.clone())
+                } else {
+                    (other.clone(), word)
+                }
+            })
+        })
+        .collect();
+    antonyms.sort();
+    antonyms.dedup();
+    let _ = writeln!(out, "antonyms\t{}", antonyms.len());
+    for (a, b) in &antonyms {
+        let _ = writeln!(out, "{a}\t{b}");
     }
     Ok(out)
 }

@@ -82,6 +82,9 @@ pub struct Lexicon {
     table: KeyTable,
     /// Exceptions: inflected form -> (pos letter, base forms).
     exceptions: HashMap<String, Vec<(char, Vec<String>)>>,
+    /// Antonyms: lemma -> the lemmas WordNet names its antonyms (both
+    /// directions).
+    antonyms: HashMap<String, Vec<String>>,
     source: String,
     /// The bytes the digest is computed from, hashed on first use.
     digest_input: DigestInput,
@@ -140,6 +143,13 @@ impl Lexicon {
             "embedded compact lexicon",
             "",
         )
+    }
+
+    /// The lexicon compiled into the binary, parsed once per process and
+    /// shared (None if it does not load, which a build test rules out).
+    pub fn bundled() -> Option<&'static Lexicon> {
+        static BUNDLED: std::sync::OnceLock<Option<Lexicon>> = std::sync::OnceLock::new();
+        BUNDLED.get_or_init(|| Lexicon::embedded().ok()).as_ref()
     }
 
     /// Builds the lexicon from a WordNet dict folder in the standard format.
@@ -237,11 +247,34 @@ impl Lexicon {
                 .or_default()
                 .push((pos, bases));
         }
+        // Optional (lexicons built before it end above).
+        let mut antonyms: HashMap<String, Vec<String>> = HashMap::default();
+        if lines.peek_nonempty() {
+            let n_ant = count(&mut lines, "antonyms")?;
+            for _ in 0..n_ant {
+                let (no, l) = lines
+                    .next()
+                    .ok_or_else(|| fail(lines.line, "truncated antonyms"))?;
+                let (a, b) = l
+                    .split_once('\t')
+                    .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !b.contains('\t'))
+                    .ok_or_else(|| fail(no, "an antonym line is two lemmas"))?;
+                antonyms
+                    .entry(a.to_string())
+                    .or_default()
+                    .push(b.to_string());
+                antonyms
+                    .entry(b.to_string())
+                    .or_default()
+                    .push(a.to_string());
+            }
+        }
         Ok(Lexicon {
             synsets,
             lemmas,
             table,
             exceptions,
+            antonyms,
             source: format!("{source}; {origin}"),
             digest_input: if digest.is_empty() {
                 DigestInput::Text
@@ -388,6 +421,47 @@ impl Lexicon {
         out
     }
 
+    /// The lemmas WordNet names antonyms of `lemma` (by any sense).
+    pub fn antonyms(&self, lemma: &str) -> &[String] {
+        self.antonyms.get(lemma).map_or(&[], Vec::as_slice)
+    }
+
+    /// Number of antonym pairs.
+    pub fn antonym_pairs(&self) -> usize {
+        self.antonyms.values().map(Vec::len).sum::<usize>() / 2
+    }
+
+    /// The antonyms of every base form of `word` (`easier`: `difficult`,
+    /// `hard`).
+    pub fn antonyms_of_forms(&self, word: &str) -> Vec<&str> {
+        if self.antonyms.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<&str> = Vec::new();
+        for f in self.lemma_forms(word) {
+            for x in self.antonyms(&f) {
+                if !out.contains(&x.as_str()) {
+                    out.push(x);
+                }
+            }
+        }
+        out
+    }
+
+    /// True when a base form of `a` and one of `b` are antonyms in any of
+    /// their senses (`increased` and `decrease`, `easier` and `difficult`).
+    pub fn are_antonyms(&self, a: &str, b: &str) -> bool {
+        if a == b {
+            return false;
+        }
+        let opposite = self.antonyms_of_forms(a);
+        !opposite.is_empty()
+            && self
+                .lemma_forms(b)
+                .iter()
+                .any(|f| opposite.contains(&f.as_str()))
+    }
+
     /// Every lemma of every synset (all parts of speech) of `value` or of its
     /// base forms, lower case with spaces, without `value` itself; in
     /// WordNet's sense order.
@@ -486,6 +560,13 @@ impl<'a> LineCursor<'a> {
         Some(r)
     }
 
+    /// True when a line with text follows.
+    fn peek_nonempty(&self) -> bool {
+        self.text
+            .get(self.at..)
+            .is_some_and(|r| !r.trim().is_empty())
+    }
+
     fn next(&mut self) -> Option<(usize, &'a str)> {
         let r = self.next_range()?;
         Some((self.line, &self.text[r.start as usize..r.end as usize]))
@@ -544,5 +625,36 @@ mod tests {
             Lexicon::from_compact("corpus-eval-lexicon 1\nsource\tx\nsynsets\t5\n", "x", "0")
                 .is_err()
         );
+    }
+
+    #[test]
+    fn antonyms_of_any_sense_and_base_form() {
+        let l = lex();
+        assert!(l.antonym_pairs() > 3000, "{}", l.antonym_pairs());
+        assert!(l.antonyms("increase").contains(&"decrease".to_string()));
+        assert!(l.are_antonyms("increased", "decrease"));
+        assert!(l.are_antonyms("easier", "difficult"));
+        assert!(l.are_antonyms("closed", "open"));
+        assert!(!l.are_antonyms("big", "large"));
+        assert!(!l.are_antonyms("open", "open"));
+    }
+
+    #[test]
+    fn the_antonym_section_is_optional_and_checked() {
+        let head = "corpus-eval-lexicon 1\nsource\tx\nsynsets\t1\na\tup\tdown\nlemmas\t2\ndown\t4\t0\nup\t4\t0\nexceptions\t0\n";
+        let old = Lexicon::from_compact(head.to_string(), "x", "0").unwrap();
+        assert_eq!(old.antonym_pairs(), 0);
+        assert!(!old.are_antonyms("up", "down"));
+        let new =
+            Lexicon::from_compact(format!("{head}antonyms\t1\ndown\tup\n"), "x", "0").unwrap();
+        assert!(new.are_antonyms("up", "down") && new.are_antonyms("down", "up"));
+        let e = Lexicon::from_compact(format!("{head}antonyms\t2\ndown\tup\n"), "x", "0")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("truncated antonyms"), "{e}");
+        let e = Lexicon::from_compact(format!("{head}antonyms\t1\ndown\n"), "x", "0")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":10:") && e.contains("two lemmas"), "{e}");
     }
 }

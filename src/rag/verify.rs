@@ -21,6 +21,8 @@ pub struct CheckConfig {
     pub normalize: crate::text::aligned::NormalizeOptions,
     /// How the fuzzy search finds its passages.
     pub fuzzy_search: crate::citations::FuzzySearch,
+    /// The word lists of the `meaning` classes.
+    pub meaning: std::sync::Arc<crate::citations::MeaningWords>,
 }
 
 /// The verdict of one citation.
@@ -74,6 +76,7 @@ pub(crate) fn check_citations(
             SourceText::with_speakers(p.clone(), &config.speakers)
                 .normalizing(&config.normalize)
                 .searching(config.fuzzy_search)
+                .meaning_words(&config.meaning)
         })
         .collect();
     let cited: Vec<Option<usize>> = reply
@@ -193,6 +196,7 @@ mod tests {
             normalize: Default::default(),
             fuzzy_search: Default::default(),
             speakers: SpeakerConfig::default(),
+            meaning: crate::citations::MeaningWords::english(),
         }
     }
     use crate::rag::reply::Citation;
