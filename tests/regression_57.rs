@@ -270,3 +270,190 @@ Ana: The boats left early in the morning and came back late at night with nothin
     assert_eq!(q[4]["attribution"], "fabricated", "{}", q[4]);
     assert_eq!(q[4]["differences"], Value::Null);
 }
+
+#[test]
+fn issue_57_check_report_checks_the_cited_place() {
+    // Item 3: `(P1, 00:00:06)`, `(P2 0:05)`, `[00:19]`, `(P3, line 2)`,
+    // `(P3, l. 2)` and a time cited in a transcript without times.
+    let dir = Dir::new("i57-places");
+    let sample = |name: &str| {
+        repo()
+            .join("evaluation/check-report")
+            .join(name)
+            .display()
+            .to_string()
+    };
+    let args = |out: &str, extra: &[&str]| {
+        let mut a: Vec<String> = vec![
+            "check-report".into(),
+            sample("report-places.md"),
+            sample("transcripts"),
+            "--sources".into(),
+            sample("sources.csv"),
+            "--out".into(),
+            dir.path().join(out).display().to_string(),
+            "--no-html".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = dir.run(&args("a", &[])).expect_code(0);
+    assert!(
+        run.stderr()
+            .contains("warning: IS-002.txt: 1 quote cites a time, but the transcript has no times"),
+        "{}",
+        run.stderr()
+    );
+    let folder = dir.run_folders("a").pop().unwrap();
+    let quotes = read_json(&folder.join("results.json"))["quotes"].clone();
+    let quotes = quotes.as_array().unwrap();
+    let attributions: Vec<&str> = quotes
+        .iter()
+        .map(|q| q["attribution"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        attributions,
+        [
+            "ok",
+            "wrong_location",
+            "ok",
+            "ok",
+            "ok",
+            "wrong_location",
+            "ok"
+        ]
+    );
+    assert_eq!(
+        quotes[0]["location"],
+        json!({"unit": "seconds", "cited": 6.0, "found": 6.0, "delta": 0.0})
+    );
+    // `00:12:31` is 751 s; the quote stands at 19 s.
+    assert_eq!(quotes[1]["location"]["cited"], 751.0);
+    assert_eq!(quotes[1]["location"]["delta"], -732.0);
+    // `0:05` reads as m:ss; the VTT cue starts at 4.5 s.
+    assert_eq!(quotes[2]["location"]["delta"], -0.5);
+    // `[00:19]` right after the quote, its label after it.
+    assert_eq!(quotes[3]["location"]["cited"], 19.0);
+    assert_eq!(quotes[3]["cited"]["source"], "IS-001.vtt");
+    assert_eq!(
+        quotes[5]["location"],
+        json!({"unit": "lines", "cited": [2, 2], "found": 4, "delta": 2})
+    );
+    assert_eq!(quotes[6]["location"]["found"], Value::Null);
+    let summary = read_json(&folder.join("summary.json"));
+    assert_eq!(summary["attribution"]["wrong_location"], 2);
+    assert!(summary["signature"]
+        .as_str()
+        .unwrap()
+        .contains("|location:tol=60s|"));
+    assert_eq!(summary["warnings"].as_array().unwrap().len(), 1);
+    // A wider tolerance lets the time pass; the lines allow none.
+    dir.run(&args("b", &["--time-tolerance", "800"]))
+        .expect_code(0);
+    let folder = dir.run_folders("b").pop().unwrap();
+    let quotes = read_json(&folder.join("results.json"))["quotes"].clone();
+    assert_eq!(quotes[1]["attribution"], "ok");
+    assert_eq!(quotes[5]["attribution"], "wrong_location");
+    // The gate; a tolerance out of range.
+    dir.run(&args("c", &["--fail-on", "wrong_location"]))
+        .expect_code(3);
+    for bad in ["-1", "NaN", "1e9"] {
+        let out = dir
+            .run(&args("d", &["--time-tolerance", bad]))
+            .expect_code(2);
+        assert!(
+            out.stderr().contains("--time-tolerance"),
+            "{}",
+            out.stderr()
+        );
+    }
+}
+
+#[test]
+fn issue_57_evaluate_reads_a_verbatims_time_and_line() {
+    let dir = Dir::new("i57-evaluate-places");
+    let timed = repo().join("evaluation/check-report/transcripts");
+    std::fs::create_dir_all(dir.path().join("t")).unwrap();
+    for f in ["IS-001.vtt", "IS-002.txt"] {
+        std::fs::copy(timed.join(f), dir.path().join("t").join(f)).unwrap();
+    }
+    let questions = |verbatims: Value| {
+        json!({"qa_pairs": [{"id": "p1",
+            "question": {"text": "Q?", "type": "Yes/No", "metric": "yes"},
+            "answers": [{"answer": "yes", "verbatims": verbatims}]}]})
+        .to_string()
+    };
+    dir.write(
+        "q.json",
+        &questions(json!([
+            {"quote": "The boats were all sold by the winter of 1992", "source": "IS-001.vtt", "time": 5},
+            {"quote": "The boats were all sold by the winter of 1992", "source": "IS-001.vtt", "time": "00:10:00"},
+            {"quote": "We waited on the pier with the post bags", "source": "IS-002.txt", "line": 4},
+            {"quote": "We waited on the pier with the post bags", "source": "IS-002.txt", "line": "1-2"},
+            {"quote": "We waited on the pier with the post bags", "source": "IS-002.txt", "time": 3}
+        ])),
+    );
+    let folder = dir.run_new_folder(
+        &[
+            "evaluate",
+            "q.json",
+            "t",
+            "--out",
+            "runs",
+            "--no-plots",
+            "--no-html",
+        ],
+        "runs",
+    );
+    let results = read_json(&folder.join("results.json"));
+    let quotes = results["qa_pairs"][0]["answers"][0]["verbatims"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let classes: Vec<&str> = quotes
+        .iter()
+        .map(|q| q["attribution"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        classes,
+        ["ok", "wrong_location", "ok", "wrong_location", "ok"]
+    );
+    assert_eq!(quotes[1]["location"]["delta"], -595.5);
+    assert_eq!(quotes[3]["location"]["delta"], 2);
+    let summary = read_json(&folder.join("summary.json"));
+    let warnings = summary["warnings"].to_string();
+    assert!(
+        warnings.contains("IS-002.txt: 1 quote cites a time"),
+        "{warnings}"
+    );
+    // A bad time names the record and the field.
+    for (bad, field) in [
+        (
+            json!({"quote": "x y", "source": "IS-002.txt", "time": "soon"}),
+            "time",
+        ),
+        (
+            json!({"quote": "x y", "source": "IS-002.txt", "time": -3}),
+            "time",
+        ),
+        (
+            json!({"quote": "x y", "source": "IS-002.txt", "line": 0}),
+            "line",
+        ),
+        (
+            json!({"quote": "x y", "source": "IS-002.txt", "line": 2, "time": 1}),
+            "line",
+        ),
+    ] {
+        dir.write("bad.json", &questions(json!([bad])));
+        let out = dir
+            .run(&["evaluate", "bad.json", "t", "--out", "runs2", "--no-plots"])
+            .expect_code(2);
+        assert!(
+            out.stderr()
+                .contains(&format!("answers[0].verbatims[0].{field}")),
+            "{}",
+            out.stderr()
+        );
+    }
+}

@@ -109,6 +109,15 @@ pub(crate) fn shared(key: &str) -> Option<Shared> {
                 #[setting(value_name = "FILE")]
             },
         ),
+        "time_tolerance" => (
+            "f64",
+            quote! {
+                /// Seconds a quote may stand from the time its citation gives
+                /// (`(P3, 00:12:31)`, a verbatim's `time`) before it is
+                /// `wrong_location`; cited lines allow no tolerance.
+                #[setting(default = 60.0, value_name = "SECONDS")]
+            },
+        ),
         "speaker_pattern" => (
             "Option<String>",
             quote! {

@@ -200,12 +200,34 @@ pub(crate) fn quote_of_json(
     }
     let quote =
         text("quote")?.ok_or_else(|| value_error(format!("quote {k}: field `quote`: missing")))?;
+    use corpus_eval::corpus::CitedPlace;
+    let place = match (text("time")?, text("line")?) {
+        (Some(_), Some(_)) => {
+            return Err(value_error(format!(
+                "quote {k}: field `line`: give a time or a line, not both"
+            )))
+        }
+        (Some(t), None) => Some(CitedPlace::parse_seconds(&t).map(CitedPlace::Time).ok_or_else(
+            || value_error(format!("quote {k}: field `time`: expected seconds or \"hh:mm:ss\", got {t:?}")),
+        )?),
+        (None, Some(l)) => Some(
+            CitedPlace::parse_lines(&l, true)
+                .map(|(a, b)| CitedPlace::Lines(a, b))
+                .ok_or_else(|| {
+                    value_error(format!(
+                        "quote {k}: field `line`: expected a line number from 1 or \"FIRST-LAST\", got {l:?}"
+                    ))
+                })?,
+        ),
+        (None, None) => None,
+    };
     Ok((
         inline::QuoteInput {
             quote,
             source: text("source")?,
             speaker: text("speaker")?,
             answer: text("answer")?,
+            place,
         },
         item.get("id").cloned(),
     ))
@@ -240,6 +262,7 @@ pub fn verify_quotes_arrow<'py>(
                 source: sources[k].map(str::to_string),
                 speaker: speakers.as_ref().and_then(|s| s[k]).map(str::to_string),
                 answer: answers.as_ref().and_then(|s| s[k]).map(str::to_string),
+                place: None,
             })
             .collect();
         let results = super::check(&config, &inputs, &corpus).map_err(value_error)?;

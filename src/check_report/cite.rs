@@ -334,10 +334,16 @@ impl<'a> Resolver<'a> {
                 speaker: r.speaker.clone(),
             };
         }
+        // Places are no labels: `00:12:31`, `l. 45`, the time of `P3 12:31`.
         let parts: Vec<&str> = label
             .split([',', ';'])
             .map(str::trim)
             .filter(|p| !p.is_empty() && !is_time(p))
+            .filter(|p| crate::corpus::CitedPlace::parse(p).is_none())
+            .map(|p| match p.rsplit_once(' ') {
+                Some((head, last)) if is_time(last) => head.trim_end(),
+                _ => p,
+            })
             .collect();
         // A map row or a transcript id names the source for sure; a
         // speaker's name only where one transcript has them.

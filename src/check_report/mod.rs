@@ -98,6 +98,7 @@ pub fn check(
             quote: q.text.clone(),
             source: c.as_ref().and_then(|c| c.source.clone()),
             speaker: c.as_ref().and_then(|c| c.speaker.clone()),
+            place: q.place,
         })
         .collect();
     let results = verify(&asked, transcripts, config)?;
@@ -164,6 +165,7 @@ fn nowhere(best: Option<QuoteResult>) -> QuoteResult {
             ..Default::default()
         },
         time: None,
+        location: None,
     }
 }
 
@@ -281,7 +283,9 @@ fn rank(r: &QuoteResult) -> (u8, u8, u8, u64) {
     if r.found {
         let c = match class {
             Some(Attribution::Ok) => 3,
-            Some(Attribution::UncertainSpeaker) | Some(Attribution::WrongSpeaker) => 2,
+            Some(Attribution::UncertainSpeaker)
+            | Some(Attribution::WrongSpeaker)
+            | Some(Attribution::WrongLocation) => 2,
             Some(Attribution::Interviewer) => 1,
             _ => 0,
         };
@@ -358,7 +362,15 @@ pub fn summarize(quotes: &[CheckedQuote], signature: String) -> Summary {
     let n_unresolved = unresolved.len();
     unresolved.sort_unstable();
     unresolved.dedup();
-    let warnings = if unresolved.is_empty() {
+    let untimed = crate::evaluate::untimed_counts(quotes.iter().map(|q| {
+        let name = q
+            .result
+            .transcript
+            .as_deref()
+            .or(q.result.source.as_deref());
+        (name.unwrap_or(crate::evaluate::NO_SOURCE), &q.result)
+    }));
+    let mut warnings = if unresolved.is_empty() {
         Vec::new()
     } else {
         vec![format!(
@@ -370,6 +382,11 @@ pub fn summarize(quotes: &[CheckedQuote], signature: String) -> Summary {
             crate::corpus::preview(&unresolved.join(", "))
         )]
     };
+    warnings.extend(
+        untimed
+            .iter()
+            .map(|(t, n)| crate::evaluate::untimed_warning(t, *n)),
+    );
     Summary {
         warnings,
         quotes: quotes.len(),

@@ -51,7 +51,7 @@ impl Cue {
 }
 
 /// A quote found in a report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FoundQuote {
     /// The quoted text: inside the marks, trimmed, line breaks as spaces
     /// (a block quote's lines joined).
@@ -66,6 +66,10 @@ pub struct FoundQuote {
     pub block: bool,
     /// What attributes it, when something does.
     pub cue: Option<Cue>,
+    /// Where the citation says it stands: a time or lines in the
+    /// parenthesis (`(P3, 00:12:31)`, `(P3 12:31)`, `(P3, ll. 45-47)`) or
+    /// a time in brackets right after the quote (`[12:31]`).
+    pub place: Option<crate::corpus::CitedPlace>,
 }
 
 /// How a report is read.
@@ -138,6 +142,10 @@ pub fn find_with(
                     None
                 }
             });
+            let place = cue.as_ref().and_then(|c| match c {
+                Cue::Parenthesis(label) | Cue::Dash(label) => place_in(label),
+                Cue::Named(_) => None,
+            });
             out.push(FoundQuote {
                 text: b.text.clone(),
                 line,
@@ -145,6 +153,7 @@ pub fn find_with(
                 bytes: b.bytes.clone(),
                 block: true,
                 cue,
+                place,
             });
         }
     }
@@ -161,7 +170,13 @@ pub fn find_with(
             let lead = inner.len() - inner.trim_start().len();
             let starts = q.inner.start + lead;
             let after = &report[q.outer.end..para.end];
-            let paren = parenthesis(after);
+            // `[12:31]` right after the quote, a parenthesis after it.
+            let bracket = bracket_time(after);
+            let skipped = bracket.map_or(0, |(_, end)| end);
+            let paren = parenthesis(&after[skipped..]).map(|(label, end)| (label, end + skipped));
+            let place = bracket
+                .map(|(t, _)| crate::corpus::CitedPlace::Time(t))
+                .or_else(|| paren.as_ref().and_then(|(label, _)| place_in(label)));
             if words(&text) >= min_words && !text.is_empty() {
                 let (line, column) = positions.of(starts);
                 let cue = paren
@@ -182,12 +197,13 @@ pub fn find_with(
                     bytes: q.outer.clone(),
                     block: false,
                     cue,
+                    place,
                 });
             }
             // A citation belongs to the quote it follows: the next quote's
             // sentence starts after it (`“…” (P1) and “…”` does not give
             // the second quote the cue `P1`).
-            sentence_from = q.outer.end + paren.map_or(0, |(_, end)| end);
+            sentence_from = q.outer.end + paren.map_or(skipped, |(_, end)| end);
         }
     }
     out.sort_by_key(|q| q.bytes.start);
@@ -790,6 +806,28 @@ impl Events {
     }
 }
 
+/// `[12:31]` right after a quote (spaces before it): the time and the
+/// bytes of `after` up to the `]`.
+fn bracket_time(after: &str) -> Option<(f64, usize)> {
+    let t = after.trim_start_matches([' ', '\t', '\u{a0}']);
+    let inside = t.strip_prefix('[')?;
+    let close = inside.char_indices().take(16).find(|(_, c)| *c == ']')?.0;
+    let time = crate::corpus::CitedPlace::parse_time(&inside[..close])?;
+    Some((time, after.len() - inside.len() + close + 1))
+}
+
+/// The place a citation's label names: a part (between `,` or `;`) that
+/// is a time or lines, or a time ending a part (`P3 12:31`).
+pub(crate) fn place_in(label: &str) -> Option<crate::corpus::CitedPlace> {
+    use crate::corpus::CitedPlace;
+    label.split([',', ';']).find_map(|part| {
+        CitedPlace::parse(part).or_else(|| {
+            let last = part.split_whitespace().last()?;
+            CitedPlace::parse_time(last).map(CitedPlace::Time)
+        })
+    })
+}
+
 /// `(label)` right after a quote (spaces, or a line break, before it):
 /// the label.
 fn parenthesis(after: &str) -> Option<(String, usize)> {
@@ -932,6 +970,59 @@ mod tests {
             .into_iter()
             .map(|q| q.text)
             .collect()
+    }
+
+    #[test]
+    fn issue_57_the_cited_place() {
+        use crate::corpus::CitedPlace::{Lines, Time};
+        let place = |report: &str| {
+            let q = find(report, 4, &names);
+            (q[0].cue.clone(), q[0].place)
+        };
+        assert_eq!(
+            place("She said “we went back there after all” (P3, 00:12:31)."),
+            (
+                Some(Cue::Parenthesis("P3, 00:12:31".into())),
+                Some(Time(751.0))
+            )
+        );
+        assert_eq!(
+            place("She said “we went back there after all” (P3 12:31)."),
+            (Some(Cue::Parenthesis("P3 12:31".into())), Some(Time(751.0)))
+        );
+        assert_eq!(
+            place("She said “we went back there after all” (Gwen, 1:02:03)."),
+            (
+                Some(Cue::Parenthesis("Gwen, 1:02:03".into())),
+                Some(Time(3723.0))
+            )
+        );
+        assert_eq!(
+            place("“we went back there after all” [12:31] (P3)."),
+            (Some(Cue::Parenthesis("P3".into())), Some(Time(751.0)))
+        );
+        assert_eq!(
+            place("“we went back there after all” [12:31].").1,
+            Some(Time(751.0))
+        );
+        assert_eq!(
+            place("“we went back there after all” (P3, ll. 45-47).").1,
+            Some(Lines(45, 47))
+        );
+        assert_eq!(
+            place("“we went back there after all” (P3, l. 45).").1,
+            Some(Lines(45, 45))
+        );
+        // No place: a label alone, a page, a bracketed word.
+        assert_eq!(place("“we went back there after all” (P3).").1, None);
+        assert_eq!(place("“we went back there after all” [sic] (P3).").1, None);
+        // A block quote's dash cue.
+        let q = find(
+            "> we went back there after all\n> — Gwen, 00:00:06\n",
+            4,
+            &names,
+        );
+        assert_eq!(q[0].place, Some(Time(6.0)));
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub enum Attribution {
     Interviewer,
     /// The quote names another speaker than the span's.
     WrongSpeaker,
+    /// Found in the turn of the speaker named, but not where its citation
+    /// says (beyond the time tolerance, outside the cited lines).
+    WrongLocation,
     /// Found in one turn of a non-interviewer speaker (the named one).
     Ok,
     /// Not in the cited transcript, but in another one.
@@ -80,11 +83,12 @@ pub enum Attribution {
 
 impl Attribution {
     /// Every class, in precedence order.
-    pub const ALL: [Attribution; 9] = [
+    pub const ALL: [Attribution; 10] = [
         Attribution::CrossTurn,
         Attribution::UncertainSpeaker,
         Attribution::Interviewer,
         Attribution::WrongSpeaker,
+        Attribution::WrongLocation,
         Attribution::Ok,
         Attribution::OtherSource,
         Attribution::Altered,
@@ -99,6 +103,7 @@ impl Attribution {
             Attribution::UncertainSpeaker => "uncertain_speaker",
             Attribution::Interviewer => "interviewer",
             Attribution::WrongSpeaker => "wrong_speaker",
+            Attribution::WrongLocation => "wrong_location",
             Attribution::Ok => "ok",
             Attribution::OtherSource => "other_source",
             Attribution::Altered => "altered",

@@ -57,6 +57,9 @@ impl ClassList for Attribution {
             Attribution::UncertainSpeaker => "found in a turn whose speaker is in doubt",
             Attribution::Interviewer => "found in an interviewer's turn",
             Attribution::WrongSpeaker => "found in the turn of another speaker than the one named",
+            Attribution::WrongLocation => {
+                "found in the turn of the speaker named, but not at the time or lines cited"
+            }
             Attribution::Ok => "found in one turn of the speaker named (or of any interviewee)",
             Attribution::OtherSource => "not in the cited transcript, but in another one",
             Attribution::Altered => "a passage of the cited transcript reaches the fuzzy threshold (or, for six words or more, the lossless floor) but not the match level, or the match changes what was said",

@@ -2,7 +2,7 @@
 //! ([`super::formats`]) and the transcript set; its turns' labels and time
 //! anchors are the base layer's (`text::anchors`: the stages read them).
 
-pub use crate::text::anchors::{time_of, QuoteTime, TimeAnchor, TurnLabel};
+pub use crate::text::anchors::{time_of, CitedPlace, Location, QuoteTime, TimeAnchor, TurnLabel};
 
 /// A transcript file's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

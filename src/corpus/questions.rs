@@ -17,6 +17,9 @@ pub struct Quote {
     pub source: Option<String>,
     /// Who the answer says said it (`"speaker"`), when given.
     pub speaker: Option<String>,
+    /// Where the answer says it stands (`"time"`: seconds or `hh:mm:ss`;
+    /// `"line"`: a line or `"45-47"`), when given.
+    pub place: Option<crate::text::anchors::CitedPlace>,
 }
 
 /// One answer to a question.
@@ -191,6 +194,48 @@ fn as_text(tape: &Tape, text: &str, k: usize) -> Option<String> {
         Kind::Bool => Some(tape.raw(text, k).to_string()),
         _ => None,
     }
+}
+
+/// A verbatim's cited place: its `time` (seconds, or `hh:mm:ss` /
+/// `mm:ss` as a string) or its `line` (a positive number, or `"45-47"`);
+/// an error names the field and what is wrong.
+fn cited_place(
+    tape: &Tape,
+    text: &str,
+    quote: usize,
+) -> Result<Option<crate::text::anchors::CitedPlace>, (&'static str, String)> {
+    use crate::text::anchors::CitedPlace;
+    let given = |name: &str| {
+        tape.field(text, quote, name)
+            .filter(|&k| tape.kind(k) != Kind::Null)
+    };
+    let (time, line) = (given("time"), given("line"));
+    if time.is_some() && line.is_some() {
+        return Err(("line", "give a time or a line, not both".into()));
+    }
+    if let Some(k) = time {
+        let raw = as_text(tape, text, k).unwrap_or_default();
+        let ok = matches!(tape.kind(k), Kind::Number | Kind::Str | Kind::StrEscaped);
+        return match CitedPlace::parse_seconds(&raw).filter(|_| ok) {
+            Some(s) => Ok(Some(CitedPlace::Time(s))),
+            None => Err((
+                "time",
+                format!("expected seconds (0 to 3600000) or \"hh:mm:ss\", got {raw:?}"),
+            )),
+        };
+    }
+    if let Some(k) = line {
+        let raw = as_text(tape, text, k).unwrap_or_default();
+        let ok = matches!(tape.kind(k), Kind::Number | Kind::Str | Kind::StrEscaped);
+        return match CitedPlace::parse_lines(&raw, true).filter(|_| ok) {
+            Some((a, b)) => Ok(Some(CitedPlace::Lines(a, b))),
+            None => Err((
+                "line",
+                format!("expected a line number from 1, or \"FIRST-LAST\", got {raw:?}"),
+            )),
+        };
+    }
+    Ok(None)
 }
 
 /// Parses a question file's text; `path` is used in error messages.
@@ -373,10 +418,13 @@ fn build_questions(path: &Path, text: String, tape: Tape) -> Result<QuestionSet,
                         ))
                     }
                 };
+                let place = cited_place(t, text_ref, q)
+                    .map_err(|(name, what)| err(record.clone(), &format!("{at}.{name}"), &what))?;
                 quotes.push(Quote {
                     quote,
                     source,
                     speaker,
+                    place,
                 });
             }
             answers.push(Answer {

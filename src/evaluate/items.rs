@@ -296,6 +296,7 @@ pub fn evaluation(
                 ..Attributed::default()
             },
             time: None,
+            location: None,
         });
     }
     check_complete(pairs, &order, &out)?;

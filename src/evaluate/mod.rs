@@ -47,7 +47,13 @@ pub struct EvalConfig {
     /// The word lists of the `meaning` classes.
     #[serde(skip)]
     pub meaning: std::sync::Arc<citations::MeaningWords>,
+    /// Seconds a quote may stand from the time its citation gives.
+    #[serde(skip)]
+    pub time_tolerance: f64,
 }
+
+/// The default of `--time-tolerance`, in seconds.
+pub const DEFAULT_TIME_TOLERANCE: f64 = 60.0;
 
 impl Default for EvalConfig {
     fn default() -> Self {
@@ -60,6 +66,7 @@ impl Default for EvalConfig {
             normalize: Default::default(),
             fuzzy_search: Default::default(),
             meaning: citations::MeaningWords::english(),
+            time_tolerance: DEFAULT_TIME_TOLERANCE,
         }
     }
 }
@@ -89,6 +96,10 @@ pub struct QuoteResult {
     /// None when the format has none or the quote was not found.
     #[serde(default)]
     pub time: Option<crate::corpus::formats::QuoteTime>,
+    /// Where it was found against where its citation says (a time or
+    /// lines), when it cites one and was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<crate::corpus::Location>,
 }
 
 /// The times of a quote's pieces (stitched pieces, an edited quote's
@@ -99,6 +110,59 @@ pub fn time_pieces(transcripts: &TranscriptSet, source: Option<&str>, attributed
             p.time = t.time_of(p.byte_span.clone());
         }
     }
+}
+
+/// A quote's result: its check and attribution with the times of its
+/// span and pieces and, when it cites a place, its `location` (an `ok`
+/// quote beyond the tolerance or outside the lines is `wrong_location`).
+fn quote_result(
+    transcripts: &TranscriptSet,
+    config: &EvalConfig,
+    q: &crate::corpus::Quote,
+    check: QuoteCheck,
+    mut attributed: Attributed,
+) -> QuoteResult {
+    let source = q.source.as_deref();
+    time_pieces(transcripts, source, &mut attributed);
+    let time = quote_time(transcripts, source, &check);
+    let location = q
+        .place
+        .filter(|_| check.byte_span.is_some())
+        .and_then(|place| located(transcripts, source, &check, time, place));
+    if location.is_some_and(|l| !l.within(config.time_tolerance))
+        && attributed.attribution == Some(citations::Attribution::Ok)
+    {
+        attributed.attribution = Some(citations::Attribution::WrongLocation);
+    }
+    QuoteResult {
+        found: config.match_level.accepts(check.verdict),
+        transcript: resolved(transcripts, source),
+        source: q.source.clone(),
+        check,
+        attributed,
+        time,
+        location,
+    }
+}
+
+/// The location of a found quote against its cited `place`: its start
+/// time, or the 1-based line of the transcript's text it starts on.
+fn located(
+    transcripts: &TranscriptSet,
+    source: Option<&str>,
+    check: &QuoteCheck,
+    time: Option<crate::corpus::formats::QuoteTime>,
+    place: crate::corpus::CitedPlace,
+) -> Option<crate::corpus::Location> {
+    let line = match place {
+        crate::corpus::CitedPlace::Lines(..) => {
+            let at = check.byte_span.as_ref()?.start;
+            let text = transcripts.get(source?)?.text().ok()?;
+            Some(1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at.min(text.len())]).count())
+        }
+        crate::corpus::CitedPlace::Time(_) => None,
+    };
+    crate::corpus::Location::of(place, time.and_then(|t| t.start), line)
 }
 
 /// When the quote `check` found in the transcript `source` was said.
@@ -199,6 +263,32 @@ pub fn unlabelled_warning(name: &str) -> String {
     format!(
         "{name}: no speaker label found (speaker pattern): attribution was not checked there (set --speaker-pattern)"
     )
+}
+
+/// The warning for `n` quotes citing a time in the transcript `name`,
+/// which has none.
+pub fn untimed_warning(name: &str, n: usize) -> String {
+    format!(
+        "{name}: {n} quote{} cite{} a time, but the transcript has no times: {} place was not checked",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "s" } else { "" },
+        if n == 1 { "its" } else { "their" },
+    )
+}
+
+/// The warnings for the quotes of `quotes` (with the transcript each was
+/// checked in) whose cited time their transcript cannot check, one per
+/// transcript.
+pub fn untimed_counts<'a>(
+    quotes: impl IntoIterator<Item = (&'a str, &'a QuoteResult)>,
+) -> BTreeMap<String, usize> {
+    let mut out: BTreeMap<String, usize> = BTreeMap::new();
+    for (name, q) in quotes {
+        if q.location.is_some_and(|l| l.unchecked()) {
+            *out.entry(name.to_string()).or_default() += 1;
+        }
+    }
+    out
 }
 
 /// Aggregates of an evaluation (written to summary.json).
@@ -375,18 +465,13 @@ fn verify_and_assemble(
         })
         .collect();
     for (((pi, ai, q), check), attributed) in quote_refs.iter().zip(checks).zip(attributed) {
-        let found = config.match_level.accepts(check.verdict);
-        let time = quote_time(transcripts, q.source.as_deref(), &check);
-        let mut attributed = attributed;
-        time_pieces(transcripts, q.source.as_deref(), &mut attributed);
-        pairs[*pi].answers[*ai].quotes.push(QuoteResult {
+        pairs[*pi].answers[*ai].quotes.push(quote_result(
+            transcripts,
+            config,
+            q,
             check,
-            found,
-            transcript: resolved(transcripts, q.source.as_deref()),
-            source: q.source.clone(),
             attributed,
-            time,
-        });
+        ));
     }
     set_existence_scores(&mut pairs);
     Ok(Evaluation {
@@ -731,6 +816,7 @@ pub fn with_verification(
         ))
         .part(config.speakers.signature())
         .field("meaning", config.meaning.signature())
+        .field("location", format!("tol={}s", config.time_tolerance))
         .field(
             "attribution",
             format!(
@@ -807,17 +893,7 @@ fn check_quotes_with(
     Ok(quotes
         .iter()
         .zip(checks.into_iter().zip(attributed))
-        .map(|(q, (check, mut attributed))| {
-            time_pieces(transcripts, q.source.as_deref(), &mut attributed);
-            QuoteResult {
-                found: config.match_level.accepts(check.verdict),
-                time: quote_time(transcripts, q.source.as_deref(), &check),
-                check,
-                transcript: resolved(transcripts, q.source.as_deref()),
-                source: q.source.clone(),
-                attributed,
-            }
-        })
+        .map(|(q, (check, attributed))| quote_result(transcripts, config, q, check, attributed))
         .collect())
 }
 

@@ -61,6 +61,10 @@ pub struct SummaryParts {
     pub warnings: Vec<(usize, String)>,
     /// Transcripts without speaker labels, in corpus order.
     pub unlabelled: Vec<String>,
+    /// Quotes per transcript that cite a time the transcript has none to
+    /// check.
+    #[serde(default)]
+    pub untimed: BTreeMap<String, usize>,
 }
 
 impl SummaryParts {
@@ -139,6 +143,7 @@ impl SummaryParts {
                             .or_default() += 1;
                     }
                     s.meaning.add(q.check.meaning_changes());
+                    add_counts(&mut s.untimed, &super::untimed_counts([(src, q)]));
                     s.by_quote_source
                         .entry(src.to_string())
                         .or_default()
@@ -186,6 +191,7 @@ impl SummaryParts {
             );
         }
         self.warnings.extend(other.warnings.iter().cloned());
+        add_counts(&mut self.untimed, &other.untimed);
         for name in &other.unlabelled {
             if !self.unlabelled.contains(name) {
                 self.unlabelled.push(name.clone());
@@ -298,6 +304,11 @@ impl SummaryParts {
                 .into_iter()
                 .map(|(_, w)| w)
                 .chain(self.unlabelled.iter().map(|t| unlabelled_warning(t)))
+                .chain(
+                    self.untimed
+                        .iter()
+                        .map(|(t, n)| super::untimed_warning(t, *n)),
+                )
                 .collect(),
         }
     }

@@ -53,6 +53,8 @@ pub struct Config {
     #[shared]
     pub meaning_words: Option<PathBuf>,
     #[shared]
+    pub time_tolerance: f64,
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
     #[shared]
     pub speaker_map: Option<String>,
@@ -161,6 +163,7 @@ impl Config {
             interviewer_labels: self.interviewer_labels.clone(),
             fillers: self.fillers.clone(),
             meaning_words: self.meaning_words.clone(),
+            time_tolerance: self.time_tolerance,
             speaker_aliases: self.speaker_aliases.clone(),
             speaker_map: self.speaker_map.clone(),
             allow_external_sources: self.allow_external_sources,

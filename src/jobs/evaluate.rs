@@ -74,6 +74,8 @@ pub struct Config {
     #[shared]
     pub meaning_words: Option<PathBuf>,
     #[shared]
+    pub time_tolerance: f64,
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
     #[shared]
     pub speaker_map: Option<String>,
@@ -133,6 +135,7 @@ impl Config {
     pub fn resolve(&self) -> Result<Resolved, ConfigError> {
         super::check_fail_under::<Self>(&self.fail_under)?;
         check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
+        check_tolerance(self.time_tolerance)?;
         let speaker_map = super::speakers::speaker_map(self.speaker_map.as_deref())?;
         let speakers = super::speakers::speaker_config(
             &self.speaker_pattern,
@@ -151,6 +154,7 @@ impl Config {
                 normalize: normalize_options(&self.fillers),
                 fuzzy_search: self.fuzzy_search.unwrap_or_default(),
                 meaning: meaning_words(self.meaning_words.as_deref())?,
+                time_tolerance: self.time_tolerance,
                 ..EvalConfig::default()
             },
         })
@@ -197,6 +201,18 @@ pub fn normalize_options(fillers: &Option<Vec<String>>) -> crate::text::aligned:
     match fillers {
         None => Default::default(),
         Some(list) => crate::text::aligned::NormalizeOptions::with_fillers(list),
+    }
+}
+
+/// Checks `--time-tolerance`: finite seconds from 0 to a day.
+pub(crate) fn check_tolerance(seconds: f64) -> Result<(), ConfigError> {
+    if seconds.is_finite() && (0.0..=86_400.0).contains(&seconds) {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid {
+            field: "--time-tolerance".into(),
+            message: format!("{seconds} is out of range (0 to 86400 seconds)"),
+        })
     }
 }
 

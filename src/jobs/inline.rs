@@ -162,6 +162,8 @@ pub struct QuoteInput {
     pub speaker: Option<String>,
     /// The answer it belongs to.
     pub answer: Option<String>,
+    /// Where it says it stands (a time or lines).
+    pub place: Option<crate::text::anchors::CitedPlace>,
 }
 
 /// Quotes checked against transcripts as `evaluate` checks them: per
@@ -190,6 +192,7 @@ fn typed_quotes(quotes: &[QuoteInput]) -> (Vec<Quote>, Vec<Option<&str>>) {
             quote: q.quote.clone(),
             source: q.source.clone(),
             speaker: q.speaker.clone(),
+            place: q.place,
         })
         .collect();
     (typed, quotes.iter().map(|q| q.answer.as_deref()).collect())

@@ -509,8 +509,8 @@ impl<'a> Annotated<'a> {
 
 /// The fields a checked quote gets in results.json, in order: `verdict`,
 /// `found`, `similarity` (6 decimals), `span`, `time`, `span_speaker`,
-/// `attribution`, `differences`, then `other_source` or `pieces` when it
-/// has them.
+/// `attribution`, `differences`, `meaning`, then `location`,
+/// `other_source` or `pieces` when it has them.
 fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
     let at = &qr.attributed;
     let mut fields: Vec<(&'static str, Patch<'_>)> = vec![
@@ -533,6 +533,9 @@ fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
         ),
         ("meaning", Patch::Value(json!(qr.check.meaning))),
     ];
+    if let Some(location) = &qr.location {
+        fields.push(("location", Patch::Value(json!(location))));
+    }
     if let Some(src) = &at.other_source {
         fields.push(("other_source", Patch::Value(json!(src))));
     }

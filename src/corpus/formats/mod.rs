@@ -17,7 +17,7 @@ pub(crate) mod text;
 pub(crate) mod utterances;
 pub(crate) mod whisper;
 
-pub use super::anchors::{time_of, Format, QuoteTime, TimeAnchor, TurnLabel};
+pub use super::anchors::{time_of, CitedPlace, Format, Location, QuoteTime, TimeAnchor, TurnLabel};
 use super::{CorpusError, Transcript, TranscriptSet};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
