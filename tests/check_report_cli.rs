@@ -122,8 +122,9 @@ fn issue_44_the_sample_report_has_every_class_in_markdown_and_docx() {
     assert_eq!(summary["unresolved"], 1);
     assert_eq!(summary["uncited"], 2);
     assert_eq!(summary["attribution"]["fabricated"], 1);
-    // Every class (issue 54 added `uncertain_speaker`).
-    assert_eq!(summary["attribution"].as_object().unwrap().len(), 9);
+    // Every class (issue 54 added `uncertain_speaker`, issue 57
+    // `wrong_location` and `paraphrase`).
+    assert_eq!(summary["attribution"].as_object().unwrap().len(), 11);
     let signature = summary["signature"].as_str().unwrap();
     assert!(signature.contains("min-words=4") && signature.contains("sources:3:sha256:"));
     // quotes.csv: a header and one row per quote.

@@ -94,7 +94,7 @@ fn the_manifest_records_the_resolved_config() {
     assert_eq!(
         m["config"],
         // Issue 53: `allow_external_sources`, a switch, is recorded too.
-        json!({"version": 1, "out": "runs", "match": "fuzzy", "fuzzy_threshold": 0.9, "no_plots": false, "no_html": false, "seed": 5, "allow_external_sources": false})
+        json!({"version": 1, "out": "runs", "match": "fuzzy", "fuzzy_threshold": 0.9, "no_plots": false, "no_html": false, "seed": 5, "time_tolerance": 60.0, "paraphrase": false, "paraphrase_threshold": 0.8, "allow_external_sources": false})
     );
     assert_eq!(m["settings"]["seed"], 5);
 }

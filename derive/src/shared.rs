@@ -115,7 +115,37 @@ pub(crate) fn shared(key: &str) -> Option<Shared> {
                 /// Seconds a quote may stand from the time its citation gives
                 /// (`(P3, 00:12:31)`, a verbatim's `time`) before it is
                 /// `wrong_location`; cited lines allow no tolerance.
-                #[setting(default = 60.0, value_name = "SECONDS")]
+                #[setting(default = crate::evaluate::DEFAULT_TIME_TOLERANCE, value_name = "SECONDS")]
+            },
+        ),
+        "paraphrase" => (
+            "bool",
+            quote! {
+                /// Compare a quote with no close passage with every turn of its
+                /// cited transcript (and runs of up to three sentences of one) by
+                /// sentence embeddings: `paraphrase` at or above
+                /// --paraphrase-threshold, and `nearest` ("what was said") on the
+                /// record. Needs the embedding model (--model-dir).
+            },
+        ),
+        "paraphrase_threshold" => (
+            "f64",
+            quote! {
+                /// Cosine similarity a quote's nearest passage needs for
+                /// `paraphrase` (0 to 1; calibrate it on your own labels with
+                /// `corpus-eval threshold --agreement`).
+                #[setting(default = crate::evaluate::DEFAULT_PARAPHRASE_THRESHOLD, value_name = "X")]
+            },
+        ),
+        "model_dir" => (
+            "Option<PathBuf>",
+            quote! {
+                /// Folder of the sentence-embedding model (Hugging Face layout:
+                /// config.json, tokenizer.json, model.safetensors). Default:
+                /// $CORPUS_EVAL_MODEL_DIR, then models/all-MiniLM-L6-v2, then the
+                /// Hugging Face cache.
+                #[serde(skip_serializing_if = "Option::is_none")]
+                #[setting(value_name = "DIR")]
             },
         ),
         "speaker_pattern" => (

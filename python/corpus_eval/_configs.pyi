@@ -22,6 +22,10 @@ class EvaluateConfig(TypedDict, total=False):
     interviewer_labels: List[str]
     fillers: List[str]
     meaning_words: str
+    time_tolerance: float
+    paraphrase: bool
+    paraphrase_threshold: float
+    model_dir: str
     speaker_aliases: str
     speaker_map: str
     allow_external_sources: bool
@@ -43,6 +47,10 @@ class CheckReportConfig(TypedDict, total=False):
     interviewer_labels: List[str]
     fillers: List[str]
     meaning_words: str
+    time_tolerance: float
+    paraphrase: bool
+    paraphrase_threshold: float
+    model_dir: str
     speaker_aliases: str
     speaker_map: str
     allow_external_sources: bool

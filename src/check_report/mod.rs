@@ -166,6 +166,7 @@ fn nowhere(best: Option<QuoteResult>) -> QuoteResult {
         },
         time: None,
         location: None,
+        nearest: None,
     }
 }
 

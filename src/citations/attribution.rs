@@ -77,13 +77,17 @@ pub enum Attribution {
     Altered,
     /// Not found whole; pieces of it stand apart in the cited transcript.
     Stitched,
+    /// Not found, and no close passage; but a turn of the cited transcript
+    /// (or up to three consecutive sentences of one) says the same in
+    /// other words, by sentence embeddings (`--paraphrase`).
+    Paraphrase,
     /// None of the above.
     Fabricated,
 }
 
 impl Attribution {
     /// Every class, in precedence order.
-    pub const ALL: [Attribution; 10] = [
+    pub const ALL: [Attribution; 11] = [
         Attribution::CrossTurn,
         Attribution::UncertainSpeaker,
         Attribution::Interviewer,
@@ -93,6 +97,7 @@ impl Attribution {
         Attribution::OtherSource,
         Attribution::Altered,
         Attribution::Stitched,
+        Attribution::Paraphrase,
         Attribution::Fabricated,
     ];
 
@@ -108,6 +113,7 @@ impl Attribution {
             Attribution::OtherSource => "other_source",
             Attribution::Altered => "altered",
             Attribution::Stitched => "stitched",
+            Attribution::Paraphrase => "paraphrase",
             Attribution::Fabricated => "fabricated",
         }
     }

@@ -63,6 +63,9 @@ impl ClassList for Attribution {
             Attribution::Ok => "found in one turn of the speaker named (or of any interviewee)",
             Attribution::OtherSource => "not in the cited transcript, but in another one",
             Attribution::Altered => "a passage of the cited transcript reaches the fuzzy threshold (or, for six words or more, the lossless floor) but not the match level, or the match changes what was said",
+            Attribution::Paraphrase => {
+                "not found, but a turn of the cited transcript says the same in other words (--paraphrase)"
+            }
             Attribution::Stitched => "not found whole; pieces of it stand apart in the cited transcript",
             Attribution::Fabricated => "no passage of the corpus holds it",
         }

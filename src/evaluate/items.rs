@@ -297,6 +297,7 @@ pub fn evaluation(
             },
             time: None,
             location: None,
+            nearest: None,
         });
     }
     check_complete(pairs, &order, &out)?;

@@ -9,6 +9,10 @@
 pub(crate) mod items;
 
 pub use items::*;
+pub(crate) mod paraphrase;
+#[cfg(feature = "semantic")]
+pub use paraphrase::{apply as apply_paraphrases, ParaphraseError};
+pub use paraphrase::{Nearest, ParaphraseCounts, DEFAULT_PARAPHRASE_THRESHOLD, MAX_WINDOW};
 mod parts;
 
 pub use parts::SummaryParts;
@@ -100,6 +104,10 @@ pub struct QuoteResult {
     /// lines), when it cites one and was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<crate::corpus::Location>,
+    /// With `--paraphrase`, for a quote with no close passage: the passage
+    /// of its cited transcript its meaning is nearest ("what was said").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<Nearest>,
 }
 
 /// The times of a quote's pieces (stitched pieces, an edited quote's
@@ -142,6 +150,7 @@ fn quote_result(
         attributed,
         time,
         location,
+        nearest: None,
     }
 }
 

@@ -55,6 +55,12 @@ pub struct Config {
     #[shared]
     pub time_tolerance: f64,
     #[shared]
+    pub paraphrase: bool,
+    #[shared]
+    pub paraphrase_threshold: f64,
+    #[shared]
+    pub model_dir: Option<PathBuf>,
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
     #[shared]
     pub speaker_map: Option<String>,
@@ -62,8 +68,9 @@ pub struct Config {
     pub allow_external_sources: bool,
     /// Quality gate: exit 3, once the run folder is written, when a quote
     /// falls in one of these attribution classes (comma-separated:
-    /// cross_turn, uncertain_speaker, interviewer, wrong_speaker, ok,
-    /// other_source, altered, stitched, fabricated), or, with `meaning`,
+    /// cross_turn, uncertain_speaker, interviewer, wrong_speaker,
+    /// wrong_location, ok, other_source, altered, stitched, paraphrase,
+    /// fabricated), or, with `meaning`,
     /// when its match changes what was said.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[setting(check = "class_name", unique, value_name = "CLASS,...")]
@@ -133,7 +140,7 @@ impl JobConfig for Config {
     }
 
     fn unset(&self) -> Vec<(&'static str, &'static str)> {
-        super::unset_notes!(self; sources => "no map: labels resolve to transcript ids and speakers", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are", meaning_words => "the English lists")
+        super::unset_notes!(self; sources => "no map: labels resolve to transcript ids and speakers", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are", meaning_words => "the English lists", model_dir => "found as the docs say")
     }
 }
 
@@ -149,6 +156,7 @@ impl Config {
             });
         }
         check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
+        check_unit("--paraphrase-threshold", self.paraphrase_threshold)?;
         self.matching().resolve()
     }
 
@@ -299,14 +307,28 @@ pub(crate) fn run_resolved(
     (map, map_digest): (&SourceMap, Option<&str>),
 ) -> Result<Output, JobError> {
     let eval = &matching.eval;
+    let paraphraser = super::paraphrase::Paraphraser::load(
+        config.paraphrase,
+        config.model_dir.as_deref(),
+        config.paraphrase_threshold,
+    )?;
     let options = crate::check_report::quotes::Options {
         min_words: config.min_words,
         markdown: report.markdown,
         line_paragraphs: report.line_paragraphs,
         quote_lines: report.quote_lines.clone(),
     };
-    let quotes = checking::check(&report.text, transcripts, map, eval, &options)?;
-    let signature = checking::signature(eval, config.min_words, map_digest.map(|d| (map.len(), d)));
+    let mut quotes = checking::check(&report.text, transcripts, map, eval, &options)?;
+    let mut signature =
+        checking::signature(eval, config.min_words, map_digest.map(|d| (map.len(), d)));
+    if let Some(p) = &paraphraser {
+        let mut pairs: Vec<(&str, &mut crate::evaluate::QuoteResult)> = quotes
+            .iter_mut()
+            .map(|q| (q.text.as_str(), &mut q.result))
+            .collect();
+        p.apply(&mut pairs, transcripts, &eval.speakers)?;
+        signature = format!("{signature}|{}", p.signature());
+    }
     let mut summary = checking::summarize(&quotes, signature);
     // What the transcripts' readers doubt (a label they did not accept).
     summary.warnings.extend(transcripts.doubts.iter().cloned());

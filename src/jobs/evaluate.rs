@@ -76,6 +76,12 @@ pub struct Config {
     #[shared]
     pub time_tolerance: f64,
     #[shared]
+    pub paraphrase: bool,
+    #[shared]
+    pub paraphrase_threshold: f64,
+    #[shared]
+    pub model_dir: Option<PathBuf>,
+    #[shared]
     pub speaker_aliases: Option<PathBuf>,
     #[shared]
     pub speaker_map: Option<String>,
@@ -108,7 +114,7 @@ impl JobConfig for Config {
     }
 
     fn unset(&self) -> Vec<(&'static str, &'static str)> {
-        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are", meaning_words => "the English lists", shard => "every pair: no shard")
+        super::unset_notes!(self; wordnet => "the embedded WordNet 3.0 lexicon", speaker_aliases => "no aliases", speaker_map => "diarized labels as they are", meaning_words => "the English lists", model_dir => "found as the docs say", shard => "every pair: no shard")
     }
 }
 
@@ -136,6 +142,7 @@ impl Config {
         super::check_fail_under::<Self>(&self.fail_under)?;
         check_unit("--fuzzy-threshold", self.fuzzy_threshold)?;
         check_tolerance(self.time_tolerance)?;
+        check_unit("--paraphrase-threshold", self.paraphrase_threshold)?;
         let speaker_map = super::speakers::speaker_map(self.speaker_map.as_deref())?;
         let speakers = super::speakers::speaker_config(
             &self.speaker_pattern,
@@ -260,7 +267,11 @@ pub fn run_resolved(
     transcripts: &TranscriptSet,
     lexicon: &Lexicon,
 ) -> Result<Output, JobError> {
-    let eval = evaluate(questions, transcripts, lexicon, &resolved.eval)?;
+    let paraphraser = paraphraser(&resolved.config)?;
+    let mut eval = evaluate(questions, transcripts, lexicon, &resolved.eval)?;
+    if let Some(p) = &paraphraser {
+        paraphrase(p, questions, transcripts, &resolved.eval, &mut eval)?;
+    }
     let mut summary = summarize_evaluation(&eval);
     summary.warnings.extend(transcripts.doubts.iter().cloned());
     let results = annotate(questions, &eval);
@@ -293,6 +304,8 @@ pub fn execute_resolved(
     let started = SystemTime::now();
     let config = &resolved.config;
     crate::sys::timings::phase("start");
+    // The model first: a missing one is exit 2 before any input is read.
+    let paraphraser = paraphraser(config)?;
     // The questions are read and parsed (while hashed, their bytes then
     // dropped) beside WordNet; then the transcripts, on their own: each
     // load's peak (a document, its tape, what is built from it) comes
@@ -329,7 +342,11 @@ pub fn execute_resolved(
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     // WordNet is dropped once the answers are scored.
-    let evaluation = evaluate_owned(&questions, &transcripts, lexicon, &resolved.eval)?;
+    let mut evaluation = evaluate_owned(&questions, &transcripts, lexicon, &resolved.eval)?;
+    if let Some(p) = &paraphraser {
+        paraphrase(p, &questions, &transcripts, &resolved.eval, &mut evaluation)?;
+        crate::sys::timings::phase("paraphrase");
+    }
     let mut summary = summarize_evaluation(&evaluation);
     // What the transcripts' readers doubt (a label they did not accept).
     summary.warnings.extend(transcripts.doubts.iter().cloned());
@@ -354,6 +371,37 @@ pub fn execute_resolved(
     let done = writer.finish()?;
     crate::sys::timings::phase("finish");
     Ok((done, summary))
+}
+
+/// The paraphrase tier of a configuration with `paraphrase` on.
+fn paraphraser(config: &Config) -> Result<Option<super::paraphrase::Paraphraser>, JobError> {
+    super::paraphrase::Paraphraser::load(
+        config.paraphrase,
+        config.model_dir.as_deref(),
+        config.paraphrase_threshold,
+    )
+}
+
+/// Applies the paraphrase tier to an evaluation's quotes (each with its
+/// text from `questions`) and names it in the signature.
+fn paraphrase(
+    p: &super::paraphrase::Paraphraser,
+    questions: &QuestionSet,
+    transcripts: &TranscriptSet,
+    eval_config: &EvalConfig,
+    evaluation: &mut crate::evaluate::Evaluation,
+) -> Result<(), JobError> {
+    let mut quotes: Vec<(&str, &mut crate::evaluate::QuoteResult)> = Vec::new();
+    for (pair, done) in questions.pairs.iter().zip(evaluation.pairs.iter_mut()) {
+        for (answer, a) in pair.answers.iter().zip(done.answers.iter_mut()) {
+            for (q, r) in answer.quotes.iter().zip(a.quotes.iter_mut()) {
+                quotes.push((q.quote.as_str(), r));
+            }
+        }
+    }
+    p.apply(&mut quotes, transcripts, &eval_config.speakers)?;
+    evaluation.signature = format!("{}|{}", evaluation.signature, p.signature());
+    Ok(())
 }
 
 /// A questions file that cannot be read as one, with a hint when it looks

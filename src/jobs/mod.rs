@@ -73,6 +73,7 @@ pub mod inline;
 pub mod judge_answers;
 pub mod lexical;
 pub mod merge;
+pub(crate) mod paraphrase;
 #[cfg(feature = "net")]
 pub mod rag;
 pub(crate) mod registry;

@@ -713,6 +713,12 @@ fn quote_record(
     if let Some(t) = &qr.time {
         o.field("time", t);
     }
+    if let Some(l) = &qr.location {
+        o.field("location", l);
+    }
+    if let Some(n) = &qr.nearest {
+        o.field("nearest", n);
+    }
     let ctx = o.key("ctx");
     match (&qr.check.byte_span, text) {
         (Some(b), Some(t)) => put_ctx(

@@ -149,6 +149,27 @@ fn card(
     } else {
         body.push_str("<p>It stands in no transcript.</p>");
     }
+    if let Some(n) = &r.nearest {
+        body.push_str(&format!(
+            "<p>What was said (its meaning nearest, similarity {:.3}):</p>",
+            n.similarity
+        ));
+        body.push_str(&meta(
+            r.source.as_deref().unwrap_or(""),
+            n.speaker.as_deref(),
+            n.time.and_then(shown),
+        ));
+        body.push_str(&format!(
+            "<div class=\"passage\"><span class=\"m\">{}</span></div>",
+            escape(&n.text)
+        ));
+    }
+    if let Some(l) = &r.location {
+        body.push_str(&format!(
+            "<p class=\"meta\">{}</p>",
+            escape(&location_note(l))
+        ));
+    }
     Ok(format!(
         "<details class=\"card\" id=\"card-{id}\" data-class=\"{class}\"><summary><strong>{id}</strong> · line {line}, column {col} · \
          <span class=\"badge b-{class}\">{class}</span> · verdict {verdict} · similarity {sim:.2}</summary>\
@@ -160,6 +181,35 @@ fn card(
         sim = r.check.similarity,
         text = escape(&q.text),
     ))
+}
+
+/// Where a quote was cited against where it stands, in words.
+fn location_note(l: &crate::corpus::Location) -> String {
+    match *l {
+        crate::corpus::Location::Seconds {
+            cited,
+            found: Some(found),
+            delta: Some(delta),
+        } => format!(
+            "cited at {}, said at {} ({}{delta} s)",
+            clock(cited),
+            clock(found),
+            if delta > 0.0 { "+" } else { "" }
+        ),
+        crate::corpus::Location::Seconds { cited, .. } => {
+            format!("cited at {}; the transcript has no times", clock(cited))
+        }
+        crate::corpus::Location::Lines {
+            cited: [first, last],
+            found,
+            ..
+        } if first == last => format!("cited at line {first}, found on line {found}"),
+        crate::corpus::Location::Lines {
+            cited: [first, last],
+            found,
+            ..
+        } => format!("cited at lines {first}-{last}, found on line {found}"),
+    }
 }
 
 /// A quote's changes of meaning, each a badge with its class and the two

@@ -509,7 +509,7 @@ impl<'a> Annotated<'a> {
 
 /// The fields a checked quote gets in results.json, in order: `verdict`,
 /// `found`, `similarity` (6 decimals), `span`, `time`, `span_speaker`,
-/// `attribution`, `differences`, `meaning`, then `location`,
+/// `attribution`, `differences`, `meaning`, then `location`, `nearest`,
 /// `other_source` or `pieces` when it has them.
 fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
     let at = &qr.attributed;
@@ -535,6 +535,9 @@ fn quote_patches(qr: &QuoteResult) -> Vec<(&'static str, Patch<'_>)> {
     ];
     if let Some(location) = &qr.location {
         fields.push(("location", Patch::Value(json!(location))));
+    }
+    if let Some(nearest) = &qr.nearest {
+        fields.push(("nearest", Patch::Value(json!(nearest))));
     }
     if let Some(src) = &at.other_source {
         fields.push(("other_source", Patch::Value(json!(src))));
