@@ -336,20 +336,11 @@ pub fn verify_quotes_arrow<'py>(
             .iter()
             .map(|r| {
                 r.get("meaning")
-                    .and_then(serde_json::Value::as_array)
-                    .map(|changes| {
-                        // Each class once, in the list's order.
-                        corpus_eval::citations::MeaningClass::ALL
-                            .iter()
-                            .map(|c| c.as_str())
-                            .filter(|name| {
-                                changes.iter().any(|c| {
-                                    c.get("class").and_then(serde_json::Value::as_str) == Some(name)
-                                })
-                            })
-                            .collect::<Vec<_>>()
-                            .join(";")
+                    .cloned()
+                    .and_then(|v| {
+                        serde_json::from_value::<Vec<corpus_eval::citations::MeaningChange>>(v).ok()
                     })
+                    .map(|changes| corpus_eval::citations::meaning_classes(&changes))
             })
             .collect();
         columns.push(("meaning", Arc::new(StringArray::from(meaning))));

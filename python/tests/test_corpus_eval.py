@@ -593,4 +593,23 @@ def test_issue_57_meaning_on_every_quote_record():
     assert out[0]["meaning"] == [{"class": "quantifier", "quote": "always", "source": "sometimes"}]
     assert out[0]["attribution"] == "altered" and out[0]["found"] is True
     assert out[1]["meaning"] == [] and out[1]["attribution"] == "ok"
-    assert list(corpus_eval.MEANINGS) == ["negation", "number", "quantifier", "hedge", "person"]
+    assert list(corpus_eval.MEANINGS) == ["negation", "number", "quantifier", "hedge", "person", "antonym"]
+
+
+def test_issue_57_a_quotes_cited_place():
+    t = {"documents": [{"page_content": "Interviewer: And then?\nAna: We sold the boats in the spring.",
+                        "metadata": {"FILE": "a.txt"}}]}
+    out = corpus_eval.verify_quotes(
+        [{"quote": "We sold the boats in the spring", "source": "a.txt", "line": 2},
+         {"quote": "We sold the boats in the spring", "source": "a.txt", "line": "1"},
+         {"quote": "We sold the boats in the spring", "source": "a.txt", "time": "00:01:00"}],
+        json.dumps(t))
+    assert out[0]["attribution"] == "ok"
+    assert out[0]["location"] == {"unit": "lines", "cited": [2, 2], "found": 2, "delta": 0}
+    assert out[1]["attribution"] == "wrong_location" and out[1]["location"]["delta"] == 1
+    # No times in the transcript: the place is not checked.
+    assert out[2]["attribution"] == "ok"
+    assert out[2]["location"] == {"unit": "seconds", "cited": 60.0, "found": None, "delta": None}
+    assert "wrong_location" in corpus_eval.ATTRIBUTIONS and "paraphrase" in corpus_eval.ATTRIBUTIONS
+    with pytest.raises(ValueError, match="time"):
+        corpus_eval.verify_quotes([{"quote": "We sold", "source": "a.txt", "time": "soon"}], json.dumps(t))

@@ -440,6 +440,20 @@ impl MeaningCounts {
     }
 }
 
+/// A quote's changes as a table cell: their classes, each once in the
+/// order of [`MeaningClass::ALL`], joined with `;` (quotes.csv's and the
+/// DataFrames' `meaning` column; empty for none).
+pub fn meaning_classes(changes: &[MeaningChange]) -> String {
+    let mut classes: Vec<MeaningClass> = changes.iter().map(|c| c.class).collect();
+    classes.sort();
+    classes.dedup();
+    classes
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 /// What a token is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mark {
@@ -647,7 +661,7 @@ fn negators(words: &MeaningWords, h: &[Token]) -> usize {
 /// True when WordNet names the two words antonyms (and the lists look
 /// them up): `decreased` is no misspelling of `increased`.
 fn is_antonym(words: &MeaningWords, a: &str, b: &str) -> bool {
-    words.antonyms && crate::lexicon::Lexicon::bundled().is_some_and(|l| l.are_antonyms(a, b))
+    words.antonyms && crate::lexicon::Antonyms::bundled().are(a, b)
 }
 
 /// The pairs of a hunk's words, one each side, that WordNet names
@@ -665,24 +679,17 @@ fn antonyms(words: &MeaningWords, qh: &[Token], sh: &[Token]) -> Vec<(Token, Tok
     {
         return Vec::new();
     }
-    let Some(lexicon) = crate::lexicon::Lexicon::bundled() else {
-        return Vec::new();
-    };
-    // Each source word's base forms, read once and only when a quote
-    // word has antonyms.
-    let mut forms: Vec<Option<Vec<String>>> = vec![None; sw.len()];
+    let antonyms = crate::lexicon::Antonyms::bundled();
     let mut out: Vec<(Token, Token)> = Vec::new();
     for a in &qw {
-        let opposite = lexicon.antonyms_of_forms(&a.key);
-        if opposite.is_empty() {
+        if antonyms.of(&a.key).is_empty() {
             continue;
         }
-        for (k, b) in sw.iter().enumerate() {
-            if a.key == b.key || out.iter().any(|(x, y)| x.key == a.key && y.key == b.key) {
-                continue;
-            }
-            let theirs = forms[k].get_or_insert_with(|| lexicon.lemma_forms(&b.key));
-            if theirs.iter().any(|f| opposite.contains(&f.as_str())) {
+        for b in &sw {
+            if a.key != b.key
+                && !out.iter().any(|(x, y)| x.key == a.key && y.key == b.key)
+                && antonyms.are(&a.key, &b.key)
+            {
                 out.push(((*a).clone(), (*b).clone()));
             }
         }

@@ -587,7 +587,10 @@ impl<'a> SourceText<'a> {
     fn with_differences(&self, quote: &str, mut c: QuoteCheck) -> QuoteCheck {
         if c.meaning.is_none() {
             c.meaning = match (&c.byte_span, &c.closest_bytes, c.verdict) {
-                (Some(_), _, Verdict::Exact) => Some(Vec::new()),
+                // A normalized match has the quote's words (case,
+                // punctuation, diacritics and fillers aside): nothing of
+                // what `meaning` reads can differ.
+                (Some(_), _, Verdict::Exact | Verdict::Normalized) => Some(Vec::new()),
                 (Some(b), _, _) | (None, Some(b), _) => {
                     let (before, said, after) = self.said_around(b.clone());
                     Some(

@@ -11,8 +11,10 @@
 //! assert!(lex.lemma_forms("potatoes").contains(&"potato".to_string()));
 //! ```
 
+mod antonyms;
 pub(crate) mod build;
 
+pub use antonyms::Antonyms;
 pub use build::*;
 mod table;
 
@@ -143,13 +145,6 @@ impl Lexicon {
             "embedded compact lexicon",
             "",
         )
-    }
-
-    /// The lexicon compiled into the binary, parsed once per process and
-    /// shared (None if it does not load, which a build test rules out).
-    pub fn bundled() -> Option<&'static Lexicon> {
-        static BUNDLED: std::sync::OnceLock<Option<Lexicon>> = std::sync::OnceLock::new();
-        BUNDLED.get_or_init(|| Lexicon::embedded().ok()).as_ref()
     }
 
     /// Builds the lexicon from a WordNet dict folder in the standard format.

@@ -38,18 +38,7 @@ pub(crate) fn differences_cell(
 /// once in the list's order, joined with `;` (empty when none or none
 /// were computed).
 pub(crate) fn meaning_cell(meaning: Option<&[crate::citations::MeaningChange]>) -> String {
-    let mut classes: Vec<crate::citations::MeaningClass> = meaning
-        .unwrap_or_default()
-        .iter()
-        .map(|c| c.class)
-        .collect();
-    classes.sort();
-    classes.dedup();
-    classes
-        .iter()
-        .map(|c| c.as_str())
-        .collect::<Vec<_>>()
-        .join(";")
+    crate::citations::meaning_classes(meaning.unwrap_or_default())
 }
 
 /// `n` with its noun, singular for one: `1 quote`, `2 quotes`.
