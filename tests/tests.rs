@@ -9,6 +9,7 @@ mod cli_flags;
 mod compare_cli;
 mod docs;
 mod evaluate_cli;
+mod export_qdpx;
 mod fuzzy_lossless;
 mod gates_cli;
 mod grounding_cli;

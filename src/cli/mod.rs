@@ -24,6 +24,7 @@ mod build_lexicon;
 mod check_report;
 mod compare;
 mod evaluate;
+mod export_qdpx;
 pub mod flags;
 mod grounding;
 mod hotpot;
@@ -290,6 +291,8 @@ pub enum Command {
     Lexical(lexical::LexicalArgs),
     /// Execute a finished run again from its manifest and compare every output with the original.
     Rerun(rerun::RerunArgs),
+    /// Write an evaluate or check-report run's located quotes into a REFI-QDA project (.qdpx) for NVivo, ATLAS.ti, MAXQDA or QualCoder.
+    ExportQdpx(export_qdpx::ExportQdpxArgs),
     /// Print a transcript file as corpus-eval reads it (its plain text, or --json: turns with speakers and times).
     Transcript(transcript::TranscriptArgs),
     /// Join the run folders of `--shard I/N` runs (evaluate, hotpot, grounding, text-eval, judge-answers, rag run) into one run folder.
@@ -323,6 +326,7 @@ pub fn run_code(cli: Cli) -> u8 {
         Command::Grounding(a) => grounding::run(a),
         Command::Rag(a) => rag::run(a),
         Command::Rerun(a) => rerun::run(a),
+        Command::ExportQdpx(a) => export_qdpx::run(a),
         Command::Agreement(a) => agreement::run(a),
         Command::Lexical(a) => lexical::run(a),
         Command::Merge(a) => merge::run(a),

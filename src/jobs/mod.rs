@@ -66,6 +66,7 @@ pub mod compare;
 #[cfg(feature = "semantic")]
 pub mod embed;
 pub mod evaluate;
+pub mod export_qdpx;
 pub mod grounding;
 pub mod hotpot;
 pub mod inline;

@@ -16,6 +16,7 @@ pub(crate) mod html;
 pub use html::*;
 #[cfg(feature = "charts")]
 pub(crate) mod panels;
+pub(crate) mod qdpx;
 pub(crate) mod results;
 pub(crate) mod svg;
 pub use svg::*;

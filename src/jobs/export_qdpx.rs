@@ -1,0 +1,323 @@
+//! `corpus-eval export-qdpx RUN_FOLDER OUT.qdpx`: an evaluate or
+//! check-report run's located quotes as a REFI-QDA project the
+//! researcher's QDA tool opens ([`crate::views::qdpx`] writes the
+//! project file).
+//!
+//! The run folder is read as `rerun` reads it: its manifest names the
+//! transcripts (found at their recorded path, or by name under `--inputs`,
+//! their digest checked) and its configuration says how they were read,
+//! so the sources' plain texts are the very texts the spans of
+//! results.json count in. Each quote with a span is a selection: a found
+//! quote (or an altered one's passage), each piece of a stitched quote,
+//! the passage of an `other_source` quote in that other transcript.
+//! A quote with no span (`fabricated`, `unknown_source`) locates nothing.
+
+use super::replay::locate_input;
+use super::JobError;
+use crate::citations::{Attribution, ClassList, Verdict};
+use crate::corpus::TranscriptSet;
+use crate::report::manifest::Manifest;
+use crate::views::qdpx::{Selection, Source};
+use serde_json::Value;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exported {
+    /// The `.qdpx` file.
+    pub out: PathBuf,
+    /// Text sources (every transcript of the run).
+    pub sources: usize,
+    /// Selections (located quotes and their pieces).
+    pub selections: usize,
+    /// Quotes of the run without a span (nothing to select).
+    pub unlocated: usize,
+}
+
+/// Exports `run_folder` to `out` (inputs looked for by name under
+/// `inputs` when they are not at their recorded paths). The archive is
+/// written beside `out` and renamed into place: never half written.
+pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Exported, JobError> {
+    let manifest_path = run_folder.join("manifest.json");
+    let manifest = Manifest::read(&manifest_path)?;
+    let config = manifest.config.clone().ok_or_else(|| {
+        JobError::Input(format!(
+            "{}: no `config` recorded; export-qdpx reads evaluate and check-report runs",
+            manifest_path.display()
+        ))
+    })?;
+    let resolved = match manifest.command.as_str() {
+        "evaluate" => super::replay::recorded_config::<super::evaluate::Config>(
+            &manifest_path,
+            config,
+        )?
+        .resolve()?,
+        "check-report" => super::replay::recorded_config::<super::check_report::Config>(
+            &manifest_path,
+            config,
+        )?
+        .resolve()?,
+        other => {
+            return Err(JobError::Input(format!(
+                "{}: a `{other}` run locates no quotes; export-qdpx reads evaluate and check-report runs",
+                run_folder.display()
+            )))
+        }
+    };
+    let transcripts_path = locate_input(&manifest_path, &manifest, "transcripts", inputs)?;
+    let (transcripts, _) = super::evaluate::load_transcripts(&transcripts_path, &resolved, false)?;
+    let results_path = run_folder.join("results.json");
+    let results_text = super::read_text(&results_path)?;
+    let results: Value = serde_json::from_str(&results_text).map_err(|e| {
+        JobError::Input(format!(
+            "{}:{}:{}: {e}",
+            results_path.display(),
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let quotes = match manifest.command.as_str() {
+        "evaluate" => evaluate_quotes(&results),
+        _ => report_quotes(&results),
+    };
+    let sources: Vec<Source> = transcripts
+        .transcripts
+        .iter()
+        .map(|t| Source {
+            name: t.file.clone(),
+            guid: crate::views::qdpx::guid(&format!("source:{}", t.file)),
+        })
+        .collect();
+    let mut selections = Vec::new();
+    let mut unlocated = 0;
+    for q in &quotes {
+        let before = selections.len();
+        select(q, &transcripts, &results_path, &mut selections)?;
+        if selections.len() == before {
+            unlocated += 1;
+        }
+    }
+    let name = run_folder
+        .file_name()
+        .map(|n| format!("corpus-eval {} {}", manifest.command, n.to_string_lossy()))
+        .unwrap_or_else(|| format!("corpus-eval {}", manifest.command));
+    let created = manifest
+        .finished_at
+        .clone()
+        .unwrap_or_else(|| manifest.started_at.clone());
+    let project = crate::views::qdpx::project(&crate::views::qdpx::Parts {
+        name: &name,
+        created: &created,
+        signature: &manifest.signature,
+        sources: &sources,
+        selections: &selections,
+    });
+    write_archive(out, &project, &sources, &transcripts)?;
+    Ok(Exported {
+        out: out.to_path_buf(),
+        sources: sources.len(),
+        selections: selections.len(),
+        unlocated,
+    })
+}
+
+/// One quote of results.json, as the export reads it.
+struct Quote<'a> {
+    /// `q3` or `PAIR/answer A/quote Q`.
+    id: String,
+    /// Where it was cited: the question, or the report's line.
+    cited_at: String,
+    record: &'a Value,
+    /// The transcript it was checked in.
+    source: Option<&'a str>,
+}
+
+fn evaluate_quotes(results: &Value) -> Vec<Quote<'_>> {
+    let mut out = Vec::new();
+    let pairs = results
+        .get("qa_pairs")
+        .or(Some(results))
+        .and_then(Value::as_array);
+    for (pi, pair) in pairs.into_iter().flatten().enumerate() {
+        let id = pair
+            .get("id")
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .unwrap_or_else(|| pi.to_string());
+        let question = pair
+            .get("question")
+            .and_then(|q| q.get("text").or(Some(q)))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let answers = pair.get("answers").and_then(Value::as_array);
+        for (ai, answer) in answers.into_iter().flatten().enumerate() {
+            let verbatims = answer.get("verbatims").and_then(Value::as_array);
+            for (qi, v) in verbatims.into_iter().flatten().enumerate() {
+                out.push(Quote {
+                    id: format!("{id}/answer {}/quote {}", ai + 1, qi + 1),
+                    cited_at: format!("question {id}: {question}"),
+                    record: v,
+                    source: v.get("source").and_then(Value::as_str),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn report_quotes(results: &Value) -> Vec<Quote<'_>> {
+    let quotes = results.get("quotes").and_then(Value::as_array);
+    quotes
+        .into_iter()
+        .flatten()
+        .map(|q| Quote {
+            id: q
+                .get("quote_id")
+                .and_then(Value::as_str)
+                .unwrap_or("q")
+                .to_string(),
+            cited_at: format!(
+                "report line {}, column {}",
+                q.get("line").and_then(Value::as_u64).unwrap_or(0),
+                q.get("column").and_then(Value::as_u64).unwrap_or(0)
+            ),
+            record: q,
+            source: q.get("source").and_then(Value::as_str),
+        })
+        .collect()
+}
+
+/// A span `{start, end}` of a record.
+fn span_of(v: &Value) -> Option<(usize, usize)> {
+    let s = v.get("span")?;
+    let start = usize::try_from(s.get("start")?.as_u64()?).ok()?;
+    let end = usize::try_from(s.get("end")?.as_u64()?).ok()?;
+    (start <= end).then_some((start, end))
+}
+
+/// The selections of one quote.
+fn select(
+    q: &Quote<'_>,
+    transcripts: &TranscriptSet,
+    results_path: &Path,
+    out: &mut Vec<Selection>,
+) -> Result<(), JobError> {
+    let r = q.record;
+    let verdict = r
+        .get("verdict")
+        .and_then(Value::as_str)
+        .and_then(Verdict::from_name);
+    let attribution = r
+        .get("attribution")
+        .and_then(Value::as_str)
+        .and_then(Attribution::from_name);
+    let text = r
+        .get("quote")
+        .or_else(|| r.get("text"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let similarity = r.get("similarity").and_then(Value::as_f64).unwrap_or(0.0);
+    let differences: Vec<&str> = r
+        .get("differences")
+        .and_then(Value::as_array)
+        .map(|d| d.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let describe = |part: &str| {
+        let mut d = format!("\u{201c}{text}\u{201d}\n{}{part}", q.cited_at);
+        d.push_str(&format!(
+            "\nverdict: {}; attribution: {}; similarity: {similarity:.6}",
+            verdict.map_or("none", Verdict::name),
+            attribution.map_or("none", Attribution::name)
+        ));
+        if !differences.is_empty() {
+            d.push_str(&format!("; differences: {}", differences.join(", ")));
+        }
+        d
+    };
+    let mut push = |source: Option<&str>, span: (usize, usize), name: String, part: &str| {
+        let Some(t) = source.and_then(|s| transcripts.position(s)) else {
+            return Ok(());
+        };
+        // The span must lie in the source's text, counted in characters.
+        let chars = transcripts.transcripts[t].text()?.chars().count();
+        if span.1 > chars {
+            return Err(JobError::Input(format!(
+                "{}: quote {}: field `span`: {}..{} lies past the end of {} ({chars} characters): the transcripts changed since the run",
+                results_path.display(),
+                q.id,
+                span.0,
+                span.1,
+                transcripts.transcripts[t].file
+            )));
+        }
+        out.push(Selection {
+            source: t,
+            start: span.0,
+            end: span.1,
+            name,
+            description: describe(part),
+            verdict,
+            attribution,
+        });
+        Ok::<(), JobError>(())
+    };
+    if let Some(span) = span_of(r) {
+        push(q.source, span, q.id.clone(), "")?;
+    }
+    if let Some(pieces) = r.get("pieces").and_then(Value::as_array) {
+        for (k, p) in pieces.iter().enumerate() {
+            if let Some(span) = span_of(p) {
+                let part = format!("; piece {} of {}", k + 1, pieces.len());
+                push(q.source, span, format!("{} piece {}", q.id, k + 1), &part)?;
+            }
+        }
+    }
+    if let Some(other) = r.get("other_source") {
+        if let (Some(src), Some(span)) =
+            (other.get("source").and_then(Value::as_str), span_of(other))
+        {
+            let part = format!("; said in {src}, not in the cited transcript");
+            push(Some(src), span, format!("{} in {src}", q.id), &part)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the archive: `project.qde` and each source's plain text as
+/// `sources/<guid>.txt`, beside `out` first, then renamed into place.
+fn write_archive(
+    out: &Path,
+    project: &str,
+    sources: &[Source],
+    transcripts: &TranscriptSet,
+) -> Result<(), JobError> {
+    let fail =
+        |e: &dyn std::fmt::Display| JobError::Input(format!("cannot write {}: {e}", out.display()));
+    let partial = out.with_extension("qdpx.partial");
+    let file = std::fs::File::create(&partial).map_err(|e| fail(&e))?;
+    let written = (|| -> Result<(), JobError> {
+        let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .last_modified_time(zip::DateTime::default());
+        zip.start_file("project.qde", options)
+            .map_err(|e| fail(&e))?;
+        zip.write_all(project.as_bytes()).map_err(|e| fail(&e))?;
+        for (source, t) in sources.iter().zip(&transcripts.transcripts) {
+            zip.start_file(format!("sources/{}.txt", source.guid), options)
+                .map_err(|e| fail(&e))?;
+            zip.write_all(t.text()?.as_bytes()).map_err(|e| fail(&e))?;
+        }
+        let mut inner = zip.finish().map_err(|e| fail(&e))?;
+        inner.flush().map_err(|e| fail(&e))?;
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
+    }
+    std::fs::rename(&partial, out).map_err(|e| {
+        let _ = std::fs::remove_file(&partial);
+        fail(&e)
+    })
+}
