@@ -187,19 +187,14 @@ fn fold(s: &str) -> String {
         .to_lowercase()
 }
 
-/// `00:12:31`, `12:31`, `1:02:03.5`: a time, not a label.
+/// `00:12:31`, `12:31`, `1:02:03.5`, `[12:31]`: a time, not a label
+/// (read as [`crate::corpus::CitedPlace::parse_time`] reads it).
 fn is_time(part: &str) -> bool {
     let t = part
         .trim()
         .trim_start_matches(['[', '('])
         .trim_end_matches([']', ')']);
-    let mut fields = t.split(':');
-    let n = t.split(':').count();
-    (2..=3).contains(&n)
-        && fields.all(|f| {
-            let f = f.split(['.', ',']).next().unwrap_or("");
-            !f.is_empty() && f.len() <= 2 && f.chars().all(|c| c.is_ascii_digit())
-        })
+    crate::corpus::CitedPlace::parse_time(t).is_some()
 }
 
 /// Resolves labels against a map, the transcripts' ids and their speakers.
@@ -340,7 +335,7 @@ impl<'a> Resolver<'a> {
             .map(str::trim)
             .filter(|p| !p.is_empty() && !is_time(p))
             .filter(|p| crate::corpus::CitedPlace::parse(p).is_none())
-            .map(|p| match p.rsplit_once(' ') {
+            .map(|p| match p.rsplit_once(char::is_whitespace) {
                 Some((head, last)) if is_time(last) => head.trim_end(),
                 _ => p,
             })

@@ -132,6 +132,7 @@ impl Attribution {
             Attribution::OtherSource
                 | Attribution::Altered
                 | Attribution::Stitched
+                | Attribution::Paraphrase
                 | Attribution::Fabricated
         )
     }

@@ -680,18 +680,26 @@ fn antonyms(words: &MeaningWords, qh: &[Token], sh: &[Token]) -> Vec<(Token, Tok
         return Vec::new();
     }
     let antonyms = crate::lexicon::Antonyms::bundled();
+    // The words a hunk replaces face each other in order when both sides
+    // have as many; otherwise only a short hunk (two words a side) pairs
+    // each with each: a word is not read against one it merely stands near.
+    let pairs: Vec<(&Token, &Token)> = if qw.len() == sw.len() {
+        qw.iter().copied().zip(sw.iter().copied()).collect()
+    } else if qw.len() <= 2 && sw.len() <= 2 {
+        qw.iter()
+            .flat_map(|a| sw.iter().map(move |b| (*a, *b)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut out: Vec<(Token, Token)> = Vec::new();
-    for a in &qw {
-        if antonyms.of(&a.key).is_empty() {
-            continue;
-        }
-        for b in &sw {
-            if a.key != b.key
-                && !out.iter().any(|(x, y)| x.key == a.key && y.key == b.key)
-                && antonyms.are(&a.key, &b.key)
-            {
-                out.push(((*a).clone(), (*b).clone()));
-            }
+    for (a, b) in pairs {
+        if a.key != b.key
+            && !out.iter().any(|(x, y)| x.key == a.key && y.key == b.key)
+            && !antonyms.of(&a.key).is_empty()
+            && antonyms.are(&a.key, &b.key)
+        {
+            out.push((a.clone(), b.clone()));
         }
     }
     out

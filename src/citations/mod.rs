@@ -589,8 +589,12 @@ impl<'a> SourceText<'a> {
             c.meaning = match (&c.byte_span, &c.closest_bytes, c.verdict) {
                 // A normalized match has the quote's words (case,
                 // punctuation, diacritics and fillers aside): nothing of
-                // what `meaning` reads can differ.
-                (Some(_), _, Verdict::Exact | Verdict::Normalized) => Some(Vec::new()),
+                // what `meaning` reads can differ, but for numbers (the
+                // normalizer joins `3.5` into `35`).
+                (Some(_), _, Verdict::Exact) => Some(Vec::new()),
+                (Some(_), _, Verdict::Normalized) if !quote.bytes().any(|b| b.is_ascii_digit()) => {
+                    Some(Vec::new())
+                }
                 (Some(b), _, _) | (None, Some(b), _) => {
                     let (before, said, after) = self.said_around(b.clone());
                     Some(

@@ -133,9 +133,10 @@ fn quote_result(
     let source = q.source.as_deref();
     time_pieces(transcripts, source, &mut attributed);
     let time = quote_time(transcripts, source, &check);
+    let found = config.match_level.accepts(check.verdict);
     let location = q
         .place
-        .filter(|_| check.byte_span.is_some())
+        .filter(|_| found && check.byte_span.is_some())
         .and_then(|place| located(transcripts, source, &check, time, place));
     if location.is_some_and(|l| !l.within(config.time_tolerance))
         && attributed.attribution == Some(citations::Attribution::Ok)
@@ -143,7 +144,7 @@ fn quote_result(
         attributed.attribution = Some(citations::Attribution::WrongLocation);
     }
     QuoteResult {
-        found: config.match_level.accepts(check.verdict),
+        found,
         transcript: resolved(transcripts, source),
         source: q.source.clone(),
         check,
@@ -169,7 +170,17 @@ fn located(
             let text = transcripts.get(source?)?.text().ok()?;
             Some(1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at.min(text.len())]).count())
         }
-        crate::corpus::CitedPlace::Time(_) => None,
+        crate::corpus::CitedPlace::Time(_) => {
+            // A transcript with times, but none before the quote: its
+            // place cannot be told, and the transcript is not "untimed".
+            let timed = transcripts
+                .get(source?)
+                .is_some_and(|t| !t.times().is_empty());
+            if timed && time.and_then(|t| t.start).is_none() {
+                return None;
+            }
+            None
+        }
     };
     crate::corpus::Location::of(place, time.and_then(|t| t.start), line)
 }

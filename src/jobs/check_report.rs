@@ -295,23 +295,38 @@ pub fn run(
         report,
         transcripts,
         (map, map_digest),
+        None,
     )
 }
 
-/// [`run`] with the quote matching already resolved.
+/// The paraphrase tier of a configuration with `paraphrase` on.
+fn paraphraser_of(config: &Config) -> Result<Option<super::paraphrase::Paraphraser>, JobError> {
+    super::paraphrase::Paraphraser::load(
+        config.paraphrase,
+        config.model_dir.as_deref(),
+        config.paraphrase_threshold,
+    )
+}
+
+/// [`run`] with the quote matching already resolved (and the paraphrase
+/// model loaded, when given; else loaded here when the configuration asks).
 pub(crate) fn run_resolved(
     config: &Config,
     matching: &super::evaluate::Resolved,
     report: &Report,
     transcripts: &TranscriptSet,
     (map, map_digest): (&SourceMap, Option<&str>),
+    paraphraser: Option<&super::paraphrase::Paraphraser>,
 ) -> Result<Output, JobError> {
     let eval = &matching.eval;
-    let paraphraser = super::paraphrase::Paraphraser::load(
-        config.paraphrase,
-        config.model_dir.as_deref(),
-        config.paraphrase_threshold,
-    )?;
+    let loaded;
+    let paraphraser = match paraphraser {
+        Some(p) => Some(p),
+        None => {
+            loaded = paraphraser_of(config)?;
+            loaded.as_ref()
+        }
+    };
     let options = crate::check_report::quotes::Options {
         min_words: config.min_words,
         markdown: report.markdown,
@@ -358,6 +373,8 @@ pub fn execute_resolved(
     transcripts_path: &Path,
 ) -> Result<(PathBuf, Output), JobError> {
     let started = SystemTime::now();
+    // The model first: a missing one is exit 2 before any input is read.
+    let paraphraser = paraphraser_of(config)?;
     let (text, report_info) = read_report_recorded(report_path)?;
     let (transcripts, t_info) =
         super::evaluate::load_transcripts(transcripts_path, matching, false)?;
@@ -379,7 +396,14 @@ pub fn execute_resolved(
         Some((m, d)) => (m, Some(d.as_str())),
         None => (&empty, None),
     };
-    let output = run_resolved(config, matching, &text, &transcripts, (map_ref, digest))?;
+    let output = run_resolved(
+        config,
+        matching,
+        &text,
+        &transcripts,
+        (map_ref, digest),
+        paraphraser.as_ref(),
+    )?;
     for w in &output.summary.warnings {
         errln!("warning: {w}");
     }

@@ -104,6 +104,7 @@ pub fn check_report(
         &text,
         &set,
         (&map, digest.as_deref()),
+        None,
     )?;
     Ok(out
         .quotes
@@ -177,11 +178,37 @@ pub fn verify_quotes(
 ) -> Result<Vec<Map<String, Value>>, JobError> {
     let resolved = config.resolve()?;
     let (typed, groups) = typed_quotes(quotes);
-    let results = crate::evaluate::check_quotes(&typed, &groups, transcripts, &resolved.eval)?;
+    let mut results = crate::evaluate::check_quotes(&typed, &groups, transcripts, &resolved.eval)?;
+    paraphrases(config, &resolved, quotes, transcripts, &mut results)?;
     Ok(results
         .iter()
         .map(crate::views::results::quote_fields)
         .collect())
+}
+
+/// The paraphrase tier over checked quotes, when the configuration asks.
+fn paraphrases(
+    config: &super::evaluate::Config,
+    resolved: &super::evaluate::Resolved,
+    quotes: &[QuoteInput],
+    transcripts: &TranscriptSet,
+    results: &mut [crate::evaluate::QuoteResult],
+) -> Result<(), JobError> {
+    let Some(p) = super::paraphrase::Paraphraser::load(
+        config.paraphrase,
+        config.model_dir.as_deref(),
+        config.paraphrase_threshold,
+    )?
+    else {
+        return Ok(());
+    };
+    let mut pairs: Vec<(&str, &mut crate::evaluate::QuoteResult)> = quotes
+        .iter()
+        .map(|q| q.quote.as_str())
+        .zip(results.iter_mut())
+        .collect();
+    p.apply(&mut pairs, transcripts, &resolved.eval.speakers)?;
+    Ok(())
 }
 
 /// The quotes as the checks take them, with their answers (groups).
@@ -233,8 +260,15 @@ pub fn verify_quotes_prepared(
 ) -> Result<Vec<Map<String, Value>>, JobError> {
     let resolved = config.resolve()?;
     let (typed, groups) = typed_quotes(quotes);
-    let results =
+    let mut results =
         crate::evaluate::check_quotes_prepared(&typed, &groups, prepared, &resolved.eval)?;
+    paraphrases(
+        config,
+        &resolved,
+        quotes,
+        prepared.transcripts(),
+        &mut results,
+    )?;
     Ok(results
         .iter()
         .map(crate::views::results::quote_fields)

@@ -84,9 +84,6 @@ pub struct Lexicon {
     table: KeyTable,
     /// Exceptions: inflected form -> (pos letter, base forms).
     exceptions: HashMap<String, Vec<(char, Vec<String>)>>,
-    /// Antonyms: lemma -> the lemmas WordNet names its antonyms (both
-    /// directions).
-    antonyms: HashMap<String, Vec<String>>,
     source: String,
     /// The bytes the digest is computed from, hashed on first use.
     digest_input: DigestInput,
@@ -242,26 +239,17 @@ impl Lexicon {
                 .or_default()
                 .push((pos, bases));
         }
-        // Optional (lexicons built before it end above).
-        let mut antonyms: HashMap<String, Vec<String>> = HashMap::default();
+        // Optional (lexicons built before it end above); checked here,
+        // read by [`Antonyms`].
         if lines.peek_nonempty() {
             let n_ant = count(&mut lines, "antonyms")?;
             for _ in 0..n_ant {
                 let (no, l) = lines
                     .next()
                     .ok_or_else(|| fail(lines.line, "truncated antonyms"))?;
-                let (a, b) = l
-                    .split_once('\t')
+                l.split_once('\t')
                     .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !b.contains('\t'))
                     .ok_or_else(|| fail(no, "an antonym line is two lemmas"))?;
-                antonyms
-                    .entry(a.to_string())
-                    .or_default()
-                    .push(b.to_string());
-                antonyms
-                    .entry(b.to_string())
-                    .or_default()
-                    .push(a.to_string());
             }
         }
         Ok(Lexicon {
@@ -269,7 +257,6 @@ impl Lexicon {
             lemmas,
             table,
             exceptions,
-            antonyms,
             source: format!("{source}; {origin}"),
             digest_input: if digest.is_empty() {
                 DigestInput::Text
@@ -414,47 +401,6 @@ impl Lexicon {
             }
         }
         out
-    }
-
-    /// The lemmas WordNet names antonyms of `lemma` (by any sense).
-    pub fn antonyms(&self, lemma: &str) -> &[String] {
-        self.antonyms.get(lemma).map_or(&[], Vec::as_slice)
-    }
-
-    /// Number of antonym pairs.
-    pub fn antonym_pairs(&self) -> usize {
-        self.antonyms.values().map(Vec::len).sum::<usize>() / 2
-    }
-
-    /// The antonyms of every base form of `word` (`easier`: `difficult`,
-    /// `hard`).
-    pub fn antonyms_of_forms(&self, word: &str) -> Vec<&str> {
-        if self.antonyms.is_empty() {
-            return Vec::new();
-        }
-        let mut out: Vec<&str> = Vec::new();
-        for f in self.lemma_forms(word) {
-            for x in self.antonyms(&f) {
-                if !out.contains(&x.as_str()) {
-                    out.push(x);
-                }
-            }
-        }
-        out
-    }
-
-    /// True when a base form of `a` and one of `b` are antonyms in any of
-    /// their senses (`increased` and `decrease`, `easier` and `difficult`).
-    pub fn are_antonyms(&self, a: &str, b: &str) -> bool {
-        if a == b {
-            return false;
-        }
-        let opposite = self.antonyms_of_forms(a);
-        !opposite.is_empty()
-            && self
-                .lemma_forms(b)
-                .iter()
-                .any(|f| opposite.contains(&f.as_str()))
     }
 
     /// Every lemma of every synset (all parts of speech) of `value` or of its
@@ -623,26 +569,14 @@ mod tests {
     }
 
     #[test]
-    fn antonyms_of_any_sense_and_base_form() {
-        let l = lex();
-        assert!(l.antonym_pairs() > 3000, "{}", l.antonym_pairs());
-        assert!(l.antonyms("increase").contains(&"decrease".to_string()));
-        assert!(l.are_antonyms("increased", "decrease"));
-        assert!(l.are_antonyms("easier", "difficult"));
-        assert!(l.are_antonyms("closed", "open"));
-        assert!(!l.are_antonyms("big", "large"));
-        assert!(!l.are_antonyms("open", "open"));
-    }
-
-    #[test]
     fn the_antonym_section_is_optional_and_checked() {
         let head = "corpus-eval-lexicon 1\nsource\tx\nsynsets\t1\na\tup\tdown\nlemmas\t2\ndown\t4\t0\nup\t4\t0\nexceptions\t0\n";
-        let old = Lexicon::from_compact(head.to_string(), "x", "0").unwrap();
-        assert_eq!(old.antonym_pairs(), 0);
-        assert!(!old.are_antonyms("up", "down"));
-        let new =
-            Lexicon::from_compact(format!("{head}antonyms\t1\ndown\tup\n"), "x", "0").unwrap();
-        assert!(new.are_antonyms("up", "down") && new.are_antonyms("down", "up"));
+        Lexicon::from_compact(head.to_string(), "x", "0").unwrap();
+        assert!(Antonyms::of_compact(head).is_empty());
+        let text = format!("{head}antonyms\t1\ndown\tup\n");
+        Lexicon::from_compact(text.clone(), "x", "0").unwrap();
+        let a = Antonyms::of_compact(&text);
+        assert!(a.are("up", "down") && a.are("down", "up") && a.len() == 1);
         let e = Lexicon::from_compact(format!("{head}antonyms\t2\ndown\tup\n"), "x", "0")
             .unwrap_err()
             .to_string();

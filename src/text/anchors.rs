@@ -116,7 +116,8 @@ impl CitedPlace {
             return Self::parse_time(t);
         }
         let v: f64 = t.parse().ok()?;
-        (v.is_finite() && (0.0..=MAX_CITED_SECONDS).contains(&v)).then_some(v)
+        // `-0` reads as 0, never -0.
+        (v.is_finite() && (0.0..=MAX_CITED_SECONDS).contains(&v)).then_some(v + 0.0)
     }
 
     /// Lines as citations write them: `line 45`, `l. 45`, `ll. 45-47`,
@@ -124,13 +125,11 @@ impl CitedPlace {
     pub fn parse_lines(text: &str, bare: bool) -> Option<(usize, usize)> {
         let t = text.trim();
         let lower = t.to_lowercase();
-        let rest = ["lines", "line", "ll.", "ll", "l.", "l"]
+        // `l.`/`ll.` or a word and a space: `L12` is a participant's
+        // code, not a line.
+        let rest = ["lines ", "line ", "ll.", "ll ", "l.", "l "]
             .iter()
-            .find_map(|p| {
-                lower.strip_prefix(p).filter(|r| {
-                    r.starts_with(|c: char| c == ' ' || c.is_ascii_digit()) || p.ends_with('.')
-                })
-            })
+            .find_map(|p| lower.strip_prefix(p))
             .map(str::trim);
         let rest = match rest {
             Some(r) => r,
@@ -263,6 +262,7 @@ mod place_tests {
         }
         assert_eq!(CitedPlace::parse_seconds("751"), Some(751.0));
         assert_eq!(CitedPlace::parse_seconds("00:12:31"), Some(751.0));
+        assert!(CitedPlace::parse_seconds("-0").unwrap().is_sign_positive());
         for bad in ["-1", "NaN", "inf", "1e300", ""] {
             assert_eq!(CitedPlace::parse_seconds(bad), None, "{bad}");
         }
@@ -284,6 +284,9 @@ mod place_tests {
             "lines a-b",
             "Lena 4",
             "l. 99999999999",
+            "L12",
+            "LL3",
+            "line45",
         ] {
             assert_eq!(l(bad), None, "{bad}");
         }
