@@ -594,3 +594,35 @@ fn issue_57_check_report_shows_what_was_said_and_needs_the_model() {
         out.stderr()
     );
 }
+
+#[test]
+fn issue_57_cited_lines_are_the_files_lines_as_written() {
+    // Blank lines between turns, a turn over two lines: the lines of the
+    // file, not of the text corpus-eval derives from it.
+    let dir = Dir::new("i57-lines");
+    std::fs::create_dir_all(dir.path().join("t")).unwrap();
+    dir.write(
+        "t/A.txt",
+        "Interviewer: What happened then?\n\nAna: We sold the boats in the spring.\nIt was a hard year for everyone.\n\nInterviewer: And after?\nAna: We moved to the city.\n",
+    );
+    dir.write(
+        "r.md",
+        "Ana said \u{201c}It was a hard year for everyone\u{201d} (A, line 4), \u{201c}We moved to the city\u{201d} (A, l. 7) and \u{201c}We sold the boats in the spring\u{201d} (A, line 2).\n",
+    );
+    dir.run(&["check-report", "r.md", "t", "--out", "runs", "--no-html"])
+        .expect_code(0);
+    let folder = dir.run_folders("runs").pop().unwrap();
+    let quotes = read_json(&folder.join("results.json"))["quotes"].clone();
+    let found: Vec<(u64, &str)> = quotes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            (
+                q["location"]["found"].as_u64().unwrap(),
+                q["attribution"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found, [(4, "ok"), (7, "ok"), (3, "wrong_location")]);
+}

@@ -39,6 +39,9 @@ pub struct Transcript {
     /// Its turns as its reader found them (None: corpus-eval's JSON
     /// chunks, whose turns the speaker pattern finds).
     labels: Option<std::sync::Arc<[super::anchors::TurnLabel]>>,
+    /// Where its text's lines stand in its file (byte offset, 1-based
+    /// line), for a text file; empty otherwise.
+    lines: Vec<(usize, usize)>,
 }
 
 /// A transcript's text as held.
@@ -57,6 +60,7 @@ impl Transcript {
             chunks,
             format: None,
             times: Vec::new(),
+            lines: Vec::new(),
             labels: None,
         }
     }
@@ -70,6 +74,20 @@ impl Transcript {
         self.format = Some(format);
         self.times = times;
         self
+    }
+
+    /// The same transcript with where its lines stand in its file (see
+    /// [`Transcript::line_of`]).
+    pub fn with_lines(mut self, lines: Vec<(usize, usize)>) -> Transcript {
+        self.lines = lines;
+        self
+    }
+
+    /// The 1-based line of its file where the text's byte `at` stands, for
+    /// a transcript read from a text file; None for the other formats.
+    pub fn line_of(&self, at: usize) -> Option<usize> {
+        let k = self.lines.partition_point(|&(offset, _)| offset <= at);
+        k.checked_sub(1).map(|k| self.lines[k].1)
     }
 
     /// The same transcript with the turns its reader found.

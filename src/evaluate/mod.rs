@@ -167,8 +167,16 @@ fn located(
     let line = match place {
         crate::corpus::CitedPlace::Lines(..) => {
             let at = check.byte_span.as_ref()?.start;
-            let text = transcripts.get(source?)?.text().ok()?;
-            Some(1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at.min(text.len())]).count())
+            let transcript = transcripts.get(source?)?;
+            // A text file's own lines; else the lines of the text as read.
+            match transcript.line_of(at) {
+                Some(line) => Some(line),
+                None => {
+                    let text = transcript.text().ok()?;
+                    let before = &text.as_bytes()[..at.min(text.len())];
+                    Some(1 + memchr::memchr_iter(b'\n', before).count())
+                }
+            }
         }
         crate::corpus::CitedPlace::Time(_) => {
             // A transcript with times, but none before the quote: its

@@ -218,6 +218,7 @@ fn chunks(path: &Path, text: String) -> Result<Read, CorpusError> {
                     uncertain: false,
                     text: t.text()?.into_owned(),
                     cues: Vec::new(),
+                    lines: Vec::new(),
                 }],
                 doubts: Vec::new(),
             })
@@ -257,6 +258,10 @@ pub struct TimedTurn {
     pub text: String,
     /// Its time anchors, in order of `at`.
     pub cues: Vec<Cue>,
+    /// Where its lines stand in the file, for a text file: (byte offset of
+    /// `text`, 1-based line of the file), in order; empty for the formats
+    /// whose text is not the file's lines (captions, JSON, `.docx`).
+    pub lines: Vec<(usize, usize)>,
 }
 
 impl TimedTurn {
@@ -311,6 +316,37 @@ impl TimedTranscript {
     pub fn plain(&self) -> (String, Vec<TimeAnchor>) {
         let (text, times, _) = self.plain_labelled();
         (text, times)
+    }
+
+    /// Where the lines of [`TimedTranscript::plain`]'s text stand in the
+    /// file: (byte offset, 1-based file line), in order; empty for a
+    /// format whose text is not the file's lines.
+    pub fn line_anchors(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for (i, turn) in self.turns.iter().enumerate() {
+            if i > 0 {
+                at += 1;
+            }
+            let line_start = at;
+            if let Some(s) = &turn.speaker {
+                at += s.len() + 2;
+                if let Some(r) = &turn.role {
+                    at += r.len() + 3;
+                }
+            }
+            for (k, &(offset, line)) in turn.lines.iter().enumerate() {
+                // The first line holds the label too.
+                let here = if k == 0 && offset == 0 {
+                    line_start
+                } else {
+                    at + offset
+                };
+                out.push((here, line));
+            }
+            at += turn.text.len();
+        }
+        out
     }
 
     /// [`TimedTranscript::plain`], with each turn's label in the text.
@@ -371,8 +407,11 @@ impl TimedTranscript {
     /// the turns its reader found.
     pub fn into_transcript(self) -> Transcript {
         let (text, times, labels) = self.plain_labelled();
+        let lines = self.line_anchors();
         let chunks = self.turns.len();
-        let t = Transcript::new(self.id, text, chunks).with_times(self.format, times);
+        let t = Transcript::new(self.id, text, chunks)
+            .with_times(self.format, times)
+            .with_lines(lines);
         match self.format {
             // corpus-eval's chunks have no reader's turns: the speaker
             // pattern finds them.
@@ -697,6 +736,7 @@ pub(crate) fn push_cue(
             uncertain: false,
             text,
             cues: vec![cue(0)],
+            lines: Vec::new(),
         }),
     }
 }

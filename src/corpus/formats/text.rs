@@ -122,15 +122,18 @@ struct Open {
     /// Opened by a label line (Otter, Meet, Teams): a blank line after its
     /// words ends it, and without words it is the line as written.
     label_line: Option<String>,
+    /// The file line it opened on (1-based).
+    first_line: usize,
 }
 
 impl Open {
-    fn new(turn: TimedTurn, label_line: Option<String>) -> Open {
+    fn new(turn: TimedTurn, label_line: Option<String>, first_line: usize) -> Open {
         Open {
             turn,
             lines: 0,
             blank: 0,
             label_line,
+            first_line,
         }
     }
 
@@ -147,6 +150,7 @@ impl Open {
         }
         self.blank = 0;
         self.lines += 1;
+        self.turn.lines.push((self.turn.text.len(), n));
         strip_into(path, n, said, &mut self.turn.text, &mut self.turn.cues)
     }
 
@@ -161,6 +165,7 @@ impl Open {
                     uncertain: false,
                     text: line,
                     cues: Vec::new(),
+                    lines: vec![(0, self.first_line)],
                 }),
                 None if self.turn.speaker.is_some() => Some(self.turn),
                 None => None,
@@ -213,6 +218,8 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
                         at: base + c.at,
                         ..c
                     }));
+                    last.lines
+                        .extend(turn.lines.into_iter().map(|(at, n)| (base + at, n)));
                 }
                 _ => out.turns.push(turn),
             }
@@ -277,8 +284,10 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
                         uncertain: false,
                         text: String::new(),
                         cues: label_cue.into_iter().collect(),
+                        lines: Vec::new(),
                     },
                     alone.then(|| raw.trim_end().to_string()),
+                    n,
                 );
                 let said = said.trim_start();
                 if !alone && !said.is_empty() {
@@ -300,7 +309,7 @@ pub(crate) fn parse(path: &Path, text: &str, markdown: bool) -> Result<Parsed, C
             None => match &mut open {
                 Some(o) => o.line(path, n, &said)?,
                 None => {
-                    let mut o = Open::new(unlabelled(), None);
+                    let mut o = Open::new(unlabelled(), None, n);
                     o.line(path, n, &said)?;
                     open = Some(o);
                 }
@@ -319,6 +328,7 @@ fn unlabelled() -> TimedTurn {
         uncertain: false,
         text: String::new(),
         cues: Vec::new(),
+        lines: Vec::new(),
     }
 }
 

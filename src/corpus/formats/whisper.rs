@@ -203,6 +203,7 @@ pub(crate) fn parse_doc(
                             start: Some(start),
                             end: Some(end),
                         }],
+                        lines: Vec::new(),
                     });
                     if doubts.is_empty() {
                         doubts.push(format!(
