@@ -53,6 +53,7 @@ __all__ = [
     "agreement",
     "similarity",
     "embed",
+    "export_qdpx",
 ]
 
 
@@ -516,3 +517,14 @@ def embed(texts: Sequence[str]) -> Any:
 
     rows, dims, data = _native.embed_bytes([str(t) for t in texts])
     return np.frombuffer(data, dtype="<f4").reshape(rows, dims).copy()
+
+
+def export_qdpx(run: Any, out: Any, inputs: Any = None) -> Dict[str, Any]:
+    """An evaluate or check-report run folder's located quotes written as a
+    REFI-QDA project (the CLI's `corpus-eval export-qdpx RUN OUT.qdpx`);
+    returns what it wrote: `out`, `sources`, `selections`, `unlocated`."""
+    written = _native.export_qdpx_json(
+        _os.fspath(run), _os.fspath(out), None if inputs is None else _os.fspath(inputs)
+    )
+    result: Dict[str, Any] = _json.loads(written)
+    return result

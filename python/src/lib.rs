@@ -75,6 +75,32 @@ fn to_json(v: &impl serde::Serialize) -> PyResult<String> {
 
 /// `evaluate`: questions and transcripts as JSON text, the config's fields
 /// as a JSON object; returns `{"results", "summary"}` as JSON text.
+/// `export_qdpx`: a run folder's located quotes as a REFI-QDA project;
+/// what it wrote as JSON.
+#[pyfunction]
+#[pyo3(signature = (run_folder, out, inputs=None))]
+fn export_qdpx_json(
+    py: Python<'_>,
+    run_folder: &str,
+    out: &str,
+    inputs: Option<&str>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let done = jobs::export_qdpx::export(
+            std::path::Path::new(run_folder),
+            std::path::Path::new(out),
+            inputs.map(std::path::Path::new),
+        )
+        .map_err(value_error)?;
+        to_json(&serde_json::json!({
+            "out": done.out,
+            "sources": done.sources,
+            "selections": done.selections,
+            "unlocated": done.unlocated,
+        }))
+    })
+}
+
 #[pyfunction]
 fn evaluate_json(
     py: Python<'_>,
@@ -490,6 +516,7 @@ fn classes() -> Vec<(&'static str, &'static str, &'static str, bool)> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Corpus>()?;
     m.add_function(wrap_pyfunction!(transcript_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(export_qdpx_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_tables_json, m)?)?;
     m.add_function(wrap_pyfunction!(verify_quotes_json, m)?)?;

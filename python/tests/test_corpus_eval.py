@@ -568,7 +568,7 @@ def test_issue_56_class_constants_come_from_the_one_list():
     assert list(corpus_eval.VERDICTS)[:3] == ["exact", "normalized", "edited"]
     assert "fabricated" in corpus_eval.ATTRIBUTIONS and "sic" in corpus_eval.DIFFERENCES
     assert all(isinstance(v, str) and v for v in corpus_eval.ATTRIBUTIONS.values())
-    assert ce_ray._MISSING == ("other_source", "altered", "stitched", "fabricated")
+    assert ce_ray._MISSING == ("other_source", "altered", "stitched", "paraphrase", "fabricated")
     # Every attribution results.json gives is a listed one.
     out = corpus_eval.evaluate(load("datasets/interview-questions.json"), REPO / "datasets" / "interview" / "harbour.vtt")
     seen = {
@@ -613,3 +613,22 @@ def test_issue_57_a_quotes_cited_place():
     assert "wrong_location" in corpus_eval.ATTRIBUTIONS and "paraphrase" in corpus_eval.ATTRIBUTIONS
     with pytest.raises(ValueError, match="time"):
         corpus_eval.verify_quotes([{"quote": "We sold", "source": "a.txt", "time": "soon"}], json.dumps(t))
+
+
+def test_issue_58_export_qdpx_from_a_run_folder(tmp_path):
+    import zipfile
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.join(here, "..", "..")
+    sample = os.path.join(root, "evaluation", "check-report")
+    subprocess.run([BIN, "check-report", os.path.join(sample, "report.md"), os.path.join(sample, "transcripts"),
+                    "--sources", os.path.join(sample, "sources.csv"), "--out", str(tmp_path / "runs"), "--no-html"],
+                   check=True, capture_output=True)
+    run = next((tmp_path / "runs").iterdir())
+    out = tmp_path / "out.qdpx"
+    done = corpus_eval.export_qdpx(run, out)
+    assert done["sources"] == 3 and done["selections"] > 5
+    with zipfile.ZipFile(out) as z:
+        project = z.read("project.qde").decode("utf-8")
+    assert 'name="corpus-eval ' in project and "<PlainTextSelection " in project
+    with pytest.raises(ValueError, match="manifest.json"):
+        corpus_eval.export_qdpx(tmp_path, tmp_path / "x.qdpx")
