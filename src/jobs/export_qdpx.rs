@@ -1,6 +1,6 @@
 //! `corpus-eval export-qdpx RUN_FOLDER OUT.qdpx`: an evaluate or
 //! check-report run's located quotes as a REFI-QDA project the
-//! researcher's QDA tool opens ([`crate::views::qdpx`] writes the
+//! researcher's QDA tool opens (the views' `qdpx` module writes the
 //! project file).
 //!
 //! The run folder is read as `rerun` reads it: its manifest names the
