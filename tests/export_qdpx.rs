@@ -135,6 +135,19 @@ fn issue_58_a_check_report_run_exports_a_valid_project() {
             assert_eq!(sel.2, q["text"].as_str().unwrap(), "{id}");
         }
     }
+    // An edited quote's segments are selections of their own.
+    let edited = results["quotes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["verdict"] == "edited")
+        .unwrap();
+    let id = edited["quote_id"].as_str().unwrap();
+    for (k, piece) in edited["pieces"].as_array().unwrap().iter().enumerate() {
+        let name = format!("{id} piece {}", k + 1);
+        let sel = got.iter().find(|(_, n, _)| *n == name).unwrap();
+        assert_eq!(sel.2, piece["text"].as_str().unwrap(), "{name}");
+    }
     // The same run exports the same bytes.
     let again = dir.path().join("again.qdpx");
     dir.run(&[

@@ -67,7 +67,8 @@ def verify_quotes(batch: Any, transcripts: Any, **config: Unpack[EvaluateConfig]
     """Check every quote of an Arrow table, as `evaluate` checks them.
 
     batch columns: quote, source (strings); optional id, speaker, answer
-        (quotes with the same answer share the repeated-quote rule).
+        (quotes with the same answer share the repeated-quote rule), time
+        (seconds or "hh:mm:ss") and line ("45" or "45-47"), the cited place.
     transcripts: a `corpus_eval.Corpus` (parsed and prepared once: what a
         worker that checks many batches holds), or the corpus (a list of
         chunks, or its JSON text), parsed for this call.
@@ -77,7 +78,8 @@ def verify_quotes(batch: Any, transcripts: Any, **config: Unpack[EvaluateConfig]
     Returns a pyarrow Table, one row per input row in order: id (when
     given), verdict, found, similarity, span_start, span_end (characters),
     span_speaker, attribution, other_source and pieces (JSON text, null
-    when absent).
+    when absent), differences and meaning (`;`-joined), and, when the
+    batch has a time or line column, location (JSON text).
     """
     capsule = _native.verify_quotes_arrow(
         _stream(batch), _transcripts(transcripts), _dumps(config, "config")

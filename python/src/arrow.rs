@@ -178,6 +178,36 @@ fn booleans(batches: &[RecordBatch], name: &str) -> PyResult<Vec<Option<bool>>> 
     Ok(out)
 }
 
+/// Quote `k`'s cited place: its `time` (seconds or `hh:mm:ss`) or its
+/// `line` (`45` or `45-47`), not both.
+fn cited_place(
+    k: usize,
+    time: Option<&str>,
+    line: Option<&str>,
+) -> PyResult<Option<corpus_eval::corpus::CitedPlace>> {
+    use corpus_eval::corpus::CitedPlace;
+    match (time, line) {
+        (Some(_), Some(_)) => Err(value_error(format!(
+            "quote {k}: field `line`: give a time or a line, not both"
+        ))),
+        (Some(t), None) => CitedPlace::parse_seconds(t)
+            .map(|s| Some(CitedPlace::Time(s)))
+            .ok_or_else(|| {
+                value_error(format!(
+                    "quote {k}: field `time`: expected seconds or \"hh:mm:ss\", got {t:?}"
+                ))
+            }),
+        (None, Some(l)) => CitedPlace::parse_lines(l, true)
+            .map(|(a, b)| Some(CitedPlace::Lines(a, b)))
+            .ok_or_else(|| {
+                value_error(format!(
+                    "quote {k}: field `line`: expected a line number from 1 or \"FIRST-LAST\", got {l:?}"
+                ))
+            }),
+        (None, None) => Ok(None),
+    }
+}
+
 /// One quote of a JSON array (`verify_quotes`): its input and its id.
 pub(crate) fn quote_of_json(
     k: usize,
@@ -200,27 +230,7 @@ pub(crate) fn quote_of_json(
     }
     let quote =
         text("quote")?.ok_or_else(|| value_error(format!("quote {k}: field `quote`: missing")))?;
-    use corpus_eval::corpus::CitedPlace;
-    let place = match (text("time")?, text("line")?) {
-        (Some(_), Some(_)) => {
-            return Err(value_error(format!(
-                "quote {k}: field `line`: give a time or a line, not both"
-            )))
-        }
-        (Some(t), None) => Some(CitedPlace::parse_seconds(&t).map(CitedPlace::Time).ok_or_else(
-            || value_error(format!("quote {k}: field `time`: expected seconds or \"hh:mm:ss\", got {t:?}")),
-        )?),
-        (None, Some(l)) => Some(
-            CitedPlace::parse_lines(&l, true)
-                .map(|(a, b)| CitedPlace::Lines(a, b))
-                .ok_or_else(|| {
-                    value_error(format!(
-                        "quote {k}: field `line`: expected a line number from 1 or \"FIRST-LAST\", got {l:?}"
-                    ))
-                })?,
-        ),
-        (None, None) => None,
-    };
+    let place = cited_place(k, text("time")?.as_deref(), text("line")?.as_deref())?;
     Ok((
         inline::QuoteInput {
             quote,
@@ -256,15 +266,22 @@ pub fn verify_quotes_arrow<'py>(
         let speakers = strings(&batches, "speaker")?;
         let answers = strings(&batches, "answer")?;
         let ids = strings(&batches, "id")?;
+        let times = strings(&batches, "time")?;
+        let lines = strings(&batches, "line")?;
+        let placed = times.is_some() || lines.is_some();
         let inputs: Vec<inline::QuoteInput> = (0..quotes.len())
-            .map(|k| inline::QuoteInput {
-                quote: quotes[k].unwrap_or_default().to_string(),
-                source: sources[k].map(str::to_string),
-                speaker: speakers.as_ref().and_then(|s| s[k]).map(str::to_string),
-                answer: answers.as_ref().and_then(|s| s[k]).map(str::to_string),
-                place: None,
+            .map(|k| {
+                let time = times.as_ref().and_then(|t| t[k]);
+                let line = lines.as_ref().and_then(|l| l[k]);
+                Ok(inline::QuoteInput {
+                    quote: quotes[k].unwrap_or_default().to_string(),
+                    source: sources[k].map(str::to_string),
+                    speaker: speakers.as_ref().and_then(|s| s[k]).map(str::to_string),
+                    answer: answers.as_ref().and_then(|s| s[k]).map(str::to_string),
+                    place: cited_place(k, time, line)?,
+                })
             })
-            .collect();
+            .collect::<PyResult<_>>()?;
         let results = super::check(&config, &inputs, &corpus).map_err(value_error)?;
         let field = |name: &str| -> Vec<Option<String>> {
             results
@@ -344,6 +361,11 @@ pub fn verify_quotes_arrow<'py>(
             })
             .collect();
         columns.push(("meaning", Arc::new(StringArray::from(meaning))));
+        // Where each quote stands against its cited place (JSON text, null
+        // without one): only when the input gives places.
+        if placed {
+            columns.push(("location", Arc::new(StringArray::from(field("location")))));
+        }
         record_batch(columns)
     })?;
     export(py, batch)

@@ -632,3 +632,17 @@ def test_issue_58_export_qdpx_from_a_run_folder(tmp_path):
     assert 'name="corpus-eval ' in project and "<PlainTextSelection " in project
     with pytest.raises(ValueError, match="manifest.json"):
         corpus_eval.export_qdpx(tmp_path, tmp_path / "x.qdpx")
+
+
+def test_issue_57_arrow_quotes_with_a_cited_place():
+    import pyarrow as pa
+    from corpus_eval import arrow as ce_arrow
+    t = {"documents": [{"page_content": "Interviewer: And then?\nAna: We sold the boats in the spring.",
+                        "metadata": {"FILE": "a.txt"}}]}
+    batch = pa.table({"quote": ["We sold the boats in the spring"] * 2, "source": ["a.txt"] * 2,
+                      "line": ["2", "1"]})
+    out = ce_arrow.verify_quotes(batch, json.dumps(t)).to_pylist()
+    assert [r["attribution"] for r in out] == ["ok", "wrong_location"]
+    assert json.loads(out[1]["location"]) == {"unit": "lines", "cited": [1, 1], "found": 2, "delta": 1}
+    plain = ce_arrow.verify_quotes(batch.drop_columns(["line"]), json.dumps(t))
+    assert "location" not in plain.column_names

@@ -37,12 +37,14 @@ pub(super) fn run(args: ExportQdpxArgs) -> anyhow::Result<u8> {
             })
         );
     } else {
+        let n =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
         outln!(
-            "wrote {}: {} sources, {} selections ({} quotes without a span)",
+            "wrote {}: {}, {} ({} without a span)",
             done.out.display(),
-            done.sources,
-            done.selections,
-            done.unlocated
+            n(done.sources, "source", "sources"),
+            n(done.selections, "selection", "selections"),
+            n(done.unlocated, "quote", "quotes")
         );
     }
     Ok(EXIT_OK)

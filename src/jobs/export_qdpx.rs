@@ -8,8 +8,9 @@
 //! their digest checked) and its configuration says how they were read,
 //! so the sources' plain texts are the very texts the spans of
 //! results.json count in. Each quote with a span is a selection: a found
-//! quote (or an altered one's passage), each piece of a stitched quote,
-//! the passage of an `other_source` quote in that other transcript.
+//! quote (or an altered one's passage), each segment of an edited quote
+//! and each piece of a stitched one (results.json's `pieces`), the passage
+//! of an `other_source` quote in that other transcript.
 //! A quote with no span (`fabricated`, `unknown_source`) locates nothing.
 
 use super::replay::locate_input;
