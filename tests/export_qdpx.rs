@@ -1,7 +1,7 @@
 //! Issue 58: `export-qdpx` writes a run's located quotes as a REFI-QDA
 //! project (`issue_58_<name>`).
 
-use crate::util::{read_json, repo, Dir};
+use crate::util::{read_json, repo, sample_report, Dir};
 use std::io::Read as _;
 use std::path::Path;
 
@@ -82,24 +82,8 @@ fn selections(
 #[test]
 fn issue_58_a_check_report_run_exports_a_valid_project() {
     let dir = Dir::new("i58-report");
-    let sample = |name: &str| {
-        repo()
-            .join("evaluation/check-report")
-            .join(name)
-            .display()
-            .to_string()
-    };
-    dir.run(&[
-        "check-report",
-        &sample("report.md"),
-        &sample("transcripts"),
-        "--sources",
-        &sample("sources.csv"),
-        "--out",
-        "runs",
-        "--no-html",
-    ])
-    .expect_code(0);
+    dir.run(&sample_report(&dir, "report.md", "runs", &["--no-html"]))
+        .expect_code(0);
     let run = dir.run_folders("runs").pop().unwrap();
     let out = dir.path().join("out.qdpx");
     let printed = dir
@@ -148,6 +132,14 @@ fn issue_58_a_check_report_run_exports_a_valid_project() {
         let sel = got.iter().find(|(_, n, _)| *n == name).unwrap();
         assert_eq!(sel.2, piece["text"].as_str().unwrap(), "{name}");
     }
+    // `runs/latest` is the run it links to, named by its own folder.
+    dir.run(&["export-qdpx", "runs/latest", "latest.qdpx"])
+        .expect_code(0);
+    let latest = entries(&dir.path().join("latest.qdpx"));
+    let folder = run.file_name().unwrap().to_string_lossy().to_string();
+    assert!(std::str::from_utf8(&latest["project.qde"])
+        .unwrap()
+        .contains(&format!("name=\"corpus-eval check-report {folder}\"")));
     // The same run exports the same bytes.
     let again = dir.path().join("again.qdpx");
     dir.run(&[

@@ -1,7 +1,7 @@
 //! Issue 57: quotes that change what was said (`meaning`), in evaluate
 //! and check-report (`issue_57_<name>`).
 
-use crate::util::{read_json, repo, Dir};
+use crate::util::{read_json, repo, sample_report, Dir};
 use serde_json::{json, Value};
 
 const TEXT: &str = "Interviewer: How often did you check the nets?
@@ -128,26 +128,13 @@ fn issue_57_a_quote_that_changes_the_meaning_is_altered_not_ok() {
 #[test]
 fn issue_57_check_report_flags_meaning_and_gates_on_it() {
     let dir = Dir::new("i57-check-report");
-    let sample = |name: &str| {
-        repo()
-            .join("evaluation/check-report")
-            .join(name)
-            .display()
-            .to_string()
-    };
     let args = |gate: &[&str]| {
-        let mut a: Vec<String> = vec![
-            "check-report".into(),
-            sample("report-meaning.md"),
-            sample("transcripts"),
-            "--sources".into(),
-            sample("sources.csv"),
-            "--out".into(),
-            dir.path().join("runs").display().to_string(),
-            "--no-html".into(),
-        ];
-        a.extend(gate.iter().map(|s| s.to_string()));
-        a
+        sample_report(
+            &dir,
+            "report-meaning.md",
+            "runs",
+            &[&["--no-html"], gate].concat(),
+        )
     };
     dir.run(&args(&[])).expect_code(0);
     let out = dir.run(&args(&["--fail-on", "meaning"])).expect_code(3);
@@ -189,10 +176,14 @@ fn issue_57_check_report_flags_meaning_and_gates_on_it() {
     let words = dir.path().join("words.toml");
     std::fs::write(&words, "quantifiers = []\nantonyms = false\n").unwrap();
     let w = words.display().to_string();
-    let mut with_words = args(&["--meaning-words", &w]);
-    let at = with_words.iter().position(|a| a == "--out").unwrap();
-    with_words[at + 1] = dir.path().join("words-runs").display().to_string();
-    dir.run(&with_words).expect_code(0);
+    let with_words = ["--no-html", "--meaning-words", &w];
+    dir.run(&sample_report(
+        &dir,
+        "report-meaning.md",
+        "words-runs",
+        &with_words,
+    ))
+    .expect_code(0);
     let folder = dir.run_folders("words-runs").pop().unwrap();
     let quotes = read_json(&folder.join("results.json"))["quotes"].clone();
     let got: Vec<Vec<String>> = quotes.as_array().unwrap().iter().map(classes).collect();
@@ -276,26 +267,13 @@ fn issue_57_check_report_checks_the_cited_place() {
     // Item 3: `(P1, 00:00:06)`, `(P2 0:05)`, `[00:19]`, `(P3, line 2)`,
     // `(P3, l. 2)` and a time cited in a transcript without times.
     let dir = Dir::new("i57-places");
-    let sample = |name: &str| {
-        repo()
-            .join("evaluation/check-report")
-            .join(name)
-            .display()
-            .to_string()
-    };
     let args = |out: &str, extra: &[&str]| {
-        let mut a: Vec<String> = vec![
-            "check-report".into(),
-            sample("report-places.md"),
-            sample("transcripts"),
-            "--sources".into(),
-            sample("sources.csv"),
-            "--out".into(),
-            dir.path().join(out).display().to_string(),
-            "--no-html".into(),
-        ];
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
+        sample_report(
+            &dir,
+            "report-places.md",
+            out,
+            &[&["--no-html"], extra].concat(),
+        )
     };
     let run = dir.run(&args("a", &[])).expect_code(0);
     assert!(
@@ -514,27 +492,8 @@ fn issue_57_paraphrase_tier_on_the_labelled_set() {
 #[test]
 fn issue_57_check_report_shows_what_was_said_and_needs_the_model() {
     let dir = Dir::new("i57-paraphrase-report");
-    let sample = |name: &str| {
-        repo()
-            .join("evaluation/check-report")
-            .join(name)
-            .display()
-            .to_string()
-    };
     let model = crate::util::model_dir().display().to_string();
-    let args = |out: &str, extra: &[&str]| {
-        let mut a: Vec<String> = vec![
-            "check-report".into(),
-            sample("report-paraphrase.md"),
-            sample("transcripts"),
-            "--sources".into(),
-            sample("sources.csv"),
-            "--out".into(),
-            dir.path().join(out).display().to_string(),
-        ];
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
-    };
+    let args = |out: &str, extra: &[&str]| sample_report(&dir, "report-paraphrase.md", out, extra);
     // Off by default: no model read, no `nearest`.
     dir.run(&args("off", &["--model-dir", "/nonexistent"]))
         .expect_code(0);

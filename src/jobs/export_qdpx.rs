@@ -99,7 +99,9 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
             unlocated += 1;
         }
     }
-    let name = run_folder
+    // `reports/latest` names the run it links to.
+    let named = std::fs::canonicalize(run_folder).unwrap_or_else(|_| run_folder.to_path_buf());
+    let name = named
         .file_name()
         .map(|n| format!("corpus-eval {} {}", manifest.command, n.to_string_lossy()))
         .unwrap_or_else(|| format!("corpus-eval {}", manifest.command));

@@ -327,3 +327,27 @@ pub fn chromium_dom(page: &Path, fragment: &str) -> Option<String> {
     );
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
+
+/// The arguments of `check-report` on the bundled sample report `report`
+/// (evaluation/check-report/) with its transcripts and sources map, run
+/// folders under `out` in `dir`, then `extra`.
+pub fn sample_report(dir: &Dir, report: &str, out: &str, extra: &[&str]) -> Vec<String> {
+    let sample = |name: &str| {
+        repo()
+            .join("evaluation/check-report")
+            .join(name)
+            .display()
+            .to_string()
+    };
+    let mut a: Vec<String> = vec![
+        "check-report".into(),
+        sample(report),
+        sample("transcripts"),
+        "--sources".into(),
+        sample("sources.csv"),
+        "--out".into(),
+        dir.path().join(out).display().to_string(),
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
