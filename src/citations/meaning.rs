@@ -696,7 +696,6 @@ fn antonyms(words: &MeaningWords, qh: &[Token], sh: &[Token]) -> Vec<(Token, Tok
     for (a, b) in pairs {
         if a.key != b.key
             && !out.iter().any(|(x, y)| x.key == a.key && y.key == b.key)
-            && !antonyms.of(&a.key).is_empty()
             && antonyms.are(&a.key, &b.key)
         {
             out.push((a.clone(), b.clone()));

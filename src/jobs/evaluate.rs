@@ -374,7 +374,9 @@ pub fn execute_resolved(
 }
 
 /// The paraphrase tier of a configuration with `paraphrase` on.
-fn paraphraser(config: &Config) -> Result<Option<super::paraphrase::Paraphraser>, JobError> {
+pub(crate) fn paraphraser(
+    config: &Config,
+) -> Result<Option<super::paraphrase::Paraphraser>, JobError> {
     super::paraphrase::Paraphraser::load(
         config.paraphrase,
         config.model_dir.as_deref(),

@@ -194,12 +194,7 @@ fn paraphrases(
     transcripts: &TranscriptSet,
     results: &mut [crate::evaluate::QuoteResult],
 ) -> Result<(), JobError> {
-    let Some(p) = super::paraphrase::Paraphraser::load(
-        config.paraphrase,
-        config.model_dir.as_deref(),
-        config.paraphrase_threshold,
-    )?
-    else {
+    let Some(p) = super::evaluate::paraphraser(config)? else {
         return Ok(());
     };
     let mut pairs: Vec<(&str, &mut crate::evaluate::QuoteResult)> = quotes
