@@ -31,7 +31,7 @@
 //!
 //! **Tables.** For a batch of quotes expected in one transcript, the pieces
 //! that two or more of them share (at most [`MAX_TABLED`], the most shared
-//! first; a last group of lanes less than half full left out) are tabled
+//! first; a last group of lanes less than an eighth full left out) are tabled
 //! once: `g_P` for every text position, by Myers's
 //! bit-parallel edit distance with the piece reversed against the text read
 //! backwards, [`LANES`] pieces at once in 8-bit lanes (the carries of one
@@ -54,14 +54,27 @@
 //! piece over more blocks, so it is no greater, and still a bound. A quote
 //! that keeps more than an eighth of the blocks is not kept prepared (its
 //! list would outweigh its tables' share): it takes its own pass.
+//!
+//! **The kernel** (`within`) sums 64 or 128 blocks of starts at a time in
+//! registers (AVX-512BW, else AVX2, else portable code; the same blocks
+//! and sums from each, tested), a piece's window read as the least of one
+//! to three tabled leasts (windows of up to 12 blocks; a piece of a wider
+//! window, in quotes of some 350 chars or more, counts 0, a lower bound
+//! still). The pieces go in the order of their tables' means, greatest
+//! first, and a run stops once every block's sum is past the edits: sums
+//! only grow, so the pieces left cannot bring one back. Issue 55, on
+//! `scripts/gen-evaluate.py --scale 2` (the default search): the pass took
+//! 0.76 G cycles against 1.20 G for one piece over a whole slice at a time
+//! through memory, and the table build 0.60 G against 0.66 G with 32 lanes.
 
 use rayon::prelude::*;
 use std::ops::Range;
 
 /// Most chars of a piece (one 8-bit lane holds its rows).
 pub const PIECE: usize = 8;
-/// Pieces tabled at once (8-bit lanes of a 256-bit register).
-pub const LANES: usize = 32;
+/// Pieces tabled at once (8-bit lanes of a 512-bit register, or of two of
+/// 256 bits).
+pub const LANES: usize = 64;
 /// Most pieces tabled per transcript (the most shared first).
 pub const MAX_TABLED: usize = 128;
 /// Chars per block of start positions.
@@ -78,14 +91,9 @@ const STRIDE: usize = 64;
 const MAX_K: usize = 254;
 /// Blocks per slice of [`Tables::prepare`]'s pass (a slice of every table
 /// in L2).
-const PASS: usize = 2048;
+const PASS: usize = 256;
 
 type FxMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
-
-thread_local! {
-    /// Each block's bound, per quote (kept between quotes).
-    static SUMS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
 
 /// The pieces of a normalized quote: (chars, offset in the quote's chars,
 /// 1 for the first word's `␣w` reading else 0).
@@ -135,6 +143,9 @@ pub struct Tables {
     blocks: Vec<u8>,
     /// Where the four-block minima start in `blocks`.
     quads: usize,
+    /// Each table's sum of its four-block minima: the pieces of the
+    /// greatest are summed first (they pass a quote's edits soonest).
+    means: Vec<u64>,
     /// Chars of the text.
     chars: usize,
     /// The byte offset of every [`STRIDE`]-th char (empty when the text
@@ -153,8 +164,8 @@ type Blocks = Vec<(u32, u8)>;
 /// blocks within them.
 type Prepared = (usize, Blocks);
 
-/// A quote's part of [`Tables::prepare`]: its pieces' plan and its edits.
-type Job = (Vec<(usize, isize, u8)>, usize);
+/// A quote's part of [`Tables::prepare`]: its pieces' reads and its edits.
+type Job = (Vec<Read>, usize);
 
 /// One group of up to [`LANES`] pieces, ready for the kernel.
 struct Group {
@@ -199,10 +210,10 @@ impl Tables {
         }
         shared.sort_unstable_by(|a, b| b.cmp(a));
         shared.truncate(MAX_TABLED);
-        // A last group of lanes less than half full costs a whole group's
-        // scan for its few (least shared) pieces: left untabled.
+        // A last group of lanes less than an eighth full costs a whole
+        // group's scan for its few (least shared) pieces: left untabled.
         let tail = shared.len() % LANES;
-        if shared.len() > LANES && tail > 0 && tail < LANES / 2 {
+        if shared.len() > LANES && tail > 0 && tail < LANES / 8 {
             shared.truncate(shared.len() - tail);
         }
         let pieces: Vec<Vec<char>> = shared.into_iter().map(|(_, p)| p).collect();
@@ -316,8 +327,10 @@ impl Tables {
         }
         let quads = pieces.len() * stride;
         let (raw, four) = blocks.split_at_mut(quads);
+        let mut means = Vec::with_capacity(pieces.len());
         for (table, out) in raw.chunks_exact(stride).zip(four.chunks_exact_mut(stride)) {
             least_of_four(table, out);
+            means.push(out.iter().map(|&v| u64::from(v)).sum());
         }
         let index = pieces
             .iter()
@@ -329,6 +342,7 @@ impl Tables {
             stride,
             blocks,
             quads,
+            means,
             chars: n,
             checkpoints,
             prepared: FxMap::default(),
@@ -417,87 +431,61 @@ impl Tables {
     }
 
     fn survivors(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2 (checked above).
-                return unsafe { self.survivors_avx2(plan, k) };
-            }
-        }
-        self.survivors_portable(plan, k)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn survivors_avx2(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
-        self.survivors_portable(plan, k)
-    }
-
-    #[inline(always)]
-    fn survivors_portable(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
         let count = self.chars / BLOCK + 1;
-        let k8 = k as u8;
-        // Starts a in [16β, 16β + 16); a piece's positions
-        // [16β + o - k, 16β + 15 + o + k], in blocks β + ⌊(o - k) / 16⌋ ..=
-        // β + ⌊(15 + o + k) / 16⌋.
-        // The buffer is taken out of its slot, not used in a closure: the
-        // passes stay in this function, compiled for the CPU's features.
-        let mut sum = SUMS.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
-        sum.clear();
-        sum.resize(count, 0);
-        self.add_pieces(plan, k, &mut sum);
+        let reads = self.reads(plan, k);
         let mut out = Vec::new();
-        each_within(&sum, k8, 0, |b, _| out.push(b));
-        SUMS.with(|cell| *cell.borrow_mut() = sum);
+        within(&self.blocks, &reads, 0..count, k as u8, |b, _| out.push(b));
         out
     }
 
-    /// Adds each planned piece's least over the blocks its positions can
-    /// fall in to each block's `sum`.
-    #[inline(always)]
-    fn add_pieces(&self, plan: &[(usize, isize, u8)], k: usize, sum: &mut [u8]) {
-        self.add_pieces_in(plan, k, 0, sum);
-    }
-
-    /// [`Tables::add_pieces`] for the blocks from `first` on (`sum` holds
-    /// theirs: `sum[i]` is block `first + i`'s).
-    #[inline(always)]
-    fn add_pieces_in(&self, plan: &[(usize, isize, u8)], k: usize, first: usize, sum: &mut [u8]) {
+    /// The reads of each planned piece (its least over the blocks its
+    /// positions can fall in, at each block of starts), the pieces of the
+    /// greatest mean first: their sums pass `k` soonest.
+    fn reads(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<Read> {
         let count = self.chars / BLOCK + 1;
+        let mut out: Vec<(u64, Read)> = Vec::with_capacity(plan.len());
         for &(t, o, bonus) in plan {
             let dl = (o - k as isize).div_euclid(BLOCK as isize);
             let dh = (BLOCK as isize - 1 + o + k as isize).div_euclid(BLOCK as isize);
-            let table = &self.blocks[t * self.stride..(t + 1) * self.stride];
+            let raw = t * self.stride;
+            let quad = self.quads + t * self.stride;
             let from = (PAD as isize + dl) as usize;
             let width = (dh - dl) as usize + 1;
             // Blocks past the table's end (positions past the text's end,
             // for the late pieces of a long quote) read 0 and add nothing.
-            let len = table.len().saturating_sub(from + width - 1).min(count);
-            let end = len.min(first + sum.len());
-            if end <= first {
-                // Every block's positions for this piece lie past the
-                // text's end (a quote far longer than the text).
+            let len = self.stride.saturating_sub(from + width - 1).min(count);
+            if len == 0 {
                 continue;
             }
-            let n = end - first;
-            let sum = &mut sum[..n];
-            let at = from + first;
-            let quad = &self.blocks[self.quads + t * self.stride..][..self.stride];
-            let table = &table[at..at + n + width - 1];
-            match width {
-                1 => add_least::<1>(sum, table, bonus),
-                2 => add_least::<2>(sum, table, bonus),
-                3 => add_least::<3>(sum, table, bonus),
-                // Blocks i..i + 4: one four-block least; i..i + W for W up
-                // to 8: the leasts of i..i + 4 and i + W - 4..i + W.
-                4 => add_least::<1>(sum, &quad[at..at + n], bonus),
-                5..=8 => {
-                    let late = at + width - 4;
-                    add_least_of_two(sum, &quad[at..at + n], &quad[late..late + n], bonus);
-                }
-                _ => add_least_any(sum, table, width, bonus),
-            }
+            let (a, b, c) = match width {
+                1 => (raw + from, raw + from, raw + from),
+                2 => (raw + from, raw + from + 1, raw + from),
+                3 => (raw + from, raw + from + 1, raw + from + 2),
+                // Blocks i..i + W for W from 4 to 12: the four-block
+                // leasts from i, from i + 4 and from i + W - 4.
+                4 => (quad + from, quad + from, quad + from),
+                5..=8 => (quad + from, quad + from + width - 4, quad + from),
+                9..=12 => (quad + from, quad + from + 4, quad + from + width - 4),
+                // Wider windows (quotes of some 350 chars or more): the
+                // piece counts 0, a lower bound still.
+                _ => continue,
+            };
+            // Every read of blocks 0..len stays in the buffer (what lets
+            // the kernels read a run unchecked).
+            let len = len.min(self.blocks.len().saturating_sub(a.max(b).max(c)));
+            out.push((
+                self.means[t],
+                Read {
+                    a,
+                    b,
+                    c,
+                    len,
+                    bonus,
+                },
+            ));
         }
+        out.sort_by_key(|&(mean, _)| std::cmp::Reverse(mean));
+        out.into_iter().map(|(_, r)| r).collect()
     }
 
     /// Computes the bound of every quote of `quotes` (normalized, as
@@ -521,7 +509,7 @@ impl Tables {
             let (plan, reach) = self.plan(q);
             if reach > k {
                 names.push(q);
-                jobs.push((plan, k));
+                jobs.push((self.reads(&plan, k), k));
             }
         }
         if jobs.is_empty() {
@@ -552,38 +540,18 @@ impl Tables {
     /// Each job's blocks within its edits, over the slices `run` (None for
     /// a job that keeps more than an eighth of them).
     fn prepare_run(&self, jobs: &[Job], run: Range<usize>) -> Vec<Option<Blocks>> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2 (checked above).
-                return unsafe { self.prepare_run_avx2(jobs, run) };
-            }
-        }
-        self.prepare_run_portable(jobs, run)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn prepare_run_avx2(&self, jobs: &[Job], run: Range<usize>) -> Vec<Option<Blocks>> {
-        self.prepare_run_portable(jobs, run)
-    }
-
-    #[inline(always)]
-    fn prepare_run_portable(&self, jobs: &[Job], run: Range<usize>) -> Vec<Option<Blocks>> {
         let count = self.chars / BLOCK + 1;
         let mut out: Vec<Option<Blocks>> = vec![Some(Vec::new()); jobs.len()];
         // An eighth of the run's blocks: a quote past it is dropped.
         let most = (run.len() * PASS / 8).max(LANES);
-        let mut sum = vec![0u8; PASS];
         for slice in run {
             let first = slice * PASS;
-            let n = PASS.min(count - first);
-            for ((plan, k), slot) in jobs.iter().zip(out.iter_mut()) {
+            let blocks = first..(first + PASS).min(count);
+            for ((reads, k), slot) in jobs.iter().zip(out.iter_mut()) {
                 let Some(kept) = slot else { continue };
-                let sum = &mut sum[..n];
-                sum.fill(0);
-                self.add_pieces_in(plan, *k, first, sum);
-                each_within(sum, *k as u8, first, |b, s| kept.push((b as u32, s)));
+                within(&self.blocks, reads, blocks.clone(), *k as u8, |b, s| {
+                    kept.push((b as u32, s))
+                });
                 if kept.len() > most {
                     *slot = None;
                 }
@@ -593,20 +561,268 @@ impl Tables {
     }
 }
 
-/// Hands `keep` each block within `k8` and its sum, in order (`sum[i]` is
-/// block `first + i`'s).
-#[inline(always)]
-fn each_within(sum: &[u8], k8: u8, first: usize, mut keep: impl FnMut(usize, u8)) {
-    for (c, chunk) in sum.chunks(LANES).enumerate() {
-        // Most chunks keep no block: one vector test each.
-        if chunk.iter().fold(u8::MAX, |a, &b| a.min(b)) > k8 {
-            continue;
+/// One piece's reads for [`within`]: block `g` of starts adds
+/// `least(blocks[a + g], blocks[b + g], blocks[c + g]) - bonus` (the
+/// piece's least over its window of blocks, through one to three tabled
+/// leasts) for `g < len`, and nothing from `len` on.
+#[derive(Clone, Copy, Debug)]
+struct Read {
+    a: usize,
+    b: usize,
+    c: usize,
+    len: usize,
+    bonus: u8,
+}
+
+/// Blocks of starts summed at once by [`within`] (a 512-bit register of
+/// 8-bit lanes, or two of 256).
+const RUN: usize = 64;
+
+/// Hands `keep` each block of `range` whose sum of `reads` over `blocks`
+/// is within `k8`, with its sum, in order. [`RUN`] blocks at a time (two
+/// runs with AVX-512), their sums held in registers, the reads added in
+/// turn until every block of the run is past `k8`: sums only grow, so the
+/// rest cannot bring one back (on `scripts/gen-evaluate.py`'s scale 1, the
+/// greatest-mean pieces first, a run of 32 blocks reads 70% of its
+/// pieces, against 84% in the quote's order).
+#[inline]
+fn within(blocks: &[u8], reads: &[Read], range: Range<usize>, k8: u8, keep: impl FnMut(usize, u8)) {
+    let mut keep = keep;
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512BW (checked above).
+            return unsafe { within_avx512(blocks, reads, range, k8, &mut keep) };
         }
-        for (i, &s) in chunk.iter().enumerate() {
-            if s <= k8 {
-                keep(first + c * LANES + i, s);
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked above).
+            return unsafe { within_avx2(blocks, reads, range, k8, &mut keep) };
+        }
+    }
+    within_portable(blocks, reads, range, k8, &mut keep)
+}
+
+/// The reads of `r` at blocks `start..start + RUN`: the tables' own bytes
+/// when the run lies before `r.len`, else copies holding 0 from `r.len`
+/// on (a least of 0 adds nothing).
+#[inline(always)]
+fn run_of<'b>(
+    blocks: &'b [u8],
+    r: &Read,
+    start: usize,
+    pad: &'b mut [[u8; RUN]; 3],
+) -> [&'b [u8; RUN]; 3] {
+    let whole = |at: usize| -> &'b [u8; RUN] {
+        match blocks[at + start..at + start + RUN].try_into() {
+            Ok(run) => run,
+            Err(_) => unreachable!("a slice of RUN bytes"),
+        }
+    };
+    if start + RUN <= r.len {
+        return [whole(r.a), whole(r.b), whole(r.c)];
+    }
+    let upto = r.len.saturating_sub(start);
+    for (p, at) in pad.iter_mut().zip([r.a, r.b, r.c]) {
+        p.fill(0);
+        if upto > 0 {
+            p[..upto].copy_from_slice(&blocks[at + start..at + start + upto]);
+        }
+    }
+    let [x, y, z] = pad;
+    [&*x, &*y, &*z]
+}
+
+fn within_portable(
+    blocks: &[u8],
+    reads: &[Read],
+    range: Range<usize>,
+    k8: u8,
+    keep: &mut impl FnMut(usize, u8),
+) {
+    let mut pad = [[0u8; RUN]; 3];
+    let mut start = range.start;
+    while start < range.end {
+        let mut sum = [0u8; RUN];
+        let mut alive = true;
+        for (i, r) in reads.iter().enumerate() {
+            let [a, b, c] = run_of(blocks, r, start, &mut pad);
+            for l in 0..RUN {
+                sum[l] = sum[l].saturating_add(a[l].min(b[l]).min(c[l]).saturating_sub(r.bonus));
+            }
+            if i % 2 == 1 && sum.iter().all(|&x| x > k8) {
+                alive = false;
+                break;
             }
         }
+        if alive {
+            let len = RUN.min(range.end - start);
+            for (l, &s) in sum[..len].iter().enumerate() {
+                if s <= k8 {
+                    keep(start + l, s);
+                }
+            }
+        }
+        start += RUN;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn within_avx2(
+    blocks: &[u8],
+    reads: &[Read],
+    range: Range<usize>,
+    k8: u8,
+    keep: &mut impl FnMut(usize, u8),
+) {
+    use std::arch::x86_64::*;
+    let kv = _mm256_set1_epi8(k8 as i8);
+    let past = _mm256_set1_epi8(k8.wrapping_add(1) as i8);
+    let zero = _mm256_setzero_si256();
+    let mut pad = [[0u8; RUN]; 3];
+    let mut start = range.start;
+    while start < range.end {
+        let (mut s0, mut s1) = (zero, zero);
+        let mut alive = true;
+        for (i, r) in reads.iter().enumerate() {
+            let [a, b, c] = run_of(blocks, r, start, &mut pad);
+            let bonus = _mm256_set1_epi8(r.bonus as i8);
+            // SAFETY: each array holds RUN = 64 bytes: two unaligned
+            // 32-byte loads from its start.
+            let (a0, a1, b0, b1, c0, c1) = unsafe {
+                let (a, b, c) = (
+                    a.as_ptr().cast::<__m256i>(),
+                    b.as_ptr().cast::<__m256i>(),
+                    c.as_ptr().cast::<__m256i>(),
+                );
+                (
+                    _mm256_loadu_si256(a),
+                    _mm256_loadu_si256(a.add(1)),
+                    _mm256_loadu_si256(b),
+                    _mm256_loadu_si256(b.add(1)),
+                    _mm256_loadu_si256(c),
+                    _mm256_loadu_si256(c.add(1)),
+                )
+            };
+            let v0 = _mm256_subs_epu8(_mm256_min_epu8(_mm256_min_epu8(a0, b0), c0), bonus);
+            let v1 = _mm256_subs_epu8(_mm256_min_epu8(_mm256_min_epu8(a1, b1), c1), bonus);
+            s0 = _mm256_adds_epu8(s0, v0);
+            s1 = _mm256_adds_epu8(s1, v1);
+            if i % 2 == 1 {
+                // Zero in every lane when every sum is past k8.
+                let short = _mm256_subs_epu8(past, _mm256_min_epu8(s0, s1));
+                if _mm256_testz_si256(short, short) == 1 {
+                    alive = false;
+                    break;
+                }
+            }
+        }
+        if alive {
+            let mut sum = [0u8; RUN];
+            // SAFETY: `sum` holds 64 bytes: two unaligned 32-byte stores.
+            unsafe {
+                let at = sum.as_mut_ptr().cast::<__m256i>();
+                _mm256_storeu_si256(at, s0);
+                _mm256_storeu_si256(at.add(1), s1);
+            }
+            let within0 =
+                _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_subs_epu8(s0, kv), zero)) as u32;
+            let within1 =
+                _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_subs_epu8(s1, kv), zero)) as u32;
+            let mut mask = u64::from(within0) | (u64::from(within1) << 32);
+            let len = RUN.min(range.end - start);
+            if len < RUN {
+                mask &= (1u64 << len) - 1;
+            }
+            while mask != 0 {
+                let l = mask.trailing_zeros() as usize;
+                keep(start + l, sum[l]);
+                mask &= mask - 1;
+            }
+        }
+        start += RUN;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn within_avx512(
+    blocks: &[u8],
+    reads: &[Read],
+    range: Range<usize>,
+    k8: u8,
+    keep: &mut impl FnMut(usize, u8),
+) {
+    use std::arch::x86_64::*;
+    let kv = _mm512_set1_epi8(k8 as i8);
+    let mut pad = [[0u8; RUN]; 3];
+    // The reads of `r` at blocks start..start + RUN, in one register.
+    let mut load = |r: &Read, start: usize| -> __m512i {
+        let (a, b, c) = if start + RUN <= r.len {
+            // SAFETY: blocks start..start + RUN of each read lie in
+            // `blocks` (`Tables::reads` keeps `len` so).
+            unsafe {
+                let at = blocks.as_ptr().add(start);
+                (
+                    _mm512_loadu_si512(at.add(r.a).cast()),
+                    _mm512_loadu_si512(at.add(r.b).cast()),
+                    _mm512_loadu_si512(at.add(r.c).cast()),
+                )
+            }
+        } else {
+            let [a, b, c] = run_of(blocks, r, start, &mut pad);
+            // SAFETY: each array holds RUN = 64 bytes: one unaligned
+            // 64-byte load from its start.
+            unsafe {
+                (
+                    _mm512_loadu_si512(a.as_ptr().cast()),
+                    _mm512_loadu_si512(b.as_ptr().cast()),
+                    _mm512_loadu_si512(c.as_ptr().cast()),
+                )
+            }
+        };
+        _mm512_subs_epu8(
+            _mm512_min_epu8(_mm512_min_epu8(a, b), c),
+            _mm512_set1_epi8(r.bonus as i8),
+        )
+    };
+    let mut start = range.start;
+    while start < range.end {
+        // Two runs at a time (the reads' setup shared).
+        let (mut s0, mut s1) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+        let mut alive = true;
+        for (i, r) in reads.iter().enumerate() {
+            s0 = _mm512_adds_epu8(s0, load(r, start));
+            s1 = _mm512_adds_epu8(s1, load(r, start + RUN));
+            if i % 2 == 1 && _mm512_cmple_epu8_mask(_mm512_min_epu8(s0, s1), kv) == 0 {
+                alive = false;
+                break;
+            }
+        }
+        if alive {
+            for (half, s) in [s0, s1].into_iter().enumerate() {
+                let from = start + half * RUN;
+                if from >= range.end {
+                    break;
+                }
+                let mut mask = _mm512_cmple_epu8_mask(s, kv);
+                let len = RUN.min(range.end - from);
+                if len < RUN {
+                    mask &= (1u64 << len) - 1;
+                }
+                if mask != 0 {
+                    let mut sum = [0u8; RUN];
+                    // SAFETY: `sum` holds 64 bytes: one unaligned store.
+                    unsafe { _mm512_storeu_si512(sum.as_mut_ptr().cast(), s) };
+                    while mask != 0 {
+                        let l = mask.trailing_zeros() as usize;
+                        keep(from + l, sum[l]);
+                        mask &= mask - 1;
+                    }
+                }
+            }
+        }
+        start += 2 * RUN;
     }
 }
 
@@ -623,43 +839,6 @@ fn least_of_four(table: &[u8], out: &mut [u8]) {
     }
 }
 
-/// `sum[i] += least(a[i], b[i]) - bonus`, saturating.
-#[inline(always)]
-fn add_least_of_two(sum: &mut [u8], a: &[u8], b: &[u8], bonus: u8) {
-    for ((s, &x), &y) in sum.iter_mut().zip(a).zip(b) {
-        *s = s.saturating_add(x.min(y).saturating_sub(bonus));
-    }
-}
-
-/// `sum[i] += least(table[i..i + W]) - bonus`, saturating (`table` holds
-/// `sum.len() + W - 1` blocks).
-#[inline(always)]
-fn add_least<const W: usize>(sum: &mut [u8], table: &[u8], bonus: u8) {
-    let n = sum.len();
-    let windows: [&[u8]; W] = std::array::from_fn(|w| &table[w..w + n]);
-    for (i, s) in sum.iter_mut().enumerate() {
-        let mut v = windows[0][i];
-        for win in &windows[1..] {
-            v = v.min(win[i]);
-        }
-        *s = s.saturating_add(v.saturating_sub(bonus));
-    }
-}
-
-/// [`add_least`] for any width.
-fn add_least_any(sum: &mut [u8], table: &[u8], width: usize, bonus: u8) {
-    let n = sum.len();
-    let mut mins = table[..n].to_vec();
-    for w in 1..width {
-        for (m, &v) in mins.iter_mut().zip(&table[w..w + n]) {
-            *m = (*m).min(v);
-        }
-    }
-    for (s, &v) in sum.iter_mut().zip(&mins) {
-        *s = s.saturating_add(v.saturating_sub(bonus));
-    }
-}
-
 /// The block minima of `g` for one group's lanes over text positions
 /// `lo..hi` (and `hi` itself when `last`: the empty rest of the text), by
 /// block from `lo / BLOCK`: the piece reversed against the text read
@@ -667,11 +846,21 @@ fn add_least_any(sum: &mut [u8], table: &[u8], width: usize, bonus: u8) {
 fn build(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
     #[cfg(target_arch = "x86_64")]
     {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512BW (checked above).
+            return unsafe { build_avx512(group, text, lo, hi, last) };
+        }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked above).
             return unsafe { build_avx2(group, text, lo, hi, last) };
         }
     }
+    build_portable(group, text, lo, hi, last)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn build_avx512(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
     build_portable(group, text, lo, hi, last)
 }
 
@@ -880,13 +1069,43 @@ mod tests {
         }
     }
 
-    /// The sums read through the four-block minima (and the raw tables,
-    /// and the any-width fold) equal each piece's least over its window of
-    /// the raw table, for windows of 1 to 12 blocks, the blocks whose
-    /// window runs past the table's end adding 0; and so do the sums of a
-    /// slice.
+    /// The kernels this CPU runs, by name (the portable one always).
+    #[allow(clippy::type_complexity)]
+    fn kernels() -> Vec<(
+        &'static str,
+        fn(&[u8], &[Read], Range<usize>, u8, &mut Vec<(usize, u8)>),
+    )> {
+        let mut out: Vec<(
+            &'static str,
+            fn(&[u8], &[Read], Range<usize>, u8, &mut Vec<(usize, u8)>),
+        )> = vec![("portable", |b, r, range, k, out| {
+            within_portable(b, r, range, k, &mut |x, s| out.push((x, s)))
+        })];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                out.push(("avx2", |b, r, range, k, out| {
+                    // SAFETY: the CPU has AVX2 (checked above).
+                    unsafe { within_avx2(b, r, range, k, &mut |x, s| out.push((x, s))) }
+                }));
+            }
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                out.push(("avx512", |b, r, range, k, out| {
+                    // SAFETY: the CPU has AVX-512BW (checked above).
+                    unsafe { within_avx512(b, r, range, k, &mut |x, s| out.push((x, s))) }
+                }));
+            }
+        }
+        out
+    }
+
+    /// Every kernel keeps exactly the blocks whose sum of each planned
+    /// piece's least over its window of the raw table (windows of 1 to 12
+    /// blocks; wider ones count 0; blocks whose window runs past the
+    /// table's end adding 0) is within k, with that sum: over the whole
+    /// table and over slices that end anywhere (runs cut short).
     #[test]
-    fn sums_over_any_width_equal_the_raw_minima() {
+    fn every_kernel_keeps_the_blocks_within_the_raw_minima() {
         let text = small_vocabulary_text(3_000, 9);
         let quotes: Vec<Vec<char>> = [12, 40, 90, 200, 400]
             .iter()
@@ -896,16 +1115,19 @@ mod tests {
         let tables = Tables::new(&text, &quotes).expect("shared pieces");
         let count = tables.chars / BLOCK + 1;
         let mut widths = std::collections::BTreeSet::new();
+        let kernels = kernels();
         for q in &quotes {
             let (plan, _) = tables.plan(q);
             for k in (0..=90).step_by(3) {
-                let mut got = vec![0u8; count];
-                tables.add_pieces(&plan, k, &mut got);
                 let mut want = vec![0u8; count];
                 for &(t, o, bonus) in &plan {
                     let dl = (o - k as isize).div_euclid(BLOCK as isize);
                     let dh = (BLOCK as isize - 1 + o + k as isize).div_euclid(BLOCK as isize);
-                    widths.insert(dh - dl + 1);
+                    let width = dh - dl + 1;
+                    widths.insert(width);
+                    if width > 12 {
+                        continue;
+                    }
                     let raw = &tables.blocks[t * tables.stride..(t + 1) * tables.stride];
                     for (b, w) in want.iter_mut().enumerate() {
                         let lo = (PAD as isize + dl) as usize + b;
@@ -916,16 +1138,38 @@ mod tests {
                         }
                     }
                 }
-                assert_eq!(got, want, "k={k}");
-                // A slice's sums are the whole pass's.
-                let first = count / 3;
-                let mut slice = vec![0u8; (count - first).min(700)];
-                tables.add_pieces_in(&plan, k, first, &mut slice);
-                assert_eq!(slice[..], want[first..first + slice.len()], "k={k}");
+                let reads = tables.reads(&plan, k);
+                for k8 in [k as u8, (k / 2) as u8, 254] {
+                    let kept: Vec<(usize, u8)> = want
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &s)| s <= k8)
+                        .map(|(b, &s)| (b, s))
+                        .collect();
+                    for (name, kernel) in &kernels {
+                        let mut got = Vec::new();
+                        kernel(&tables.blocks, &reads, 0..count, k8, &mut got);
+                        assert_eq!(got, kept, "{name} k={k} k8={k8}");
+                        // Slices that start and end anywhere.
+                        for (from, to) in
+                            [(count / 3, count / 3 + 700), (5, 70), (count - 33, count)]
+                        {
+                            let to = to.min(count);
+                            let mut got = Vec::new();
+                            kernel(&tables.blocks, &reads, from..to, k8, &mut got);
+                            let want: Vec<(usize, u8)> = kept
+                                .iter()
+                                .copied()
+                                .filter(|&(b, _)| (from..to).contains(&b))
+                                .collect();
+                            assert_eq!(got, want, "{name} k={k} k8={k8} {from}..{to}");
+                        }
+                    }
+                }
             }
         }
         assert!(
-            (1..=12).all(|w| widths.contains(&w)),
+            (1..=13).all(|w| widths.contains(&w)),
             "widths covered: {widths:?}"
         );
     }
