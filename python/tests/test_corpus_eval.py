@@ -634,6 +634,96 @@ def test_issue_58_export_qdpx_from_a_run_folder(tmp_path):
         corpus_eval.export_qdpx(tmp_path, tmp_path / "x.qdpx")
 
 
+def _pyrefiqda():
+    """pyrefiqda (an independent REFI-QDA reader), or a skip saying why;
+    CORPUS_EVAL_REQUIRE_PYREFIQDA=1 (set by .ci/run) makes its absence a
+    failure."""
+    try:
+        import pyrefiqda
+    except ImportError:
+        if os.environ.get("CORPUS_EVAL_REQUIRE_PYREFIQDA") == "1":
+            pytest.fail("pyrefiqda is required (CORPUS_EVAL_REQUIRE_PYREFIQDA=1) but not installed")
+        pytest.skip("pyrefiqda is not installed (pip install pyrefiqda)")
+    return pyrefiqda
+
+
+def _read_back(pyrefiqda, qdpx, extract):
+    """The project as pyrefiqda reads it: the tool's user, every code by
+    GUID, and each selection as (source name, selection name, its text as
+    the source's characters from startPosition to endPosition, its codes'
+    names, its codings' users)."""
+    project = pyrefiqda.RefiProject.load(qdpx, extract_dir=str(extract))
+    users = {u.guid: u.name for u in project.users.user}
+    codes = {}
+
+    def walk(code):
+        codes[code.guid] = code.name
+        for child in code.code:
+            walk(child)
+
+    for code in project.code_book.codes.code:
+        walk(code)
+    out = []
+    for source in project.sources.text_source:
+        path = pyrefiqda.RefiProject.resolve_source_path(source.plain_text_path, extract)
+        text = path.read_text(encoding="utf-8")
+        for sel in source.plain_text_selection:
+            assert 0 <= sel.start_position < sel.end_position <= len(text), sel.name
+            out.append((source.name, sel.name, text[sel.start_position:sel.end_position],
+                        [codes[c.code_ref.target_guid] for c in sel.coding],
+                        {users[c.creating_user] for c in sel.coding}))
+    return users, out
+
+
+def test_issue_58_an_independent_reader_reads_the_export(tmp_path):
+    """pyrefiqda reads both samples' exports: one user, `corpus-eval
+    <version>`, made every coding; each exact quote's selection, read as the
+    source's characters (Python's str indexes code points, as the standard
+    counts), is the quote's span text, and each edited quote's segments are
+    their own selections; the sources hold non-ASCII names before quotes."""
+    pyrefiqda = _pyrefiqda()
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.join(here, "..", "..")
+    sample = os.path.join(root, "evaluation", "check-report")
+    subprocess.run([BIN, "check-report", os.path.join(sample, "report.md"), os.path.join(sample, "transcripts"),
+                    "--sources", os.path.join(sample, "sources.csv"), "--out", str(tmp_path / "report"), "--no-html"],
+                   check=True, capture_output=True)
+    run = next((tmp_path / "report").iterdir())
+    corpus_eval.export_qdpx(run, tmp_path / "report.qdpx")
+    users, got = _read_back(pyrefiqda, tmp_path / "report.qdpx", tmp_path / "x1")
+    version = subprocess.run([BIN, "--version"], check=True, capture_output=True, text=True).stdout.split()[-1]
+    assert list(users.values()) == [f"corpus-eval {version}"]
+    assert all(u == set(users.values()) for *_, u in got)
+    by_name = {name: (said, codes) for _, name, said, codes, _ in got}
+    results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    exact = edited = 0
+    for q in results["quotes"]:
+        if q["verdict"] == "exact":
+            said, codes = by_name[q["quote_id"]]
+            assert said == q["text"], q["quote_id"]
+            assert "exact" in codes and q["attribution"] in codes
+            exact += 1
+        if q["verdict"] == "edited":
+            for k, piece in enumerate(q["pieces"]):
+                assert by_name[f"{q['quote_id']} piece {k + 1}"][0] == piece["text"]
+            edited += 1
+    assert exact > 3 and edited >= 1
+    # The README sample (an evaluate run): every exact verbatim stands in a
+    # selection, sources with `Bérénice`, `Jürgen`, `Núria` before them.
+    subprocess.run([BIN, "evaluate", os.path.join(root, "evaluation", "data_fixture.json"),
+                    os.path.join(root, "datasets", "corpus.json"), "--out", str(tmp_path / "eval"),
+                    "--no-plots", "--no-html", "--no-progress"], check=True, capture_output=True)
+    run = next((tmp_path / "eval").iterdir())
+    corpus_eval.export_qdpx(run, tmp_path / "eval.qdpx")
+    _, got = _read_back(pyrefiqda, tmp_path / "eval.qdpx", tmp_path / "x2")
+    said = {s for _, _, s, _, _ in got}
+    results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    quotes = [v["quote"].strip() for p in results["qa_pairs"] for a in p["answers"]
+              for v in a.get("verbatims") or [] if v["verdict"] == "exact"]
+    assert len(quotes) > 20 and all(q in said for q in quotes)
+    assert any(source.startswith(("FR-068", "DE-012")) for source, *_ in got)
+
+
 def test_issue_57_arrow_quotes_with_a_cited_place():
     import pyarrow as pa
     from corpus_eval import arrow as ce_arrow
