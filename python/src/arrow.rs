@@ -185,27 +185,8 @@ fn cited_place(
     time: Option<&str>,
     line: Option<&str>,
 ) -> PyResult<Option<corpus_eval::corpus::CitedPlace>> {
-    use corpus_eval::corpus::CitedPlace;
-    match (time, line) {
-        (Some(_), Some(_)) => Err(value_error(format!(
-            "quote {k}: field `line`: give a time or a line, not both"
-        ))),
-        (Some(t), None) => CitedPlace::parse_seconds(t)
-            .map(|s| Some(CitedPlace::Time(s)))
-            .ok_or_else(|| {
-                value_error(format!(
-                    "quote {k}: field `time`: expected seconds or \"hh:mm:ss\", got {t:?}"
-                ))
-            }),
-        (None, Some(l)) => CitedPlace::parse_lines(l, true)
-            .map(|(a, b)| Some(CitedPlace::Lines(a, b)))
-            .ok_or_else(|| {
-                value_error(format!(
-                    "quote {k}: field `line`: expected a line number from 1 or \"FIRST-LAST\", got {l:?}"
-                ))
-            }),
-        (None, None) => Ok(None),
-    }
+    corpus_eval::corpus::CitedPlace::from_fields(time, line)
+        .map_err(|(field, why)| value_error(format!("quote {k}: field `{field}`: {why}")))
 }
 
 /// One quote of a JSON array (`verify_quotes`): its input and its id.

@@ -196,46 +196,23 @@ fn as_text(tape: &Tape, text: &str, k: usize) -> Option<String> {
     }
 }
 
-/// A verbatim's cited place: its `time` (seconds, or `hh:mm:ss` /
-/// `mm:ss` as a string) or its `line` (a positive number, or `"45-47"`);
-/// an error names the field and what is wrong.
+/// A verbatim's cited place: its `time` or its `line`, as
+/// [`CitedPlace::from_fields`](crate::text::anchors::CitedPlace::from_fields)
+/// reads them; an error names the field and what is wrong.
 fn cited_place(
     tape: &Tape,
     text: &str,
     quote: usize,
 ) -> Result<Option<crate::text::anchors::CitedPlace>, (&'static str, String)> {
-    use crate::text::anchors::CitedPlace;
+    // A field given as null is a field not given; an array or an object
+    // reads as "" (and fails the parse, named).
     let given = |name: &str| {
         tape.field(text, quote, name)
             .filter(|&k| tape.kind(k) != Kind::Null)
+            .map(|k| as_text(tape, text, k).unwrap_or_default())
     };
     let (time, line) = (given("time"), given("line"));
-    if time.is_some() && line.is_some() {
-        return Err(("line", "give a time or a line, not both".into()));
-    }
-    if let Some(k) = time {
-        let raw = as_text(tape, text, k).unwrap_or_default();
-        let ok = matches!(tape.kind(k), Kind::Number | Kind::Str | Kind::StrEscaped);
-        return match CitedPlace::parse_seconds(&raw).filter(|_| ok) {
-            Some(s) => Ok(Some(CitedPlace::Time(s))),
-            None => Err((
-                "time",
-                format!("expected seconds (0 to 3600000) or \"hh:mm:ss\", got {raw:?}"),
-            )),
-        };
-    }
-    if let Some(k) = line {
-        let raw = as_text(tape, text, k).unwrap_or_default();
-        let ok = matches!(tape.kind(k), Kind::Number | Kind::Str | Kind::StrEscaped);
-        return match CitedPlace::parse_lines(&raw, true).filter(|_| ok) {
-            Some((a, b)) => Ok(Some(CitedPlace::Lines(a, b))),
-            None => Err((
-                "line",
-                format!("expected a line number from 1, or \"FIRST-LAST\", got {raw:?}"),
-            )),
-        };
-    }
-    Ok(None)
+    crate::text::anchors::CitedPlace::from_fields(time.as_deref(), line.as_deref())
 }
 
 /// Parses a question file's text; `path` is used in error messages.

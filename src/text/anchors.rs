@@ -108,6 +108,38 @@ impl CitedPlace {
         (total.is_finite() && total <= MAX_CITED_SECONDS).then_some(total)
     }
 
+    /// A quote's place given as fields, as question files and Python's
+    /// quote tables give it: a `time` (seconds, or `hh:mm:ss` / `mm:ss`) or
+    /// a `line` (a number from 1, or `"45-47"`), at most one of them. An
+    /// error is the field and what is wrong with it.
+    pub fn from_fields(
+        time: Option<&str>,
+        line: Option<&str>,
+    ) -> Result<Option<CitedPlace>, (&'static str, String)> {
+        match (time, line) {
+            (Some(_), Some(_)) => Err(("line", "give a time or a line, not both".into())),
+            (Some(t), None) => Self::parse_seconds(t)
+                .map(|s| Some(CitedPlace::Time(s)))
+                .ok_or_else(|| {
+                    (
+                        "time",
+                        format!(
+                            "expected seconds (0 to {MAX_CITED_SECONDS}) or \"hh:mm:ss\", got {t:?}"
+                        ),
+                    )
+                }),
+            (None, Some(l)) => Self::parse_lines(l, true)
+                .map(|(a, b)| Some(CitedPlace::Lines(a, b)))
+                .ok_or_else(|| {
+                    (
+                        "line",
+                        format!("expected a line number from 1, or \"FIRST-LAST\", got {l:?}"),
+                    )
+                }),
+            (None, None) => Ok(None),
+        }
+    }
+
     /// A time given as seconds (`751`, `751.5`) or as [`Self::parse_time`]
     /// reads it.
     pub fn parse_seconds(text: &str) -> Option<f64> {
@@ -248,6 +280,32 @@ impl Location {
 #[cfg(test)]
 mod place_tests {
     use super::*;
+
+    /// The one reading of a place given as fields: a time or a line, not
+    /// both, each error naming its field.
+    #[test]
+    fn places_given_as_fields() {
+        let read = CitedPlace::from_fields;
+        assert_eq!(read(None, None), Ok(None));
+        assert_eq!(read(Some("12:31"), None), Ok(Some(CitedPlace::Time(751.0))));
+        assert_eq!(read(Some("751.5"), None), Ok(Some(CitedPlace::Time(751.5))));
+        assert_eq!(
+            read(None, Some("45-47")),
+            Ok(Some(CitedPlace::Lines(45, 47)))
+        );
+        assert_eq!(read(None, Some("3")), Ok(Some(CitedPlace::Lines(3, 3))));
+        assert_eq!(read(Some("1"), Some("2")).unwrap_err().0, "line");
+        let (field, why) = read(Some("soon"), None).unwrap_err();
+        assert_eq!(field, "time");
+        assert!(
+            why.contains("0 to 3600000") && why.contains("\"soon\""),
+            "{why}"
+        );
+        let (field, why) = read(None, Some("true")).unwrap_err();
+        assert_eq!(field, "line");
+        assert!(why.contains("FIRST-LAST"), "{why}");
+        assert_eq!(read(None, Some("")).unwrap_err().0, "line");
+    }
 
     #[test]
     fn times_read_as_citations_write_them() {
