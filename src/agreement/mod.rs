@@ -32,6 +32,9 @@ pub(crate) mod coefficients;
 
 pub use coefficients::*;
 pub(crate) mod table;
+pub(crate) mod unitized;
+
+pub use unitized::{unitized_alpha, unitized_alpha_of, Unit, UnitizedError};
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
