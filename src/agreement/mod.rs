@@ -31,9 +31,11 @@
 pub(crate) mod coefficients;
 
 pub use coefficients::*;
+pub(crate) mod spans;
 pub(crate) mod table;
 pub(crate) mod unitized;
 
+pub use spans::{span_agreement, CodeSpans, Span, SpanAgreement, SpanSettings};
 pub use unitized::{unitized_alpha, unitized_alpha_of, Unit, UnitizedError};
 
 use serde::{Deserialize, Serialize};
