@@ -45,6 +45,18 @@ pub(crate) struct Coding {
     pub code: String,
     /// The code's name (empty when the code book does not list it).
     pub code_name: String,
+    /// The GUID of the user who made the coding (the `Coding`'s
+    /// `creatingUser`, else its selection's), when the project says.
+    pub user: Option<String>,
+}
+
+/// A user of the project (a coder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct User {
+    /// Its GUID.
+    pub guid: String,
+    /// Its name (empty when the project gives none).
+    pub name: String,
 }
 
 /// A project read: its text sources as transcripts, its codes and codings.
@@ -56,6 +68,11 @@ pub(crate) struct Project {
     pub codes: Vec<Code>,
     /// Every coding of a text selection.
     pub codings: Vec<Coding>,
+    /// The project's users.
+    pub users: Vec<User>,
+    /// Each text source's name and the characters of its plain text (the
+    /// continuum its selections' positions count), in the project's order.
+    pub lengths: Vec<(String, usize)>,
     /// The files read outside the archive (external text sources).
     pub outside: Vec<PathBuf>,
 }
@@ -99,6 +116,8 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
     let mut source: Option<String> = None;
     let mut selection: Option<(usize, usize)> = None;
     let mut coding_guid = false;
+    // The `creatingUser` of the selection and of the coding being read.
+    let (mut selection_user, mut coding_user): (Option<String>, Option<String>) = (None, None);
     loop {
         let at = reader.buffer_position();
         let event = reader
@@ -114,6 +133,12 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
                 b"Code" => {
                     if let (Some(guid), Some(name)) = (attr(&e, b"guid"), attr(&e, b"name")) {
                         project.codes.push(Code { guid, name });
+                    }
+                }
+                b"User" => {
+                    if let Some(guid) = attr(&e, b"guid") {
+                        let name = attr(&e, b"name").unwrap_or_default();
+                        project.users.push(User { guid, name });
                     }
                 }
                 b"TextSource" => {
@@ -145,11 +170,15 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
                                 "a PlainTextSelection without whole startPosition <= endPosition",
                             )),
                         };
+                    selection_user = attr(&e, b"creatingUser");
                     if empty {
                         selection = None;
                     }
                 }
-                b"Coding" => coding_guid = true,
+                b"Coding" => {
+                    coding_guid = true;
+                    coding_user = attr(&e, b"creatingUser");
+                }
                 b"CodeRef" if coding_guid => {
                     if let (Some(src), Some((a, b)), Some(code)) =
                         (&source, selection, attr(&e, b"targetGUID"))
@@ -160,6 +189,7 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
                             end: b,
                             code,
                             code_name: String::new(),
+                            user: coding_user.clone().or_else(|| selection_user.clone()),
                         });
                     }
                 }
@@ -219,6 +249,7 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
         texts.push((name, text_path, text));
     }
     for (name, text_path, text) in texts {
+        project.lengths.push((name.clone(), text.chars().count()));
         let at = Path::new(&format!("{}:{text_path}", path.display())).to_path_buf();
         let markdown = super::text::holds_markdown(&text);
         let parsed = super::text::parse(&at, &text, markdown)?;
@@ -360,11 +391,15 @@ mod tests {
 
     const QDE: &str = r#"<?xml version="1.0" encoding="utf-8"?>
 <Project name="Harbour" xmlns="urn:QDA-XML:project:1.0">
+ <Users><User guid="u1" name="Ana K"/><User guid="u2"/></Users>
  <CodeBook><Codes><Code guid="c1" name="Leaving" isCodable="true"><Code guid="c2" name="Money &amp; work" isCodable="true"/></Code></Codes></CodeBook>
  <Sources>
   <TextSource guid="s1" name="IS-004 harbour" plainTextPath="internal://s1.txt">
    <PlainTextSelection guid="p1" startPosition="5" endPosition="28">
-    <Coding guid="k1"><CodeRef targetGUID="c2"/></Coding>
+    <Coding guid="k1" creatingUser="u1"><CodeRef targetGUID="c2"/></Coding>
+   </PlainTextSelection>
+   <PlainTextSelection guid="p2" startPosition="0" endPosition="3" creatingUser="u2">
+    <Coding guid="k2"><CodeRef targetGUID="c1"/></Coding>
    </PlainTextSelection>
   </TextSource>
   <TextSource guid="s2" name="IS-005" plainTextPath="internal://s2.txt"/>
@@ -384,7 +419,7 @@ mod tests {
                     "sources/s1.txt",
                     "Ana: [00:00:05] We left for money and work.\nTomas: Why?",
                 ),
-                ("sources/s2.txt", "Bo: yes"),
+                ("sources/s2.txt", "Bo: très bien"),
             ],
         );
         let project = read(&p, &ReadOptions::default()).unwrap();
@@ -399,13 +434,46 @@ mod tests {
         assert_eq!(project.codes.len(), 2);
         assert_eq!(
             project.codings,
-            [Coding {
-                source: "IS-004 harbour".into(),
-                start: 5,
-                end: 28,
-                code: "c2".into(),
-                code_name: "Money & work".into()
-            }]
+            [
+                Coding {
+                    source: "IS-004 harbour".into(),
+                    start: 5,
+                    end: 28,
+                    code: "c2".into(),
+                    code_name: "Money & work".into(),
+                    user: Some("u1".into()),
+                },
+                // The selection's user, where the coding names none.
+                Coding {
+                    source: "IS-004 harbour".into(),
+                    start: 0,
+                    end: 3,
+                    code: "c1".into(),
+                    code_name: "Leaving".into(),
+                    user: Some("u2".into()),
+                }
+            ]
+        );
+        assert_eq!(
+            project.users,
+            [
+                User {
+                    guid: "u1".into(),
+                    name: "Ana K".into()
+                },
+                User {
+                    guid: "u2".into(),
+                    name: String::new()
+                }
+            ]
+        );
+        // Characters of each plain text, not bytes (`è` is two bytes).
+        assert_eq!(
+            project.lengths,
+            [
+                ("IS-004 harbour".to_string(), 55),
+                ("IS-005".to_string(), 13)
+            ]
         );
         // No project file; a source missing from the archive.
         write_qdpx(&p, &[("sources/s1.txt", "x")]);
