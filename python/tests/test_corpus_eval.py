@@ -615,15 +615,19 @@ def test_issue_57_a_quotes_cited_place():
         corpus_eval.verify_quotes([{"quote": "We sold", "source": "a.txt", "time": "soon"}], json.dumps(t))
 
 
+def _check_report_run(runs):
+    """check-report on the bundled sample report, its run folder under
+    `runs`."""
+    sample = REPO / "evaluation" / "check-report"
+    subprocess.run([BIN, "check-report", str(sample / "report.md"), str(sample / "transcripts"),
+                    "--sources", str(sample / "sources.csv"), "--out", str(runs), "--no-html"],
+                   check=True, capture_output=True)
+    return next(runs.iterdir())
+
+
 def test_issue_58_export_qdpx_from_a_run_folder(tmp_path):
     import zipfile
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.join(here, "..", "..")
-    sample = os.path.join(root, "evaluation", "check-report")
-    subprocess.run([BIN, "check-report", os.path.join(sample, "report.md"), os.path.join(sample, "transcripts"),
-                    "--sources", os.path.join(sample, "sources.csv"), "--out", str(tmp_path / "runs"), "--no-html"],
-                   check=True, capture_output=True)
-    run = next((tmp_path / "runs").iterdir())
+    run = _check_report_run(tmp_path / "runs")
     out = tmp_path / "out.qdpx"
     done = corpus_eval.export_qdpx(run, out)
     assert done["sources"] == 3 and done["selections"] > 5
@@ -682,13 +686,7 @@ def test_issue_58_an_independent_reader_reads_the_export(tmp_path):
     counts), is the quote's span text, and each edited quote's segments are
     their own selections; the sources hold non-ASCII names before quotes."""
     pyrefiqda = _pyrefiqda()
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.join(here, "..", "..")
-    sample = os.path.join(root, "evaluation", "check-report")
-    subprocess.run([BIN, "check-report", os.path.join(sample, "report.md"), os.path.join(sample, "transcripts"),
-                    "--sources", os.path.join(sample, "sources.csv"), "--out", str(tmp_path / "report"), "--no-html"],
-                   check=True, capture_output=True)
-    run = next((tmp_path / "report").iterdir())
+    run = _check_report_run(tmp_path / "report")
     corpus_eval.export_qdpx(run, tmp_path / "report.qdpx")
     users, got = _read_back(pyrefiqda, tmp_path / "report.qdpx", tmp_path / "x1")
     version = subprocess.run([BIN, "--version"], check=True, capture_output=True, text=True).stdout.split()[-1]
@@ -710,8 +708,8 @@ def test_issue_58_an_independent_reader_reads_the_export(tmp_path):
     assert exact > 3 and edited >= 1
     # The README sample (an evaluate run): every exact verbatim stands in a
     # selection, sources with `Bérénice`, `Jürgen`, `Núria` before them.
-    subprocess.run([BIN, "evaluate", os.path.join(root, "evaluation", "data_fixture.json"),
-                    os.path.join(root, "datasets", "corpus.json"), "--out", str(tmp_path / "eval"),
+    subprocess.run([BIN, "evaluate", str(REPO / "evaluation" / "data_fixture.json"),
+                    str(REPO / "datasets" / "corpus.json"), "--out", str(tmp_path / "eval"),
                     "--no-plots", "--no-html", "--no-progress"], check=True, capture_output=True)
     run = next((tmp_path / "eval").iterdir())
     corpus_eval.export_qdpx(run, tmp_path / "eval.qdpx")

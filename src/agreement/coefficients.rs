@@ -727,20 +727,23 @@ fn bootstrap(
             if point[slot].is_err() {
                 return (None, None);
             }
-            let mut values: Vec<f64> = draws
-                .iter()
-                .filter_map(|d| d[slot].ok().filter(|v| v.is_finite()))
-                .collect();
-            if values.is_empty() {
-                return (None, None);
-            }
-            values.sort_unstable_by(f64::total_cmp);
-            (
-                clean(percentile(&values, 0.025)),
-                clean(percentile(&values, 0.975)),
-            )
+            interval(draws.iter().filter_map(|d| d[slot].ok()))
         })
         .collect()
+}
+
+/// The 2.5th and 97.5th percentiles of resampled values (of their finite
+/// ones; none without any).
+pub(crate) fn interval(values: impl IntoIterator<Item = f64>) -> (Option<f64>, Option<f64>) {
+    let mut values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    if values.is_empty() {
+        return (None, None);
+    }
+    values.sort_unstable_by(f64::total_cmp);
+    (
+        clean(percentile(&values, 0.025)),
+        clean(percentile(&values, 0.975)),
+    )
 }
 
 #[cfg(test)]

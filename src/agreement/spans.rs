@@ -17,7 +17,7 @@
 
 use super::coefficients::Coefficient;
 use super::unitized::{unitized_alpha, Unit, UnitizedError};
-use crate::stats::{percentile, SplitMix64};
+use crate::stats::SplitMix64;
 use std::collections::BTreeSet;
 
 /// A coded stretch of one source: characters `start..end` of source
@@ -194,12 +194,8 @@ impl Coefficient {
     /// This coefficient with the 2.5th and 97.5th percentiles of its
     /// resampled values (none without any finite one).
     fn with_interval(mut self, values: impl Iterator<Item = Option<f64>>) -> Coefficient {
-        let mut values: Vec<f64> = values.flatten().filter(|v| v.is_finite()).collect();
-        if self.value.is_some() && !values.is_empty() {
-            values.sort_unstable_by(f64::total_cmp);
-            let clean = |x: f64| x.is_finite().then_some(x + 0.0);
-            self.ci_low = clean(percentile(&values, 0.025));
-            self.ci_high = clean(percentile(&values, 0.975));
+        if self.value.is_some() {
+            (self.ci_low, self.ci_high) = super::coefficients::interval(values.flatten());
         }
         self
     }

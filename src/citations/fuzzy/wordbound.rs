@@ -586,8 +586,13 @@ const RUN: usize = 64;
 /// greatest-mean pieces first, a run of 32 blocks reads 70% of its
 /// pieces, against 84% in the quote's order).
 #[inline]
-fn within(blocks: &[u8], reads: &[Read], range: Range<usize>, k8: u8, keep: impl FnMut(usize, u8)) {
-    let mut keep = keep;
+fn within(
+    blocks: &[u8],
+    reads: &[Read],
+    range: Range<usize>,
+    k8: u8,
+    mut keep: impl FnMut(usize, u8),
+) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512bw") {
@@ -600,6 +605,27 @@ fn within(blocks: &[u8], reads: &[Read], range: Range<usize>, k8: u8, keep: impl
         }
     }
     within_portable(blocks, reads, range, k8, &mut keep)
+}
+
+/// Hands `keep` each block of the run from `from` that `mask` marks (bit
+/// `l`: block `from + l`), those before `end` only, with its sum.
+#[inline(always)]
+fn keep_marked(
+    sum: &[u8; RUN],
+    mut mask: u64,
+    from: usize,
+    end: usize,
+    keep: &mut impl FnMut(usize, u8),
+) {
+    let len = RUN.min(end - from);
+    if len < RUN {
+        mask &= (1u64 << len) - 1;
+    }
+    while mask != 0 {
+        let l = mask.trailing_zeros() as usize;
+        keep(from + l, sum[l]);
+        mask &= mask - 1;
+    }
 }
 
 /// The reads of `r` at blocks `start..start + RUN`: the tables' own bytes
@@ -655,12 +681,8 @@ fn within_portable(
             }
         }
         if alive {
-            let len = RUN.min(range.end - start);
-            for (l, &s) in sum[..len].iter().enumerate() {
-                if s <= k8 {
-                    keep(start + l, s);
-                }
-            }
+            let mask = (0..RUN).fold(0u64, |m, l| m | (u64::from(sum[l] <= k8) << l));
+            keep_marked(&sum, mask, start, range.end, keep);
         }
         start += RUN;
     }
@@ -729,16 +751,8 @@ fn within_avx2(
                 _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_subs_epu8(s0, kv), zero)) as u32;
             let within1 =
                 _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_subs_epu8(s1, kv), zero)) as u32;
-            let mut mask = u64::from(within0) | (u64::from(within1) << 32);
-            let len = RUN.min(range.end - start);
-            if len < RUN {
-                mask &= (1u64 << len) - 1;
-            }
-            while mask != 0 {
-                let l = mask.trailing_zeros() as usize;
-                keep(start + l, sum[l]);
-                mask &= mask - 1;
-            }
+            let mask = u64::from(within0) | (u64::from(within1) << 32);
+            keep_marked(&sum, mask, start, range.end, keep);
         }
         start += RUN;
     }
@@ -805,20 +819,12 @@ fn within_avx512(
                 if from >= range.end {
                     break;
                 }
-                let mut mask = _mm512_cmple_epu8_mask(s, kv);
-                let len = RUN.min(range.end - from);
-                if len < RUN {
-                    mask &= (1u64 << len) - 1;
-                }
+                let mask = _mm512_cmple_epu8_mask(s, kv);
                 if mask != 0 {
                     let mut sum = [0u8; RUN];
                     // SAFETY: `sum` holds 64 bytes: one unaligned store.
                     unsafe { _mm512_storeu_si512(sum.as_mut_ptr().cast(), s) };
-                    while mask != 0 {
-                        let l = mask.trailing_zeros() as usize;
-                        keep(from + l, sum[l]);
-                        mask &= mask - 1;
-                    }
+                    keep_marked(&sum, mask, from, range.end, keep);
                 }
             }
         }
