@@ -36,7 +36,10 @@ pub(crate) mod table;
 pub(crate) mod unitized;
 
 pub use spans::{span_agreement, CodeSpans, Span, SpanAgreement, SpanSettings};
-pub use unitized::{unitized_alpha, unitized_alpha_of, Unit, UnitizedError};
+pub use unitized::{
+    unitized_alpha, unitized_alpha_of, unitized_family, Unit, UnitizedError, UnitizedFamily,
+    ValueAlpha,
+};
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -16,7 +16,7 @@
 //! codes overlap (one segmentation each); else it is null and says so.
 
 use super::coefficients::Coefficient;
-use super::unitized::{unitized_alpha, Unit, UnitizedError};
+use super::unitized::{unitized_alpha, unitized_family, Unit, UnitizedError, UnitizedFamily};
 use crate::stats::SplitMix64;
 use std::collections::BTreeSet;
 
@@ -63,6 +63,12 @@ pub struct CodeSpans {
     pub code: String,
     /// Unitized alpha of the code against the rest.
     pub alpha: Coefficient,
+    /// (k)uα: agreement on this code where the coders' units meet
+    /// (null when a coder's codes overlap).
+    pub coding_alpha: Coefficient,
+    /// The share of this code's coincidences that meet the other coder's
+    /// units (null when a coder's codes overlap).
+    pub coverage: Option<f64>,
     /// Characters both coded over the second coder's.
     pub precision: Coefficient,
     /// Characters both coded over the first coder's.
@@ -88,8 +94,12 @@ pub struct CodeSpans {
 pub struct SpanAgreement {
     /// Each code either coder used, by name.
     pub codes: Vec<CodeSpans>,
-    /// Unitized alpha over every code (null when a coder's codes overlap).
+    /// uα over every code (null when a coder's codes overlap).
     pub alpha: Coefficient,
+    /// |uα: agreement on where units lie, codes ignored.
+    pub binary_alpha: Coefficient,
+    /// cuα: agreement on the codes where the coders' units meet.
+    pub coding_alpha: Coefficient,
     /// The sources compared.
     pub sources: usize,
 }
@@ -122,6 +132,39 @@ pub fn span_agreement(
         .collect();
     let all: Vec<usize> = (0..lengths.len()).collect();
     let draws = resamples(lengths.len(), settings);
+    // Over every code: one segmentation per coder, unless its codes
+    // overlap.
+    let (a, b) = (
+        joined(lengths.len(), first, None),
+        joined(lengths.len(), second, None),
+    );
+    let overlapping = |units: &[Vec<(u64, u64, String)>]| {
+        units.iter().any(|u| u.windows(2).any(|w| w[1].0 < w[0].1))
+    };
+    let families = (!overlapping(&a) && !overlapping(&b)).then(|| {
+        let family = |draw: &[usize]| continuum_family(lengths, &a, &b, draw);
+        (
+            family(&all),
+            draws.iter().map(|d| family(d)).collect::<Vec<_>>(),
+        )
+    });
+    let over_all = |pick: &dyn Fn(&UnitizedFamily) -> Option<f64>| match &families {
+        Some((point, resampled)) => Coefficient {
+            value: point.as_ref().and_then(pick),
+            ci_low: None,
+            ci_high: None,
+            n_items: lengths.len(),
+            note: None,
+        }
+        .with_interval(resampled.iter().map(|f| f.as_ref().and_then(pick))),
+        None => Coefficient {
+            value: None,
+            ci_low: None,
+            ci_high: None,
+            n_items: lengths.len(),
+            note: Some("a coder's codes overlap: no single unitization to compare".into()),
+        },
+    };
     let mut out = Vec::new();
     for code in codes {
         let units = |spans: &[Span]| joined(lengths.len(), spans, Some(code));
@@ -144,6 +187,11 @@ pub fn span_agreement(
         out.push(CodeSpans {
             code: code.to_string(),
             alpha: coefficient(|f| f.alpha),
+            coding_alpha: over_all(&|f: &UnitizedFamily| value_alpha(f, code)),
+            coverage: families.as_ref().and_then(|(point, _)| {
+                let v = point.as_ref()?.values.iter().find(|v| v.code == code)?;
+                Some(v.coverage)
+            }),
             precision: coefficient(|f| f.precision),
             recall: coefficient(|f| f.recall),
             f1: coefficient(|f| f.f1),
@@ -155,39 +203,18 @@ pub fn span_agreement(
             chars_both: point.chars.2,
         });
     }
-    // Over every code: one segmentation per coder, unless its codes
-    // overlap.
-    let (a, b) = (
-        joined(lengths.len(), first, None),
-        joined(lengths.len(), second, None),
-    );
-    let overlapping = |units: &[Vec<(u64, u64, String)>]| {
-        units.iter().any(|u| u.windows(2).any(|w| w[1].0 < w[0].1))
-    };
-    let alpha = if overlapping(&a) || overlapping(&b) {
-        Coefficient {
-            value: None,
-            ci_low: None,
-            ci_high: None,
-            n_items: lengths.len(),
-            note: Some("a coder's codes overlap: no single unitization to compare".into()),
-        }
-    } else {
-        let value = |draw: &[usize]| continuum_alpha(lengths, &a, &b, draw);
-        Coefficient {
-            value: value(&all),
-            ci_low: None,
-            ci_high: None,
-            n_items: lengths.len(),
-            note: None,
-        }
-        .with_interval(draws.iter().map(|d| value(d)))
-    };
     Ok(SpanAgreement {
         codes: out,
-        alpha,
+        alpha: over_all(&|f: &UnitizedFamily| f.alpha),
+        binary_alpha: over_all(&|f: &UnitizedFamily| f.binary),
+        coding_alpha: over_all(&|f: &UnitizedFamily| f.coding),
         sources: lengths.len(),
     })
+}
+
+/// A code's (k)uα in a family.
+fn value_alpha(family: &UnitizedFamily, code: &str) -> Option<f64> {
+    family.values.iter().find(|v| v.code == code)?.alpha
 }
 
 impl Coefficient {
@@ -280,14 +307,14 @@ fn figures(
     }
 }
 
-/// Unitized alpha of the two coders' units over `draw`'s sources end to
-/// end.
-fn continuum_alpha(
+/// The two coders' units over `draw`'s sources end to end, and the
+/// continuum's length.
+fn continuum(
     lengths: &[u64],
     a: &[Vec<(u64, u64, String)>],
     b: &[Vec<(u64, u64, String)>],
     draw: &[usize],
-) -> Option<f64> {
+) -> (u64, [Vec<Unit>; 2]) {
     let mut at = 0;
     let (mut ua, mut ub) = (Vec::new(), Vec::new());
     for &s in draw {
@@ -300,7 +327,31 @@ fn continuum_alpha(
         }
         at += lengths[s];
     }
-    unitized_alpha(at, &[ua, ub]).ok().flatten()
+    (at, [ua, ub])
+}
+
+/// Unitized alpha of the two coders' units over `draw`'s sources end to
+/// end.
+fn continuum_alpha(
+    lengths: &[u64],
+    a: &[Vec<(u64, u64, String)>],
+    b: &[Vec<(u64, u64, String)>],
+    draw: &[usize],
+) -> Option<f64> {
+    let (length, coders) = continuum(lengths, a, b, draw);
+    unitized_alpha(length, &coders).ok().flatten()
+}
+
+/// The unitizing alpha family of the two coders' units over `draw`'s
+/// sources end to end.
+fn continuum_family(
+    lengths: &[u64],
+    a: &[Vec<(u64, u64, String)>],
+    b: &[Vec<(u64, u64, String)>],
+    draw: &[usize],
+) -> Option<UnitizedFamily> {
+    let (length, coders) = continuum(lengths, a, b, draw);
+    unitized_family(length, &coders).ok()
 }
 
 /// Characters both sorted, disjoint unit lists cover.
@@ -441,6 +492,35 @@ mod tests {
         let got = span_agreement(&lengths, &c, &b, &NO_CI).unwrap();
         assert_eq!(got.alpha.value, None);
         assert!(got.alpha.note.as_deref().unwrap().contains("overlap"));
+    }
+
+    /// Same places, one code swapped: |uα is 1 (the units lie alike),
+    /// cuα and the swapped codes' (k)uα fall below 1.
+    #[test]
+    fn the_binary_and_coding_alphas_tell_places_from_codes() {
+        let lengths = [100, 100];
+        let a = vec![
+            span(0, 10, 30, "x"),
+            span(0, 40, 60, "y"),
+            span(1, 10, 30, "x"),
+            span(1, 50, 70, "y"),
+        ];
+        let mut b = a.clone();
+        b[1].code = "x".into();
+        let got = span_agreement(&lengths, &a, &b, &NO_CI).unwrap();
+        assert_eq!(got.binary_alpha.value, Some(1.0));
+        let coding = got.coding_alpha.value.unwrap();
+        assert!(coding < 1.0, "{coding}");
+        assert!(got.alpha.value.unwrap() < 1.0);
+        let x = got.codes.iter().find(|c| c.code == "x").unwrap();
+        assert!(x.coding_alpha.value.unwrap() < 1.0);
+        assert_eq!(x.coverage, Some(1.0));
+        // Identical codings: every figure 1.
+        let same = span_agreement(&lengths, &a, &a, &NO_CI).unwrap();
+        assert_eq!(
+            (same.binary_alpha.value, same.coding_alpha.value),
+            (Some(1.0), Some(1.0))
+        );
     }
 
     #[test]

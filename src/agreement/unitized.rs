@@ -137,60 +137,243 @@ fn segmentations(
     Ok(out)
 }
 
-/// uα of segmentations over `tags` tags (0 the gaps'), each covering the
-/// continuum in order.
-fn alpha(coders: &[Vec<Segment>], tags: usize) -> Option<f64> {
-    let m = coders.len();
-    // Observed coincidences: each ordered pair of coders' overlaps (the
-    // matrix is symmetric: each unordered pair counted both ways).
-    let mut o = vec![vec![0.0f64; tags]; tags];
-    for i in 0..m {
-        for j in i + 1..m {
-            let (a, b) = (&coders[i], &coders[j]);
-            let (mut x, mut y) = (0, 0);
-            while x < a.len() && y < b.len() {
-                let (s, e) = (a[x].0.max(b[y].0), a[x].1.min(b[y].1));
-                if s < e {
-                    let len = (e - s) as f64;
-                    o[a[x].2][b[y].2] += len;
-                    o[b[y].2][a[x].2] += len;
-                }
-                if a[x].1 <= b[y].1 {
-                    x += 1;
-                } else {
-                    y += 1;
+/// The coincidences of segmentations over `tags` tags (0 the gaps'),
+/// each covering the continuum in order.
+struct Coincidences {
+    /// Observed: `o[c][k]`, symmetric, each ordered pair of coders'
+    /// overlaps over `m - 1`.
+    o: Vec<Vec<f64>>,
+    /// Row sums `l_c·`.
+    rows: Vec<f64>,
+    /// `l··`.
+    total: f64,
+    /// Σ w(s) per tag: a unit's length squared, a gap's length.
+    weight: Vec<f64>,
+}
+
+impl Coincidences {
+    fn new(coders: &[Vec<Segment>], tags: usize) -> Coincidences {
+        let m = coders.len();
+        let mut o = vec![vec![0.0f64; tags]; tags];
+        for i in 0..m {
+            for j in i + 1..m {
+                let (a, b) = (&coders[i], &coders[j]);
+                let (mut x, mut y) = (0, 0);
+                while x < a.len() && y < b.len() {
+                    let (s, e) = (a[x].0.max(b[y].0), a[x].1.min(b[y].1));
+                    if s < e {
+                        let len = (e - s) as f64;
+                        o[a[x].2][b[y].2] += len;
+                        o[b[y].2][a[x].2] += len;
+                    }
+                    if a[x].1 <= b[y].1 {
+                        x += 1;
+                    } else {
+                        y += 1;
+                    }
                 }
             }
         }
-    }
-    let scale = 1.0 / (m - 1) as f64;
-    for row in &mut o {
-        for v in row.iter_mut() {
-            *v *= scale;
+        let scale = 1.0 / (m - 1) as f64;
+        for row in &mut o {
+            for v in row.iter_mut() {
+                *v *= scale;
+            }
+        }
+        let rows: Vec<f64> = o.iter().map(|r| r.iter().sum()).collect();
+        let total: f64 = rows.iter().sum();
+        let mut weight = vec![0.0f64; tags];
+        for s in coders.iter().flatten() {
+            let len = (s.1 - s.0) as f64;
+            weight[s.2] += if s.2 == 0 { len } else { len * len };
+        }
+        Coincidences {
+            o,
+            rows,
+            total,
+            weight,
         }
     }
-    let rows: Vec<f64> = o.iter().map(|r| r.iter().sum()).collect();
-    let total: f64 = rows.iter().sum();
-    // Σ w(s) over every segment, and per tag.
-    let mut weight = vec![0.0f64; tags];
-    for s in coders.iter().flatten() {
-        let len = (s.1 - s.0) as f64;
-        weight[s.2] += if s.2 == 0 { len } else { len * len };
+
+    /// The expected coincidences' denominator, `l·· - Σ w / l··`.
+    fn spread(&self) -> f64 {
+        self.total - self.weight.iter().sum::<f64>() / self.total
     }
-    let denominator = total * total - weight.iter().sum::<f64>();
-    if denominator == 0.0 {
+}
+
+/// `1 - observed / expected` disagreement; None when none is expected.
+fn ratio_alpha(observed: f64, expected: f64) -> Option<f64> {
+    if expected == 0.0 || !expected.is_finite() {
         return None;
     }
-    let observed: f64 = (0..tags).map(|c| o[c][c]).sum();
-    let expected: f64 = (0..tags)
-        .map(|c| total * (rows[c] * rows[c] - weight[c]) / denominator)
-        .sum();
-    let disagreement = total - expected;
-    if disagreement == 0.0 {
-        return None;
-    }
-    let value = 1.0 - (total - observed) / disagreement;
+    let value = 1.0 - observed / expected;
     value.is_finite().then_some(value + 0.0)
+}
+
+/// uα of segmentations over `tags` tags (0 the gaps'), each covering the
+/// continuum in order.
+fn alpha(coders: &[Vec<Segment>], tags: usize) -> Option<f64> {
+    nominal(&Coincidences::new(coders, tags))
+}
+
+/// uα (2019, eq. 34): off-diagonal observed over expected coincidences.
+fn nominal(c: &Coincidences) -> Option<f64> {
+    let spread = c.spread();
+    if c.total == 0.0 || spread == 0.0 {
+        return None;
+    }
+    let tags = c.rows.len();
+    let observed = c.total - (0..tags).map(|t| c.o[t][t]).sum::<f64>();
+    let expected = c.total
+        - (0..tags)
+            .map(|t| (c.rows[t] * c.rows[t] - c.weight[t]) / spread)
+            .sum::<f64>();
+    ratio_alpha(observed, expected)
+}
+
+/// The unitizing alpha family of one comparison (Krippendorff 2019,
+/// Content Analysis, 4th ed., section 12.6).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitizedFamily {
+    /// uα: agreement on where units lie and how they are coded (eq. 34).
+    pub alpha: Option<f64>,
+    /// |uα: agreement on where units lie, codes ignored: the coincidences
+    /// collapsed to gap against unit (eq. 35).
+    pub binary: Option<f64>,
+    /// cuα: agreement on the codes where the coders' units meet, gaps
+    /// ignored (eqs. 36-37).
+    pub coding: Option<f64>,
+    /// Each code's (k)uα, by code.
+    pub values: Vec<ValueAlpha>,
+}
+
+/// One code's coding alpha within the family.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueAlpha {
+    /// The code.
+    pub code: String,
+    /// (k)uα: agreement on this code where the coders' units meet (eq.
+    /// 38); None when none of its characters meets another coder's unit.
+    pub alpha: Option<f64>,
+    /// The share of this code's coincidences that meet another coder's
+    /// unit (the rest meet gaps).
+    pub coverage: f64,
+}
+
+/// uα, |uα, cuα and each code's (k)uα of `coders`' units over a
+/// continuum of `length` characters, equal to quallmer 0.4.0's
+/// `compute_alpha_u` to 1e-9 on the cases of
+/// `scripts/unitized_alpha_family_reference.R` (Krippendorff's figure
+/// 12.11 among them). Undefined figures (no expected disagreement) are
+/// None.
+pub fn unitized_family(length: u64, coders: &[Vec<Unit>]) -> Result<UnitizedFamily, UnitizedError> {
+    let tags: BTreeSet<&str> = coders.iter().flatten().map(|u| u.code.as_str()).collect();
+    let tags: Vec<&str> = tags.into_iter().collect();
+    let segments = segmentations(length, coders, |code| {
+        tags.binary_search(&code).ok().map(|i| i + 1)
+    })?;
+    let c = Coincidences::new(&segments, tags.len() + 1);
+    let spread = c.spread();
+    // |uα: gap against unit; the expected off-diagonal cells are the
+    // marginals' products.
+    let gap = c.rows[0];
+    let binary = (c.total > 0.0 && spread != 0.0)
+        .then(|| {
+            ratio_alpha(
+                2.0 * (gap - c.o[0][0]),
+                2.0 * gap * (c.total - gap) / spread,
+            )
+        })
+        .flatten();
+    // cuα: the units' coincidences only, each unit's self-pairing
+    // corrected by its pairable length (the characters another coder's
+    // unit also covers).
+    let valued = 1..tags.len() + 1;
+    let rows: Vec<f64> = (0..=tags.len())
+        .map(|t| {
+            if t == 0 {
+                0.0
+            } else {
+                valued.clone().map(|k| c.o[t][k]).sum()
+            }
+        })
+        .collect();
+    let total: f64 = rows.iter().sum();
+    let mut pairable = vec![0.0f64; tags.len() + 1];
+    for (i, own) in segments.iter().enumerate() {
+        let others = covered(
+            segments
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, s)| s),
+        );
+        for s in own.iter().filter(|s| s.2 != 0) {
+            let len = others
+                .iter()
+                .map(|o| s.1.min(o.1).saturating_sub(s.0.max(o.0)))
+                .sum::<u64>() as f64;
+            pairable[s.2] += len * len;
+        }
+    }
+    let star_spread = total - pairable.iter().sum::<f64>() / total;
+    let defined = total > 0.0 && star_spread != 0.0 && star_spread.is_finite();
+    let coding = defined
+        .then(|| {
+            let observed = total - valued.clone().map(|t| c.o[t][t]).sum::<f64>();
+            let expected = (total * total - rows.iter().map(|r| r * r).sum::<f64>()) / star_spread;
+            ratio_alpha(observed, expected)
+        })
+        .flatten();
+    let values = valued
+        .map(|t| {
+            let alpha = (defined && rows[t] > 0.0)
+                .then(|| {
+                    let expected_col = (rows[t] * total - pairable[t]) / star_spread;
+                    let observed = rows[t] - c.o[t][t];
+                    let expected = rows[t] * (total - rows[t]) / star_spread;
+                    ratio_alpha(observed, expected)
+                        .map(|a| 1.0 - (expected_col / rows[t]) * (1.0 - a))
+                })
+                .flatten()
+                .filter(|v| v.is_finite())
+                .map(|v| v + 0.0);
+            ValueAlpha {
+                code: tags[t - 1].to_string(),
+                alpha,
+                coverage: if c.rows[t] > 0.0 {
+                    rows[t] / c.rows[t]
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+    Ok(UnitizedFamily {
+        alpha: nominal(&c),
+        binary,
+        coding,
+        values,
+    })
+}
+
+/// The characters some unit (not a gap) of `coders` covers, as sorted,
+/// disjoint ranges.
+fn covered<'a>(coders: impl Iterator<Item = &'a Vec<Segment>>) -> Vec<(u64, u64)> {
+    let mut ranges: Vec<(u64, u64)> = coders
+        .flatten()
+        .filter(|s| s.2 != 0)
+        .map(|s| (s.0, s.1))
+        .collect();
+    ranges.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for (s, e) in ranges {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -247,6 +430,64 @@ mod tests {
                 close(got, want, &format!("{name}, {code}"));
             }
         }
+    }
+
+    /// uα, |uα, cuα and each code's (k)uα and coverage equal quallmer
+    /// 0.4.0's on the same cases and on Krippendorff's worked example
+    /// (2019, figure 12.11: uα 0.5100, the book's 0.510; |uα 0.4136, the
+    /// book's 0.413; cuα 0.7283, where the book prints 0.724), to 1e-9. Where
+    /// quallmer finds no expected disagreement it gives 1 (or NA): that is
+    /// None here.
+    #[test]
+    fn the_family_equals_quallmer_and_the_worked_example() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/agreement-unitized/family.json");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
+        let cases = doc["cases"].as_array().expect("cases");
+        let mut compared = 0;
+        let mut close =
+            |got: Option<f64>, want: &serde_json::Value, what: &str| match (got, want.as_f64()) {
+                (Some(g), Some(w)) => {
+                    assert!((g - w).abs() < 1e-9, "{what}: {g} against {w}");
+                    compared += 1;
+                }
+                (None, w) => assert!(w.is_none_or(|w| w == 1.0), "{what}: None, want {w:?}"),
+                (Some(g), None) => panic!("{what}: {g}, want NA"),
+            };
+        let mut book = None;
+        for case in cases {
+            let name = case["name"].as_str().expect("name");
+            let length = case["length"].as_u64().expect("length");
+            let coders: Vec<Vec<Unit>> = case["coders"]
+                .as_object()
+                .expect("coders")
+                .values()
+                .map(units)
+                .collect();
+            let got = unitized_family(length, &coders).expect("valid");
+            close(got.alpha, &case["alpha"], &format!("{name}: uα"));
+            close(got.binary, &case["binary"], &format!("{name}: |uα"));
+            close(got.coding, &case["coding"], &format!("{name}: cuα"));
+            let values = case["per_value"].as_object().expect("per value");
+            for v in &got.values {
+                // quallmer lists no value when no units meet at all.
+                let Some(want) = values.get(&v.code) else {
+                    assert!(values.is_empty() && v.alpha.is_none() && v.coverage == 0.0);
+                    continue;
+                };
+                close(v.alpha, &want["alpha"], &format!("{name}: ({})uα", v.code));
+                let coverage = want["coverage"].as_f64().expect("coverage");
+                assert!((v.coverage - coverage).abs() < 1e-9, "{name}: {}", v.code);
+            }
+            if name.starts_with("Krippendorff") {
+                book = Some(got);
+            }
+        }
+        assert!(compared > 100, "{compared} figures compared");
+        let book = book.expect("the worked example");
+        let round = |v: Option<f64>| (v.expect("defined") * 1000.0).round() / 1000.0;
+        assert_eq!((round(book.alpha), round(book.binary)), (0.51, 0.414));
     }
 
     #[test]
