@@ -149,6 +149,19 @@ pub const AGREEMENT: &[Metric] = &[
     m("krippendorff_alpha", -1.0, 1.0, "/krippendorff_alpha/value"),
     m("gwet_ac1", -1.0, 1.0, "/gwet_ac1/value"),
     m("pabak", -1.0, 1.0, "/pabak/value"),
+    m("unitized_alpha", -1.0, 1.0, "/unitized_alpha/value"),
+    m(
+        "binary_unitized_alpha",
+        -1.0,
+        1.0,
+        "/binary_unitized_alpha/value",
+    ),
+    m(
+        "coding_unitized_alpha",
+        -1.0,
+        1.0,
+        "/coding_unitized_alpha/value",
+    ),
 ];
 
 /// One `--fail-under` bound.

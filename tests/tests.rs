@@ -34,5 +34,6 @@ mod scoring_rules;
 mod semantic_cli;
 mod shard_cli;
 mod small_commands;
+mod span_agreement_cli;
 mod text_eval_cli;
 mod transcript_formats;

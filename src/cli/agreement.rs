@@ -13,7 +13,8 @@ use std::path::PathBuf;
 pub struct AgreementArgs {
     /// Ratings: CSV, TSV, a JSON array of objects or JSON Lines (by
     /// extension), or a run folder (evaluate's quotes.csv, judge-answers'
-    /// items.csv); several files are joined on the id column.
+    /// items.csv); several files are joined on the id column. With
+    /// --spans: A.qdpx [B.qdpx], or RUN_FOLDER CODED.qdpx.
     #[arg(required_unless_present = "print_config")]
     pub files: Vec<PathBuf>,
     /// Settings, `--junit`, `--no-progress`, `--json`.
@@ -28,6 +29,17 @@ pub(super) fn run(args: AgreementArgs) -> anyhow::Result<u8> {
     };
     if args.files.is_empty() {
         return Err(InputError("agreement needs FILE".into()).into());
+    }
+    if config.spans {
+        let (folder, result) = args
+            .job
+            .progress
+            .run(|| crate::jobs::span_agreement::execute(&config, &args.files))?;
+        return args
+            .job
+            .finish(&config.fail_under, folder.as_deref(), &result, || {
+                crate::views::text::span_agreement_report(&result)
+            });
     }
     let (folder, result) = args.job.progress.run(|| execute(&config, &args.files))?;
     args.job

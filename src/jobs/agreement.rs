@@ -66,6 +66,25 @@ pub struct Config {
     pub out: Option<PathBuf>,
     /// Skip the confusion-matrix PNG.
     pub no_plots: bool,
+    /// Compare coded spans instead of ratings. FILE is one REFI-QDA
+    /// project (two of its coders), two projects (a coder of each, the
+    /// same sources by name), or an evaluate or check-report run folder
+    /// and a project (a coder's codings against the tool's quote spans).
+    pub spans: bool,
+    /// With --spans: the coders, by user name or GUID (two; one with a
+    /// run folder). Default: the only coding users.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "X,Y")]
+    pub coders: Option<Vec<String>>,
+    /// With --spans: the codes compared, by name (default: every code
+    /// either coder used; with a run folder, the coder's one code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[setting(value_name = "CODE,...")]
+    pub codes: Option<Vec<String>>,
+    /// With --spans: the least overlap (shared characters over the
+    /// characters either covers) at which two units match, in (0, 1].
+    #[setting(default = 0.5)]
+    pub min_overlap: f64,
     #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
@@ -90,6 +109,45 @@ impl JobConfig for Config {
                 ),
             });
         }
+        if !(self.min_overlap > 0.0 && self.min_overlap <= 1.0) {
+            return Err(ConfigError::Invalid {
+                field: "--min-overlap".into(),
+                message: format!("must lie in (0, 1], got {}", self.min_overlap),
+            });
+        }
+        if let Some(c) = &self.coders {
+            if c.is_empty() || c.len() > 2 || c.iter().any(|n| n.trim().is_empty()) {
+                return Err(ConfigError::Invalid {
+                    field: "--coders".into(),
+                    message: format!(
+                        "names one or two coders (X,Y), none empty, got {}",
+                        c.join(",")
+                    ),
+                });
+            }
+        }
+        if let Some(c) = &self.codes {
+            if c.is_empty() || c.iter().any(|n| n.trim().is_empty()) {
+                return Err(ConfigError::Invalid {
+                    field: "--codes".into(),
+                    message: "names one code or more, none empty".into(),
+                });
+            }
+        }
+        if (self.coders.is_some() || self.codes.is_some()) && !self.spans {
+            return Err(ConfigError::Invalid {
+                field: if self.coders.is_some() {
+                    "--coders"
+                } else {
+                    "--codes"
+                }
+                .into(),
+                message: "compares coded spans: add --spans".into(),
+            });
+        }
+        if self.spans {
+            return Ok(());
+        }
         if self.id.trim().is_empty() {
             return Err(ConfigError::Invalid {
                 field: "--id".into(),
@@ -108,7 +166,8 @@ impl JobConfig for Config {
     }
 
     fn unset(&self) -> Vec<(&'static str, &'static str)> {
-        super::unset_notes!(self; raters => "every column but the id", out => "no run folder")
+        super::unset_notes!(self; raters => "every column but the id", out => "no run folder",
+            coders => "the only coding users", codes => "every code either coder used")
     }
 }
 

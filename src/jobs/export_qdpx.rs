@@ -36,10 +36,22 @@ pub struct Exported {
     pub unlocated: usize,
 }
 
-/// Exports `run_folder` to `out` (inputs looked for by name under
-/// `inputs` when they are not at their recorded paths). The archive is
-/// written beside `out` and renamed into place: never half written.
-pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Exported, JobError> {
+/// A run's transcripts (read as the run read them) and its located
+/// quotes' selections.
+pub(crate) struct Located {
+    /// The run's manifest.
+    pub manifest: Manifest,
+    /// The transcripts, in the run's order.
+    pub transcripts: TranscriptSet,
+    /// Each located quote, piece and passage.
+    pub selections: Vec<Selection>,
+    /// Quotes without a span.
+    pub unlocated: usize,
+}
+
+/// Reads `run_folder`'s transcripts and located quotes (inputs looked
+/// for by name under `inputs` when they are not at their recorded paths).
+pub(crate) fn located(run_folder: &Path, inputs: Option<&Path>) -> Result<Located, JobError> {
     let manifest_path = run_folder.join("manifest.json");
     let manifest = Manifest::read(&manifest_path)?;
     let config = manifest.config.clone().ok_or_else(|| {
@@ -82,14 +94,6 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
         "evaluate" => evaluate_quotes(&results),
         _ => report_quotes(&results),
     };
-    let sources: Vec<Source> = transcripts
-        .transcripts
-        .iter()
-        .map(|t| Source {
-            name: t.file.clone(),
-            guid: crate::views::qdpx::guid(&format!("source:{}", t.file)),
-        })
-        .collect();
     let mut selections = Vec::new();
     let mut unlocated = 0;
     for q in &quotes {
@@ -99,6 +103,32 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
             unlocated += 1;
         }
     }
+    Ok(Located {
+        manifest,
+        transcripts,
+        selections,
+        unlocated,
+    })
+}
+
+/// Exports `run_folder` to `out` (inputs looked for by name under
+/// `inputs` when they are not at their recorded paths). The archive is
+/// written beside `out` and renamed into place: never half written.
+pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Exported, JobError> {
+    let Located {
+        manifest,
+        transcripts,
+        selections,
+        unlocated,
+    } = located(run_folder, inputs)?;
+    let sources: Vec<Source> = transcripts
+        .transcripts
+        .iter()
+        .map(|t| Source {
+            name: t.file.clone(),
+            guid: crate::views::qdpx::guid(&format!("source:{}", t.file)),
+        })
+        .collect();
     // `reports/latest` names the run it links to.
     let named = std::fs::canonicalize(run_folder).unwrap_or_else(|_| run_folder.to_path_buf());
     let name = named

@@ -83,6 +83,7 @@ pub mod rerun;
 pub mod score;
 pub mod settings;
 mod shards;
+pub mod span_agreement;
 pub(crate) mod speakers;
 pub mod text_eval;
 pub mod transcript;

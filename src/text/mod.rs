@@ -27,6 +27,7 @@ pub use multifind::MultiFind;
 pub(crate) mod numbers;
 pub use numbers::*;
 pub(crate) mod preview;
+pub(crate) mod realign;
 pub(crate) mod sklearn_stopwords;
 pub(crate) mod stopwords;
 pub(crate) mod swar;

@@ -300,6 +300,85 @@ pub(crate) fn mean_with_ci(g: &Value) -> String {
 /// have them all).
 const SHOWN_DISAGREEMENTS: usize = 20;
 
+/// `agreement --spans`: the coders, then the figures over every code and
+/// per code.
+pub(crate) fn span_agreement_report(r: &crate::jobs::span_agreement::SpansResult) -> String {
+    let f = |x: Option<f64>| x.map_or_else(|| "n/a".to_string(), |v| format!("{:.4}", v + 0.0));
+    let ci = |c: &crate::agreement::coefficients::Coefficient| match (c.ci_low, c.ci_high) {
+        (Some(lo), Some(hi)) => format!("[{}, {}]", f(Some(lo)), f(Some(hi))),
+        _ => "-".into(),
+    };
+    let mut out = format!(
+        "first (reference): {} in {} ({} selections)\nsecond: {} in {} ({} selections)\n{} sources compared",
+        r.first.coder,
+        r.first.file.display(),
+        r.first.selections,
+        r.second.coder,
+        r.second.file.display(),
+        r.second.selections,
+        r.sources
+    );
+    if !r.sources_skipped.is_empty() {
+        out.push_str(&format!("; not compared: {}", r.sources_skipped.join("; ")));
+    }
+    if r.selections_skipped > 0 {
+        out.push_str(&format!(
+            "; {} selections left out (empty, or not carried back to the project's text)",
+            r.selections_skipped
+        ));
+    }
+    out.push_str("\n\n");
+    let rows: Vec<Vec<String>> = [
+        ("unitized alpha (uα)", &r.unitized_alpha),
+        ("binary |uα", &r.binary_unitized_alpha),
+        ("coding cuα", &r.coding_unitized_alpha),
+    ]
+    .iter()
+    .map(|(name, c)| {
+        vec![
+            name.to_string(),
+            f(c.value),
+            ci(c),
+            c.note.clone().unwrap_or_default(),
+        ]
+    })
+    .collect();
+    out.push_str(&grid_table(
+        &["over every code", "value", "95% CI", "note"],
+        &rows,
+    ));
+    out.push('\n');
+    let rows: Vec<Vec<String>> = r
+        .codes
+        .iter()
+        .map(|c| {
+            vec![
+                c.code.clone(),
+                format!("{} {}", f(c.unitized_alpha.value), ci(&c.unitized_alpha)),
+                f(c.coding_unitized_alpha.value),
+                f(c.precision.value),
+                f(c.recall.value),
+                format!("{} {}", f(c.f1.value), ci(&c.f1)),
+                format!("{}/{}/{}", c.matched, c.units_first, c.units_second),
+            ]
+        })
+        .collect();
+    out.push_str(&grid_table(
+        &[
+            "code",
+            "uα [95% CI]",
+            "(k)uα",
+            "precision",
+            "recall",
+            "F1 [95% CI]",
+            "matched/first/second",
+        ],
+        &rows,
+    ));
+    out.push_str(&format!("\n{}\n", r.signature));
+    out
+}
+
 /// `agreement`'s terminal report: counts, a table of coefficients with
 /// their intervals and items used, the two raters' confusion matrix, and
 /// the first disagreements.

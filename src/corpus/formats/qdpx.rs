@@ -73,6 +73,9 @@ pub(crate) struct Project {
     /// Each text source's name and the characters of its plain text (the
     /// continuum its selections' positions count), in the project's order.
     pub lengths: Vec<(String, usize)>,
+    /// Each text source's plain text, in the same order (what the
+    /// selections' positions count in).
+    pub texts: Vec<std::rc::Rc<String>>,
     /// The files read outside the archive (external text sources).
     pub outside: Vec<PathBuf>,
 }
@@ -250,6 +253,7 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
     }
     for (name, text_path, text) in texts {
         project.lengths.push((name.clone(), text.chars().count()));
+        project.texts.push(text.clone());
         let at = Path::new(&format!("{}:{text_path}", path.display())).to_path_buf();
         let markdown = super::text::holds_markdown(&text);
         let parsed = super::text::parse(&at, &text, markdown)?;
