@@ -54,6 +54,8 @@ __all__ = [
     "similarity",
     "embed",
     "export_qdpx",
+    "span_agreement",
+    "SpanAgreement",
 ]
 
 
@@ -517,6 +519,43 @@ def embed(texts: Sequence[str]) -> Any:
 
     rows, dims, data = _native.embed_bytes([str(t) for t in texts])
     return np.frombuffer(data, dtype="<f4").reshape(rows, dims).copy()
+
+
+class SpanAgreement(dict):
+    """What `span_agreement` returns: agreement.json as a dict (the coders,
+    uα, |uα and cuα over every code, each code's figures), with the codes
+    as a pandas DataFrame: `.codes` (codes.csv: one row per code)."""
+
+    def __init__(self, out: Dict[str, Any]) -> None:
+        codes_csv = out.pop("codes_csv", "")
+        super().__init__(out)
+        self._codes_csv = codes_csv
+
+    @property
+    def codes(self) -> Any:
+        """codes.csv as a DataFrame: code, unitized_alpha,
+        coding_unitized_alpha, coverage, precision, recall, f1, units and
+        characters of each coder and of both."""
+        return _frame(self._codes_csv)
+
+
+def span_agreement(files: Sequence[Any], **config: Unpack[AgreementConfig]) -> SpanAgreement:
+    """Two coders' codings compared as spans (the CLI's `corpus-eval
+    agreement --spans FILE...`): one REFI-QDA project (two of its users),
+    two projects (a user of each, on the sources both hold), or an evaluate
+    or check-report run folder and a project (a user's codings of one code
+    against the run's located quotes).
+
+    config: coders (list: user names or GUIDs), codes (list of code names),
+        min_overlap (matched units, default 0.5), resamples and seed (the
+        bootstrap over sources).
+
+    Returns agreement.json as a dict, with `.codes` as a DataFrame.
+    """
+    out = _native.span_agreement_json(
+        [_os.fspath(f) for f in files], _dumps({**config, "spans": True}, "config")
+    )
+    return SpanAgreement(_json.loads(out))
 
 
 def export_qdpx(run: Any, out: Any, inputs: Any = None) -> Dict[str, Any]:

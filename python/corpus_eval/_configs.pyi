@@ -128,4 +128,8 @@ class AgreementConfig(TypedDict, total=False):
     seed: int
     out: str
     no_plots: bool
+    spans: bool
+    coders: List[str]
+    codes: List[str]
+    min_overlap: float
     fail_under: Dict[str, float]

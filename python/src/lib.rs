@@ -430,6 +430,26 @@ fn agreement_json(py: Python<'_>, table: &str, config_json: &str) -> PyResult<St
     })
 }
 
+/// `span_agreement`: two coders' codings compared as spans (the CLI's
+/// `agreement --spans FILE...`); agreement.json with `codes_csv` as JSON
+/// text.
+#[pyfunction]
+fn span_agreement_json(py: Python<'_>, files: Vec<String>, config_json: &str) -> PyResult<String> {
+    let config: jobs::agreement::Config = config(config_json)?;
+    py.detach(|| {
+        let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+        let out = jobs::span_agreement::run(&config, &files).map_err(value_error)?;
+        let mut value = serde_json::to_value(&out).map_err(value_error)?;
+        if let Some(m) = value.as_object_mut() {
+            m.insert(
+                "codes_csv".into(),
+                jobs::span_agreement::codes_csv(&out).into(),
+            );
+        }
+        to_json(&value)
+    })
+}
+
 /// The embedding model, loaded once per process (found as the CLI finds
 /// it: `CORPUS_EVAL_MODEL_DIR`, `models/all-MiniLM-L6-v2`, the Hugging
 /// Face cache).
@@ -517,6 +537,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Corpus>()?;
     m.add_function(wrap_pyfunction!(transcript_formats, m)?)?;
     m.add_function(wrap_pyfunction!(export_qdpx_json, m)?)?;
+    m.add_function(wrap_pyfunction!(span_agreement_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_tables_json, m)?)?;
     m.add_function(wrap_pyfunction!(verify_quotes_json, m)?)?;

@@ -734,3 +734,57 @@ def test_issue_57_arrow_quotes_with_a_cited_place():
     assert json.loads(out[1]["location"]) == {"unit": "lines", "cited": [1, 1], "found": 2, "delta": 1}
     plain = ce_arrow.verify_quotes(batch.drop_columns(["line"]), json.dumps(t))
     assert "location" not in plain.column_names
+
+
+def _two_coder_project(path):
+    """A REFI-QDA project where Alice and Bob coded one source (non-ASCII
+    text, positions in characters)."""
+    import zipfile
+
+    text = "Ana López: Im Frühling 1987, nachdem die Fabrik schloss. Es gab kein Geld.\n"
+    users = {"Alice": "00000000-0000-4000-8000-0000000000a1", "Bob": "00000000-0000-4000-8000-0000000000b1"}
+    codes = {"Leaving": "00000000-0000-4000-8000-0000000000c1", "Money": "00000000-0000-4000-8000-0000000000c2"}
+
+    def at(needle):
+        s = text.index(needle)
+        return s, s + len(needle)
+
+    marks = [("Alice", "Leaving", *at("Im Frühling 1987, nachdem die Fabrik schloss.")),
+             ("Bob", "Leaving", *at("Im Frühling 1987")),
+             ("Alice", "Money", *at("kein Geld")), ("Bob", "Money", *at("kein Geld"))]
+    selections = "".join(
+        f'<PlainTextSelection guid="00000000-0000-4000-8000-00000000010{i}" startPosition="{s}" '
+        f'endPosition="{e}" creatingUser="{users[u]}"><Coding guid="00000000-0000-4000-8000-00000000020{i}" '
+        f'creatingUser="{users[u]}"><CodeRef targetGUID="{codes[c]}"/></Coding></PlainTextSelection>'
+        for i, (u, c, s, e) in enumerate(marks))
+    qde = ('<?xml version="1.0" encoding="utf-8"?><Project name="p" xmlns="urn:QDA-XML:project:1.0"><Users>'
+           + "".join(f'<User guid="{g}" name="{n}"/>' for n, g in users.items())
+           + "</Users><CodeBook><Codes>"
+           + "".join(f'<Code guid="{g}" name="{n}" isCodable="true"/>' for n, g in codes.items())
+           + '</Codes></CodeBook><Sources><TextSource guid="00000000-0000-4000-8000-000000000301" name="ana" '
+           + f'plainTextPath="internal://ana.txt">{selections}</TextSource></Sources></Project>')
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("project.qde", qde)
+        z.writestr("sources/ana.txt", text)
+    return path
+
+
+def test_issue_58_span_agreement_returns_the_codes_as_a_dataframe(tmp_path):
+    project = _two_coder_project(tmp_path / "p.qdpx")
+    got = corpus_eval.span_agreement([project], resamples=0)
+    assert (got["first"]["coder"], got["second"]["coder"]) == ("Alice", "Bob")
+    codes = got.codes
+    assert list(codes["code"]) == ["Leaving", "Money"]
+    leaving = codes.iloc[0]
+    # 45 characters (ü counts one) against Bob's 16 inside them.
+    assert (leaving["chars_first"], leaving["chars_second"], leaving["chars_both"]) == (45, 16, 16)
+    assert leaving["precision"] == 1.0 and abs(leaving["recall"] - 16 / 45) < 1e-12
+    assert codes.iloc[1]["unitized_alpha"] == 1.0
+    assert got["unitized_alpha"]["value"] == pytest.approx(float(got["unitized_alpha"]["value"]))
+    assert got["signature"].startswith("agreement:spans|")
+    # The CLI gives the same figures.
+    cli = json.loads(subprocess.run([BIN, "agreement", "--spans", str(project), "--resamples", "0", "--json"],
+                                    check=True, capture_output=True, text=True).stdout)
+    assert cli["codes"] == got["codes"] and cli["unitized_alpha"] == got["unitized_alpha"]
+    with pytest.raises(ValueError, match="no coder `Dave`"):
+        corpus_eval.span_agreement([project], coders=["Alice", "Dave"])

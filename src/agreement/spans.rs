@@ -18,7 +18,9 @@
 use super::coefficients::Coefficient;
 use super::unitized::{unitized_alpha, unitized_family, Unit, UnitizedError, UnitizedFamily};
 use crate::stats::SplitMix64;
+use serde::Serialize;
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 /// A coded stretch of one source: characters `start..end` of source
 /// `source` (an index into the sources' lengths), coded `code`.
@@ -397,6 +399,98 @@ fn matches(a: &[(u64, u64, String)], b: &[(u64, u64, String)], min_overlap: f64)
         }
     }
     n
+}
+
+/// A coder compared: the file read and the user.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coder {
+    /// The project (or run folder) read.
+    pub file: PathBuf,
+    /// The user's name (its GUID when it has none), or `corpus-eval` for a
+    /// run's spans.
+    pub coder: String,
+    /// The selections of this coder compared (within the codes and
+    /// sources compared).
+    pub selections: usize,
+}
+
+/// One code's agreement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CodeRow {
+    /// The code's name.
+    pub code: String,
+    /// uα of the code against the rest.
+    pub unitized_alpha: Coefficient,
+    /// (k)uα: agreement on this code where the coders' units meet.
+    pub coding_unitized_alpha: Coefficient,
+    /// The share of this code's coincidences that meet the other coder's
+    /// units.
+    pub coverage: Option<f64>,
+    /// Characters both coded over the second coder's.
+    pub precision: Coefficient,
+    /// Characters both coded over the first coder's.
+    pub recall: Coefficient,
+    /// Their harmonic mean.
+    pub f1: Coefficient,
+    /// The first coder's units (overlapping selections joined).
+    pub units_first: usize,
+    /// The second coder's units.
+    pub units_second: usize,
+    /// Units matched one to one at the least overlap.
+    pub matched: usize,
+    /// Characters the first coder coded.
+    pub chars_first: u64,
+    /// Characters the second coder coded.
+    pub chars_second: u64,
+    /// Characters both coded.
+    pub chars_both: u64,
+}
+
+impl From<CodeSpans> for CodeRow {
+    fn from(c: CodeSpans) -> CodeRow {
+        CodeRow {
+            code: c.code,
+            unitized_alpha: c.alpha,
+            coding_unitized_alpha: c.coding_alpha,
+            coverage: c.coverage,
+            precision: c.precision,
+            recall: c.recall,
+            f1: c.f1,
+            units_first: c.units_first,
+            units_second: c.units_second,
+            matched: c.matched,
+            chars_first: c.chars_first,
+            chars_second: c.chars_second,
+            chars_both: c.chars_both,
+        }
+    }
+}
+
+/// What `agreement --spans` gives (agreement.json; `--json` prints it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpansResult {
+    /// How the figures were computed.
+    pub signature: String,
+    /// The reference coder (precision and recall are against it).
+    pub first: Coder,
+    /// The other coder.
+    pub second: Coder,
+    /// The text sources compared.
+    pub sources: usize,
+    /// Sources only one project holds, or whose texts differ (not
+    /// compared).
+    pub sources_skipped: Vec<String>,
+    /// Selections left out: empty ones, and a run's spans that could not
+    /// be carried back to the project's text.
+    pub selections_skipped: usize,
+    /// uα over every code (null when a coder's codes overlap).
+    pub unitized_alpha: Coefficient,
+    /// |uα: agreement on where units lie, codes ignored.
+    pub binary_unitized_alpha: Coefficient,
+    /// cuα: agreement on the codes where the coders' units meet.
+    pub coding_unitized_alpha: Coefficient,
+    /// Each code compared, by name.
+    pub codes: Vec<CodeRow>,
 }
 
 #[cfg(test)]

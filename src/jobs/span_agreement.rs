@@ -10,115 +10,22 @@
 //! and nothing is compared). A run's spans count in its transcripts'
 //! texts (time stamps and markup left out); they are carried back to the
 //! project's plain texts by aligning the two texts' characters
-//! ([`crate::text::realign`]).
+//! (the text layer's `realign`).
 
 use super::agreement::Config;
 use super::JobError;
-use crate::agreement::coefficients::Coefficient;
-use crate::agreement::{span_agreement, CodeSpans, Span, SpanAgreement, SpanSettings};
+pub use crate::agreement::spans::{CodeRow, Coder, SpansResult};
+use crate::agreement::{span_agreement, Span, SpanAgreement, SpanSettings};
 use crate::corpus::formats::qdpx::{self, Project};
 use crate::corpus::formats::ReadOptions;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// The coder of codings that name no user.
 pub const NO_USER: &str = "(no user)";
-
-/// A coder compared: the file read and the user.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Coder {
-    /// The project (or run folder) read.
-    pub file: PathBuf,
-    /// The user's name (its GUID when it has none), or `corpus-eval` for a
-    /// run's spans.
-    pub coder: String,
-    /// The selections of this coder compared (within the codes and
-    /// sources compared).
-    pub selections: usize,
-}
-
-/// One code's agreement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CodeRow {
-    /// The code's name.
-    pub code: String,
-    /// uα of the code against the rest.
-    pub unitized_alpha: Coefficient,
-    /// (k)uα: agreement on this code where the coders' units meet.
-    pub coding_unitized_alpha: Coefficient,
-    /// The share of this code's coincidences that meet the other coder's
-    /// units.
-    pub coverage: Option<f64>,
-    /// Characters both coded over the second coder's.
-    pub precision: Coefficient,
-    /// Characters both coded over the first coder's.
-    pub recall: Coefficient,
-    /// Their harmonic mean.
-    pub f1: Coefficient,
-    /// The first coder's units (overlapping selections joined).
-    pub units_first: usize,
-    /// The second coder's units.
-    pub units_second: usize,
-    /// Units matched one to one at the least overlap.
-    pub matched: usize,
-    /// Characters the first coder coded.
-    pub chars_first: u64,
-    /// Characters the second coder coded.
-    pub chars_second: u64,
-    /// Characters both coded.
-    pub chars_both: u64,
-}
-
-impl From<CodeSpans> for CodeRow {
-    fn from(c: CodeSpans) -> CodeRow {
-        CodeRow {
-            code: c.code,
-            unitized_alpha: c.alpha,
-            coding_unitized_alpha: c.coding_alpha,
-            coverage: c.coverage,
-            precision: c.precision,
-            recall: c.recall,
-            f1: c.f1,
-            units_first: c.units_first,
-            units_second: c.units_second,
-            matched: c.matched,
-            chars_first: c.chars_first,
-            chars_second: c.chars_second,
-            chars_both: c.chars_both,
-        }
-    }
-}
-
-/// What `agreement --spans` gives (agreement.json; `--json` prints it).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SpansResult {
-    /// How the figures were computed.
-    pub signature: String,
-    /// The reference coder (precision and recall are against it).
-    pub first: Coder,
-    /// The other coder.
-    pub second: Coder,
-    /// The text sources compared.
-    pub sources: usize,
-    /// Sources only one project holds, or whose texts differ (not
-    /// compared).
-    pub sources_skipped: Vec<String>,
-    /// Selections left out: empty ones, and a run's spans that could not
-    /// be carried back to the project's text.
-    pub selections_skipped: usize,
-    /// uα over every code (null when a coder's codes overlap).
-    pub unitized_alpha: Coefficient,
-    /// |uα: agreement on where units lie, codes ignored.
-    pub binary_unitized_alpha: Coefficient,
-    /// cuα: agreement on the codes where the coders' units meet.
-    pub coding_unitized_alpha: Coefficient,
-    /// Each code compared, by name.
-    pub codes: Vec<CodeRow>,
-}
 
 /// One coder's codings, read.
 struct Coded {
@@ -509,17 +416,16 @@ fn run_spans(dir: &Path, project: &Project, code: &str) -> Result<(Coded, usize)
     let mut spans = Vec::new();
     let mut dropped = 0;
     for s in &located.selections {
-        if !maps.contains_key(&s.source) {
+        if let std::collections::btree_map::Entry::Vacant(slot) = maps.entry(s.source) {
             let t = &located.transcripts.transcripts[s.source];
-            let at = project.lengths.iter().position(|(n, _)| *n == t.file);
-            let map = match at {
+            let map = match project.lengths.iter().position(|(n, _)| *n == t.file) {
                 Some(i) => Some((
                     i,
                     crate::text::realign::CharMap::new(&t.text()?, &project.texts[i]),
                 )),
                 None => None,
             };
-            maps.insert(s.source, map);
+            slot.insert(map);
         }
         match maps.get(&s.source).and_then(Option::as_ref) {
             Some((i, map)) => match map.span(s.start, s.end) {

@@ -302,7 +302,7 @@ const SHOWN_DISAGREEMENTS: usize = 20;
 
 /// `agreement --spans`: the coders, then the figures over every code and
 /// per code.
-pub(crate) fn span_agreement_report(r: &crate::jobs::span_agreement::SpansResult) -> String {
+pub(crate) fn span_agreement_report(r: &crate::agreement::spans::SpansResult) -> String {
     let f = |x: Option<f64>| x.map_or_else(|| "n/a".to_string(), |v| format!("{:.4}", v + 0.0));
     let ci = |c: &crate::agreement::coefficients::Coefficient| match (c.ci_low, c.ci_high) {
         (Some(lo), Some(hi)) => format!("[{}, {}]", f(Some(lo)), f(Some(hi))),
