@@ -130,7 +130,7 @@ fn issue_58_two_users_of_one_project_are_compared_in_characters() {
     assert_eq!(got["first"]["coder"], "Alice");
     assert_eq!(got["second"]["coder"], "Bob");
     assert_eq!(
-        (got["sources"].as_u64(), got["first"]["selections"].as_u64()),
+        (got["sources"].as_u64(), got["first"]["codings"].as_u64()),
         (Some(2), Some(3))
     );
     let leaving = &got["codes"][0];
@@ -197,7 +197,7 @@ fn issue_58_two_users_of_one_project_are_compared_in_characters() {
     // One code only.
     let money = json(&dir, &[p, "--codes", "Money", "--resamples", "0"]);
     assert_eq!(money["codes"].as_array().unwrap().len(), 1);
-    assert_eq!(money["first"]["selections"], 1);
+    assert_eq!(money["first"]["codings"], 1);
     // Intervals over sources, reproducible.
     let one = json(&dir, &[p, "--resamples", "200", "--seed", "3"]);
     let two = json(&dir, &[p, "--resamples", "200", "--seed", "3"]);

@@ -560,7 +560,8 @@ def span_agreement(files: Sequence[Any], **config: Unpack[AgreementConfig]) -> S
 
 def export_qdpx(run: Any, out: Any, inputs: Any = None) -> Dict[str, Any]:
     """An evaluate or check-report run folder's located quotes written as a
-    REFI-QDA project (the CLI's `corpus-eval export-qdpx RUN OUT.qdpx`);
+    REFI-QDA project (the CLI's `corpus-eval export-qdpx RUN OUT.qdpx`; a
+    run on one `.qdpx` gives that project with the tool's codings added);
     returns what it wrote: `out`, `sources`, `selections`, `unlocated`."""
     written = _native.export_qdpx_json(
         _os.fspath(run), _os.fspath(out), None if inputs is None else _os.fspath(inputs)

@@ -409,9 +409,9 @@ pub struct Coder {
     /// The user's name (its GUID when it has none), or `corpus-eval` for a
     /// run's spans.
     pub coder: String,
-    /// The selections of this coder compared (within the codes and
-    /// sources compared).
-    pub selections: usize,
+    /// The codings of this coder compared (a selection coded with two
+    /// codes counts twice), within the codes and sources compared.
+    pub codings: usize,
 }
 
 /// One code's agreement.

@@ -12,6 +12,8 @@
 //! and each piece of a stitched one (results.json's `pieces`), the passage
 //! of an `other_source` quote in that other transcript.
 //! A quote with no span (`fabricated`, `unknown_source`) locates nothing.
+//! When the run's transcripts were one `.qdpx`, the export is that project
+//! with the tool's user, codes and codings added, all else kept.
 
 use super::replay::locate_input;
 use super::JobError;
@@ -47,6 +49,8 @@ pub(crate) struct Located {
     pub selections: Vec<Selection>,
     /// Quotes without a span.
     pub unlocated: usize,
+    /// The transcripts' file or folder, as found.
+    pub transcripts_path: PathBuf,
 }
 
 /// Reads `run_folder`'s transcripts and located quotes (inputs looked
@@ -108,6 +112,7 @@ pub(crate) fn located(run_folder: &Path, inputs: Option<&Path>) -> Result<Locate
         transcripts,
         selections,
         unlocated,
+        transcripts_path,
     })
 }
 
@@ -120,7 +125,27 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
         transcripts,
         selections,
         unlocated,
+        transcripts_path,
     } = located(run_folder, inputs)?;
+    let created = manifest
+        .finished_at
+        .clone()
+        .unwrap_or_else(|| manifest.started_at.clone());
+    let is_project = transcripts_path.is_file()
+        && transcripts_path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("qdpx"));
+    if is_project {
+        return into_project(
+            &transcripts_path,
+            out,
+            &transcripts,
+            &selections,
+            unlocated,
+            &manifest.signature,
+            &created,
+        );
+    }
     let sources: Vec<Source> = transcripts
         .transcripts
         .iter()
@@ -135,10 +160,6 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
         .file_name()
         .map(|n| format!("corpus-eval {} {}", manifest.command, n.to_string_lossy()))
         .unwrap_or_else(|| format!("corpus-eval {}", manifest.command));
-    let created = manifest
-        .finished_at
-        .clone()
-        .unwrap_or_else(|| manifest.started_at.clone());
     let project = crate::views::qdpx::project(&crate::views::qdpx::Parts {
         name: &name,
         created: &created,
@@ -152,6 +173,107 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
         sources: sources.len(),
         selections: selections.len(),
         unlocated,
+    })
+}
+
+/// The export of a run whose transcripts came from a REFI-QDA project:
+/// that project with the tool's user, codes and codings added, every
+/// other part of it (and every other entry of its archive) as it was. The
+/// run's spans count in its transcripts' texts (time stamps and markup
+/// left out); they are carried to the project's own plain texts by
+/// aligning the two texts' characters. A span none of whose characters
+/// aligns is left out (counted with the quotes without a span).
+fn into_project(
+    source: &Path,
+    out: &Path,
+    transcripts: &TranscriptSet,
+    selections: &[Selection],
+    unlocated: usize,
+    signature: &str,
+    created: &str,
+) -> Result<Exported, JobError> {
+    use crate::corpus::formats::{qdpx, Archive, ReadOptions};
+    let project = qdpx::read(source, &ReadOptions::default())?;
+    let mut archive = Archive::open(source, "REFI-QDA project")?;
+    let part = qdpx::project_file(&archive).ok_or_else(|| {
+        JobError::Input(format!(
+            "{}: no .qde project file in the archive",
+            source.display()
+        ))
+    })?;
+    let original = archive.part(&part)?;
+    let mut by_source: Vec<(String, Vec<Selection>)> = Vec::new();
+    let mut dropped = 0;
+    for (k, t) in transcripts.transcripts.iter().enumerate() {
+        let chosen: Vec<&Selection> = selections.iter().filter(|s| s.source == k).collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        let Some(i) = project.lengths.iter().position(|(n, _)| *n == t.file) else {
+            dropped += chosen.len();
+            continue;
+        };
+        let map = crate::text::realign::CharMap::new(&t.text()?, &project.texts[i]);
+        let mut moved = Vec::with_capacity(chosen.len());
+        for s in chosen {
+            match map.span(s.start, s.end) {
+                Some((start, end)) => moved.push(Selection {
+                    source: i,
+                    start,
+                    end,
+                    ..s.clone()
+                }),
+                None => dropped += 1,
+            }
+        }
+        by_source.push((t.file.clone(), moved));
+    }
+    let (merged, placed) = crate::views::qdpx::merge(&original, signature, created, &by_source)
+        .map_err(|e| JobError::Input(format!("{}: {part}: {e}", source.display())))?;
+    let fail =
+        |e: &dyn std::fmt::Display| JobError::Input(format!("cannot write {}: {e}", out.display()));
+    let partial = out.with_extension("qdpx.partial");
+    let written = (|| -> Result<(), JobError> {
+        let input = std::fs::File::open(source)
+            .map_err(|e| JobError::Input(format!("{}: {e}", source.display())))?;
+        let mut input = zip::ZipArchive::new(std::io::BufReader::new(input))
+            .map_err(|e| JobError::Input(format!("{}: {e}", source.display())))?;
+        let file = std::fs::File::create(&partial).map_err(|e| fail(&e))?;
+        let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .last_modified_time(zip::DateTime::default());
+        for i in 0..input.len() {
+            let entry = input
+                .by_index_raw(i)
+                .map_err(|e| JobError::Input(format!("{}: entry {i}: {e}", source.display())))?;
+            let is_part = entry.name().is_ok_and(|n| n == part.as_str());
+            if is_part {
+                drop(entry);
+                zip.start_file(part.as_str(), options)
+                    .map_err(|e| fail(&e))?;
+                zip.write_all(merged.as_bytes()).map_err(|e| fail(&e))?;
+            } else {
+                zip.raw_copy_file(entry).map_err(|e| fail(&e))?;
+            }
+        }
+        let mut inner = zip.finish().map_err(|e| fail(&e))?;
+        inner.flush().map_err(|e| fail(&e))?;
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
+    }
+    std::fs::rename(&partial, out).map_err(|e| {
+        let _ = std::fs::remove_file(&partial);
+        fail(&e)
+    })?;
+    Ok(Exported {
+        out: out.to_path_buf(),
+        sources: project.lengths.len(),
+        selections: placed,
+        unlocated: unlocated + dropped,
     })
 }
 

@@ -129,7 +129,7 @@ fn codings(file: &Path, project: &Project, (label, guid): (String, Option<String
         coder: Coder {
             file: file.to_path_buf(),
             coder: label,
-            selections: spans.len(),
+            codings: spans.len(),
         },
         spans,
     }
@@ -313,7 +313,7 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
             });
             true
         });
-        coded.coder.selections = out.len();
+        coded.coder.codings = out.len();
         out
     };
     let (mut first, mut second) = (first, second);
@@ -448,7 +448,7 @@ fn run_spans(dir: &Path, project: &Project, code: &str) -> Result<(Coded, usize)
             coder: Coder {
                 file: dir.to_path_buf(),
                 coder: format!("corpus-eval {}", env!("CARGO_PKG_VERSION")),
-                selections: spans.len(),
+                codings: spans.len(),
             },
             spans,
         },

@@ -309,13 +309,13 @@ pub(crate) fn span_agreement_report(r: &crate::agreement::spans::SpansResult) ->
         _ => "-".into(),
     };
     let mut out = format!(
-        "first (reference): {} in {} ({} selections)\nsecond: {} in {} ({} selections)\n{} sources compared",
+        "first (reference): {} in {} ({} codings)\nsecond: {} in {} ({} codings)\n{} sources compared",
         r.first.coder,
         r.first.file.display(),
-        r.first.selections,
+        r.first.codings,
         r.second.coder,
         r.second.file.display(),
-        r.second.selections,
+        r.second.codings,
         r.sources
     );
     if !r.sources_skipped.is_empty() {

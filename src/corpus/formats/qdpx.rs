@@ -89,7 +89,7 @@ fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
 }
 
 /// The name of the project file inside the archive.
-fn project_file(archive: &Archive) -> Option<String> {
+pub(crate) fn project_file(archive: &Archive) -> Option<String> {
     let names = archive.names();
     if names.iter().any(|n| n == "project.qde") {
         return Some("project.qde".into());
