@@ -59,7 +59,8 @@ fn validate(dir: &Dir, project: &[u8]) {
 fn selections(
     files: &std::collections::BTreeMap<String, Vec<u8>>,
 ) -> Vec<(String, String, String)> {
-    let project = std::str::from_utf8(&files["project.qde"]).unwrap();
+    let qde = files.keys().find(|k| k.ends_with(".qde")).unwrap();
+    let project = std::str::from_utf8(&files[qde]).unwrap();
     let mut out = Vec::new();
     for source in project.split("<TextSource ").skip(1) {
         let tag = &source[..source.find('>').unwrap()];
@@ -73,7 +74,7 @@ fn selections(
             let start: usize = attr(tag, "startPosition").unwrap().parse().unwrap();
             let end: usize = attr(tag, "endPosition").unwrap().parse().unwrap();
             let said: String = text.chars().skip(start).take(end - start).collect();
-            out.push((name.clone(), attr(tag, "name").unwrap().to_string(), said));
+            out.push((name.clone(), attr(tag, "name").unwrap_or("").to_string(), said));
         }
     }
     out
@@ -492,4 +493,61 @@ fn issue_58_a_run_on_a_project_exports_that_project_with_the_tools_codings_added
         .stderr();
     assert!(e.contains("already holds"), "{e}");
     assert!(!dir.path().join("again.qdpx").exists());
+}
+
+/// Every bundled transcript format exports a project valid against the
+/// schema, whose selection of the quote is the quote's text (a run on the
+/// `.qdpx` gives that project, with the tool's codings added).
+#[test]
+fn issue_58_every_transcript_format_exports_a_valid_project() {
+    let dir = Dir::new("i58-formats");
+    dir.write(
+        "report.md",
+        "# Harbour\n\nAna Lopez said that \"There was no money & no work for my father.\"\n",
+    );
+    let interview = repo().join("datasets/interview");
+    let mut formats = vec![
+        "harbour.txt",
+        "harbour.md",
+        "harbour.vtt",
+        "harbour.srt",
+        "harbour.docx",
+        "harbour.json",
+        "harbour.qdpx",
+        "otter/harbour.txt",
+    ];
+    let styles: Vec<String> = std::fs::read_dir(interview.join("styles"))
+        .unwrap()
+        .map(|e| format!("styles/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    formats.extend(styles.iter().map(String::as_str));
+    assert!(formats.len() >= 12, "{formats:?}");
+    for (k, format) in formats.iter().enumerate() {
+        let runs = format!("runs{k}");
+        dir.run(&[
+            "check-report",
+            "report.md",
+            interview.join(format).to_str().unwrap(),
+            "--out",
+            &runs,
+            "--no-html",
+        ])
+        .expect_code(0);
+        let out = dir.path().join(format!("out{k}.qdpx"));
+        dir.run(&[
+            "export-qdpx",
+            &format!("{runs}/latest"),
+            out.to_str().unwrap(),
+        ])
+        .expect_code(0);
+        let files = entries(&out);
+        let qde = files.keys().find(|k| k.ends_with(".qde")).unwrap().clone();
+        validate(&dir, &files[&qde]);
+        let got = selections(&files);
+        assert!(
+            got.iter()
+                .any(|(_, _, said)| said == "There was no money & no work for my father."),
+            "{format}: {got:?}"
+        );
+    }
 }
