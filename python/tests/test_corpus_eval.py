@@ -788,3 +788,25 @@ def test_issue_58_span_agreement_returns_the_codes_as_a_dataframe(tmp_path):
     assert cli["codes"] == got["codes"] and cli["unitized_alpha"] == got["unitized_alpha"]
     with pytest.raises(ValueError, match="no coder `Dave`"):
         corpus_eval.span_agreement([project], coders=["Alice", "Dave"])
+
+
+def test_issue_58_a_run_on_a_project_exports_it_with_the_coders_codings_kept(tmp_path):
+    """A run on a coder's project exports that project with the tool's
+    codings added; pyrefiqda reads Alice's and Bob's selections as they
+    were, and the tool's as the quote's text."""
+    pyrefiqda = _pyrefiqda()
+    project = _two_coder_project(tmp_path / "p.qdpx")
+    (tmp_path / "report.md").write_text('# R\n\nAna López said: "nachdem die Fabrik schloss. Es gab kein Geld."\n',
+                                        encoding="utf-8")
+    subprocess.run([BIN, "check-report", str(tmp_path / "report.md"), str(project), "--out",
+                    str(tmp_path / "runs"), "--no-html"], check=True, capture_output=True)
+    done = corpus_eval.export_qdpx(tmp_path / "runs" / "latest", tmp_path / "out.qdpx")
+    assert done["selections"] == 1
+    _, before = _read_back(pyrefiqda, project, tmp_path / "x1")
+    users, after = _read_back(pyrefiqda, tmp_path / "out.qdpx", tmp_path / "x2")
+    version = subprocess.run([BIN, "--version"], check=True, capture_output=True, text=True).stdout.split()[-1]
+    assert sorted(users.values()) == sorted(["Alice", "Bob", f"corpus-eval {version}"])
+    humans = [s for s in after if f"corpus-eval {version}" not in s[4]]
+    assert humans == before
+    tool = [s for s in after if s[4] == {f"corpus-eval {version}"}]
+    assert [s[2] for s in tool] == ["nachdem die Fabrik schloss. Es gab kein Geld."]
