@@ -74,7 +74,11 @@ fn selections(
             let start: usize = attr(tag, "startPosition").unwrap().parse().unwrap();
             let end: usize = attr(tag, "endPosition").unwrap().parse().unwrap();
             let said: String = text.chars().skip(start).take(end - start).collect();
-            out.push((name.clone(), attr(tag, "name").unwrap_or("").to_string(), said));
+            out.push((
+                name.clone(),
+                attr(tag, "name").unwrap_or("").to_string(),
+                said,
+            ));
         }
     }
     out

@@ -408,6 +408,41 @@ fn issue_58_a_runs_quotes_against_a_coders_codings_in_the_projects_own_text() {
         (Some(69), Some(103), Some(60))
     );
     assert_eq!(c["matched"], 1);
+    // A run on the same interview in another format (the project's source
+    // named as its file without extension): its spans are carried to the
+    // project's text alike.
+    for format in ["vtt", "srt", "docx", "json", "md"] {
+        let file = repo().join(format!("datasets/interview/harbour.{format}"));
+        let runs = format!("runs-{format}");
+        dir.run(&[
+            "check-report",
+            "report.md",
+            file.to_str().unwrap(),
+            "--out",
+            &runs,
+            "--no-html",
+        ])
+        .expect_code(0);
+        let other = json(
+            &dir,
+            &[
+                &format!("{runs}/latest"),
+                "tr/harbour.qdpx",
+                "--resamples",
+                "0",
+            ],
+        );
+        let c = &other["codes"][0];
+        assert_eq!(
+            (
+                c["chars_first"].as_u64(),
+                c["chars_second"].as_u64(),
+                c["chars_both"].as_u64()
+            ),
+            (Some(69), Some(103), Some(60)),
+            "{format}"
+        );
+    }
     // A run folder with agreement.json and codes.csv; a gate fails with 3.
     let run = dir
         .run(&[

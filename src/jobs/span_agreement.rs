@@ -418,7 +418,7 @@ fn run_spans(dir: &Path, project: &Project, code: &str) -> Result<(Coded, usize)
     for s in &located.selections {
         if let std::collections::btree_map::Entry::Vacant(slot) = maps.entry(s.source) {
             let t = &located.transcripts.transcripts[s.source];
-            let map = match project.lengths.iter().position(|(n, _)| *n == t.file) {
+            let map = match source_of(project, &t.file) {
                 Some(i) => Some((
                     i,
                     crate::text::realign::CharMap::new(&t.text()?, &project.texts[i]),
@@ -454,6 +454,19 @@ fn run_spans(dir: &Path, project: &Project, code: &str) -> Result<(Coded, usize)
         },
         dropped,
     ))
+}
+
+/// The project's source a run's transcript is: the one of its name, else
+/// the one named as its file without folders and extension (`harbour` for
+/// `interviews/harbour.vtt`).
+fn source_of(project: &Project, file: &str) -> Option<usize> {
+    let names = || project.lengths.iter().map(|(n, _)| n.as_str());
+    names().position(|n| n == file).or_else(|| {
+        let stem = Path::new(file).file_stem()?.to_str()?;
+        let mut hits = names().enumerate().filter(|(_, n)| *n == stem);
+        let (i, _) = hits.next()?;
+        hits.next().is_none().then_some(i)
+    })
 }
 
 /// `codes.csv`: one row per code.
