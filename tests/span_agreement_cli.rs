@@ -285,7 +285,29 @@ fn issue_58_coders_and_codes_that_are_not_there_are_named() {
         .run(&["agreement", "--spans", bad.to_str().unwrap()])
         .expect_code(2)
         .stderr();
-    assert!(e.contains("bad.qdpx") && e.contains("2..40"), "{e}");
+    assert!(
+        e.contains("bad.qdpx") && e.contains("2..40") && e.contains("`Bob`") && e.contains("`ana`"),
+        "{e}"
+    );
+    let e = dir
+        .run(&["agreement", p, "--id", "id", "--min-overlap", "0.7"])
+        .expect_code(2)
+        .stderr();
+    assert!(e.contains("--min-overlap") && e.contains("--spans"), "{e}");
+    // Names are read without the spaces around them.
+    let spaced = json(
+        &dir,
+        &[
+            p,
+            "--coders",
+            "Alice, Bob",
+            "--codes",
+            " Money",
+            "--resamples",
+            "0",
+        ],
+    );
+    assert_eq!(spaced["second"]["coder"], "Bob");
 }
 
 #[test]
@@ -443,6 +465,62 @@ fn issue_58_a_runs_quotes_against_a_coders_codings_in_the_projects_own_text() {
             "{format}"
         );
     }
+    // A project of two interviews, the run on one of them: the coder's
+    // codings in the other are not counted as the tool's misses.
+    let harbour_text = {
+        let file = std::fs::File::open(&harbour).unwrap();
+        let mut zip = zip::ZipArchive::new(file).unwrap();
+        let name = (0..zip.len())
+            .map(|i| zip.by_index(i).unwrap().name().unwrap().to_string())
+            .find(|n| n.ends_with(".txt"))
+            .unwrap();
+        let mut entry = zip.by_name(&name).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut entry, &mut text).unwrap();
+        text
+    };
+    let (c1, c2) = chars(
+        &harbour_text,
+        "We left in the spring of 1987, [00:00:06.8] after the cannery closed.",
+    );
+    let two = project(
+        &dir.path().join("two-interviews.qdpx"),
+        &[
+            Source {
+                name: "harbour",
+                text: &harbour_text,
+                selections: vec![(ALICE, "Leaving", c1, c2)],
+            },
+            Source {
+                name: "boats",
+                text: BOATS,
+                selections: vec![(ALICE, "Leaving", 0, 20)],
+            },
+        ],
+    );
+    let got = json(
+        &dir,
+        &["runs/latest", two.to_str().unwrap(), "--resamples", "0"],
+    );
+    assert_eq!(got["sources"], 1);
+    assert_eq!(got["sources_skipped"][0], "boats (not in the run)");
+    assert_eq!(got["codes"][0]["chars_first"], 69);
+    // A code the coder did not use is named, with the codes she did.
+    let e = dir
+        .run(&[
+            "agreement",
+            "--spans",
+            "runs/latest",
+            two.to_str().unwrap(),
+            "--codes",
+            "Leavin",
+        ])
+        .expect_code(2)
+        .stderr();
+    assert!(
+        e.contains("`Leavin`") && e.contains("codes used: Leaving"),
+        "{e}"
+    );
     // A run folder with agreement.json and codes.csv; a gate fails with 3.
     let run = dir
         .run(&[

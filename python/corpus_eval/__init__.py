@@ -548,7 +548,8 @@ def span_agreement(files: Sequence[Any], **config: Unpack[AgreementConfig]) -> S
 
     config: coders (list: user names or GUIDs), codes (list of code names),
         min_overlap (matched units, default 0.5), resamples and seed (the
-        bootstrap over sources).
+        bootstrap over sources), out (a folder: a run folder is written
+        there, as the CLI's --out writes it).
 
     Returns agreement.json as a dict, with `.codes` as a DataFrame.
     """

@@ -438,7 +438,8 @@ fn span_agreement_json(py: Python<'_>, files: Vec<String>, config_json: &str) ->
     let config: jobs::agreement::Config = config(config_json)?;
     py.detach(|| {
         let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
-        let out = jobs::span_agreement::run(&config, &files).map_err(value_error)?;
+        // With `out`, a run folder is written as the CLI writes it.
+        let (_, out) = jobs::span_agreement::execute(&config, &files).map_err(value_error)?;
         let mut value = serde_json::to_value(&out).map_err(value_error)?;
         if let Some(m) = value.as_object_mut() {
             m.insert(

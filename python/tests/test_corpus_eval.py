@@ -810,3 +810,12 @@ def test_issue_58_a_run_on_a_project_exports_it_with_the_coders_codings_kept(tmp
     assert humans == before
     tool = [s for s in after if s[4] == {f"corpus-eval {version}"}]
     assert [s[2] for s in tool] == ["nachdem die Fabrik schloss. Es gab kein Geld."]
+
+
+def test_issue_58_span_agreement_writes_a_run_folder_with_out(tmp_path):
+    project = _two_coder_project(tmp_path / "p.qdpx")
+    got = corpus_eval.span_agreement([project], resamples=0, out=str(tmp_path / "agr"))
+    folder = next(p for p in (tmp_path / "agr").iterdir() if p.name != "latest")
+    written = json.loads((folder / "agreement.json").read_text(encoding="utf-8"))
+    assert written["codes"] == got["codes"]
+    assert (folder / "codes.csv").read_text(encoding="utf-8").startswith("code,unitized_alpha,")

@@ -253,7 +253,9 @@ pub struct ValueAlpha {
     /// The code.
     pub code: String,
     /// (k)uα: agreement on this code where the coders' units meet (eq.
-    /// 38); None when none of its characters meets another coder's unit.
+    /// 38); None when none of its characters meets another coder's unit,
+    /// or when no disagreement is expected (one code only: quallmer gives
+    /// 1 there).
     pub alpha: Option<f64>,
     /// The share of this code's coincidences that meet another coder's
     /// unit (the rest meet gaps).

@@ -134,14 +134,18 @@ impl JobConfig for Config {
                 });
             }
         }
-        if (self.coders.is_some() || self.codes.is_some()) && !self.spans {
+        let span_flag = if self.coders.is_some() {
+            Some("--coders")
+        } else if self.codes.is_some() {
+            Some("--codes")
+        } else if self.min_overlap != 0.5 {
+            Some("--min-overlap")
+        } else {
+            None
+        };
+        if let (Some(flag), false) = (span_flag, self.spans) {
             return Err(ConfigError::Invalid {
-                field: if self.coders.is_some() {
-                    "--coders"
-                } else {
-                    "--codes"
-                }
-                .into(),
+                field: flag.into(),
                 message: "compares coded spans: add --spans".into(),
             });
         }

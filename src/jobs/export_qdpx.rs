@@ -34,7 +34,9 @@ pub struct Exported {
     pub sources: usize,
     /// Selections (located quotes and their pieces).
     pub selections: usize,
-    /// Quotes of the run without a span (nothing to select).
+    /// Quotes of the run without a span (nothing to select), and, in an
+    /// export into the run's own project, selections that could not be
+    /// carried to its text.
     pub unlocated: usize,
 }
 
@@ -51,6 +53,9 @@ pub(crate) struct Located {
     pub unlocated: usize,
     /// The transcripts' file or folder, as found.
     pub transcripts_path: PathBuf,
+    /// Whether the run read text sources outside a project's folder
+    /// (`--allow-external-sources`).
+    pub external_sources: bool,
 }
 
 /// Reads `run_folder`'s transcripts and located quotes (inputs looked
@@ -83,6 +88,7 @@ pub(crate) fn located(run_folder: &Path, inputs: Option<&Path>) -> Result<Locate
         }
     };
     let transcripts_path = locate_input(&manifest_path, &manifest, "transcripts", inputs)?;
+    let external_sources = resolved.config.allow_external_sources;
     let (transcripts, _) = super::evaluate::load_transcripts(&transcripts_path, &resolved, false)?;
     let results_path = run_folder.join("results.json");
     let results_text = super::read_text(&results_path)?;
@@ -113,6 +119,7 @@ pub(crate) fn located(run_folder: &Path, inputs: Option<&Path>) -> Result<Locate
         selections,
         unlocated,
         transcripts_path,
+        external_sources,
     })
 }
 
@@ -126,6 +133,7 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
         selections,
         unlocated,
         transcripts_path,
+        external_sources,
     } = located(run_folder, inputs)?;
     let created = manifest
         .finished_at
@@ -137,7 +145,7 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
             .is_some_and(|e| e.eq_ignore_ascii_case("qdpx"));
     if is_project {
         return into_project(
-            &transcripts_path,
+            (&transcripts_path, external_sources),
             out,
             &transcripts,
             &selections,
@@ -184,7 +192,7 @@ pub fn export(run_folder: &Path, out: &Path, inputs: Option<&Path>) -> Result<Ex
 /// aligning the two texts' characters. A span none of whose characters
 /// aligns is left out (counted with the quotes without a span).
 fn into_project(
-    source: &Path,
+    (source, external_sources): (&Path, bool),
     out: &Path,
     transcripts: &TranscriptSet,
     selections: &[Selection],
@@ -193,7 +201,13 @@ fn into_project(
     created: &str,
 ) -> Result<Exported, JobError> {
     use crate::corpus::formats::{qdpx, Archive, ReadOptions};
-    let project = qdpx::read(source, &ReadOptions::default())?;
+    let project = qdpx::read(
+        source,
+        &ReadOptions {
+            external_sources,
+            ..ReadOptions::default()
+        },
+    )?;
     let mut archive = Archive::open(source, "REFI-QDA project")?;
     let part = qdpx::project_file(&archive).ok_or_else(|| {
         JobError::Input(format!(

@@ -20,7 +20,7 @@ use crate::corpus::formats::qdpx::{self, Project};
 use crate::corpus::formats::ReadOptions;
 use crate::report::manifest::{InputFile, Manifest};
 use crate::report::run::RunWriter;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -77,7 +77,7 @@ fn coder_of(
 ) -> Result<(String, Option<String>), JobError> {
     users
         .iter()
-        .find(|(label, guid)| label == name || guid.as_deref() == Some(name))
+        .find(|(label, guid)| label == name.trim() || guid.as_deref() == Some(name.trim()))
         .cloned()
         .ok_or_else(|| {
             JobError::Input(format!(
@@ -135,8 +135,15 @@ fn codings(file: &Path, project: &Project, (label, guid): (String, Option<String
     }
 }
 
-fn read_project(path: &Path) -> Result<Project, JobError> {
-    Ok(qdpx::read(path, &ReadOptions::default())?)
+/// Reads a project, its text sources outside the archive only from its
+/// own folder unless `external` (as a run read with
+/// `--allow-external-sources`).
+fn read_project(path: &Path, external: bool) -> Result<Project, JobError> {
+    let options = ReadOptions {
+        external_sources: external,
+        ..ReadOptions::default()
+    };
+    Ok(qdpx::read(path, &options)?)
 }
 
 /// Reads the coders of `files` as `config` says, and compares them.
@@ -146,7 +153,10 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
     let names = config.coders.as_deref().unwrap_or_default();
     let (first, second, lengths, skipped, mut dropped) = match files {
         [dir, project] if dir.is_dir() => {
-            let p = read_project(project)?;
+            // The run first: the project is read as the run read its
+            // transcripts (external text sources allowed or not).
+            let located = super::export_qdpx::located(dir, None)?;
+            let p = read_project(project, located.external_sources)?;
             let users = coding_users(&p);
             let human = match names {
                 [] if users.len() == 1 => users[0].clone(),
@@ -166,12 +176,22 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
             };
             let human = codings(project, &p, human);
             let code = run_code(config, project, &human)?;
-            let (tool, dropped) = run_spans(dir, &p, &code)?;
-            let lengths = p.lengths.iter().map(|(n, l)| (n.clone(), *l)).collect();
-            (human, tool, lengths, Vec::new(), dropped)
+            let (tool, dropped, matched) = run_spans(dir, &located, &p, &code)?;
+            // Only the sources the run read: the coder's codings elsewhere
+            // are no misses of the tool's.
+            let mut lengths = Vec::new();
+            let mut skipped = Vec::new();
+            for (i, (name, length)) in p.lengths.iter().enumerate() {
+                if matched.contains(&i) {
+                    lengths.push((name.clone(), *length));
+                } else {
+                    skipped.push(format!("{name} (not in the run)"));
+                }
+            }
+            (human, tool, lengths, skipped, dropped)
         }
         [one] => {
-            let p = read_project(one)?;
+            let p = read_project(one, false)?;
             let users = coding_users(&p);
             let (a, b) = match names {
                 [x, y] => (coder_of(one, &p, &users, x)?, coder_of(one, &p, &users, y)?),
@@ -201,7 +221,7 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
             )
         }
         [fa, fb] => {
-            let (pa, pb) = (read_project(fa)?, read_project(fb)?);
+            let (pa, pb) = (read_project(fa, false)?, read_project(fb, false)?);
             let (ua, ub) = (coding_users(&pa), coding_users(&pb));
             let pick = |file: &Path,
                         p: &Project,
@@ -274,11 +294,12 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
         config
             .codes
             .as_ref()
-            .is_none_or(|c| c.iter().any(|w| w == code))
+            .is_none_or(|c| c.iter().any(|w| w.trim() == code))
     };
     if let Some(codes) = &config.codes {
         for c in codes {
-            let used = |coded: &Coded| coded.spans.iter().any(|s| s.3 == *c);
+            let c = c.trim();
+            let used = |coded: &Coded| coded.spans.iter().any(|s| s.3 == c);
             if !used(&first) && !used(&second) {
                 let mut known: Vec<&str> = first
                     .spans
@@ -295,6 +316,7 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
             }
         }
     }
+    let mut bad: Option<String> = None;
     let mut to_spans = |coded: &mut Coded| {
         let mut out = Vec::new();
         coded.spans.retain(|(source, start, end, code)| {
@@ -303,6 +325,17 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
             };
             if start >= end {
                 dropped += 1;
+                return false;
+            }
+            let length = lengths[s].1;
+            if *end > length {
+                bad.get_or_insert_with(|| {
+                    format!(
+                        "{}: coder `{}`: a coding of `{code}` in source `{source}` at characters {start}..{end} lies past the source's end ({length} characters)",
+                        coded.coder.file.display(),
+                        coded.coder.coder
+                    )
+                });
                 return false;
             }
             out.push(Span {
@@ -318,23 +351,19 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
     };
     let (mut first, mut second) = (first, second);
     let (a, b) = (to_spans(&mut first), to_spans(&mut second));
+    if let Some(message) = bad {
+        return Err(JobError::Input(message));
+    }
     let settings = SpanSettings {
         resamples: config.resamples,
         seed: config.seed,
         min_overlap: config.min_overlap,
     };
     let lengths_only: Vec<u64> = lengths.iter().map(|(_, l)| *l as u64).collect();
-    let agreement = span_agreement(&lengths_only, &a, &b, &settings).map_err(|e| {
-        JobError::Input(format!(
-            "{}: {e}",
-            [&first.coder, &second.coder][match e {
-                crate::agreement::UnitizedError::OutOfRange { coder, .. } => coder,
-                _ => 0,
-            }]
-            .file
-            .display()
-        ))
-    })?;
+    // Every span lies in its source (checked above): nothing is left to
+    // refuse.
+    let agreement = span_agreement(&lengths_only, &a, &b, &settings)
+        .map_err(|e| JobError::Input(format!("agreement --spans: {e}")))?;
     Ok(result(
         config,
         first.coder,
@@ -393,7 +422,13 @@ fn run_code(config: &Config, project: &Path, human: &Coded) -> Result<String, Jo
     used.sort_unstable();
     used.dedup();
     match config.codes.as_deref() {
-        Some([one]) => Ok(one.clone()),
+        Some([one]) if used.contains(&one.trim()) => Ok(one.trim().to_string()),
+        Some([one]) => Err(JobError::Input(format!(
+            "{}: --codes: coder `{}` did not use the code `{one}` (codes used: {})",
+            project.display(),
+            human.coder.coder,
+            used.join(", ")
+        ))),
         Some(_) => Err(JobError::Input(
             "--codes: a run's spans are compared with one code of the coder: name one".into(),
         )),
@@ -409,38 +444,58 @@ fn run_code(config: &Config, project: &Path, human: &Coded) -> Result<String, Jo
 }
 
 /// A run's located quotes as spans of `code` in `project`'s plain texts,
-/// and how many could not be carried there.
-fn run_spans(dir: &Path, project: &Project, code: &str) -> Result<(Coded, usize), JobError> {
-    let located = super::export_qdpx::located(dir, None)?;
-    let mut maps: BTreeMap<usize, Option<(usize, crate::text::realign::CharMap)>> = BTreeMap::new();
+/// how many could not be carried there, and the project's sources the
+/// run's transcripts are.
+fn run_spans(
+    dir: &Path,
+    located: &super::export_qdpx::Located,
+    project: &Project,
+    code: &str,
+) -> Result<(Coded, usize, BTreeSet<usize>), JobError> {
+    let sources: Vec<Option<usize>> = located
+        .transcripts
+        .transcripts
+        .iter()
+        .map(|t| source_of(project, &t.file))
+        .collect();
+    let mut maps: BTreeMap<usize, crate::text::realign::CharMap> = BTreeMap::new();
     let mut spans = Vec::new();
     let mut dropped = 0;
     for s in &located.selections {
+        let Some(i) = sources[s.source] else {
+            dropped += 1;
+            continue;
+        };
         if let std::collections::btree_map::Entry::Vacant(slot) = maps.entry(s.source) {
             let t = &located.transcripts.transcripts[s.source];
-            let map = match source_of(project, &t.file) {
-                Some(i) => Some((
-                    i,
-                    crate::text::realign::CharMap::new(&t.text()?, &project.texts[i]),
-                )),
-                None => None,
-            };
-            slot.insert(map);
+            slot.insert(crate::text::realign::CharMap::new(
+                &t.text()?,
+                &project.texts[i],
+            ));
         }
-        match maps.get(&s.source).and_then(Option::as_ref) {
-            Some((i, map)) => match map.span(s.start, s.end) {
-                Some((a, b)) => spans.push((project.lengths[*i].0.clone(), a, b, code.to_string())),
-                None => dropped += 1,
-            },
+        match maps.get(&s.source).and_then(|map| map.span(s.start, s.end)) {
+            Some((a, b)) => spans.push((project.lengths[i].0.clone(), a, b, code.to_string())),
             None => dropped += 1,
         }
     }
-    if spans.is_empty() && !located.selections.is_empty() {
+    let matched: BTreeSet<usize> = sources.iter().flatten().copied().collect();
+    if matched.is_empty() {
         return Err(JobError::Input(format!(
-            "{}: none of the run's {} located quotes lies in a text source of the project (sources: {})",
+            "{}: none of the run's transcripts ({}) is a text source of the project (sources: {})",
             dir.display(),
-            located.selections.len(),
-            project.lengths.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+            located
+                .transcripts
+                .transcripts
+                .iter()
+                .map(|t| t.file.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            project
+                .lengths
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     Ok((
@@ -453,6 +508,7 @@ fn run_spans(dir: &Path, project: &Project, code: &str) -> Result<(Coded, usize)
             spans,
         },
         dropped,
+        matched,
     ))
 }
 

@@ -4,9 +4,14 @@
 //! characters. The texts' words (runs of whitespace and runs of the rest)
 //! are aligned first (patience diff, the `similar` crate: the words both
 //! texts hold once anchor the rest), then the characters of each changed
-//! run of words, so no diff runs over the characters of a whole text
-//! (200 KB whose every line lost a stamp: 0.3 s in a debug build, where
-//! aligning lines first took 2.3 s, no line being equal).
+//! run of words (200 KB whose every line lost a stamp: 0.3 s in a debug
+//! build, where aligning lines first took 2.3 s, no line being equal).
+//! Two texts that share too little to anchor cannot run away: the word
+//! diff stops at a deadline of two seconds (what it has not aligned by
+//! then is one changed run, so only such texts can align differently on a
+//! slower machine), and a changed run over [`CHARS`] bytes is aligned
+//! greedily (each char to the next equal one a few chars on) instead of
+//! by a diff.
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
@@ -52,6 +57,13 @@ enum Level {
 /// A stretch shorter than this (in bytes, both texts) is aligned by its
 /// characters at once.
 const SMALL: usize = 512;
+/// A changed run longer than this (in bytes, both texts) is aligned
+/// greedily, not by a diff of its characters.
+const CHARS: usize = 16 << 10;
+/// How far ahead the greedy alignment looks for a char.
+const AHEAD: usize = 64;
+/// How long the word diff may run.
+const DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Aligns the stretch `d` of the derived text (starting at its character
 /// `d.1`) with the stretch `o` of the original (at character `o.1`).
@@ -74,7 +86,8 @@ fn align(to: &mut [Option<usize>], d: (&str, usize), o: (&str, usize), level: Le
         let end = starts[from + len - 1].0 + tokens[from + len - 1].len();
         (&s.0[b..end], s.1 + c)
     }
-    for op in capture_diff_slices(Algorithm::Patience, &dt, &ot) {
+    let deadline = std::time::Instant::now() + DEADLINE;
+    for op in similar::capture_diff_slices_deadline(Algorithm::Patience, &dt, &ot, Some(deadline)) {
         match op {
             DiffOp::Equal {
                 old_index,
@@ -137,6 +150,20 @@ fn words(text: &str) -> (Vec<&str>, Vec<(usize, usize)>) {
 fn chars(to: &mut [Option<usize>], d: (&str, usize), o: (&str, usize)) {
     let dc: Vec<char> = d.0.chars().collect();
     let oc: Vec<char> = o.0.chars().collect();
+    if d.0.len() + o.0.len() > CHARS {
+        // Greedy: each char to the next equal one at most AHEAD on.
+        let mut j = 0;
+        for (i, c) in dc.iter().enumerate() {
+            if let Some(k) = oc[j.min(oc.len())..(j + AHEAD).min(oc.len())]
+                .iter()
+                .position(|x| x == c)
+            {
+                to[d.1 + i] = Some(o.1 + j + k);
+                j += k + 1;
+            }
+        }
+        return;
+    }
     for op in capture_diff_slices(Algorithm::Myers, &dc, &oc) {
         if let DiffOp::Equal {
             old_index,
@@ -178,6 +205,17 @@ mod tests {
         assert_eq!(same.span(3, 9), Some((3, 9)));
         // Nothing aligned: None.
         assert_eq!(CharMap::new("xyz", "abc").span(0, 3), None);
+    }
+
+    /// Two long texts with nothing in common end, and what aligns by
+    /// chance stays in order.
+    #[test]
+    fn unrelated_texts_end() {
+        let a: String = (0..20_000).map(|i| format!("w{} ", i * 7 % 1000)).collect();
+        let b: String = (0..20_000).map(|i| format!("v{} ", i * 13 % 997)).collect();
+        let map = CharMap::new(&a, &b);
+        let got: Vec<usize> = map.to.iter().flatten().copied().collect();
+        assert!(got.windows(2).all(|w| w[0] < w[1]));
     }
 
     /// A long text where every line lost its stamp and the blank lines

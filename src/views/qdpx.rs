@@ -268,6 +268,22 @@ pub(crate) fn merge(
     by_source: &[(String, Vec<Selection>)],
 ) -> Result<(String, usize), String> {
     use quick_xml::events::Event;
+    // The reader skips a byte-order mark without counting it: the body
+    // after it is parsed (its positions are the body's), the mark kept.
+    let (bom, original) = match original.strip_prefix('\u{feff}') {
+        Some(body) => ("\u{feff}", body),
+        None => ("", original),
+    };
+    // GUIDs in any case (a tool may have written them lower-case).
+    let upper = original.to_ascii_uppercase();
+    if upper.contains(&user_guid()) || upper.contains(&guid("code:corpus-eval")) {
+        return Err(format!(
+            "the project already holds {}'s user or codes (GUIDs {} and {}): export from the project the tool's codings were not added to",
+            user_name(),
+            user_guid(),
+            guid("code:corpus-eval")
+        ));
+    }
     let mut reader = quick_xml::Reader::from_str(original);
     let mut stack: Vec<String> = Vec::new();
     let (mut project, mut users, mut codebook, mut codes) = (None, None, None, None);
@@ -347,13 +363,6 @@ pub(crate) fn merge(
     let Some(project) = project else {
         return Err("no <Project> element".into());
     };
-    if original.contains(&user_guid()) {
-        return Err(format!(
-            "the project already holds {}'s user (GUID {}): export from the project the tool's codings were not added to",
-            user_name(),
-            user_guid()
-        ));
-    }
     // (start, end, text): original[start..end] replaced by text.
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let users_xml = format!("\n  <Users>\n{}  </Users>", user_element());
@@ -417,7 +426,7 @@ pub(crate) fn merge(
     for (start, end, text) in edits.into_iter().rev() {
         out.replace_range(start..end, &text);
     }
-    Ok((out, placed))
+    Ok((format!("{bom}{out}"), placed))
 }
 
 /// An attribute's unescaped value ("" when absent).
