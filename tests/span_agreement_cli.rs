@@ -563,3 +563,46 @@ fn issue_58_a_runs_quotes_against_a_coders_codings_in_the_projects_own_text() {
         .stderr();
     assert!(e.contains("one coder"), "{e}");
 }
+
+#[test]
+fn issue_58_text_sources_outside_the_projects_folder_need_allowing() {
+    let dir = Dir::new("i58-spans-external");
+    let text = dir.write("outside.txt", ANA);
+    std::fs::create_dir(dir.path().join("proj")).unwrap();
+    let (s, e) = chars(ANA, "kein Geld und keine Arbeit");
+    let xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?><Project name=\"x\" xmlns=\"urn:QDA-XML:project:1.0\"><Users><User guid=\"{ALICE}\" name=\"Alice\"/><User guid=\"{BOB}\" name=\"Bob\"/></Users><CodeBook><Codes><Code guid=\"00000000-0000-4000-8000-000000000901\" name=\"Money\" isCodable=\"true\"/></Codes></CodeBook><Sources><TextSource guid=\"00000000-0000-4000-8000-000000000501\" name=\"ana\" plainTextPath=\"{}\">{}{}</TextSource></Sources></Project>",
+        text.display(),
+        format_args!("<PlainTextSelection guid=\"00000000-0000-4000-8000-000000000001\" startPosition=\"{s}\" endPosition=\"{e}\" creatingUser=\"{ALICE}\"><Coding guid=\"00000000-0000-4000-8000-000000000011\" creatingUser=\"{ALICE}\"><CodeRef targetGUID=\"00000000-0000-4000-8000-000000000901\"/></Coding></PlainTextSelection>"),
+        format_args!("<PlainTextSelection guid=\"00000000-0000-4000-8000-000000000002\" startPosition=\"{s}\" endPosition=\"{e}\" creatingUser=\"{BOB}\"><Coding guid=\"00000000-0000-4000-8000-000000000012\" creatingUser=\"{BOB}\"><CodeRef targetGUID=\"00000000-0000-4000-8000-000000000901\"/></Coding></PlainTextSelection>"),
+    );
+    let path = dir.path().join("proj/x.qdpx");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    zip.start_file("project.qde", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(xml.as_bytes()).unwrap();
+    zip.finish().unwrap();
+    let p = path.to_str().unwrap();
+    let e = dir
+        .run(&["agreement", "--spans", p])
+        .expect_code(2)
+        .stderr();
+    assert!(
+        e.contains("outside") && e.contains("--allow-external-sources"),
+        "{e}"
+    );
+    let run = dir
+        .run(&[
+            "agreement",
+            "--spans",
+            p,
+            "--allow-external-sources",
+            "--resamples",
+            "0",
+            "--json",
+        ])
+        .expect_code(0);
+    assert!(run.stderr().contains("outside.txt"), "{}", run.stderr());
+    let got: serde_json::Value = serde_json::from_str(&run.stdout()).unwrap();
+    assert_eq!(got["unitized_alpha"]["value"], 1.0);
+}

@@ -132,4 +132,5 @@ class AgreementConfig(TypedDict, total=False):
     coders: List[str]
     codes: List[str]
     min_overlap: float
+    allow_external_sources: bool
     fail_under: Dict[str, float]

@@ -86,6 +86,8 @@ pub struct Config {
     #[setting(default = 0.5)]
     pub min_overlap: f64,
     #[shared]
+    pub allow_external_sources: bool,
+    #[shared]
     pub fail_under: std::collections::BTreeMap<String, f64>,
 }
 

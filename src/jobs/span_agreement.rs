@@ -136,14 +136,22 @@ fn codings(file: &Path, project: &Project, (label, guid): (String, Option<String
 }
 
 /// Reads a project, its text sources outside the archive only from its
-/// own folder unless `external` (as a run read with
-/// `--allow-external-sources`).
+/// own folder unless `external` (`--allow-external-sources`, or a run
+/// read so); each file read outside it is named on stderr.
 fn read_project(path: &Path, external: bool) -> Result<Project, JobError> {
     let options = ReadOptions {
         external_sources: external,
         ..ReadOptions::default()
     };
-    Ok(qdpx::read(path, &options)?)
+    let project = qdpx::read(path, &options)?;
+    for o in &project.outside {
+        errln!(
+            "note: {} read a text source outside the archive: {}",
+            crate::secrets::scrub(&path.display().to_string()),
+            crate::secrets::scrub(&o.display().to_string())
+        );
+    }
+    Ok(project)
 }
 
 /// Reads the coders of `files` as `config` says, and compares them.
@@ -156,7 +164,10 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
             // The run first: the project is read as the run read its
             // transcripts (external text sources allowed or not).
             let located = super::export_qdpx::located(dir, None)?;
-            let p = read_project(project, located.external_sources)?;
+            let p = read_project(
+                project,
+                located.external_sources || config.allow_external_sources,
+            )?;
             let users = coding_users(&p);
             let human = match names {
                 [] if users.len() == 1 => users[0].clone(),
@@ -191,7 +202,7 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
             (human, tool, lengths, skipped, dropped)
         }
         [one] => {
-            let p = read_project(one, false)?;
+            let p = read_project(one, config.allow_external_sources)?;
             let users = coding_users(&p);
             let (a, b) = match names {
                 [x, y] => (coder_of(one, &p, &users, x)?, coder_of(one, &p, &users, y)?),
@@ -221,7 +232,8 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
             )
         }
         [fa, fb] => {
-            let (pa, pb) = (read_project(fa, false)?, read_project(fb, false)?);
+            let external = config.allow_external_sources;
+            let (pa, pb) = (read_project(fa, external)?, read_project(fb, external)?);
             let (ua, ub) = (coding_users(&pa), coding_users(&pb));
             let pick = |file: &Path,
                         p: &Project,
