@@ -606,3 +606,59 @@ fn issue_58_text_sources_outside_the_projects_folder_need_allowing() {
     let got: serde_json::Value = serde_json::from_str(&run.stdout()).unwrap();
     assert_eq!(got["unitized_alpha"]["value"], 1.0);
 }
+
+/// A project whose sources hold their text inline (`<PlainTextContent>`)
+/// is compared, and exported into, as one with files.
+#[test]
+fn issue_58_sources_with_inline_text() {
+    let dir = Dir::new("i58-spans-inline");
+    let (s, e) = chars(ANA, "kein Geld und keine Arbeit");
+    let sel = |k: u32, user: &str| {
+        format!("<PlainTextSelection guid=\"00000000-0000-4000-8000-00000000000{k}\" startPosition=\"{s}\" endPosition=\"{e}\" creatingUser=\"{user}\"><Coding guid=\"00000000-0000-4000-8000-00000000001{k}\" creatingUser=\"{user}\"><CodeRef targetGUID=\"00000000-0000-4000-8000-000000000901\"/></Coding></PlainTextSelection>")
+    };
+    let xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?><Project name=\"x\" xmlns=\"urn:QDA-XML:project:1.0\"><Users><User guid=\"{ALICE}\" name=\"Alice\"/><User guid=\"{BOB}\" name=\"Bob\"/></Users><CodeBook><Codes><Code guid=\"00000000-0000-4000-8000-000000000901\" name=\"Money\" isCodable=\"true\"/></Codes></CodeBook><Sources><TextSource guid=\"00000000-0000-4000-8000-000000000501\" name=\"ana\"><PlainTextContent>{}</PlainTextContent>{}{}</TextSource></Sources></Project>",
+        ANA,
+        sel(1, ALICE),
+        sel(2, BOB)
+    );
+    let path = dir.path().join("inline.qdpx");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    zip.start_file("project.qde", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(xml.as_bytes()).unwrap();
+    zip.finish().unwrap();
+    let got = json(&dir, &[path.to_str().unwrap(), "--resamples", "0"]);
+    assert_eq!(got["codes"][0]["chars_both"], (e - s) as u64);
+    // A run on it exports it with the tool's selection in the inline text.
+    dir.write(
+        "report.md",
+        "# R\n\nAna López said: \"Es gab kein Geld und keine Arbeit\".\n",
+    );
+    dir.run(&[
+        "check-report",
+        "report.md",
+        "inline.qdpx",
+        "--out",
+        "runs",
+        "--no-html",
+    ])
+    .expect_code(0);
+    let printed = dir
+        .run(&["export-qdpx", "runs/latest", "out.qdpx", "--json"])
+        .expect_code(0)
+        .stdout();
+    assert!(printed.contains("\"selections\":1"), "{printed}");
+    let tool = json(
+        &dir,
+        &[
+            "out.qdpx",
+            "--coders",
+            &format!("Alice,corpus-eval {}", env!("CARGO_PKG_VERSION")),
+            "--resamples",
+            "0",
+        ],
+    );
+    // The tool's two codings (verdict, attribution) of the one selection.
+    assert_eq!(tool["second"]["codings"], 2);
+}

@@ -3,9 +3,9 @@
 //! file (`project.qde`, or `<Project>.qde` as ATLAS.ti names it) and the
 //! sources. Each `TextSource` is a transcript (its id is its `name`; its
 //! text at `plainTextPath`: `internal://FILE` is `sources/FILE` in the
-//! archive, any other path is relative to the project's folder), read as
-//! a text transcript. The project's codes and codings are kept for the
-//! library ([`Project::codings`]).
+//! archive, any other path is relative to the project's folder; or inline,
+//! in its `<PlainTextContent>`), read as a text transcript. The project's
+//! codes and codings are kept for the library ([`Project::codings`]).
 //!
 //! A source outside the archive is read only from the project's own
 //! folder (links resolved: `../`, `%2e%2e/`, an absolute path, a
@@ -114,8 +114,13 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
     let xml = archive.part(&part)?;
     let mut reader = quick_xml::Reader::from_str(&xml);
     let mut project = Project::default();
-    // (name, plainTextPath) of each text source.
+    // (name, plainTextPath) of each text source; a source whose text is
+    // inline (`<PlainTextContent>`) has its text in `inline` instead.
     let mut sources: Vec<(String, String)> = Vec::new();
+    let mut inline: std::collections::HashMap<usize, String> = Default::default();
+    // The inline text being read (inside a path-less source's
+    // `<PlainTextContent>`).
+    let mut content: Option<String> = None;
     let mut source: Option<String> = None;
     let mut selection: Option<(usize, usize)> = None;
     let mut coding_guid = false;
@@ -148,17 +153,32 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
                     let name = attr(&e, b"name").ok_or_else(|| {
                         xml_error(path, &part, at, "a TextSource without a `name`")
                     })?;
-                    let text_path = attr(&e, b"plainTextPath").ok_or_else(|| {
-                        xml_error(
-                            path,
-                            &part,
-                            at,
-                            format!("TextSource {name:?} has no `plainTextPath`"),
-                        )
-                    })?;
+                    let text_path = match attr(&e, b"plainTextPath") {
+                        Some(p) => p,
+                        // Its text inline, in `<PlainTextContent>`.
+                        None if !empty => String::new(),
+                        None => {
+                            return Err(xml_error(
+                                path,
+                                &part,
+                                at,
+                                format!(
+                                    "TextSource {name:?} has neither `plainTextPath` nor `PlainTextContent`"
+                                ),
+                            ))
+                        }
+                    };
                     sources.push((name.clone(), text_path));
                     if !empty {
                         source = Some(name);
+                    }
+                }
+                b"PlainTextContent"
+                    if source.is_some() && sources.last().is_some_and(|s| s.1.is_empty()) =>
+                {
+                    content = (!empty).then(String::new);
+                    if empty {
+                        inline.insert(sources.len() - 1, String::new());
                     }
                 }
                 b"PlainTextSelection" if source.is_some() => {
@@ -200,8 +220,40 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
             }
         }
         match event {
+            Event::Text(t) if content.is_some() => {
+                let text = t
+                    .xml10_content()
+                    .map_err(|e| xml_error(path, &part, at, e))?;
+                content.get_or_insert_default().push_str(&text);
+            }
+            Event::CData(t) if content.is_some() => {
+                let text = t.decode().map_err(|e| xml_error(path, &part, at, e))?;
+                content.get_or_insert_default().push_str(&text);
+            }
+            Event::GeneralRef(r) if content.is_some() => {
+                content.get_or_insert_default().push_str(&reference(&r));
+            }
             Event::End(e) => match e.local_name().as_ref() {
-                b"TextSource" => source = None,
+                b"PlainTextContent" => {
+                    if let Some(text) = content.take() {
+                        inline.insert(sources.len() - 1, text);
+                    }
+                }
+                b"TextSource" => {
+                    if let Some((name, p)) = sources.last() {
+                        if p.is_empty() && !inline.contains_key(&(sources.len() - 1)) {
+                            return Err(xml_error(
+                                path,
+                                &part,
+                                at,
+                                format!(
+                                    "TextSource {name:?} has neither `plainTextPath` nor `PlainTextContent`"
+                                ),
+                            ));
+                        }
+                    }
+                    source = None
+                }
                 b"PlainTextSelection" => selection = None,
                 b"Coding" => coding_guid = false,
                 _ => {}
@@ -234,7 +286,12 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
     // parsed (2,000 sources of one 5 MB entry are refused, not built).
     let mut read: std::collections::HashMap<String, std::rc::Rc<String>> = Default::default();
     let mut texts = Vec::with_capacity(sources.len());
-    for (name, text_path) in sources {
+    for (k, (name, text_path)) in sources.into_iter().enumerate() {
+        if let Some(text) = inline.remove(&k) {
+            let text = std::rc::Rc::new(crate::text::lone_cr_to_lf(text));
+            texts.push((name.clone(), format!("PlainTextContent of {name}"), text));
+            continue;
+        }
         let text = match read.get(&text_path) {
             Some(text) => {
                 archive.budget().spend(&text_path, text.len() as u64)?;
@@ -409,6 +466,60 @@ mod tests {
   <TextSource guid="s2" name="IS-005" plainTextPath="internal://s2.txt"/>
  </Sources>
 </Project>"#;
+
+    /// A source whose text is inline (`<PlainTextContent>`, as the schema
+    /// allows instead of a `plainTextPath`): its text read with entities
+    /// and CDATA resolved, its selections counted in it; a source with
+    /// neither is an error naming it.
+    #[test]
+    fn a_source_with_its_text_inline() {
+        let dir = std::env::temp_dir().join(format!("ce-qdpx-inline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("p.qdpx");
+        let qde = r#"<?xml version="1.0" encoding="utf-8"?>
+<Project name="p" xmlns="urn:QDA-XML:project:1.0">
+ <CodeBook><Codes><Code guid="c1" name="Money" isCodable="true"/></Codes></CodeBook>
+ <Sources>
+  <TextSource guid="s1" name="inline">
+   <Description>not the text</Description>
+   <PlainTextContent>Ana: Geld &amp; Arbeit, <![CDATA[<keine>]]> für Vater.</PlainTextContent>
+   <PlainTextSelection guid="p1" startPosition="5" endPosition="19"><Coding guid="k1"><CodeRef targetGUID="c1"/></Coding></PlainTextSelection>
+  </TextSource>
+  <TextSource guid="s2" name="file" plainTextPath="internal://s2.txt"/>
+ </Sources>
+ <Notes><Note guid="n1" name="memo"><PlainTextContent>a memo</PlainTextContent></Note></Notes>
+</Project>"#;
+        write_qdpx(&p, &[("project.qde", qde), ("sources/s2.txt", "Bo: ja")]);
+        let project = read(&p, &ReadOptions::default()).unwrap();
+        let ids: Vec<&str> = project.transcripts.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["inline", "file"]);
+        assert_eq!(
+            project.texts[0].as_str(),
+            "Ana: Geld & Arbeit, <keine> für Vater."
+        );
+        let c = &project.codings[0];
+        let said: String = project.texts[0]
+            .chars()
+            .skip(c.start)
+            .take(c.end - c.start)
+            .collect();
+        assert_eq!(said, "Geld & Arbeit,");
+        assert_eq!(
+            project.transcripts[0].turns[0].text,
+            "Geld & Arbeit, <keine> für Vater."
+        );
+        let bare = qde.replace(
+            "<TextSource guid=\"s2\" name=\"file\" plainTextPath=\"internal://s2.txt\"/>",
+            "<TextSource guid=\"s2\" name=\"file\"/>",
+        );
+        write_qdpx(&p, &[("project.qde", &bare)]);
+        let e = read(&p, &ReadOptions::default()).unwrap_err().to_string();
+        assert!(
+            e.contains("\"file\"") && e.contains("PlainTextContent"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn sources_codes_and_codings_of_a_project_named_as_atlas_ti_does() {
