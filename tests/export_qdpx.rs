@@ -479,6 +479,10 @@ fn issue_58_a_run_on_a_project_exports_that_project_with_the_tools_codings_added
     )
     .unwrap();
     assert_eq!(got["second"]["codings"].as_u64(), Some(4), "{got}");
+    // The tool codes each selection twice (verdict, attribution): its
+    // codes overlap, so only where units lie is compared.
+    assert!(got["unitized_alpha"]["value"].is_null(), "{got}");
+    assert!(got["binary_unitized_alpha"]["value"].is_f64(), "{got}");
     // A project that holds the tool's codings already is refused.
     dir.run(&[
         "check-report",

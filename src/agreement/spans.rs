@@ -98,7 +98,8 @@ pub struct SpanAgreement {
     pub codes: Vec<CodeSpans>,
     /// uα over every code (null when a coder's codes overlap).
     pub alpha: Coefficient,
-    /// |uα: agreement on where units lie, codes ignored.
+    /// |uα: agreement on where units lie, codes ignored (when a coder's
+    /// codes overlap, that of the union of each coder's units).
     pub binary_alpha: Coefficient,
     /// cuα: agreement on the codes where the coders' units meet.
     pub coding_alpha: Coefficient,
@@ -208,7 +209,36 @@ pub fn span_agreement(
     Ok(SpanAgreement {
         codes: out,
         alpha: over_all(&|f: &UnitizedFamily| f.alpha),
-        binary_alpha: over_all(&|f: &UnitizedFamily| f.binary),
+        binary_alpha: match &families {
+            Some(_) => over_all(&|f: &UnitizedFamily| f.binary),
+            // Where units lie needs no one code per place: each coder's
+            // units of every code, joined, as one code.
+            None => {
+                let one = |spans: &[Span]| {
+                    let as_one: Vec<Span> = spans
+                        .iter()
+                        .map(|s| Span {
+                            code: String::new(),
+                            ..s.clone()
+                        })
+                        .collect();
+                    joined(lengths.len(), &as_one, None)
+                };
+                let (a, b) = (one(first), one(second));
+                let value = |draw: &[usize]| continuum_alpha(lengths, &a, &b, draw);
+                Coefficient {
+                    value: value(&all),
+                    ci_low: None,
+                    ci_high: None,
+                    n_items: lengths.len(),
+                    note: Some(
+                        "a coder's codes overlap: every code read as one (the union of each coder's units)"
+                            .into(),
+                    ),
+                }
+                .with_interval(draws.iter().map(|d| value(d)))
+            }
+        },
         coding_alpha: over_all(&|f: &UnitizedFamily| f.coding),
         sources: lengths.len(),
     })
@@ -581,11 +611,25 @@ mod tests {
         assert_eq!(x.alpha.value, want);
         // Over every code: no coder's codes overlap, so it is given.
         assert!(got.alpha.value.is_some());
-        // Overlapping codes of one coder: no overall alpha, said why.
+        // Overlapping codes of one coder: no overall alpha, said why; the
+        // binary alpha of the union of each coder's units.
         let c = vec![span(0, 5, 20, "x"), span(0, 10, 30, "y")];
         let got = span_agreement(&lengths, &c, &b, &NO_CI).unwrap();
         assert_eq!(got.alpha.value, None);
         assert!(got.alpha.note.as_deref().unwrap().contains("overlap"));
+        let one = |s, e| Unit {
+            start: s,
+            end: e,
+            code: String::new(),
+        };
+        let want = unitized_alpha(
+            120,
+            &[vec![one(5, 30)], vec![one(8, 22), one(30, 45), one(82, 92)]],
+        )
+        .unwrap();
+        assert_eq!(got.binary_alpha.value, want);
+        assert!(want.is_some());
+        assert!(got.binary_alpha.note.as_deref().unwrap().contains("union"));
     }
 
     /// Same places, one code swapped: |uα is 1 (the units lie alike),
