@@ -58,15 +58,18 @@ impl Default for SpanSettings {
     }
 }
 
-/// One code's agreement.
-#[derive(Debug, Clone, PartialEq)]
+/// One code's agreement (a row of codes.csv and of agreement.json's
+/// `codes`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CodeSpans {
     /// The code.
     pub code: String,
     /// Unitized alpha of the code against the rest.
+    #[serde(rename = "unitized_alpha")]
     pub alpha: Coefficient,
     /// (k)uα: agreement on this code where the coders' units meet
     /// (null when a coder's codes overlap).
+    #[serde(rename = "coding_unitized_alpha")]
     pub coding_alpha: Coefficient,
     /// The share of this code's coincidences that meet the other coder's
     /// units (null when a coder's codes overlap).
@@ -91,20 +94,23 @@ pub struct CodeSpans {
     pub chars_both: u64,
 }
 
-/// Two coders' agreement on spans, code by code and over every code.
-#[derive(Debug, Clone, PartialEq)]
+/// Two coders' agreement on spans, over every code and code by code.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SpanAgreement {
-    /// Each code either coder used, by name.
-    pub codes: Vec<CodeSpans>,
+    /// The sources compared.
+    pub sources: usize,
     /// uα over every code (null when a coder's codes overlap).
+    #[serde(rename = "unitized_alpha")]
     pub alpha: Coefficient,
     /// |uα: agreement on where units lie, codes ignored (when a coder's
     /// codes overlap, that of the union of each coder's units).
+    #[serde(rename = "binary_unitized_alpha")]
     pub binary_alpha: Coefficient,
     /// cuα: agreement on the codes where the coders' units meet.
+    #[serde(rename = "coding_unitized_alpha")]
     pub coding_alpha: Coefficient,
-    /// The sources compared.
-    pub sources: usize,
+    /// Each code either coder used, by name.
+    pub codes: Vec<CodeSpans>,
 }
 
 /// Compares `first`'s and `second`'s spans over sources of `lengths`
@@ -444,58 +450,6 @@ pub struct Coder {
     pub codings: usize,
 }
 
-/// One code's agreement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CodeRow {
-    /// The code's name.
-    pub code: String,
-    /// uα of the code against the rest.
-    pub unitized_alpha: Coefficient,
-    /// (k)uα: agreement on this code where the coders' units meet.
-    pub coding_unitized_alpha: Coefficient,
-    /// The share of this code's coincidences that meet the other coder's
-    /// units.
-    pub coverage: Option<f64>,
-    /// Characters both coded over the second coder's.
-    pub precision: Coefficient,
-    /// Characters both coded over the first coder's.
-    pub recall: Coefficient,
-    /// Their harmonic mean.
-    pub f1: Coefficient,
-    /// The first coder's units (overlapping selections joined).
-    pub units_first: usize,
-    /// The second coder's units.
-    pub units_second: usize,
-    /// Units matched one to one at the least overlap.
-    pub matched: usize,
-    /// Characters the first coder coded.
-    pub chars_first: u64,
-    /// Characters the second coder coded.
-    pub chars_second: u64,
-    /// Characters both coded.
-    pub chars_both: u64,
-}
-
-impl From<CodeSpans> for CodeRow {
-    fn from(c: CodeSpans) -> CodeRow {
-        CodeRow {
-            code: c.code,
-            unitized_alpha: c.alpha,
-            coding_unitized_alpha: c.coding_alpha,
-            coverage: c.coverage,
-            precision: c.precision,
-            recall: c.recall,
-            f1: c.f1,
-            units_first: c.units_first,
-            units_second: c.units_second,
-            matched: c.matched,
-            chars_first: c.chars_first,
-            chars_second: c.chars_second,
-            chars_both: c.chars_both,
-        }
-    }
-}
-
 /// What `agreement --spans` gives (agreement.json; `--json` prints it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SpansResult {
@@ -505,22 +459,15 @@ pub struct SpansResult {
     pub first: Coder,
     /// The other coder.
     pub second: Coder,
-    /// The text sources compared.
-    pub sources: usize,
     /// Sources only one project holds, or whose texts differ (not
     /// compared).
     pub sources_skipped: Vec<String>,
     /// Selections left out: empty ones, and a run's spans that could not
     /// be carried back to the project's text.
     pub selections_skipped: usize,
-    /// uα over every code (null when a coder's codes overlap).
-    pub unitized_alpha: Coefficient,
-    /// |uα: agreement on where units lie, codes ignored.
-    pub binary_unitized_alpha: Coefficient,
-    /// cuα: agreement on the codes where the coders' units meet.
-    pub coding_unitized_alpha: Coefficient,
-    /// Each code compared, by name.
-    pub codes: Vec<CodeRow>,
+    /// The figures.
+    #[serde(flatten)]
+    pub agreement: SpanAgreement,
 }
 
 #[cfg(test)]

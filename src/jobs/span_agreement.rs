@@ -14,8 +14,8 @@
 
 use super::agreement::Config;
 use super::JobError;
-pub use crate::agreement::spans::{CodeRow, Coder, SpansResult};
-use crate::agreement::{span_agreement, Span, SpanAgreement, SpanSettings};
+pub use crate::agreement::spans::{Coder, SpansResult};
+use crate::agreement::{span_agreement, Span, SpanSettings};
 use crate::corpus::formats::qdpx::{self, Project};
 use crate::corpus::formats::ReadOptions;
 use crate::report::manifest::{InputFile, Manifest};
@@ -376,38 +376,14 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
     // refuse.
     let agreement = span_agreement(&lengths_only, &a, &b, &settings)
         .map_err(|e| JobError::Input(format!("agreement --spans: {e}")))?;
-    Ok(result(
-        config,
-        first.coder,
-        second.coder,
-        lengths.len(),
-        skipped,
-        dropped,
-        agreement,
-    ))
-}
-
-fn result(
-    config: &Config,
-    first: Coder,
-    second: Coder,
-    sources: usize,
-    sources_skipped: Vec<String>,
-    selections_skipped: usize,
-    a: SpanAgreement,
-) -> SpansResult {
-    SpansResult {
+    Ok(SpansResult {
         signature: signature(config),
-        first,
-        second,
-        sources,
-        sources_skipped,
-        selections_skipped,
-        unitized_alpha: a.alpha,
-        binary_unitized_alpha: a.binary_alpha,
-        coding_unitized_alpha: a.coding_alpha,
-        codes: a.codes.into_iter().map(CodeRow::from).collect(),
-    }
+        first: first.coder,
+        second: second.coder,
+        sources_skipped: skipped,
+        selections_skipped: dropped,
+        agreement,
+    })
 }
 
 /// The signature of a span comparison.
@@ -556,11 +532,11 @@ pub fn codes_csv(result: &SpansResult) -> String {
         "chars_both",
     ]);
     let f = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{}", v + 0.0));
-    for c in &result.codes {
+    for c in &result.agreement.codes {
         out.record([
             c.code.clone(),
-            f(c.unitized_alpha.value),
-            f(c.coding_unitized_alpha.value),
+            f(c.alpha.value),
+            f(c.coding_alpha.value),
             f(c.coverage),
             f(c.precision.value),
             f(c.recall.value),

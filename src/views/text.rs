@@ -316,7 +316,7 @@ pub(crate) fn span_agreement_report(r: &crate::agreement::spans::SpansResult) ->
         r.second.coder,
         r.second.file.display(),
         r.second.codings,
-        r.sources
+        r.agreement.sources
     );
     if !r.sources_skipped.is_empty() {
         out.push_str(&format!("; not compared: {}", r.sources_skipped.join("; ")));
@@ -329,9 +329,9 @@ pub(crate) fn span_agreement_report(r: &crate::agreement::spans::SpansResult) ->
     }
     out.push_str("\n\n");
     let rows: Vec<Vec<String>> = [
-        ("unitized alpha (uα)", &r.unitized_alpha),
-        ("binary |uα", &r.binary_unitized_alpha),
-        ("coding cuα", &r.coding_unitized_alpha),
+        ("unitized alpha (uα)", &r.agreement.alpha),
+        ("binary |uα", &r.agreement.binary_alpha),
+        ("coding cuα", &r.agreement.coding_alpha),
     ]
     .iter()
     .map(|(name, c)| {
@@ -349,13 +349,14 @@ pub(crate) fn span_agreement_report(r: &crate::agreement::spans::SpansResult) ->
     ));
     out.push('\n');
     let rows: Vec<Vec<String>> = r
+        .agreement
         .codes
         .iter()
         .map(|c| {
             vec![
                 c.code.clone(),
-                format!("{} {}", f(c.unitized_alpha.value), ci(&c.unitized_alpha)),
-                f(c.coding_unitized_alpha.value),
+                format!("{} {}", f(c.alpha.value), ci(&c.alpha)),
+                f(c.coding_alpha.value),
                 f(c.precision.value),
                 f(c.recall.value),
                 format!("{} {}", f(c.f1.value), ci(&c.f1)),
