@@ -244,44 +244,26 @@ fn into_project(
     }
     let (merged, placed) = crate::views::qdpx::merge(&original, signature, created, &by_source)
         .map_err(|e| JobError::Input(format!("{}: {part}: {e}", source.display())))?;
-    let fail =
-        |e: &dyn std::fmt::Display| JobError::Input(format!("cannot write {}: {e}", out.display()));
-    let partial = out.with_extension("qdpx.partial");
-    let written = (|| -> Result<(), JobError> {
-        let input = std::fs::File::open(source)
-            .map_err(|e| JobError::Input(format!("{}: {e}", source.display())))?;
-        let mut input = zip::ZipArchive::new(std::io::BufReader::new(input))
-            .map_err(|e| JobError::Input(format!("{}: {e}", source.display())))?;
-        let file = std::fs::File::create(&partial).map_err(|e| fail(&e))?;
-        let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .last_modified_time(zip::DateTime::default());
+    let input = std::fs::File::open(source)
+        .map_err(|e| JobError::Input(format!("{}: {e}", source.display())))?;
+    let mut input = zip::ZipArchive::new(std::io::BufReader::new(input))
+        .map_err(|e| JobError::Input(format!("{}: {e}", source.display())))?;
+    write_zip(out, |zip, options| {
         for i in 0..input.len() {
             let entry = input
                 .by_index_raw(i)
                 .map_err(|e| JobError::Input(format!("{}: entry {i}: {e}", source.display())))?;
-            let is_part = entry.name().is_ok_and(|n| n == part.as_str());
-            if is_part {
+            if entry.name().is_ok_and(|n| n == part.as_str()) {
                 drop(entry);
                 zip.start_file(part.as_str(), options)
-                    .map_err(|e| fail(&e))?;
-                zip.write_all(merged.as_bytes()).map_err(|e| fail(&e))?;
+                    .map_err(cannot_write(out))?;
+                zip.write_all(merged.as_bytes())
+                    .map_err(cannot_write(out))?;
             } else {
-                zip.raw_copy_file(entry).map_err(|e| fail(&e))?;
+                zip.raw_copy_file(entry).map_err(cannot_write(out))?;
             }
         }
-        let mut inner = zip.finish().map_err(|e| fail(&e))?;
-        inner.flush().map_err(|e| fail(&e))?;
         Ok(())
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&partial);
-        return Err(e);
-    }
-    std::fs::rename(&partial, out).map_err(|e| {
-        let _ = std::fs::remove_file(&partial);
-        fail(&e)
     })?;
     Ok(Exported {
         out: out.to_path_buf(),
@@ -453,40 +435,49 @@ fn select(
 }
 
 /// Writes the archive: `project.qde` and each source's plain text as
-/// `sources/<guid>.txt`, beside `out` first, then renamed into place.
+/// `sources/<guid>.txt`.
 fn write_archive(
     out: &Path,
     project: &str,
     sources: &[Source],
     transcripts: &TranscriptSet,
 ) -> Result<(), JobError> {
-    let fail =
-        |e: &dyn std::fmt::Display| JobError::Input(format!("cannot write {}: {e}", out.display()));
-    let partial = out.with_extension("qdpx.partial");
-    let file = std::fs::File::create(&partial).map_err(|e| fail(&e))?;
-    let written = (|| -> Result<(), JobError> {
-        let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .last_modified_time(zip::DateTime::default());
+    write_zip(out, |zip, options| {
         zip.start_file("project.qde", options)
-            .map_err(|e| fail(&e))?;
-        zip.write_all(project.as_bytes()).map_err(|e| fail(&e))?;
+            .map_err(cannot_write(out))?;
+        zip.write_all(project.as_bytes())
+            .map_err(cannot_write(out))?;
         for (source, t) in sources.iter().zip(&transcripts.transcripts) {
             zip.start_file(format!("sources/{}.txt", source.guid), options)
-                .map_err(|e| fail(&e))?;
-            zip.write_all(t.text()?.as_bytes()).map_err(|e| fail(&e))?;
+                .map_err(cannot_write(out))?;
+            zip.write_all(t.text()?.as_bytes())
+                .map_err(cannot_write(out))?;
         }
-        let mut inner = zip.finish().map_err(|e| fail(&e))?;
-        inner.flush().map_err(|e| fail(&e))?;
         Ok(())
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&partial);
-        return Err(e);
-    }
-    std::fs::rename(&partial, out).map_err(|e| {
-        let _ = std::fs::remove_file(&partial);
-        fail(&e)
     })
+}
+
+/// The error of an archive `out` that could not be built.
+fn cannot_write<E: std::fmt::Display>(out: &Path) -> impl Fn(E) -> JobError + '_ {
+    move |e| JobError::Input(format!("cannot write {}: {e}", out.display()))
+}
+
+/// Writes the archive `fill` builds (deflated entries, fixed times) to
+/// `out` at once, as every output is written (`report::write_atomic`: a
+/// temporary file beside it and a rename, never half written).
+fn write_zip(
+    out: &Path,
+    fill: impl FnOnce(
+        &mut zip::ZipWriter<std::io::Cursor<Vec<u8>>>,
+        zip::write::SimpleFileOptions,
+    ) -> Result<(), JobError>,
+) -> Result<(), JobError> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default());
+    fill(&mut zip, options)?;
+    let bytes = zip.finish().map_err(cannot_write(out))?.into_inner();
+    crate::report::write_atomic(out, &bytes)?;
+    Ok(())
 }
