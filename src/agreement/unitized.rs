@@ -394,17 +394,42 @@ mod tests {
             .collect()
     }
 
+    /// The cases of a reference file of fixtures/agreement-unitized: each
+    /// case's name, continuum length, coders' units and record.
+    fn cases(file: &str) -> Vec<(String, u64, Vec<Vec<Unit>>, serde_json::Value)> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/agreement-unitized")
+            .join(file);
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
+        doc["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .map(|case| {
+                let coders = case["coders"]
+                    .as_object()
+                    .expect("coders")
+                    .values()
+                    .map(units)
+                    .collect();
+                (
+                    case["name"].as_str().expect("name").to_string(),
+                    case["length"].as_u64().expect("length"),
+                    coders,
+                    case.clone(),
+                )
+            })
+            .collect()
+    }
+
     /// uα and each code's uα equal the `krippendorff-unitized-alpha`
     /// package's on every generated case (identical, disjoint, shifted,
     /// partly overlapping, a coder without units, random codings of 2 and
     /// 3 coders, several sources end to end), to 1e-9.
     #[test]
     fn equals_the_reference_package() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/agreement-unitized/expected.json");
-        let doc: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
-        let cases = doc["cases"].as_array().expect("cases");
+        let cases = cases("expected.json");
         assert!(cases.len() >= 30);
         let close = |got: Option<f64>, want: &serde_json::Value, what: &str| match want.as_f64() {
             Some(w) => {
@@ -413,22 +438,15 @@ mod tests {
             }
             None => assert_eq!(got, None, "{what}"),
         };
-        for case in cases {
-            let name = case["name"].as_str().expect("name");
-            let length = case["length"].as_u64().expect("length");
-            let coders: Vec<Vec<Unit>> = case["coders"]
-                .as_object()
-                .expect("coders")
-                .values()
-                .map(units)
-                .collect();
+        for (name, length, coders, case) in &cases {
+            let (name, length) = (name.as_str(), *length);
             close(
-                unitized_alpha(length, &coders).expect("valid"),
+                unitized_alpha(length, coders).expect("valid"),
                 &case["alpha"],
                 name,
             );
             for (code, want) in case["per_code"].as_object().expect("per code") {
-                let got = unitized_alpha_of(length, &coders, code).expect("valid");
+                let got = unitized_alpha_of(length, coders, code).expect("valid");
                 close(got, want, &format!("{name}, {code}"));
             }
         }
@@ -442,11 +460,6 @@ mod tests {
     /// None here.
     #[test]
     fn the_family_equals_quallmer_and_the_worked_example() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/agreement-unitized/family.json");
-        let doc: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
-        let cases = doc["cases"].as_array().expect("cases");
         let mut compared = 0;
         let mut close =
             |got: Option<f64>, want: &serde_json::Value, what: &str| match (got, want.as_f64()) {
@@ -458,16 +471,9 @@ mod tests {
                 (Some(g), None) => panic!("{what}: {g}, want NA"),
             };
         let mut book = None;
-        for case in cases {
-            let name = case["name"].as_str().expect("name");
-            let length = case["length"].as_u64().expect("length");
-            let coders: Vec<Vec<Unit>> = case["coders"]
-                .as_object()
-                .expect("coders")
-                .values()
-                .map(units)
-                .collect();
-            let got = unitized_family(length, &coders).expect("valid");
+        for (name, length, coders, case) in &cases("family.json") {
+            let (name, length) = (name.as_str(), *length);
+            let got = unitized_family(length, coders).expect("valid");
             close(got.alpha, &case["alpha"], &format!("{name}: uα"));
             close(got.binary, &case["binary"], &format!("{name}: |uα"));
             close(got.coding, &case["coding"], &format!("{name}: cuα"));

@@ -122,6 +122,14 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
     // `<PlainTextContent>`).
     let mut content: Option<String> = None;
     let mut source: Option<String> = None;
+    let no_text = |name: &str, at: u64| {
+        xml_error(
+            path,
+            &part,
+            at,
+            format!("TextSource {name:?} has neither `plainTextPath` nor `PlainTextContent`"),
+        )
+    };
     let mut selection: Option<(usize, usize)> = None;
     let mut coding_guid = false;
     // The `creatingUser` of the selection and of the coding being read.
@@ -157,16 +165,7 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
                         Some(p) => p,
                         // Its text inline, in `<PlainTextContent>`.
                         None if !empty => String::new(),
-                        None => {
-                            return Err(xml_error(
-                                path,
-                                &part,
-                                at,
-                                format!(
-                                    "TextSource {name:?} has neither `plainTextPath` nor `PlainTextContent`"
-                                ),
-                            ))
-                        }
+                        None => return Err(no_text(&name, at)),
                     };
                     sources.push((name.clone(), text_path));
                     if !empty {
@@ -242,14 +241,7 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<Project, Corpus
                 b"TextSource" => {
                     if let Some((name, p)) = sources.last() {
                         if p.is_empty() && !inline.contains_key(&(sources.len() - 1)) {
-                            return Err(xml_error(
-                                path,
-                                &part,
-                                at,
-                                format!(
-                                    "TextSource {name:?} has neither `plainTextPath` nor `PlainTextContent`"
-                                ),
-                            ));
+                            return Err(no_text(name, at));
                         }
                     }
                     source = None
