@@ -31,7 +31,7 @@ impl CharMap {
                 *t = Some(i);
             }
         } else {
-            align(&mut to, (derived, 0), (original, 0), Level::Words);
+            align(&mut to, (derived, 0), (original, 0));
         }
         CharMap { to }
     }
@@ -47,13 +47,6 @@ impl CharMap {
     }
 }
 
-/// What a stretch is cut into before it is diffed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Level {
-    Words,
-    Chars,
-}
-
 /// A stretch shorter than this (in bytes, both texts) is aligned by its
 /// characters at once.
 const SMALL: usize = 512;
@@ -66,9 +59,10 @@ const AHEAD: usize = 64;
 const DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Aligns the stretch `d` of the derived text (starting at its character
-/// `d.1`) with the stretch `o` of the original (at character `o.1`).
-fn align(to: &mut [Option<usize>], d: (&str, usize), o: (&str, usize), level: Level) {
-    if level == Level::Chars || d.0.len() + o.0.len() < SMALL {
+/// `d.1`) with the stretch `o` of the original (at character `o.1`): by
+/// words, then the characters of each changed run of words.
+fn align(to: &mut [Option<usize>], d: (&str, usize), o: (&str, usize)) {
+    if d.0.len() + o.0.len() < SMALL {
         return chars(to, d, o);
     }
     let (dt, ds) = words(d.0);
@@ -106,14 +100,11 @@ fn align(to: &mut [Option<usize>], d: (&str, usize), o: (&str, usize), level: Le
                 old_len,
                 new_index,
                 new_len,
-            } => {
-                align(
-                    to,
-                    part(d, &dt, &ds, old_index, old_len),
-                    part(o, &ot, &os, new_index, new_len),
-                    Level::Chars,
-                );
-            }
+            } => chars(
+                to,
+                part(d, &dt, &ds, old_index, old_len),
+                part(o, &ot, &os, new_index, new_len),
+            ),
             DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
         }
     }
