@@ -77,7 +77,7 @@ fn coder_of(
 ) -> Result<(String, Option<String>), JobError> {
     users
         .iter()
-        .find(|(label, guid)| label == name.trim() || guid.as_deref() == Some(name.trim()))
+        .find(|(label, guid)| label == name || guid.as_deref() == Some(name))
         .cloned()
         .ok_or_else(|| {
             JobError::Input(format!(
@@ -158,7 +158,14 @@ fn read_project(path: &Path, external: bool) -> Result<Project, JobError> {
 pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> {
     use super::JobConfig as _;
     config.validate()?;
-    let names = config.coders.as_deref().unwrap_or_default();
+    // Names as given, without the spaces around them (`Alice, Bob`).
+    let trimmed = |list: &Option<Vec<String>>| {
+        list.as_ref()
+            .map(|l| l.iter().map(|n| n.trim().to_string()).collect::<Vec<_>>())
+    };
+    let names = trimmed(&config.coders).unwrap_or_default();
+    let names = names.as_slice();
+    let codes = trimmed(&config.codes);
     let (first, second, lengths, skipped, mut dropped) = match files {
         [dir, project] if dir.is_dir() => {
             // The run first: the project is read as the run read its
@@ -186,7 +193,7 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
                 )),
             };
             let human = codings(project, &p, human);
-            let code = run_code(config, project, &human)?;
+            let code = run_code(codes.as_deref(), project, &human)?;
             let (tool, dropped, matched) = run_spans(dir, &located, &p, &code)?;
             // Only the sources the run read: the coder's codings elsewhere
             // are no misses of the tool's.
@@ -302,16 +309,10 @@ pub fn run(config: &Config, files: &[PathBuf]) -> Result<SpansResult, JobError> 
         .enumerate()
         .map(|(i, (n, _))| (n.as_str(), i))
         .collect();
-    let wanted = |code: &str| {
-        config
-            .codes
-            .as_ref()
-            .is_none_or(|c| c.iter().any(|w| w.trim() == code))
-    };
-    if let Some(codes) = &config.codes {
+    let wanted = |code: &str| codes.as_ref().is_none_or(|c| c.iter().any(|w| w == code));
+    if let Some(codes) = &codes {
         for c in codes {
-            let c = c.trim();
-            let used = |coded: &Coded| coded.spans.iter().any(|s| s.3 == c);
+            let used = |coded: &Coded| coded.spans.iter().any(|s| s.3 == *c);
             if !used(&first) && !used(&second) {
                 let mut known: Vec<&str> = first
                     .spans
@@ -405,12 +406,12 @@ pub fn signature(config: &Config) -> String {
 
 /// The one code a run's spans are compared on: `--codes`'s one, or the
 /// coder's only code.
-fn run_code(config: &Config, project: &Path, human: &Coded) -> Result<String, JobError> {
+fn run_code(codes: Option<&[String]>, project: &Path, human: &Coded) -> Result<String, JobError> {
     let mut used: Vec<&str> = human.spans.iter().map(|s| s.3.as_str()).collect();
     used.sort_unstable();
     used.dedup();
-    match config.codes.as_deref() {
-        Some([one]) if used.contains(&one.trim()) => Ok(one.trim().to_string()),
+    match codes {
+        Some([one]) if used.contains(&one.as_str()) => Ok(one.clone()),
         Some([one]) => Err(JobError::Input(format!(
             "{}: --codes: coder `{}` did not use the code `{one}` (codes used: {})",
             project.display(),
