@@ -342,7 +342,7 @@ pub(crate) fn merge(
             (["Project"], "CodeBook") if empty => codebook = Some(place),
             (["Project", "CodeBook"], "Codes") if empty => codes = Some(place),
             (["Project", "Sources"], "TextSource") => sources.push((
-                attr_of(e, b"name"),
+                crate::corpus::formats::qdpx::attr(e, b"name").unwrap_or_default(),
                 SourcePlace {
                     place,
                     before: None,
@@ -427,15 +427,6 @@ pub(crate) fn merge(
         out.replace_range(start..end, &text);
     }
     Ok((format!("{bom}{out}"), placed))
-}
-
-/// An attribute's unescaped value ("" when absent).
-fn attr_of(e: &quick_xml::events::BytesStart<'_>, name: &[u8]) -> String {
-    e.attributes()
-        .flatten()
-        .find(|a| a.key.local_name().as_ref() == name)
-        .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
-        .unwrap_or_default()
 }
 
 /// A code group (`verdict`, `attribution`) with a code per class.

@@ -81,7 +81,7 @@ pub(crate) struct Project {
 }
 
 /// An attribute's value (unescaped), if present.
-fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+pub(crate) fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
     e.attributes()
         .flatten()
         .find(|a| a.key.local_name().as_ref() == name)
