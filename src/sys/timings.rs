@@ -2,8 +2,10 @@
 //! environment, [`phase`] prints the wall-clock time since the previous
 //! phase (or the first call) to stderr, as `timing NAME: 12.3 ms, cpu
 //! 20.1 ms (peak RSS ...)`: the CPU time is the process's over the phase,
-//! all threads (Linux only; left out elsewhere). Off (one relaxed check)
-//! otherwise.
+//! all threads (Linux only; left out elsewhere). With
+//! `CORPUS_EVAL_TIMINGS=phase`, the peak RSS of each line is the phase's
+//! own (the kernel's high-water mark reset after each phase). Off (one
+//! relaxed check) otherwise.
 
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
@@ -62,6 +64,11 @@ pub(crate) fn phase(name: &str) {
         *last = Some((now, cpu));
     }
     print_totals();
+    // With CORPUS_EVAL_TIMINGS=phase, each phase's peak is its own: the
+    // kernel's high-water mark is reset (Linux).
+    if std::env::var_os("CORPUS_EVAL_TIMINGS").is_some_and(|v| v == "phase") {
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+    }
 }
 
 static TOTALS: Mutex<Vec<(&'static str, f64)>> = Mutex::new(Vec::new());

@@ -39,16 +39,19 @@
 //! piece's length (a piece's best stretch is no longer) so that they build
 //! in parallel. Characters of no tabled piece read as one id; more than 255
 //! distinct characters share ids by a hash: a char read as equal to another
-//! can only lower a distance. Each table is kept beside its minima over
-//! four blocks from each block: a piece's window of 4 to 8 blocks is then
-//! read as one or two minima.
+//! can only lower a distance.
 //!
 //! **The pass over the tables.** A quote's bound sums its pieces' window
-//! minima over every block: one pass over its tables per quote, memory
-//! bound when the tables outgrow the cache. The quotes announced together
-//! (`Tables::prepare`) are summed together instead, a slice of 2,048
-//! blocks of every table at a time (in L2) for all of them, the slices in
-//! parallel, for the edits a match at the floor allows; a
+//! minima over every block. The quotes announced together
+//! (`Tables::prepare`) are summed together, a slice of `PASS` (256) blocks of
+//! starts at a time for all of them, the slices in parallel, for the edits
+//! a match at the floor allows. Each slice copies the blocks its windows
+//! read from every table, beside their minima over four blocks from each
+//! (a piece's window of 4 to 12 blocks is then one to three reads), into a
+//! buffer that stays in cache while every quote reads it: made once a
+//! slice for all the quotes, the four-block minima need not be kept for
+//! the whole text (kept, they doubled the tables' memory: issue 55, 111 →
+//! 105 MiB peak on `scripts/bench-evaluate 1`, in the same time); a
 //! search for fewer edits (a better match already found) keeps those of
 //! the blocks whose sum is within them: the sum for more edits reads each
 //! piece over more blocks, so it is no greater, and still a bound. A quote
@@ -135,14 +138,10 @@ pub struct Tables {
     index: FxMap<Vec<char>, u32>,
     /// Blocks per table (padding included).
     stride: usize,
-    /// Piece-major: `blocks[p * stride + PAD + β]`; then, from
-    /// `quads`, each table's least over four blocks from each
-    /// (`blocks[quads + p * stride + i]` = least of `blocks[p * stride +
-    /// i..][..4]`, reads past the table's end left out): a window of 4 to
-    /// 8 blocks is then one or two reads, not 4 to 8.
+    /// Piece-major: `blocks[p * stride + PAD + β]`. The leasts over four
+    /// blocks the pass reads beside them are made for a slice at a time
+    /// ([`Layout::fill`]): kept whole, they doubled the tables' memory.
     blocks: Vec<u8>,
-    /// Where the four-block minima start in `blocks`.
-    quads: usize,
     /// Each table's sum of its four-block minima: the pieces of the
     /// greatest are summed first (they pass a quote's edits soonest).
     means: Vec<u64>,
@@ -294,7 +293,7 @@ impl Tables {
         let count = n / BLOCK + 1;
         let stride = count + 2 * PAD;
         buffer.clear();
-        buffer.resize(2 * pieces.len() * stride, 0);
+        buffer.resize(pieces.len() * stride, 0);
         let mut blocks = buffer;
         let chunks = n.div_ceil(CHUNK).max(1);
         // A wave of chunks at a time, each (group, chunk) in parallel: the
@@ -325,12 +324,11 @@ impl Tables {
                 }
             }
         }
-        let quads = pieces.len() * stride;
-        let (raw, four) = blocks.split_at_mut(quads);
+        let mut four = vec![0u8; stride];
         let mut means = Vec::with_capacity(pieces.len());
-        for (table, out) in raw.chunks_exact(stride).zip(four.chunks_exact_mut(stride)) {
-            least_of_four(table, out);
-            means.push(out.iter().map(|&v| u64::from(v)).sum());
+        for table in blocks.chunks_exact(stride) {
+            least_of_four(table, &mut four);
+            means.push(four.iter().map(|&v| u64::from(v)).sum());
         }
         let index = pieces
             .iter()
@@ -341,7 +339,6 @@ impl Tables {
             index,
             stride,
             blocks,
-            quads,
             means,
             chars: n,
             checkpoints,
@@ -432,60 +429,48 @@ impl Tables {
 
     fn survivors(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
         let count = self.chars / BLOCK + 1;
-        let reads = self.reads(plan, k);
+        let windows = self.windows(plan, k);
+        let layout = Layout::new(self, [windows.as_slice()], PASS);
+        let reads = layout.reads(&windows);
+        let mut slice = Vec::new();
         let mut out = Vec::new();
-        within(&self.blocks, &reads, 0..count, k as u8, |b, _| out.push(b));
+        for first in (0..count).step_by(PASS) {
+            layout.fill(self, first, &mut slice);
+            let len = PASS.min(count - first);
+            within(&slice, &reads, 0..len, k as u8, |b, _| out.push(first + b));
+        }
         out
     }
 
-    /// The reads of each planned piece (its least over the blocks its
-    /// positions can fall in, at each block of starts), the pieces of the
-    /// greatest mean first: their sums pass `k` soonest.
-    fn reads(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<Read> {
-        let count = self.chars / BLOCK + 1;
-        let mut out: Vec<(u64, Read)> = Vec::with_capacity(plan.len());
-        for &(t, o, bonus) in plan {
+    /// The window of each planned piece (the blocks its positions can fall
+    /// in, from each block of starts), the pieces of the greatest mean
+    /// first: their sums pass `k` soonest.
+    fn windows(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<Window> {
+        let mut out: Vec<(u64, Window)> = Vec::with_capacity(plan.len());
+        for &(table, o, bonus) in plan {
             let dl = (o - k as isize).div_euclid(BLOCK as isize);
             let dh = (BLOCK as isize - 1 + o + k as isize).div_euclid(BLOCK as isize);
-            let raw = t * self.stride;
-            let quad = self.quads + t * self.stride;
             let from = (PAD as isize + dl) as usize;
             let width = (dh - dl) as usize + 1;
-            // Blocks past the table's end (positions past the text's end,
-            // for the late pieces of a long quote) read 0 and add nothing.
-            let len = self.stride.saturating_sub(from + width - 1).min(count);
-            if len == 0 {
+            // Wider windows (quotes of some 350 chars or more): the piece
+            // counts 0, a lower bound still. A window past the table's end
+            // from the first block of starts on (the late pieces of a long
+            // quote, past the text's end) adds nothing.
+            if width > 12 || from + width > self.stride {
                 continue;
             }
-            let (a, b, c) = match width {
-                1 => (raw + from, raw + from, raw + from),
-                2 => (raw + from, raw + from + 1, raw + from),
-                3 => (raw + from, raw + from + 1, raw + from + 2),
-                // Blocks i..i + W for W from 4 to 12: the four-block
-                // leasts from i, from i + 4 and from i + W - 4.
-                4 => (quad + from, quad + from, quad + from),
-                5..=8 => (quad + from, quad + from + width - 4, quad + from),
-                9..=12 => (quad + from, quad + from + 4, quad + from + width - 4),
-                // Wider windows (quotes of some 350 chars or more): the
-                // piece counts 0, a lower bound still.
-                _ => continue,
-            };
-            // Every read of blocks 0..len stays in the buffer (what lets
-            // the kernels read a run unchecked).
-            let len = len.min(self.blocks.len().saturating_sub(a.max(b).max(c)));
             out.push((
-                self.means[t],
-                Read {
-                    a,
-                    b,
-                    c,
-                    len,
+                self.means[table],
+                Window {
+                    table,
+                    from,
+                    width,
                     bonus,
                 },
             ));
         }
         out.sort_by_key(|&(mean, _)| std::cmp::Reverse(mean));
-        out.into_iter().map(|(_, r)| r).collect()
+        out.into_iter().map(|(_, w)| w).collect()
     }
 
     /// Computes the bound of every quote of `quotes` (normalized, as
@@ -496,7 +481,7 @@ impl Tables {
     /// (the same windows for those edits, a superset for fewer).
     pub(crate) fn prepare(&mut self, quotes: &[Vec<char>], floor: f64) {
         let mut names: Vec<&Vec<char>> = Vec::new();
-        let mut jobs: Vec<Job> = Vec::new();
+        let mut planned: Vec<(Vec<Window>, usize)> = Vec::new();
         let mut seen: FxMap<&[char], ()> = FxMap::default();
         for q in quotes {
             if seen.insert(q.as_slice(), ()).is_some() {
@@ -509,12 +494,14 @@ impl Tables {
             let (plan, reach) = self.plan(q);
             if reach > k {
                 names.push(q);
-                jobs.push((self.reads(&plan, k), k));
+                planned.push((self.windows(&plan, k), k));
             }
         }
-        if jobs.is_empty() {
+        if planned.is_empty() {
             return;
         }
+        let layout = Layout::new(self, planned.iter().map(|(w, _)| w.as_slice()), PASS);
+        let jobs: Vec<Job> = planned.iter().map(|(w, k)| (layout.reads(w), *k)).collect();
         let count = self.chars / BLOCK + 1;
         let slices = count.div_ceil(PASS);
         // A few tasks per thread, each a run of slices.
@@ -524,7 +511,7 @@ impl Tables {
         let this = &*self;
         let parts: Vec<Vec<Option<Blocks>>> = (0..slices.div_ceil(run))
             .into_par_iter()
-            .map(|r| this.prepare_run(&jobs, r * run..((r + 1) * run).min(slices)))
+            .map(|r| this.prepare_run(&layout, &jobs, r * run..((r + 1) * run).min(slices)))
             .collect();
         for (j, q) in names.into_iter().enumerate() {
             let blocks: Option<Vec<(u32, u8)>> = parts.iter().try_fold(Vec::new(), |mut all, p| {
@@ -539,18 +526,20 @@ impl Tables {
 
     /// Each job's blocks within its edits, over the slices `run` (None for
     /// a job that keeps more than an eighth of them).
-    fn prepare_run(&self, jobs: &[Job], run: Range<usize>) -> Vec<Option<Blocks>> {
+    fn prepare_run(&self, layout: &Layout, jobs: &[Job], run: Range<usize>) -> Vec<Option<Blocks>> {
         let count = self.chars / BLOCK + 1;
         let mut out: Vec<Option<Blocks>> = vec![Some(Vec::new()); jobs.len()];
         // An eighth of the run's blocks: a quote past it is dropped.
         let most = (run.len() * PASS / 8).max(LANES);
-        for slice in run {
-            let first = slice * PASS;
-            let blocks = first..(first + PASS).min(count);
+        let mut slice = Vec::new();
+        for at in run {
+            let first = at * PASS;
+            layout.fill(self, first, &mut slice);
+            let len = PASS.min(count - first);
             for ((reads, k), slot) in jobs.iter().zip(out.iter_mut()) {
                 let Some(kept) = slot else { continue };
-                within(&self.blocks, reads, blocks.clone(), *k as u8, |b, s| {
-                    kept.push((b as u32, s))
+                within(&slice, reads, 0..len, *k as u8, |b, s| {
+                    kept.push(((first + b) as u32, s))
                 });
                 if kept.len() > most {
                     *slot = None;
@@ -558,6 +547,119 @@ impl Tables {
             }
         }
         out
+    }
+}
+
+/// A planned piece's window of blocks: block `g` of starts reads the
+/// least of its table's blocks `from + g..from + g + width` (padding
+/// counted), less `bonus`.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    table: usize,
+    from: usize,
+    width: usize,
+    bonus: u8,
+}
+
+/// Where a pass copies its slice of the tables it reads: for each table
+/// read (a slot each), the blocks of the slice's windows, `first + base`
+/// on, `span` of them, then their leasts over four blocks from each (a
+/// window of 4 to 12 blocks is then one to three reads), the slots one
+/// after another. The slice is small enough to stay in cache while every
+/// job reads it; the leasts are made once a slice for all the jobs.
+struct Layout {
+    /// The table of each slot.
+    tables: Vec<usize>,
+    /// The slot of each table read (by table).
+    slot: Vec<usize>,
+    /// The least `from` of the windows.
+    base: usize,
+    /// Blocks per slot: a slice's blocks of starts and the widest reach of
+    /// a window past them.
+    span: usize,
+}
+
+impl Layout {
+    /// The layout for `windows` (every job's), over slices of `starts`
+    /// blocks of starts.
+    fn new<'w>(
+        tables: &Tables,
+        windows: impl IntoIterator<Item = &'w [Window]>,
+        starts: usize,
+    ) -> Layout {
+        let mut slot = vec![usize::MAX; tables.len()];
+        let mut read = Vec::new();
+        let (mut base, mut top) = (usize::MAX, 0);
+        for w in windows.into_iter().flatten() {
+            if slot[w.table] == usize::MAX {
+                slot[w.table] = read.len();
+                read.push(w.table);
+            }
+            base = base.min(w.from);
+            top = top.max(w.from + w.width);
+        }
+        Layout {
+            tables: read,
+            slot,
+            base: base.min(top),
+            span: starts + top - base.min(top),
+        }
+    }
+
+    /// The buffer's length: the slots, raw and four-block leasts, and a
+    /// last run's worth of zeros (two with AVX-512) so that every read of
+    /// the slice's runs stays in it.
+    fn len(&self) -> usize {
+        2 * self.tables.len() * self.span + 2 * RUN
+    }
+
+    /// The kernel's reads of `windows` in this layout.
+    fn reads(&self, windows: &[Window]) -> Vec<Read> {
+        let len = self.len();
+        windows
+            .iter()
+            .map(|w| {
+                let raw = 2 * self.slot[w.table] * self.span + w.from - self.base;
+                let quad = raw + self.span;
+                let (a, b, c) = match w.width {
+                    1 => (raw, raw, raw),
+                    2 => (raw, raw + 1, raw),
+                    3 => (raw, raw + 1, raw + 2),
+                    // Blocks i..i + W for W from 4 to 12: the four-block
+                    // leasts from i, from i + 4 and from i + W - 4.
+                    4 => (quad, quad, quad),
+                    5..=8 => (quad, quad + w.width - 4, quad),
+                    _ => (quad, quad + 4, quad + w.width - 4),
+                };
+                Read {
+                    a,
+                    b,
+                    c,
+                    // Every read of blocks 0..len stays in the buffer (what
+                    // lets the kernels read a run unchecked).
+                    len: len.saturating_sub(a.max(b).max(c)),
+                    bonus: w.bonus,
+                }
+            })
+            .collect()
+    }
+
+    /// Copies into `out` the slice from block `first` of starts: each
+    /// slot's table from block `first + base` (0 past the table's end: a
+    /// window that runs past it adds nothing), then its four-block leasts.
+    fn fill(&self, tables: &Tables, first: usize, out: &mut Vec<u8>) {
+        out.clear();
+        out.resize(self.len(), 0);
+        let from = first + self.base;
+        for (s, &t) in self.tables.iter().enumerate() {
+            let table = &tables.blocks[t * tables.stride..][..tables.stride];
+            let (raw, rest) = out[2 * s * self.span..].split_at_mut(self.span);
+            let have = tables.stride.saturating_sub(from).min(self.span);
+            if have > 0 {
+                raw[..have].copy_from_slice(&table[from..from + have]);
+            }
+            least_of_four(raw, &mut rest[..self.span]);
+        }
     }
 }
 
@@ -837,8 +939,10 @@ fn within_avx512(
 fn least_of_four(table: &[u8], out: &mut [u8]) {
     let n = table.len();
     let body = n.saturating_sub(3);
-    for (o, w) in out[..body].iter_mut().zip(table.windows(4)) {
-        *o = w[0].min(w[1]).min(w[2]).min(w[3]);
+    let from = |i: usize| table.get(i..).unwrap_or(&[]);
+    let four = table[..body].iter().zip(from(1)).zip(from(2)).zip(from(3));
+    for (o, (((a, b), c), d)) in out[..body].iter_mut().zip(four) {
+        *o = (*a).min(*b).min((*c).min(*d));
     }
     for i in body..n {
         out[i] = table[i..].iter().copied().min().unwrap_or(0);
@@ -1057,20 +1161,36 @@ mod tests {
             .join(" ")
     }
 
+    /// A slice holds each slot's table from the slice's first block (0
+    /// past the table's end) and the leasts of four of those blocks.
     #[test]
-    fn four_block_minima_equal_the_tables() {
+    fn slices_hold_the_tables_and_their_four_block_minima() {
         let text = small_vocabulary_text(3_000, 3);
         let quotes: Vec<Vec<char>> = ["we grew the leeks", "the leeks we sold at market"]
             .iter()
             .map(|q| q.chars().collect())
             .collect();
         let tables = Tables::new(&text, &quotes).expect("shared pieces");
-        for p in 0..tables.len() {
-            let raw = &tables.blocks[p * tables.stride..(p + 1) * tables.stride];
-            let four = &tables.blocks[tables.quads + p * tables.stride..][..tables.stride];
-            for i in 0..tables.stride {
-                let want = raw[i..(i + 4).min(raw.len())].iter().min().copied();
-                assert_eq!(Some(four[i]), want, "piece {p} block {i}");
+        let count = tables.chars / BLOCK + 1;
+        // Windows of the second quote only: not every table has a slot.
+        let (plan, _) = tables.plan(&quotes[1]);
+        let windows = tables.windows(&plan, 5);
+        let layout = Layout::new(&tables, [windows.as_slice()], 64);
+        assert!(!layout.tables.is_empty() && layout.tables.len() <= tables.len());
+        let mut slice = Vec::new();
+        for first in [0, 64, count - 40, count] {
+            layout.fill(&tables, first, &mut slice);
+            assert_eq!(slice.len(), layout.len());
+            for (s, &t) in layout.tables.iter().enumerate() {
+                let table = &tables.blocks[t * tables.stride..][..tables.stride];
+                let raw = &slice[2 * s * layout.span..][..layout.span];
+                let four = &slice[(2 * s + 1) * layout.span..][..layout.span];
+                for i in 0..layout.span {
+                    let at = first + layout.base + i;
+                    assert_eq!(raw[i], table.get(at).copied().unwrap_or(0), "{t} {at}");
+                    let want = raw[i..(i + 4).min(raw.len())].iter().min().copied();
+                    assert_eq!(Some(four[i]), want, "table {t} block {at}");
+                }
             }
         }
     }
@@ -1144,7 +1264,12 @@ mod tests {
                         }
                     }
                 }
-                let reads = tables.reads(&plan, k);
+                // One slice over every block of starts.
+                let windows = tables.windows(&plan, k);
+                let layout = Layout::new(&tables, [windows.as_slice()], count);
+                let reads = layout.reads(&windows);
+                let mut slice = Vec::new();
+                layout.fill(&tables, 0, &mut slice);
                 for k8 in [k as u8, (k / 2) as u8, 254] {
                     let kept: Vec<(usize, u8)> = want
                         .iter()
@@ -1154,7 +1279,7 @@ mod tests {
                         .collect();
                     for (name, kernel) in &kernels {
                         let mut got = Vec::new();
-                        kernel(&tables.blocks, &reads, 0..count, k8, &mut got);
+                        kernel(&slice, &reads, 0..count, k8, &mut got);
                         assert_eq!(got, kept, "{name} k={k} k8={k8}");
                         // Slices that start and end anywhere.
                         for (from, to) in
@@ -1162,7 +1287,7 @@ mod tests {
                         {
                             let to = to.min(count);
                             let mut got = Vec::new();
-                            kernel(&tables.blocks, &reads, from..to, k8, &mut got);
+                            kernel(&slice, &reads, from..to, k8, &mut got);
                             let want: Vec<(usize, u8)> = kept
                                 .iter()
                                 .copied()
