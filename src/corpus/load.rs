@@ -177,8 +177,14 @@ impl Loader {
             mapped => {
                 let text =
                     std::str::from_utf8(&mapped).map_err(|e| not_utf8(path, e.valid_up_to()))?;
-                // Packed as each is joined; the map is dropped on return.
-                super::transcripts::parse_transcripts_borrowed(path, text, digest)?
+                // Packed as each is joined, the pages of its chunks then
+                // handed back; the map is dropped on return.
+                let release = |part: &str| {
+                    if let InputBytes::Mapped(map) = &mapped {
+                        crate::sys::io::release_pages(map, part.as_bytes());
+                    }
+                };
+                super::transcripts::parse_transcripts_borrowed(path, text, digest, &release)?
             }
         };
         if !self.pack {

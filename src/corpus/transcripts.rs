@@ -345,24 +345,36 @@ pub(crate) fn parse_transcripts_with<R: Send>(
 /// `alongside` running over the whole text on another thread while the
 /// tape is scanned. Transcripts are joined in parallel, each held
 /// compressed ([`Transcript::pack`]) as soon as it is joined, so that the
-/// corpus's joined texts are never all held as is.
+/// corpus's joined texts are never all held as is; `release` is then
+/// handed the stretches of `text` that held its chunks (read no more: a
+/// mapped file's pages can go back).
 pub(crate) fn parse_transcripts_borrowed<R: Send>(
     path: &Path,
     text: &str,
     alongside: impl FnOnce(&[u8]) -> R + Send,
+    release: &(dyn Fn(&str) + Sync),
 ) -> Result<(TranscriptSet, R), CorpusError> {
     let (doc, tape, extra) = super::parse_tape_borrowed(path, text, alongside)?;
-    Ok((build(path, &doc, &tape, true)?, extra))
+    Ok((build(path, &doc, &tape, Some(release))?, extra))
 }
 
 /// The transcripts of a corpus document's tape.
 fn build_transcripts(path: &Path, text: &str, tape: &Tape) -> Result<TranscriptSet, CorpusError> {
-    build(path, text, tape, false)
+    build(path, text, tape, None)
 }
 
-/// The transcripts of a corpus document's tape, each packed once joined
-/// when `pack` is set.
-fn build(path: &Path, text: &str, tape: &Tape, pack: bool) -> Result<TranscriptSet, CorpusError> {
+/// Chunks closer than this (bytes) are released as one stretch.
+const RELEASE_GAP: usize = 4096;
+
+/// The transcripts of a corpus document's tape; with `packed`, each packed
+/// once joined, and the stretches of `text` that held its chunks handed
+/// to the function given.
+fn build(
+    path: &Path,
+    text: &str,
+    tape: &Tape,
+    packed: Option<&(dyn Fn(&str) + Sync)>,
+) -> Result<TranscriptSet, CorpusError> {
     let record_err = |record: String, field: &str, message: &str| CorpusError::Record {
         path: path.to_path_buf(),
         record,
@@ -460,11 +472,28 @@ fn build(path: &Path, text: &str, tape: &Tape, pack: bool) -> Result<TranscriptS
                 }
                 push_content(tape, text, content, &mut joined);
             }
-            if pack {
-                Stored::Packed(PackedText::pack_with(&joined, scratch))
-            } else {
-                Stored::Plain(joined)
+            let Some(release) = packed else {
+                return Stored::Plain(joined);
+            };
+            let stored = Stored::Packed(PackedText::pack_with(&joined, scratch));
+            // The stretches of the document its chunks stand in (those
+            // less than RELEASE_GAP apart as one).
+            let mut spans = contents.iter().map(|&c| {
+                let n = tape.node(c);
+                n.start as usize..n.end as usize
+            });
+            if let Some(mut run) = spans.next() {
+                for s in spans {
+                    if s.start >= run.end && s.start - run.end <= RELEASE_GAP {
+                        run.end = s.end;
+                    } else {
+                        release(&text[run.clone()]);
+                        run = s;
+                    }
+                }
+                release(&text[run]);
             }
+            stored
         })
         .collect();
     for (tr, s) in set.transcripts.iter_mut().zip(stored) {
@@ -563,9 +592,33 @@ mod tests {
         }
         json.push(']');
         let owned = parse_transcripts(Path::new("t.json"), &json).unwrap();
+        // The stretches handed back: each chunk's content lies in one,
+        // and chunks of one FILE next to each other are one stretch.
+        let released = std::sync::Mutex::new(Vec::new());
+        let release = |part: &str| {
+            let at = part.as_ptr() as usize - json.as_ptr() as usize;
+            released.lock().unwrap().push(at..at + part.len());
+        };
         let (borrowed, len) =
-            parse_transcripts_borrowed(Path::new("t.json"), &json, |b| b.len()).unwrap();
+            parse_transcripts_borrowed(Path::new("t.json"), &json, |b| b.len(), &release).unwrap();
         assert_eq!(len, json.len());
+        let released = released.into_inner().unwrap();
+        let mut from = 0;
+        for i in 0..3000 {
+            let at = from + json[from..].find(&format!("\"Q{i}: ")).unwrap();
+            let end = at + json[at..].find("\", \"metadata").unwrap();
+            assert!(
+                released.iter().any(|r| r.start <= at && end <= r.end),
+                "chunk {i}"
+            );
+            from = end;
+        }
+        // f9's 429 chunks stand between the others': one stretch each.
+        assert!(
+            released.len() > 429 && released.len() < 3000,
+            "{}",
+            released.len()
+        );
         assert_eq!(borrowed.transcripts.len(), 4);
         for (a, b) in owned.transcripts.iter().zip(&borrowed.transcripts) {
             // Held compressed once read, as is by the plain parse.
@@ -589,7 +642,7 @@ mod tests {
         let e1 = parse_transcripts(Path::new("t.json"), bad)
             .unwrap_err()
             .to_string();
-        let e2 = parse_transcripts_borrowed(Path::new("t.json"), bad, |_| ())
+        let e2 = parse_transcripts_borrowed(Path::new("t.json"), bad, |_| (), &|_| ())
             .unwrap_err()
             .to_string();
         assert_eq!(e1, e2);
