@@ -382,23 +382,28 @@ pub fn evaluate(
         scored,
         signature(lexicon, config),
         config,
+        &|| (),
     )
 }
 
 /// [`evaluate`] taking the lexicon, which is dropped once the answers are
 /// scored: the quote checks (the run's memory peak) run without it.
-/// Its manifest record ([`Lexicon::info`]) is taken beforehand.
+/// Its manifest record ([`Lexicon::info`]) is taken beforehand. `freed`
+/// is called each time the transcripts' lookup structures have all been
+/// freed (the program may give their memory back then: a run's last
+/// steps start from there).
 pub fn evaluate_owned(
     questions: &QuestionSet,
     transcripts: &TranscriptSet,
     lexicon: Lexicon,
     config: &EvalConfig,
+    freed: &(dyn Fn() + Sync),
 ) -> Result<Evaluation, CorpusError> {
     let scored = score_answers(questions, &lexicon);
     let signature = signature(&lexicon, config);
     // Its tables freed before the quote checks.
     drop(lexicon);
-    verify_and_assemble(questions, transcripts, scored, signature, config)
+    verify_and_assemble(questions, transcripts, scored, signature, config, freed)
 }
 
 /// Every pair's type, answer scores and warning, in pair order.
@@ -455,6 +460,7 @@ fn verify_and_assemble(
     scored: Vec<ScoredPair>,
     signature: String,
     config: &EvalConfig,
+    freed: &(dyn Fn() + Sync),
 ) -> Result<Evaluation, CorpusError> {
     // Every quote with its answer, in file order.
     let quote_refs: Vec<(usize, usize, &crate::corpus::Quote)> = questions
@@ -469,7 +475,7 @@ fn verify_and_assemble(
         })
         .collect();
     crate::progress::start("verifying quotes", quote_refs.len() as u64);
-    let (checks, attributed, unlabelled) = verify_quotes(&quote_refs, transcripts, config)?;
+    let (checks, attributed, unlabelled) = verify_quotes(&quote_refs, transcripts, config, freed)?;
     crate::progress::finish();
     let mut pairs: Vec<PairResult> = questions
         .pairs
@@ -573,8 +579,9 @@ fn verify_quotes(
     quote_refs: &[(usize, usize, &crate::corpus::Quote)],
     transcripts: &TranscriptSet,
     config: &EvalConfig,
+    freed: &(dyn Fn() + Sync),
 ) -> Result<Checked3, CorpusError> {
-    verify_quotes_in(quote_refs, transcripts, config, None)
+    verify_quotes_in(quote_refs, transcripts, config, None, freed)
 }
 
 /// A transcript prepared for lookups: built for the occasion (and dropped
@@ -596,12 +603,14 @@ impl<'a> std::ops::Deref for Source<'a> {
 
 /// [`verify_quotes`], the transcripts' lookup structures taken from `kept`
 /// (prepared once, for many calls) when given and its speaker settings
-/// are the configuration's.
+/// are the configuration's; `freed` called once their structures are
+/// freed, after each of the two searches.
 fn verify_quotes_in(
     quote_refs: &[(usize, usize, &crate::corpus::Quote)],
     transcripts: &TranscriptSet,
     config: &EvalConfig,
     kept: Option<&PreparedTranscripts>,
+    freed: &(dyn Fn() + Sync),
 ) -> Result<Checked3, CorpusError> {
     let kept = kept.filter(|k| {
         k.speakers == config.speakers.signature()
@@ -670,6 +679,7 @@ fn verify_quotes_in(
         .collect::<Result<_, CorpusError>>()?;
     // The transcripts' lookup structures are freed (unless prepared ahead).
     workspaces.clear();
+    freed();
     let mut checks: Vec<QuoteCheck> = vec![QuoteCheck::unknown_source(); n];
     let mut attributed: Vec<Attributed> = vec![Attributed::default(); n];
     let mut stitched: Vec<Option<Vec<attribution::Piece>>> = vec![None; n];
@@ -714,6 +724,7 @@ fn verify_quotes_in(
         })?;
         // Their lookup structures again.
         workspaces.clear();
+        freed();
         found
     };
     for (&k, other) in missing.iter().zip(elsewhere) {
@@ -917,7 +928,7 @@ fn check_quotes_with(
             (g, 0, q)
         })
         .collect();
-    let (checks, attributed, _) = verify_quotes_in(&refs, transcripts, config, kept)?;
+    let (checks, attributed, _) = verify_quotes_in(&refs, transcripts, config, kept, &|| ())?;
     Ok(quotes
         .iter()
         .zip(checks.into_iter().zip(attributed))
@@ -1093,7 +1104,7 @@ mod tests {
             .iter()
             .any(|p| p.answers.iter().any(|a| !a.quotes.is_empty())));
         transcripts.pack();
-        let owned = evaluate_owned(&questions, &transcripts, lexicon, &config).unwrap();
+        let owned = evaluate_owned(&questions, &transcripts, lexicon, &config, &|| ()).unwrap();
         assert_eq!(borrowed.signature, owned.signature);
         // Byte spans included (they are not serialized).
         assert_eq!(

@@ -342,7 +342,15 @@ pub fn execute_resolved(
     // The run folder's results are written straight from the document and
     // the results (no annotated copy of the document, as `run` makes).
     // WordNet is dropped once the answers are scored.
-    let mut evaluation = evaluate_owned(&questions, &transcripts, lexicon, &resolved.eval)?;
+    // The transcripts' lookup structures given back once freed: the
+    // run's last steps start without them.
+    let mut evaluation = evaluate_owned(
+        &questions,
+        &transcripts,
+        lexicon,
+        &resolved.eval,
+        &crate::sys::memory::give_back,
+    )?;
     if let Some(p) = &paraphraser {
         paraphrase(p, &questions, &transcripts, &resolved.eval, &mut evaluation)?;
         crate::sys::timings::phase("paraphrase");

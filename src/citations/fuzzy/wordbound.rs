@@ -45,13 +45,15 @@
 //! minima over every block. The quotes announced together
 //! (`Tables::prepare`) are summed together, a slice of `PASS` (256) blocks of
 //! starts at a time for all of them, the slices in parallel, for the edits
-//! a match at the floor allows. Each slice copies the blocks its windows
-//! read from every table, beside their minima over four blocks from each
-//! (a piece's window of 4 to 12 blocks is then one to three reads), into a
-//! buffer that stays in cache while every quote reads it: made once a
+//! a match at the floor allows. The tables hold two blocks a byte (a least
+//! is at most [`PIECE`]); each slice unpacks the blocks its windows read
+//! from every table, beside their minima over four blocks from each (a
+//! piece's window of 4 to 12 blocks is then one to three reads), into a
+//! buffer that stays in cache while every quote reads it. Made once a
 //! slice for all the quotes, the four-block minima need not be kept for
-//! the whole text (kept, they doubled the tables' memory: issue 55, 111 →
-//! 105 MiB peak on `scripts/bench-evaluate 1`, in the same time); a
+//! the whole text: bytes beside their four-block minima, the tables
+//! weighed four times as much (issue 55: 6 MB per transcript in flight at
+//! scale 1, against 24 MB), in the same time; a
 //! search for fewer edits (a better match already found) keeps those of
 //! the blocks whose sum is within them: the sum for more edits reads each
 //! piece over more blocks, so it is no greater, and still a bound. A quote
@@ -138,9 +140,13 @@ pub struct Tables {
     index: FxMap<Vec<char>, u32>,
     /// Blocks per table (padding included).
     stride: usize,
-    /// Piece-major: `blocks[p * stride + PAD + β]`. The leasts over four
-    /// blocks the pass reads beside them are made for a slice at a time
-    /// ([`Layout::fill`]): kept whole, they doubled the tables' memory.
+    /// Piece-major, two blocks a byte (a least is at most [`PIECE`]: four
+    /// bits hold it): block `β` of table `p` is the low half of byte
+    /// `p * stride.div_ceil(2) + (PAD + β) / 2` for an even `PAD + β`, the
+    /// high half for an odd one. The slices a pass reads are unpacked, and
+    /// their leasts over four blocks made, a slice at a time
+    /// ([`Layout::fill`]): kept whole as bytes beside their four-block
+    /// leasts, the tables weighed four times as much.
     blocks: Vec<u8>,
     /// Each table's sum of its four-block minima: the pieces of the
     /// greatest are summed first (they pass a quote's edits soonest).
@@ -293,7 +299,8 @@ impl Tables {
         let count = n / BLOCK + 1;
         let stride = count + 2 * PAD;
         buffer.clear();
-        buffer.resize(pieces.len() * stride, 0);
+        let bytes = stride.div_ceil(2);
+        buffer.resize(pieces.len() * bytes, 0);
         let mut blocks = buffer;
         let chunks = n.div_ceil(CHUNK).max(1);
         // A wave of chunks at a time, each (group, chunk) in parallel: the
@@ -317,17 +324,24 @@ impl Tables {
             for (g, c, minima) in built {
                 for lane in 0..LANES.min(pieces.len().saturating_sub(g * LANES)) {
                     let p = g * LANES + lane;
-                    let out = &mut blocks[p * stride + PAD + c * CHUNK / BLOCK..][..minima.len()];
-                    for (o, row) in out.iter_mut().zip(&minima) {
-                        *o = row[lane];
+                    // PAD and a chunk's blocks are even: the chunk's first
+                    // block is a low half.
+                    let first = (PAD + c * CHUNK / BLOCK) / 2;
+                    let out = &mut blocks[p * bytes + first..][..minima.len().div_ceil(2)];
+                    for (o, two) in out.iter_mut().zip(minima.chunks(2)) {
+                        // A least is at most PIECE (15 bounds any other).
+                        let lo = two[0][lane].min(15);
+                        let hi = two.get(1).map_or(0, |r| r[lane].min(15));
+                        *o = lo | hi << 4;
                     }
                 }
             }
         }
-        let mut four = vec![0u8; stride];
+        let (mut raw, mut four) = (vec![0u8; stride], vec![0u8; stride]);
         let mut means = Vec::with_capacity(pieces.len());
-        for table in blocks.chunks_exact(stride) {
-            least_of_four(table, &mut four);
+        for table in blocks.chunks_exact(bytes) {
+            unpack(table, 0, &mut raw);
+            least_of_four(&raw, &mut four);
             means.push(four.iter().map(|&v| u64::from(v)).sum());
         }
         let index = pieces
@@ -343,6 +357,17 @@ impl Tables {
             chars: n,
             checkpoints,
             prepared: FxMap::default(),
+        }
+    }
+
+    /// Block `b` of table `t` (padding counted).
+    #[cfg(test)]
+    fn block(&self, t: usize, b: usize) -> u8 {
+        let byte = self.blocks[t * self.stride.div_ceil(2) + b / 2];
+        if b.is_multiple_of(2) {
+            byte & 15
+        } else {
+            byte >> 4
         }
     }
 
@@ -652,12 +677,11 @@ impl Layout {
         out.resize(self.len(), 0);
         let from = first + self.base;
         for (s, &t) in self.tables.iter().enumerate() {
-            let table = &tables.blocks[t * tables.stride..][..tables.stride];
+            let bytes = tables.stride.div_ceil(2);
+            let table = &tables.blocks[t * bytes..][..bytes];
             let (raw, rest) = out[2 * s * self.span..].split_at_mut(self.span);
             let have = tables.stride.saturating_sub(from).min(self.span);
-            if have > 0 {
-                raw[..have].copy_from_slice(&table[from..from + have]);
-            }
+            unpack(table, from, &mut raw[..have]);
             least_of_four(raw, &mut rest[..self.span]);
         }
     }
@@ -934,6 +958,29 @@ fn within_avx512(
     }
 }
 
+/// `out[i]` = block `from + i` of a table packed two blocks a byte (low
+/// half first); `out` ends within the table.
+fn unpack(table: &[u8], from: usize, out: &mut [u8]) {
+    let mut out = out;
+    let mut byte = from / 2;
+    if from % 2 == 1 {
+        let Some((first, rest)) = out.split_first_mut() else {
+            return;
+        };
+        *first = table[byte] >> 4;
+        out = rest;
+        byte += 1;
+    }
+    let done = out.len() / 2 * 2;
+    for (o, &b) in out[..done].chunks_exact_mut(2).zip(&table[byte..]) {
+        o[0] = b & 15;
+        o[1] = b >> 4;
+    }
+    if let Some(last) = out.get_mut(done) {
+        *last = table[byte + done / 2] & 15;
+    }
+}
+
 /// `out[i]` = least of `table[i..i + 4]` (of what the table holds past
 /// `i`, near its end).
 fn least_of_four(table: &[u8], out: &mut [u8]) {
@@ -1182,12 +1229,16 @@ mod tests {
             layout.fill(&tables, first, &mut slice);
             assert_eq!(slice.len(), layout.len());
             for (s, &t) in layout.tables.iter().enumerate() {
-                let table = &tables.blocks[t * tables.stride..][..tables.stride];
                 let raw = &slice[2 * s * layout.span..][..layout.span];
                 let four = &slice[(2 * s + 1) * layout.span..][..layout.span];
                 for i in 0..layout.span {
                     let at = first + layout.base + i;
-                    assert_eq!(raw[i], table.get(at).copied().unwrap_or(0), "{t} {at}");
+                    let want = if at < tables.stride {
+                        tables.block(t, at)
+                    } else {
+                        0
+                    };
+                    assert_eq!(raw[i], want, "{t} {at}");
                     let want = raw[i..(i + 4).min(raw.len())].iter().min().copied();
                     assert_eq!(Some(four[i]), want, "table {t} block {at}");
                 }
@@ -1254,7 +1305,7 @@ mod tests {
                     if width > 12 {
                         continue;
                     }
-                    let raw = &tables.blocks[t * tables.stride..(t + 1) * tables.stride];
+                    let raw: Vec<u8> = (0..tables.stride).map(|b| tables.block(t, b)).collect();
                     for (b, w) in want.iter_mut().enumerate() {
                         let lo = (PAD as isize + dl) as usize + b;
                         let hi = (PAD as isize + dh) as usize + b;
@@ -1375,6 +1426,23 @@ mod tests {
         }
     }
 
+    /// Blocks unpacked from any block, odd or even, for any length.
+    #[test]
+    fn unpack_reads_both_halves_from_anywhere() {
+        let values: Vec<u8> = (0..37u8).map(|i| (i * 7) % 9).collect();
+        let packed: Vec<u8> = values
+            .chunks(2)
+            .map(|p| p[0] | p.get(1).map_or(0, |h| h << 4))
+            .collect();
+        for from in 0..values.len() {
+            for len in 0..=values.len() - from {
+                let mut out = vec![99u8; len];
+                unpack(&packed, from, &mut out);
+                assert_eq!(out, values[from..from + len], "{from} {len}");
+            }
+        }
+    }
+
     #[test]
     fn pieces_cover_the_quote() {
         let q: Vec<char> = "we grew extraordinarily big leeks".chars().collect();
@@ -1407,7 +1475,7 @@ mod tests {
                     .min()
                     .unwrap_or(0);
                 assert_eq!(
-                    usize::from(tables.blocks[pi * tables.stride + PAD + b]),
+                    usize::from(tables.block(pi, PAD + b)),
                     want,
                     "piece {pi} block {b}"
                 );
@@ -1442,10 +1510,7 @@ mod tests {
                         .map(|x| g(p, &tc, x))
                         .min()
                         .unwrap_or(0);
-                    assert_eq!(
-                        usize::from(tables.blocks[pi * tables.stride + PAD + b]),
-                        want
-                    );
+                    assert_eq!(usize::from(tables.block(pi, PAD + b)), want);
                 }
             }
         }
