@@ -148,8 +148,8 @@ pub struct Tables {
     /// ([`Layout::fill`]): kept whole as bytes beside their four-block
     /// leasts, the tables weighed four times as much.
     blocks: Vec<u8>,
-    /// Each table's sum of its four-block minima: the pieces of the
-    /// greatest are summed first (they pass a quote's edits soonest).
+    /// Each table's sum of its block minima: the pieces of the greatest
+    /// are summed first (they pass a quote's edits soonest).
     means: Vec<u64>,
     /// Chars of the text.
     chars: usize,
@@ -174,7 +174,7 @@ type Job = (Vec<Read>, usize);
 
 /// One group of up to [`LANES`] pieces, ready for the kernel.
 struct Group {
-    /// Per char id, the lanes' match masks (bit `i`: the reversed
+    /// Per char id (per byte, for an ASCII text), the lanes' match masks (bit `i`: the reversed
     /// piece's char `i` has that id).
     eq: Vec<[u8; LANES]>,
     /// Each lane's last row (0 for an empty lane).
@@ -262,15 +262,15 @@ impl Tables {
                 ids.get(&c).copied().unwrap_or(0)
             }
         };
-        // An ASCII text needs no checkpoints: chars are bytes.
-        let (t, checkpoints): (Vec<u8>, Vec<u32>) = if text.is_ascii() {
-            (
-                text.bytes().map(|b| ascii[usize::from(b & 0x7f)]).collect(),
-                Vec::new(),
-            )
+        // An ASCII text is read as it is (its bytes index the lanes' masks
+        // through their chars' ids, below) and needs no checkpoints: chars
+        // are bytes. Any other is read as char ids.
+        let ascii_text = text.is_ascii();
+        let (t, checkpoints): (std::borrow::Cow<'_, [u8]>, Vec<u32>) = if ascii_text {
+            (text.as_bytes().into(), Vec::new())
         } else {
             (
-                text.chars().map(id_of).collect(),
+                text.chars().map(id_of).collect::<Vec<u8>>().into(),
                 super::char_checkpoints(text, STRIDE),
             )
         };
@@ -291,6 +291,13 @@ impl Tables {
                         last[lane] = 1 << (l - 1);
                     }
                     len[lane] = l as u8;
+                }
+                if ascii_text {
+                    // By byte: a byte's masks are its char's id's.
+                    let by_id = std::mem::replace(&mut eq, vec![[0u8; LANES]; 256]);
+                    for (b, &id) in ascii.iter().enumerate() {
+                        eq[b] = by_id[usize::from(id)];
+                    }
                 }
                 Group { eq, last, len }
             })
@@ -337,13 +344,22 @@ impl Tables {
                 }
             }
         }
-        let (mut raw, mut four) = (vec![0u8; stride], vec![0u8; stride]);
-        let mut means = Vec::with_capacity(pieces.len());
-        for table in blocks.chunks_exact(bytes) {
-            unpack(table, 0, &mut raw);
-            least_of_four(&raw, &mut four);
-            means.push(four.iter().map(|&v| u64::from(v)).sum());
-        }
+        // Each table's sum of its leasts (both halves of each byte; a run
+        // of 4,096 bytes sums to at most 122,880 in u32).
+        let means = blocks
+            .chunks_exact(bytes)
+            .map(|table| {
+                table
+                    .chunks(4096)
+                    .map(|run| {
+                        let sum = run
+                            .iter()
+                            .fold(0u32, |a, &b| a + u32::from(b & 15) + u32::from(b >> 4));
+                        u64::from(sum)
+                    })
+                    .sum()
+            })
+            .collect();
         let index = pieces
             .iter()
             .enumerate()
