@@ -52,8 +52,8 @@
 //! buffer that stays in cache while every quote reads it. Made once a
 //! slice for all the quotes, the four-block minima need not be kept for
 //! the whole text: bytes beside their four-block minima, the tables
-//! weighed four times as much (issue 55: 6 MB per transcript in flight at
-//! scale 1, against 24 MB), in the same time; a
+//! weighed four times as much (issue 55: at most 3 MB per transcript in
+//! flight at scale 1, 128 pieces, against 12 MB), in the same time; a
 //! search for fewer edits (a better match already found) keeps those of
 //! the blocks whose sum is within them: the sum for more edits reads each
 //! piece over more blocks, so it is no greater, and still a bound. A quote
