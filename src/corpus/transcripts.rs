@@ -476,23 +476,7 @@ fn build(
                 return Stored::Plain(joined);
             };
             let stored = Stored::Packed(PackedText::pack_with(&joined, scratch));
-            // The stretches of the document its chunks stand in (those
-            // less than RELEASE_GAP apart as one).
-            let mut spans = contents.iter().map(|&c| {
-                let n = tape.node(c);
-                n.start as usize..n.end as usize
-            });
-            if let Some(mut run) = spans.next() {
-                for s in spans {
-                    if s.start >= run.end && s.start - run.end <= RELEASE_GAP {
-                        run.end = s.end;
-                    } else {
-                        release(&text[run.clone()]);
-                        run = s;
-                    }
-                }
-                release(&text[run]);
-            }
+            release_chunks(tape, text, contents, release);
             stored
         })
         .collect();
@@ -500,6 +484,28 @@ fn build(
         tr.text = s;
     }
     Ok(set)
+}
+
+/// Hands `release` the stretches of `text` that the string nodes
+/// `contents` (in document order) stand in, those less than
+/// [`RELEASE_GAP`] apart as one.
+fn release_chunks(tape: &Tape, text: &str, contents: &[usize], release: &(dyn Fn(&str) + Sync)) {
+    let mut spans = contents.iter().map(|&c| {
+        let n = tape.node(c);
+        n.start as usize..n.end as usize
+    });
+    let Some(mut run) = spans.next() else {
+        return;
+    };
+    for s in spans {
+        if s.start >= run.end && s.start - run.end <= RELEASE_GAP {
+            run.end = s.end;
+        } else {
+            release(&text[run.clone()]);
+            run = s;
+        }
+    }
+    release(&text[run]);
 }
 
 /// Appends a string node's value to `out` (escapes decoded).

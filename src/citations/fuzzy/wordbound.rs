@@ -344,19 +344,13 @@ impl Tables {
                 }
             }
         }
-        // Each table's sum of its leasts (both halves of each byte; a run
-        // of 4,096 bytes sums to at most 122,880 in u32).
+        // Each table's sum of its leasts (both halves of each byte).
         let means = blocks
             .chunks_exact(bytes)
             .map(|table| {
                 table
-                    .chunks(4096)
-                    .map(|run| {
-                        let sum = run
-                            .iter()
-                            .fold(0u32, |a, &b| a + u32::from(b & 15) + u32::from(b >> 4));
-                        u64::from(sum)
-                    })
+                    .iter()
+                    .map(|&b| u64::from(b & 15) + u64::from(b >> 4))
                     .sum()
             })
             .collect();
@@ -473,13 +467,10 @@ impl Tables {
         let windows = self.windows(plan, k);
         let layout = Layout::new(self, [windows.as_slice()], PASS);
         let reads = layout.reads(&windows);
-        let mut slice = Vec::new();
         let mut out = Vec::new();
-        for first in (0..count).step_by(PASS) {
-            layout.fill(self, first, &mut slice);
-            let len = PASS.min(count - first);
-            within(&slice, &reads, 0..len, k as u8, |b, _| out.push(first + b));
-        }
+        layout.each_slice(self, 0..count.div_ceil(PASS), |slice, first, len| {
+            within(slice, &reads, 0..len, k as u8, |b, _| out.push(first + b))
+        });
         out
     }
 
@@ -568,25 +559,20 @@ impl Tables {
     /// Each job's blocks within its edits, over the slices `run` (None for
     /// a job that keeps more than an eighth of them).
     fn prepare_run(&self, layout: &Layout, jobs: &[Job], run: Range<usize>) -> Vec<Option<Blocks>> {
-        let count = self.chars / BLOCK + 1;
         let mut out: Vec<Option<Blocks>> = vec![Some(Vec::new()); jobs.len()];
         // An eighth of the run's blocks: a quote past it is dropped.
         let most = (run.len() * PASS / 8).max(LANES);
-        let mut slice = Vec::new();
-        for at in run {
-            let first = at * PASS;
-            layout.fill(self, first, &mut slice);
-            let len = PASS.min(count - first);
+        layout.each_slice(self, run, |slice, first, len| {
             for ((reads, k), slot) in jobs.iter().zip(out.iter_mut()) {
                 let Some(kept) = slot else { continue };
-                within(&slice, reads, 0..len, *k as u8, |b, s| {
+                within(slice, reads, 0..len, *k as u8, |b, s| {
                     kept.push(((first + b) as u32, s))
                 });
                 if kept.len() > most {
                     *slot = None;
                 }
             }
-        }
+        });
         out
     }
 }
@@ -615,6 +601,8 @@ struct Layout {
     slot: Vec<usize>,
     /// The least `from` of the windows.
     base: usize,
+    /// Blocks of starts per slice.
+    starts: usize,
     /// Blocks per slot: a slice's blocks of starts and the widest reach of
     /// a window past them.
     span: usize,
@@ -639,11 +627,13 @@ impl Layout {
             base = base.min(w.from);
             top = top.max(w.from + w.width);
         }
+        let base = base.min(top);
         Layout {
             tables: read,
             slot,
-            base: base.min(top),
-            span: starts + top - base.min(top),
+            base,
+            starts,
+            span: starts + top - base,
         }
     }
 
@@ -689,16 +679,38 @@ impl Layout {
     /// slot's table from block `first + base` (0 past the table's end: a
     /// window that runs past it adds nothing), then its four-block leasts.
     fn fill(&self, tables: &Tables, first: usize, out: &mut Vec<u8>) {
-        out.clear();
-        out.resize(self.len(), 0);
+        // The slots are written whole below; the zeros after them stay.
+        if out.len() != self.len() {
+            out.clear();
+            out.resize(self.len(), 0);
+        }
         let from = first + self.base;
+        let bytes = tables.stride.div_ceil(2);
         for (s, &t) in self.tables.iter().enumerate() {
-            let bytes = tables.stride.div_ceil(2);
             let table = &tables.blocks[t * bytes..][..bytes];
             let (raw, rest) = out[2 * s * self.span..].split_at_mut(self.span);
             let have = tables.stride.saturating_sub(from).min(self.span);
             unpack(table, from, &mut raw[..have]);
+            raw[have..].fill(0);
             least_of_four(raw, &mut rest[..self.span]);
+        }
+    }
+
+    /// Fills each slice of `slices` (numbered by its first block of
+    /// starts over `starts`) in turn and hands `f` the buffer, the slice's
+    /// first block of starts and its blocks of starts.
+    fn each_slice(
+        &self,
+        tables: &Tables,
+        slices: Range<usize>,
+        mut f: impl FnMut(&[u8], usize, usize),
+    ) {
+        let count = tables.chars / BLOCK + 1;
+        let mut slice = Vec::new();
+        for at in slices {
+            let first = at * self.starts;
+            self.fill(tables, first, &mut slice);
+            f(&slice, first, self.starts.min(count - first));
         }
     }
 }
