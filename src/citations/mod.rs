@@ -692,9 +692,13 @@ impl<'a> SourceText<'a> {
         let Some(t) = &self.turns else {
             return std::borrow::Cow::Borrowed(&self.text[bytes]);
         };
-        let pieces: Vec<&str> = t
-            .turns
+        // Turns are in text order: the first whose text ends after the
+        // range's start, then on while they start before its end (not a
+        // scan of every turn: this runs for each quote that is not exact).
+        let first = t.turns.partition_point(|turn| turn.text.end <= bytes.start);
+        let pieces: Vec<&str> = t.turns[first..]
             .iter()
+            .take_while(|turn| turn.text.start < bytes.end)
             .filter_map(|turn| {
                 let (s, e) = (
                     turn.text.start.max(bytes.start),
