@@ -235,10 +235,9 @@ pub struct SourceText<'a> {
     index: OnceLock<fuzzy::BigramIndex>,
     /// The q-gram index of the lossless fuzzy filter, built on first use.
     qgrams: OnceLock<fuzzy::qgram::QgramIndex>,
-    /// The word-piece tables of the lossless fuzzy filter for the quotes
-    /// announced by [`SourceText::expect_fuzzy`] (None: none announced, or
-    /// no piece shared).
-    pieces: OnceLock<Option<fuzzy::wordbound::Tables>>,
+    /// What [`SourceText::expect_fuzzy`] prepared for the quotes it was
+    /// told of.
+    pieces: OnceLock<Announced>,
     /// Buffers of an earlier transcript that the structures built on
     /// first use are built into (see [`Workspace`]).
     spare: std::sync::Mutex<Workspace>,
@@ -249,6 +248,18 @@ pub struct SourceText<'a> {
     search: FuzzySearch,
     /// The word lists `meaning` reads.
     words: std::sync::Arc<meaning::MeaningWords>,
+}
+
+/// The lossless fuzzy search's preparation for a transcript's quotes
+/// ([`SourceText::expect_fuzzy`]).
+#[derive(Debug, Default)]
+struct Announced {
+    /// The word-piece tables of the lossless filter (None: no piece
+    /// shared by two quotes that need it).
+    tables: Option<fuzzy::wordbound::Tables>,
+    /// Each announced quote's first step ([`fuzzy::voted_match`]), by
+    /// its normalized text.
+    voted: std::collections::HashMap<String, Option<fuzzy::FuzzyMatch>>,
 }
 
 /// How the fuzzy search finds the passages it verifies.
@@ -339,7 +350,10 @@ impl Workspace {
         if let Some(i) = source.index.into_inner() {
             spare.index = i.into_spare();
         }
-        if let Some(Some(t)) = source.pieces.into_inner() {
+        if let Some(Announced {
+            tables: Some(t), ..
+        }) = source.pieces.into_inner()
+        {
             spare.pieces = t.into_buffer();
         }
         *self = spare;
@@ -438,25 +452,58 @@ impl<'a> SourceText<'a> {
     /// ([`fuzzy::wordbound`]) rather than filter each alone. Only the
     /// first call counts; the matches are the same with or without it.
     ///
-    /// `threshold` is the one the quotes will be checked at: the tables
-    /// then hold each announced quote's bound for the edits a match at
-    /// the lossless floor (or `threshold`, when lower) allows, computed
-    /// for all of them at once.
+    /// `threshold` is the one the quotes will be checked at. Each
+    /// announced quote's first step (the windows its word pairs vote
+    /// for) is taken now, in parallel, and kept for its search; the
+    /// tables then hold the bound of each quote that step leaves inexact,
+    /// for the edits a better match at the lossless floor (or
+    /// `threshold`, when lower) allows, computed for all of them at once.
     pub fn expect_fuzzy(&self, quotes: &[&str], threshold: f64) {
+        use rayon::prelude::*;
         if self.search != FuzzySearch::Lossless || quotes.len() < 2 || self.pieces.get().is_some() {
             return;
         }
         self.pieces.get_or_init(|| {
-            let normalized: Vec<Vec<char>> = quotes
+            let text = self.normalized().text();
+            let mut normalized: Vec<String> = quotes
                 .iter()
-                .map(|q| self.normalize_quote(q.trim()).text().chars().collect())
-                .filter(|q: &Vec<char>| !q.is_empty())
+                .map(|q| self.normalize_quote(q.trim()).into_text())
+                .filter(|q| !q.is_empty())
                 .collect();
-            let buffer = self.take_spare(|s| &mut s.pieces);
-            let mut tables =
-                fuzzy::wordbound::Tables::new_in(self.normalized().text(), &normalized, buffer)?;
-            tables.prepare(&normalized, threshold.min(fuzzy::LOSSLESS_FLOOR));
-            Some(tables)
+            normalized.sort_unstable();
+            normalized.dedup();
+            let index = self.index();
+            let voted: Vec<Option<fuzzy::FuzzyMatch>> = normalized
+                .par_iter()
+                .map(|q| fuzzy::voted_match(q, text, index))
+                .collect();
+            let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
+            // Each quote left to the lossless filter, with the edits a
+            // better match than its first step's allows.
+            let searched: Vec<(Vec<char>, usize)> = normalized
+                .iter()
+                .zip(&voted)
+                .filter_map(|(q, v)| {
+                    let need = fuzzy::lossless_need(v.as_ref(), floor)?;
+                    let q: Vec<char> = q.chars().collect();
+                    let k = fuzzy::qgram::max_edits(q.len(), need);
+                    Some((q, k))
+                })
+                .collect();
+            let tables = if searched.len() < 2 {
+                None
+            } else {
+                let chars: Vec<Vec<char>> = searched.iter().map(|(q, _)| q.clone()).collect();
+                let buffer = self.take_spare(|s| &mut s.pieces);
+                fuzzy::wordbound::Tables::new_in(text, &chars, buffer).map(|mut t| {
+                    t.prepare(&searched);
+                    t
+                })
+            };
+            Announced {
+                tables,
+                voted: normalized.into_iter().zip(voted).collect(),
+            }
         });
     }
 
@@ -991,12 +1038,18 @@ impl<'a> SourceText<'a> {
                     self.qgrams
                         .get_or_init(|| fuzzy::qgram::QgramIndex::new(nt.text()))
                 };
+                let announced = self.pieces.get();
                 let lossless = fuzzy::Lossless {
-                    tables: self.pieces.get().and_then(Option::as_ref),
+                    tables: announced.and_then(|a| a.tables.as_ref()),
                     qgrams: &qgrams,
                 };
                 let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
-                fuzzy::search_in(nq.text(), nt.text(), self.index(), &lossless, floor)
+                match announced.and_then(|a| a.voted.get(nq.text())) {
+                    Some(voted) => {
+                        fuzzy::search_after(nq.text(), nt.text(), voted.clone(), &lossless, floor)
+                    }
+                    None => fuzzy::search_in(nq.text(), nt.text(), self.index(), &lossless, floor),
+                }
             }
             FuzzySearch::Fast => fuzzy::best_match(nq.text(), nt.text(), self.index()),
         };

@@ -569,21 +569,58 @@ pub fn search_in(
     lossless: &Lossless<'_>,
     floor: f64,
 ) -> Option<FuzzyMatch> {
+    search_after(
+        quote,
+        text,
+        voted_match(quote, text, bigrams),
+        lossless,
+        floor,
+    )
+}
+
+/// The first step of [`search_in`]: the best match in the windows the
+/// quote's word pairs vote for, verified whole (also what a quote with no
+/// close passage reports as its closest).
+pub fn voted_match(quote: &str, text: &str, bigrams: &BigramIndex) -> Option<FuzzyMatch> {
     let qv: Vec<char> = quote.chars().collect();
     if qv.is_empty() || text.is_empty() {
         return None;
     }
-    // The word pairs' windows first, verified whole: the best there (also
-    // what a quote with no close passage reports as its closest).
-    let voted = candidate_windows(quote, text, bigrams);
-    let found = voted.as_ref().and_then(|w| verify(&qv, text, w));
-    // Then the lossless filter, for what could beat it and reach the
-    // floor: an alignment better than one already found has fewer edits,
-    // so the filter needs more of the quote's q-grams.
-    let need = found.as_ref().map_or(floor, |f| f.similarity.max(floor));
-    if found.as_ref().is_some_and(|f| f.similarity >= 1.0) {
-        return found;
+    candidate_windows(quote, text, bigrams).and_then(|w| verify(&qv, text, w.as_slice()))
+}
+
+/// The similarity a lossless search after `voted` (its [`voted_match`])
+/// looks for at `floor`: that of a match better than it, at least the
+/// floor (an alignment better than one already found has fewer edits, so
+/// the filters need more of the quote); None when `voted` is exact and
+/// nothing can beat it.
+pub fn lossless_need(voted: Option<&FuzzyMatch>, floor: f64) -> Option<f64> {
+    match voted {
+        Some(f) if f.similarity >= 1.0 => None,
+        Some(f) => Some(f.similarity.max(floor)),
+        None => Some(floor),
     }
+}
+
+/// [`search_in`] from its first step's match, `voted` ([`voted_match`],
+/// computed beforehand): the same match.
+pub fn search_after(
+    quote: &str,
+    text: &str,
+    voted: Option<FuzzyMatch>,
+    lossless: &Lossless<'_>,
+    floor: f64,
+) -> Option<FuzzyMatch> {
+    let qv: Vec<char> = quote.chars().collect();
+    if qv.is_empty() || text.is_empty() {
+        return None;
+    }
+    let found = voted;
+    // Then the lossless filter, for what could beat it and reach the
+    // floor.
+    let Some(need) = lossless_need(found.as_ref(), floor) else {
+        return found;
+    };
     let windows = lossless_windows(&qv, text, lossless, need);
     let better = verify_min(&qv, text, &windows, need);
     match (found, better) {
