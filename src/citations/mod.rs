@@ -480,7 +480,7 @@ impl<'a> SourceText<'a> {
             let floor = threshold.min(fuzzy::LOSSLESS_FLOOR);
             // Each quote left to the lossless filter, with the edits a
             // better match than its first step's allows.
-            let searched: Vec<(Vec<char>, usize)> = normalized
+            let (searched, edits): (Vec<Vec<char>>, Vec<usize>) = normalized
                 .iter()
                 .zip(&voted)
                 .filter_map(|(q, v)| {
@@ -489,14 +489,13 @@ impl<'a> SourceText<'a> {
                     let k = fuzzy::qgram::max_edits(q.len(), need);
                     Some((q, k))
                 })
-                .collect();
+                .unzip();
             let tables = if searched.len() < 2 {
                 None
             } else {
-                let chars: Vec<Vec<char>> = searched.iter().map(|(q, _)| q.clone()).collect();
                 let buffer = self.take_spare(|s| &mut s.pieces);
-                fuzzy::wordbound::Tables::new_in(text, &chars, buffer).map(|mut t| {
-                    t.prepare(&searched);
+                fuzzy::wordbound::Tables::new_in(text, &searched, buffer).map(|mut t| {
+                    t.prepare(&searched, &edits);
                     t
                 })
             };
@@ -739,14 +738,9 @@ impl<'a> SourceText<'a> {
         let Some(t) = &self.turns else {
             return std::borrow::Cow::Borrowed(&self.text[bytes]);
         };
-        // Turns are in text order: the first whose text ends after the
-        // range's start, then on while they start before its end (not a
-        // scan of every turn: this runs for each quote that is not exact).
-        let first = t.turns.partition_point(|turn| turn.text.end <= bytes.start);
-        let pieces: Vec<&str> = t.turns[first..]
-            .iter()
-            .take_while(|turn| turn.text.start < bytes.end)
-            .filter_map(|turn| {
+        let pieces: Vec<&str> = t
+            .covered(&bytes)
+            .filter_map(|(_, turn)| {
                 let (s, e) = (
                     turn.text.start.max(bytes.start),
                     turn.text.end.min(bytes.end),

@@ -498,16 +498,25 @@ impl Turns {
 
     /// The turns whose spoken text a non-empty original byte range covers.
     pub fn turns_covered(&self, r: &Range<usize>) -> Vec<usize> {
+        self.covered(r).map(|(k, _)| k).collect()
+    }
+
+    /// The turns (index, turn) whose spoken text an original byte range
+    /// covers, in order: found from the turns' order, not by a scan of
+    /// every turn (this runs for each quote checked).
+    pub(crate) fn covered<'t>(
+        &'t self,
+        r: &'t Range<usize>,
+    ) -> impl Iterator<Item = (usize, &'t Turn)> + 't {
         // Turns are in text order: the first whose text ends after the
         // range's start, then on while they start before its end.
         let first = self.turns.partition_point(|t| t.text.end <= r.start);
         self.turns[first..]
             .iter()
             .enumerate()
-            .take_while(|(_, t)| t.text.start < r.end)
-            .filter(|(_, t)| t.text.start < r.end && r.start < t.text.end)
-            .map(|(k, _)| first + k)
-            .collect()
+            .take_while(move |(_, t)| t.text.start < r.end)
+            .filter(move |(_, t)| r.start < t.text.end)
+            .map(move |(k, t)| (first + k, t))
     }
 }
 

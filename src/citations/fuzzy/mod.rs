@@ -615,15 +615,14 @@ pub fn search_after(
     if qv.is_empty() || text.is_empty() {
         return None;
     }
-    let found = voted;
-    // Then the lossless filter, for what could beat it and reach the
-    // floor.
-    let Some(need) = lossless_need(found.as_ref(), floor) else {
-        return found;
+    // Then the lossless filter, for what could beat the first step's match
+    // and reach the floor.
+    let Some(need) = lossless_need(voted.as_ref(), floor) else {
+        return voted;
     };
     let windows = lossless_windows(&qv, text, lossless, need);
     let better = verify_min(&qv, text, &windows, need);
-    match (found, better) {
+    match (voted, better) {
         (Some(f), Some(b)) => Some(
             if b.similarity > f.similarity
                 || (b.similarity == f.similarity && b.range.end < f.range.end)

@@ -540,16 +540,16 @@ impl Tables {
     /// a time (held in cache) for all the quotes, rather than every table
     /// once per quote. [`Tables::candidates`] then reads a prepared
     /// quote's blocks (the same windows for those edits, a superset for
-    /// fewer). A quote given twice counts once, with its first edits.
-    pub(crate) fn prepare(&mut self, quotes: &[(Vec<char>, usize)]) {
+    /// fewer). `edits[i]` is the edits of `quotes[i]`; a quote given twice
+    /// counts once, with its first edits.
+    pub(crate) fn prepare(&mut self, quotes: &[Vec<char>], edits: &[usize]) {
         let mut names: Vec<&Vec<char>> = Vec::new();
         let mut planned: Vec<(Vec<Window>, usize)> = Vec::new();
         let mut seen: FxMap<&[char], ()> = FxMap::default();
-        for (q, k) in quotes {
+        for (q, &k) in quotes.iter().zip(edits) {
             if seen.insert(q.as_slice(), ()).is_some() {
                 continue;
             }
-            let k = *k;
             if k > MAX_K {
                 continue;
             }
@@ -1225,6 +1225,15 @@ mod tests {
             .unwrap_or(p.len())
     }
 
+    /// A table's block `b` by brute force: the least `g_P` over its
+    /// positions (those of the text, `0..=t.len()`).
+    fn block_least(p: &[char], t: &[char], b: usize) -> usize {
+        (b * BLOCK..((b + 1) * BLOCK).min(t.len() + 1))
+            .map(|x| g(p, t, x))
+            .min()
+            .unwrap_or(0)
+    }
+
     /// A text of `words` words drawn from `size` made-up words (seeded).
     fn made_up_text(words: usize, size: usize, seed: u64) -> String {
         let mut x = seed;
@@ -1459,16 +1468,11 @@ mod tests {
             let floor = 0.8;
             let alone = Tables::new(&text, &quotes).expect("shared pieces");
             let mut batch = Tables::new(&text, &quotes).expect("shared pieces");
-            let edits: Vec<(Vec<char>, usize)> = quotes
+            let edits: Vec<usize> = quotes
                 .iter()
-                .map(|q| {
-                    (
-                        q.clone(),
-                        crate::citations::fuzzy::qgram::max_edits(q.len(), floor),
-                    )
-                })
+                .map(|q| crate::citations::fuzzy::qgram::max_edits(q.len(), floor))
                 .collect();
-            batch.prepare(&edits);
+            batch.prepare(&quotes, &edits);
             assert!(
                 seed == 1 || batch.prepared.len() >= 10,
                 "seed {seed}: {} prepared",
@@ -1540,10 +1544,7 @@ mod tests {
         let n = t.len();
         for (pi, p) in pieces.iter().enumerate() {
             for b in 0..=n / BLOCK {
-                let want = (b * BLOCK..((b + 1) * BLOCK).min(n + 1))
-                    .map(|x| g(p, &t, x))
-                    .min()
-                    .unwrap_or(0);
+                let want = block_least(p, &t, b);
                 assert_eq!(
                     usize::from(tables.block(pi, PAD + b)),
                     want,
@@ -1586,10 +1587,7 @@ mod tests {
             }
             let near_border = (CHUNK / BLOCK - 70)..(CHUNK / BLOCK + 70);
             for b in near_border.chain(count - 70..count) {
-                let want = (b * BLOCK..((b + 1) * BLOCK).min(tc.len() + 1))
-                    .map(|x| g(p, &tc, x))
-                    .min()
-                    .unwrap_or(0);
+                let want = block_least(p, &tc, b);
                 assert_eq!(
                     usize::from(tables.block(pi, PAD + b)),
                     want,
@@ -1622,10 +1620,7 @@ mod tests {
         for border in [CHUNK, 2 * CHUNK] {
             for b in (border / BLOCK - 3)..(border / BLOCK + 3) {
                 for (pi, p) in pieces.iter().enumerate() {
-                    let want = (b * BLOCK..(b + 1) * BLOCK)
-                        .map(|x| g(p, &tc, x))
-                        .min()
-                        .unwrap_or(0);
+                    let want = block_least(p, &tc, b);
                     assert_eq!(usize::from(tables.block(pi, PAD + b)), want);
                 }
             }
