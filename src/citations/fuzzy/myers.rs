@@ -20,23 +20,6 @@ const LANE_WINDOW: usize = 1 << 14;
 /// Groups of windows between a group's prefetch and its scan.
 const AHEAD: usize = 4;
 
-/// Asks for the first two cache lines of `bytes` (a hint; nothing on
-/// other targets).
-#[inline(always)]
-fn prefetch(bytes: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        for line in bytes.chunks(64).take(2) {
-            // SAFETY: a prefetch reads nothing and cannot fault; the
-            // pointer is to a live slice.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = bytes;
-}
-
 /// A quote's match masks: for each character of the quote, one bit per
 /// position where it occurs, in `blocks` words.
 #[derive(Debug)]
@@ -253,7 +236,8 @@ impl Pattern {
             // one is scanned (they lie anywhere in the text).
             let ahead = ((g + AHEAD) * LANES).min(short.len());
             for &i in &short[ahead..(ahead + LANES).min(short.len())] {
-                prefetch(texts[i].as_bytes());
+                let t = texts[i].as_bytes();
+                super::prefetch(&t[..t.len().min(128)]);
             }
             let windows: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
             let mut found = [false; LANES];

@@ -57,10 +57,15 @@
 //! 12% less time than with every quote summed for the floor's edits). The
 //! tables hold two blocks a byte (a least
 //! is at most [`PIECE`]); each slice unpacks the blocks its windows read
-//! from every table, beside their minima over four blocks from each (a
-//! piece's window of 4 to 12 blocks is then one to three reads), into a
-//! buffer that stays in cache while every quote reads it. Made once a
-//! slice for all the quotes, the four-block minima need not be kept for
+//! from every table and makes, for each width a window of that table
+//! has, the table's least over that width from each block (through its
+//! leasts over four blocks), into a buffer that stays in cache while every
+//! quote reads it: a piece's window is one read (from one to three reads
+//! of the blocks and their four-block leasts, the pass took 0.70 s of CPU
+//! on `scripts/gen-evaluate.py --scale 2` against 0.46 s, the slices'
+//! making 0.16 s against 0.14 s with the next slice's bytes asked for
+//! ahead). Made once a
+//! slice for all the quotes, these leasts need not be kept for
 //! the whole text: bytes beside their four-block minima, the tables
 //! weighed four times as much (issue 55: at most 3 MB per transcript in
 //! flight at scale 1, 128 pieces, against 12 MB), in the same time; a
@@ -72,8 +77,8 @@
 //!
 //! **The kernel** (`within`) sums 64 or 128 blocks of starts at a time in
 //! registers (AVX-512BW, else AVX2, else portable code; the same blocks
-//! and sums from each, tested), a piece's window read as the least of one
-//! to three tabled leasts (windows of up to 12 blocks; a piece of a wider
+//! and sums from each, tested), a piece's window read as one least of its
+//! slot in the slice (windows of up to 12 blocks; a piece of a wider
 //! window, in quotes of some 350 chars or more, counts 0, a lower bound
 //! still). The pieces go in the order of their tables' means, greatest
 //! first, and a run stops once every block's sum is past the edits: sums
@@ -157,7 +162,7 @@ pub struct Tables {
     /// bits hold it): block `β` of table `p` is the low half of byte
     /// `p * stride.div_ceil(2) + (PAD + β) / 2` for an even `PAD + β`, the
     /// high half for an odd one. The slices a pass reads are unpacked, and
-    /// their leasts over four blocks made, a slice at a time
+    /// their leasts over each window's width made, a slice at a time
     /// ([`Layout::fill`]): kept whole as bytes beside their four-block
     /// leasts, the tables weighed four times as much.
     blocks: Vec<u8>,
@@ -628,17 +633,24 @@ struct Window {
     bonus: u8,
 }
 
-/// Where a pass copies its slice of the tables it reads: for each table
-/// read (a slot each), the blocks of the slice's windows, `first + base`
-/// on, `span` of them, then their leasts over four blocks from each (a
-/// window of 4 to 12 blocks is then one to three reads), the slots one
-/// after another. The slice is small enough to stay in cache while every
-/// job reads it; the leasts are made once a slice for all the jobs.
+/// Where a pass copies its slice of the tables it reads: for each pair of
+/// a table and a window width read (a slot each), the least of the
+/// table's blocks over that width from each block, `first + base` on,
+/// `span` of them, the slots one after another. A read is then one load
+/// (the least of up to three of the table's blocks and four-block
+/// leasts instead, the pass took 0.70 s of CPU on
+/// `scripts/gen-evaluate.py --scale 2` against 0.46 s: the loads were its
+/// cost). The
+/// slice is small enough to stay in cache while every job reads it; its
+/// leasts are made once a slice for all the jobs.
 struct Layout {
-    /// The table of each slot.
-    tables: Vec<usize>,
-    /// The slot of each table read (by table).
+    /// The (table, width) of each slot.
+    slots: Vec<(usize, usize)>,
+    /// The slot of each (table, width) read, at `table * (WIDEST + 1) +
+    /// width`.
     slot: Vec<usize>,
+    /// The tables read, each with its slots.
+    tables: Vec<(usize, Vec<usize>)>,
     /// The least `from` of the windows.
     base: usize,
     /// Blocks of starts per slice.
@@ -648,6 +660,9 @@ struct Layout {
     span: usize,
 }
 
+/// Widths a slot can hold (a wider window counts 0: [`Tables::windows`]).
+const WIDEST: usize = 12;
+
 impl Layout {
     /// The layout for `windows` (every job's), over slices of `starts`
     /// blocks of starts.
@@ -656,32 +671,41 @@ impl Layout {
         windows: impl IntoIterator<Item = &'w [Window]>,
         starts: usize,
     ) -> Layout {
-        let mut slot = vec![usize::MAX; tables.len()];
-        let mut read = Vec::new();
+        let mut slot = vec![usize::MAX; tables.len() * (WIDEST + 1)];
+        let mut slots = Vec::new();
+        let mut read: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut of_table = vec![usize::MAX; tables.len()];
         let (mut base, mut top) = (usize::MAX, 0);
         for w in windows.into_iter().flatten() {
-            if slot[w.table] == usize::MAX {
-                slot[w.table] = read.len();
-                read.push(w.table);
+            let key = w.table * (WIDEST + 1) + w.width;
+            if slot[key] == usize::MAX {
+                slot[key] = slots.len();
+                slots.push((w.table, w.width));
+                if of_table[w.table] == usize::MAX {
+                    of_table[w.table] = read.len();
+                    read.push((w.table, Vec::new()));
+                }
+                read[of_table[w.table]].1.push(slot[key]);
             }
             base = base.min(w.from);
             top = top.max(w.from + w.width);
         }
         let base = base.min(top);
         Layout {
-            tables: read,
+            slots,
             slot,
+            tables: read,
             base,
             starts,
             span: starts + top - base,
         }
     }
 
-    /// The buffer's length: the slots, raw and four-block leasts, and a
-    /// last run's worth of zeros (two with AVX-512) so that every read of
-    /// the slice's runs stays in it.
+    /// The buffer's length: the slots, and a last run's worth of zeros
+    /// (two with AVX-512) so that every read of the slice's runs stays in
+    /// it.
     fn len(&self) -> usize {
-        2 * self.tables.len() * self.span + 2 * RUN
+        self.slots.len() * self.span + 2 * RUN
     }
 
     /// The kernel's reads of `windows` in this layout.
@@ -690,25 +714,13 @@ impl Layout {
         windows
             .iter()
             .map(|w| {
-                let raw = 2 * self.slot[w.table] * self.span + w.from - self.base;
-                let quad = raw + self.span;
-                let (a, b, c) = match w.width {
-                    1 => (raw, raw, raw),
-                    2 => (raw, raw + 1, raw),
-                    3 => (raw, raw + 1, raw + 2),
-                    // Blocks i..i + W for W from 4 to 12: the four-block
-                    // leasts from i, from i + 4 and from i + W - 4.
-                    4 => (quad, quad, quad),
-                    5..=8 => (quad, quad + w.width - 4, quad),
-                    _ => (quad, quad + 4, quad + w.width - 4),
-                };
+                let at =
+                    self.slot[w.table * (WIDEST + 1) + w.width] * self.span + w.from - self.base;
                 Read {
-                    a,
-                    b,
-                    c,
+                    at,
                     // Every read of blocks 0..len stays in the buffer (what
                     // lets the kernels read a run unchecked).
-                    len: len.saturating_sub(a.max(b).max(c)),
+                    len: len.saturating_sub(at),
                     bonus: w.bonus,
                 }
             })
@@ -716,8 +728,9 @@ impl Layout {
     }
 
     /// Copies into `out` the slice from block `first` of starts: each
-    /// slot's table from block `first + base` (0 past the table's end: a
-    /// window that runs past it adds nothing), then its four-block leasts.
+    /// slot's leasts of its table over its width, from block
+    /// `first + base` (the table read as 0 past its end: a window that
+    /// runs past it adds nothing).
     fn fill(&self, tables: &Tables, first: usize, out: &mut Vec<u8>) {
         // The slots are written whole below; the zeros after them stay.
         if out.len() != self.len() {
@@ -726,13 +739,36 @@ impl Layout {
         }
         let from = first + self.base;
         let bytes = tables.stride.div_ceil(2);
-        for (s, &t) in self.tables.iter().enumerate() {
+        let span = self.span;
+        let (mut raw, mut four) = (vec![0u8; span], vec![0u8; span]);
+        // The next slice's bytes of each table are asked for as this one's
+        // are unpacked: 89 tables read a few lines each are not a stream
+        // the CPU's prefetcher follows (their first loads were 44% of the
+        // fill's time on `scripts/gen-evaluate.py --scale 2`).
+        let next = (from + self.starts) / 2..((from + self.starts + span) / 2 + 1).min(bytes);
+        for (t, slots) in &self.tables {
             let table = &tables.blocks[t * bytes..][..bytes];
-            let (raw, rest) = out[2 * s * self.span..].split_at_mut(self.span);
-            let have = tables.stride.saturating_sub(from).min(self.span);
+            if let Some(ahead) = table.get(next.clone()) {
+                super::prefetch(ahead);
+            }
+            let have = tables.stride.saturating_sub(from).min(span);
             unpack(table, from, &mut raw[..have]);
             raw[have..].fill(0);
-            least_of_four(raw, &mut rest[..self.span]);
+            least_of_four(&raw, &mut four);
+            for &s in slots {
+                let width = self.slots[s].1;
+                let slot = &mut out[s * span..][..span];
+                // Blocks i..i + width (those the slot holds): at most
+                // three of the four-block leasts from i, or the blocks
+                // themselves for a width under 4.
+                match width {
+                    1 => slot.copy_from_slice(&raw),
+                    2 | 3 => least_over(&raw, 1..width, slot),
+                    4 => slot.copy_from_slice(&four),
+                    5..=8 => least_over(&four, width - 4..width - 3, slot),
+                    _ => least_over(&four, 4..width - 3, slot),
+                }
+            }
         }
     }
 
@@ -755,15 +791,28 @@ impl Layout {
     }
 }
 
-/// One piece's reads for [`within`]: block `g` of starts adds
-/// `least(blocks[a + g], blocks[b + g], blocks[c + g]) - bonus` (the
-/// piece's least over its window of blocks, through one to three tabled
-/// leasts) for `g < len`, and nothing from `len` on.
+/// `out[i]` = the least of `v[i]`, `v[i + steps.start]` and
+/// `v[i + steps.end - 1]` (those within `v`): for `steps` of one or two
+/// offsets past 0.
+fn least_over(v: &[u8], steps: Range<usize>, out: &mut [u8]) {
+    let (d1, d2) = (steps.start, steps.end - 1);
+    let n = v.len();
+    let body = n.saturating_sub(d2);
+    let from = |d: usize| v.get(d..).unwrap_or(&[]);
+    for (((o, a), b), c) in out[..body].iter_mut().zip(v).zip(from(d1)).zip(from(d2)) {
+        *o = (*a).min(*b).min(*c);
+    }
+    for (i, o) in out.iter_mut().enumerate().take(n).skip(body) {
+        *o = v[i..(i + d2 + 1).min(n)].iter().copied().min().unwrap_or(0);
+    }
+}
+
+/// One piece's read for [`within`]: block `g` of starts adds
+/// `blocks[at + g] - bonus` (the piece's least over its window of blocks)
+/// for `g < len`, and nothing from `len` on.
 #[derive(Clone, Copy, Debug)]
 struct Read {
-    a: usize,
-    b: usize,
-    c: usize,
+    at: usize,
     len: usize,
     bonus: u8,
 }
@@ -822,34 +871,24 @@ fn keep_marked(
     }
 }
 
-/// The reads of `r` at blocks `start..start + RUN`: the tables' own bytes
-/// when the run lies before `r.len`, else copies holding 0 from `r.len`
+/// The read of `r` at blocks `start..start + RUN`: the slot's own bytes
+/// when the run lies before `r.len`, else a copy holding 0 from `r.len`
 /// on (a least of 0 adds nothing).
 #[inline(always)]
-fn run_of<'b>(
-    blocks: &'b [u8],
-    r: &Read,
-    start: usize,
-    pad: &'b mut [[u8; RUN]; 3],
-) -> [&'b [u8; RUN]; 3] {
-    let whole = |at: usize| -> &'b [u8; RUN] {
-        match blocks[at + start..at + start + RUN].try_into() {
+fn run_of<'b>(blocks: &'b [u8], r: &Read, start: usize, pad: &'b mut [u8; RUN]) -> &'b [u8; RUN] {
+    let at = r.at + start;
+    if start + RUN <= r.len {
+        return match blocks[at..at + RUN].try_into() {
             Ok(run) => run,
             Err(_) => unreachable!("a slice of RUN bytes"),
-        }
-    };
-    if start + RUN <= r.len {
-        return [whole(r.a), whole(r.b), whole(r.c)];
+        };
     }
     let upto = r.len.saturating_sub(start);
-    for (p, at) in pad.iter_mut().zip([r.a, r.b, r.c]) {
-        p.fill(0);
-        if upto > 0 {
-            p[..upto].copy_from_slice(&blocks[at + start..at + start + upto]);
-        }
+    pad.fill(0);
+    if upto > 0 {
+        pad[..upto].copy_from_slice(&blocks[at..at + upto]);
     }
-    let [x, y, z] = pad;
-    [&*x, &*y, &*z]
+    pad
 }
 
 fn within_portable(
@@ -859,15 +898,15 @@ fn within_portable(
     k8: u8,
     keep: &mut impl FnMut(usize, u8),
 ) {
-    let mut pad = [[0u8; RUN]; 3];
+    let mut pad = [0u8; RUN];
     let mut start = range.start;
     while start < range.end {
         let mut sum = [0u8; RUN];
         let mut alive = true;
         for (i, r) in reads.iter().enumerate() {
-            let [a, b, c] = run_of(blocks, r, start, &mut pad);
+            let run = run_of(blocks, r, start, &mut pad);
             for l in 0..RUN {
-                sum[l] = sum[l].saturating_add(a[l].min(b[l]).min(c[l]).saturating_sub(r.bonus));
+                sum[l] = sum[l].saturating_add(run[l].saturating_sub(r.bonus));
             }
             if i % 2 == 1 && sum.iter().all(|&x| x > k8) {
                 alive = false;
@@ -895,35 +934,22 @@ fn within_avx2(
     let kv = _mm256_set1_epi8(k8 as i8);
     let past = _mm256_set1_epi8(k8.wrapping_add(1) as i8);
     let zero = _mm256_setzero_si256();
-    let mut pad = [[0u8; RUN]; 3];
+    let mut pad = [0u8; RUN];
     let mut start = range.start;
     while start < range.end {
         let (mut s0, mut s1) = (zero, zero);
         let mut alive = true;
         for (i, r) in reads.iter().enumerate() {
-            let [a, b, c] = run_of(blocks, r, start, &mut pad);
+            let run = run_of(blocks, r, start, &mut pad);
             let bonus = _mm256_set1_epi8(r.bonus as i8);
-            // SAFETY: each array holds RUN = 64 bytes: two unaligned
-            // 32-byte loads from its start.
-            let (a0, a1, b0, b1, c0, c1) = unsafe {
-                let (a, b, c) = (
-                    a.as_ptr().cast::<__m256i>(),
-                    b.as_ptr().cast::<__m256i>(),
-                    c.as_ptr().cast::<__m256i>(),
-                );
-                (
-                    _mm256_loadu_si256(a),
-                    _mm256_loadu_si256(a.add(1)),
-                    _mm256_loadu_si256(b),
-                    _mm256_loadu_si256(b.add(1)),
-                    _mm256_loadu_si256(c),
-                    _mm256_loadu_si256(c.add(1)),
-                )
+            // SAFETY: the run holds RUN = 64 bytes: two unaligned 32-byte
+            // loads from its start.
+            let (v0, v1) = unsafe {
+                let at = run.as_ptr().cast::<__m256i>();
+                (_mm256_loadu_si256(at), _mm256_loadu_si256(at.add(1)))
             };
-            let v0 = _mm256_subs_epu8(_mm256_min_epu8(_mm256_min_epu8(a0, b0), c0), bonus);
-            let v1 = _mm256_subs_epu8(_mm256_min_epu8(_mm256_min_epu8(a1, b1), c1), bonus);
-            s0 = _mm256_adds_epu8(s0, v0);
-            s1 = _mm256_adds_epu8(s1, v1);
+            s0 = _mm256_adds_epu8(s0, _mm256_subs_epu8(v0, bonus));
+            s1 = _mm256_adds_epu8(s1, _mm256_subs_epu8(v1, bonus));
             if i % 2 == 1 {
                 // Zero in every lane when every sum is past k8.
                 let short = _mm256_subs_epu8(past, _mm256_min_epu8(s0, s1));
@@ -963,36 +989,20 @@ fn within_avx512(
 ) {
     use std::arch::x86_64::*;
     let kv = _mm512_set1_epi8(k8 as i8);
-    let mut pad = [[0u8; RUN]; 3];
-    // The reads of `r` at blocks start..start + RUN, in one register.
+    let mut pad = [0u8; RUN];
+    // The read of `r` at blocks start..start + RUN, in one register.
     let mut load = |r: &Read, start: usize| -> __m512i {
-        let (a, b, c) = if start + RUN <= r.len {
-            // SAFETY: blocks start..start + RUN of each read lie in
-            // `blocks` (`Tables::reads` keeps `len` so).
-            unsafe {
-                let at = blocks.as_ptr().add(start);
-                (
-                    _mm512_loadu_si512(at.add(r.a).cast()),
-                    _mm512_loadu_si512(at.add(r.b).cast()),
-                    _mm512_loadu_si512(at.add(r.c).cast()),
-                )
-            }
+        let v = if start + RUN <= r.len {
+            // SAFETY: blocks start..start + RUN of the read lie in
+            // `blocks` (`Layout::reads` keeps `len` so).
+            unsafe { _mm512_loadu_si512(blocks.as_ptr().add(r.at + start).cast()) }
         } else {
-            let [a, b, c] = run_of(blocks, r, start, &mut pad);
-            // SAFETY: each array holds RUN = 64 bytes: one unaligned
-            // 64-byte load from its start.
-            unsafe {
-                (
-                    _mm512_loadu_si512(a.as_ptr().cast()),
-                    _mm512_loadu_si512(b.as_ptr().cast()),
-                    _mm512_loadu_si512(c.as_ptr().cast()),
-                )
-            }
+            let run = run_of(blocks, r, start, &mut pad);
+            // SAFETY: the run holds RUN = 64 bytes: one unaligned 64-byte
+            // load from its start.
+            unsafe { _mm512_loadu_si512(run.as_ptr().cast()) }
         };
-        _mm512_subs_epu8(
-            _mm512_min_epu8(_mm512_min_epu8(a, b), c),
-            _mm512_set1_epi8(r.bonus as i8),
-        )
+        _mm512_subs_epu8(v, _mm512_set1_epi8(r.bonus as i8))
     };
     let mut start = range.start;
     while start < range.end {
@@ -1330,10 +1340,11 @@ mod tests {
             .join(" ")
     }
 
-    /// A slice holds each slot's table from the slice's first block (0
-    /// past the table's end) and the leasts of four of those blocks.
+    /// A slice holds, for each slot, its table's leasts over the slot's
+    /// width from each of the slice's blocks (the table read as 0 past its
+    /// end; a least near the slot's end over the blocks the slot holds).
     #[test]
-    fn slices_hold_the_tables_and_their_four_block_minima() {
+    fn slices_hold_each_slot_s_leasts_over_its_width() {
         let text = small_vocabulary_text(3_000, 3);
         let quotes: Vec<Vec<char>> = ["we grew the leeks", "the leeks we sold at market"]
             .iter()
@@ -1341,28 +1352,37 @@ mod tests {
             .collect();
         let tables = Tables::new(&text, &quotes).expect("shared pieces");
         let count = tables.chars / BLOCK + 1;
-        // Windows of the second quote only: not every table has a slot.
+        // Windows of the second quote only (a table may have no slot),
+        // for edits that give widths of 1 to 12.
         let (plan, _) = tables.plan(&quotes[1]);
-        let windows = tables.windows(&plan, 5);
-        let layout = Layout::new(&tables, [windows.as_slice()], 64);
+        let windows: Vec<Vec<Window>> = [0, 5, 20, 40, 60, 85]
+            .iter()
+            .map(|&k| tables.windows(&plan, k))
+            .collect();
+        let layout = Layout::new(&tables, windows.iter().map(|w| w.as_slice()), 64);
+        let widths: std::collections::BTreeSet<usize> =
+            layout.slots.iter().map(|&(_, w)| w).collect();
+        assert!(widths.len() >= 6, "widths {widths:?}");
         assert!(!layout.tables.is_empty() && layout.tables.len() <= tables.len());
+        let span = layout.span;
         let mut slice = Vec::new();
         for first in [0, 64, count - 40, count] {
             layout.fill(&tables, first, &mut slice);
             assert_eq!(slice.len(), layout.len());
-            for (s, &t) in layout.tables.iter().enumerate() {
-                let raw = &slice[2 * s * layout.span..][..layout.span];
-                let four = &slice[(2 * s + 1) * layout.span..][..layout.span];
-                for i in 0..layout.span {
-                    let at = first + layout.base + i;
-                    let want = if at < tables.stride {
-                        tables.block(t, at)
-                    } else {
-                        0
-                    };
-                    assert_eq!(raw[i], want, "{t} {at}");
-                    let want = raw[i..(i + 4).min(raw.len())].iter().min().copied();
-                    assert_eq!(Some(four[i]), want, "table {t} block {at}");
+            for (s, &(t, width)) in layout.slots.iter().enumerate() {
+                let got = &slice[s * span..][..span];
+                for (i, &g) in got.iter().enumerate() {
+                    let want = (i..(i + width).min(span))
+                        .map(|j| {
+                            let at = first + layout.base + j;
+                            if at < tables.stride {
+                                tables.block(t, at)
+                            } else {
+                                0
+                            }
+                        })
+                        .min();
+                    assert_eq!(Some(g), want, "table {t} width {width} block {i}");
                 }
             }
         }
