@@ -64,9 +64,8 @@
 //! of the blocks and their four-block leasts, the pass took 0.70 s of CPU
 //! on `scripts/gen-evaluate.py --scale 2` against 0.46 s, the slices'
 //! making 0.16 s against 0.14 s with the next slice's bytes asked for
-//! ahead). Made once a
-//! slice for all the quotes, these leasts need not be kept for
-//! the whole text: bytes beside their four-block minima, the tables
+//! ahead). Made once a slice for all the quotes, these leasts need not be
+//! kept for the whole text: bytes beside their four-block minima, the tables
 //! weighed four times as much (issue 55: at most 3 MB per transcript in
 //! flight at scale 1, 128 pieces, against 12 MB), in the same time; a
 //! search for fewer edits (a better match already found) keeps those of
@@ -531,7 +530,7 @@ impl Tables {
             // counts 0, a lower bound still. A window past the table's end
             // from the first block of starts on (the late pieces of a long
             // quote, past the text's end) adds nothing.
-            if width > 12 || from + width > self.stride {
+            if width > WIDEST || from + width > self.stride {
                 continue;
             }
             out.push((
@@ -640,14 +639,12 @@ struct Window {
 /// (the least of up to three of the table's blocks and four-block
 /// leasts instead, the pass took 0.70 s of CPU on
 /// `scripts/gen-evaluate.py --scale 2` against 0.46 s: the loads were its
-/// cost). The
-/// slice is small enough to stay in cache while every job reads it; its
-/// leasts are made once a slice for all the jobs.
+/// cost). The slice is small enough to stay in cache while every job reads
+/// it; its leasts are made once a slice for all the jobs.
 struct Layout {
     /// The (table, width) of each slot.
     slots: Vec<(usize, usize)>,
-    /// The slot of each (table, width) read, at `table * (WIDEST + 1) +
-    /// width`.
+    /// The slot of each (table, width) read, at [`Layout::key`].
     slot: Vec<usize>,
     /// The tables read, each with its slots.
     tables: Vec<(usize, Vec<usize>)>,
@@ -660,7 +657,8 @@ struct Layout {
     span: usize,
 }
 
-/// Widths a slot can hold (a wider window counts 0: [`Tables::windows`]).
+/// The widest window of blocks a piece is read over: a wider one counts 0
+/// ([`Tables::windows`]); a slice holds a slot per (table, width) up to it.
 const WIDEST: usize = 12;
 
 impl Layout {
@@ -677,7 +675,7 @@ impl Layout {
         let mut of_table = vec![usize::MAX; tables.len()];
         let (mut base, mut top) = (usize::MAX, 0);
         for w in windows.into_iter().flatten() {
-            let key = w.table * (WIDEST + 1) + w.width;
+            let key = Layout::key(w);
             if slot[key] == usize::MAX {
                 slot[key] = slots.len();
                 slots.push((w.table, w.width));
@@ -701,6 +699,11 @@ impl Layout {
         }
     }
 
+    /// Where the slot of `w`'s table and width is found in `slot`.
+    fn key(w: &Window) -> usize {
+        w.table * (WIDEST + 1) + w.width
+    }
+
     /// The buffer's length: the slots, and a last run's worth of zeros
     /// (two with AVX-512) so that every read of the slice's runs stays in
     /// it.
@@ -714,8 +717,7 @@ impl Layout {
         windows
             .iter()
             .map(|w| {
-                let at =
-                    self.slot[w.table * (WIDEST + 1) + w.width] * self.span + w.from - self.base;
+                let at = self.slot[Layout::key(w)] * self.span + w.from - self.base;
                 Read {
                     at,
                     // Every read of blocks 0..len stays in the buffer (what
@@ -1079,34 +1081,26 @@ fn least_of_four(table: &[u8], out: &mut [u8]) {
 /// block from `lo / BLOCK`: the piece reversed against the text read
 /// backwards from `hi` plus a lead-in of twice a piece's length.
 fn build(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
-    // A group of half the lanes or fewer (the last one, of the least
-    // shared pieces) is scanned in half-width registers: half the work.
-    let half = group.lanes <= LANES / 2;
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512bw") {
             // SAFETY: the CPU has AVX-512BW (checked above).
-            return unsafe { build_avx512(group, text, lo, hi, last, half) };
+            return unsafe { build_avx512(group, text, lo, hi, last) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked above).
-            return unsafe { build_avx2(group, text, lo, hi, last, half) };
+            return unsafe { build_avx2(group, text, lo, hi, last) };
         }
     }
-    build_lanes(group, text, lo, hi, last, half)
+    build_lanes(group, text, lo, hi, last)
 }
 
-/// [`build_portable`] over the first half of the lanes when `half`.
+/// [`build_portable`] over as many lanes as the group needs: a group of
+/// half the lanes or fewer (the last one, of the least shared pieces) is
+/// scanned in half-width registers, for half the work.
 #[inline(always)]
-fn build_lanes(
-    group: &Group,
-    text: &[u8],
-    lo: usize,
-    hi: usize,
-    last: bool,
-    half: bool,
-) -> Vec<[u8; LANES]> {
-    if half {
+fn build_lanes(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
+    if group.lanes <= LANES / 2 {
         build_portable::<{ LANES / 2 }>(group, text, lo, hi, last)
     } else {
         build_portable::<LANES>(group, text, lo, hi, last)
@@ -1115,28 +1109,14 @@ fn build_lanes(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
-fn build_avx512(
-    group: &Group,
-    text: &[u8],
-    lo: usize,
-    hi: usize,
-    last: bool,
-    half: bool,
-) -> Vec<[u8; LANES]> {
-    build_lanes(group, text, lo, hi, last, half)
+fn build_avx512(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
+    build_lanes(group, text, lo, hi, last)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn build_avx2(
-    group: &Group,
-    text: &[u8],
-    lo: usize,
-    hi: usize,
-    last: bool,
-    half: bool,
-) -> Vec<[u8; LANES]> {
-    build_lanes(group, text, lo, hi, last, half)
+fn build_avx2(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
+    build_lanes(group, text, lo, hi, last)
 }
 
 /// The scan's state over one stretch of text for the first `N` lanes:
