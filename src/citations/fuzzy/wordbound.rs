@@ -80,8 +80,11 @@
 //! slot in the slice (windows of up to 12 blocks; a piece of a wider
 //! window, in quotes of some 350 chars or more, counts 0, a lower bound
 //! still). The pieces go in the order of their tables' means, greatest
-//! first, and a run stops once every block's sum is past the edits: sums
-//! only grow, so the pieces left cannot bring one back. Issue 55, on
+//! first, and a run stops once every block's sum is past the edits
+//! (looked at every 16 pieces: every 2, the branch's wrong guesses at a
+//! run's end made the pass 0.48-0.51 s of CPU on
+//! `scripts/gen-evaluate.py --scale 2` against 0.37-0.38 s): sums only
+//! grow, so the pieces left cannot bring one back. Issue 55, on
 //! `scripts/gen-evaluate.py --scale 2` (the default search): the pass took
 //! 0.76 G cycles against 1.20 G for one piece over a whole slice at a time
 //! through memory, and the table build 0.60 G against 0.66 G with 32 lanes.
@@ -823,11 +826,20 @@ struct Read {
 /// 8-bit lanes, or two of 256).
 const RUN: usize = 64;
 
+/// Pieces summed between two checks of whether a run's blocks are all
+/// past the edits. The check is a branch that the run's end makes hard to
+/// foresee, and a wrong guess cost more than the reads it spared: on
+/// `scripts/gen-evaluate.py --scale 2`, the AVX-512 pass took 0.37-0.38 s
+/// of CPU checking every 16 pieces, 0.48-0.51 s every 2, 0.44 s every 4,
+/// 0.42 s every 8, 0.37 s every 32 and 0.40-0.41 s never (every piece
+/// read).
+const CHECK: usize = 16;
+
 /// Hands `keep` each block of `range` whose sum of `reads` over `blocks`
 /// is within `k8`, with its sum, in order. [`RUN`] blocks at a time (two
 /// runs with AVX-512), their sums held in registers, the reads added in
-/// turn until every block of the run is past `k8`: sums only grow, so the
-/// rest cannot bring one back (on `scripts/gen-evaluate.py`'s scale 1, the
+/// turn until every block of the run is past `k8` (looked at every
+/// [`CHECK`] pieces): sums only grow, so the rest cannot bring one back (on `scripts/gen-evaluate.py`'s scale 1, the
 /// greatest-mean pieces first, a run of 32 blocks reads 70% of its
 /// pieces, against 84% in the quote's order).
 #[inline]
@@ -910,7 +922,7 @@ fn within_portable(
             for l in 0..RUN {
                 sum[l] = sum[l].saturating_add(run[l].saturating_sub(r.bonus));
             }
-            if i % 2 == 1 && sum.iter().all(|&x| x > k8) {
+            if i % CHECK == CHECK - 1 && sum.iter().all(|&x| x > k8) {
                 alive = false;
                 break;
             }
@@ -952,7 +964,7 @@ fn within_avx2(
             };
             s0 = _mm256_adds_epu8(s0, _mm256_subs_epu8(v0, bonus));
             s1 = _mm256_adds_epu8(s1, _mm256_subs_epu8(v1, bonus));
-            if i % 2 == 1 {
+            if i % CHECK == CHECK - 1 {
                 // Zero in every lane when every sum is past k8.
                 let short = _mm256_subs_epu8(past, _mm256_min_epu8(s0, s1));
                 if _mm256_testz_si256(short, short) == 1 {
@@ -1014,7 +1026,7 @@ fn within_avx512(
         for (i, r) in reads.iter().enumerate() {
             s0 = _mm512_adds_epu8(s0, load(r, start));
             s1 = _mm512_adds_epu8(s1, load(r, start + RUN));
-            if i % 2 == 1 && _mm512_cmple_epu8_mask(_mm512_min_epu8(s0, s1), kv) == 0 {
+            if i % CHECK == CHECK - 1 && _mm512_cmple_epu8_mask(_mm512_min_epu8(s0, s1), kv) == 0 {
                 alive = false;
                 break;
             }
