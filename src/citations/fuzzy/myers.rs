@@ -278,49 +278,87 @@ impl Pattern {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn reaches_lanes_avx2<const B: usize>(&self, texts: &[&str], k: u32, found: &mut [bool]) {
+        let count = texts.len().min(LANES);
+        if count == 0 {
+            return;
+        }
         // ASCII windows (the usual case) are read where they lie, a byte
-        // per lane and column looked up in the ASCII slots; others are
-        // laid out as mask slots first (every window laid out, the
-        // verification took 0.55 s of CPU on `scripts/gen-evaluate.py
+        // per lane and column looked up in a table of each byte's masks;
+        // others are laid out as mask slots first (every window laid out,
+        // the verification took 0.55 s of CPU on `scripts/gen-evaluate.py
         // --scale 2` against 0.42 s).
         if texts.iter().all(|t| t.is_ascii()) {
-            let mut bytes: [&[u8]; LANES] = [&[]; LANES];
-            let mut lens = [0; LANES];
-            for (l, t) in texts.iter().take(LANES).enumerate() {
-                bytes[l] = t.as_bytes();
-                lens[l] = t.len();
+            // A missing lane reads the first one's window (its answer is
+            // never taken).
+            let bytes: [&[u8]; LANES] = std::array::from_fn(|l| texts[l.min(count - 1)].as_bytes());
+            let lens: [usize; LANES] = std::array::from_fn(|l| bytes[l].len());
+            // Each byte's masks, and zeros (at 128) past a lane's end.
+            let mut by_byte = [[0u64; B]; 129];
+            for (masks, &slot) in by_byte.iter_mut().zip(&self.ascii) {
+                masks.copy_from_slice(&self.masks[slot as usize * B..][..B]);
             }
-            let slot = |b: Option<&u8>| b.map_or(0, |&b| self.ascii[usize::from(b & 127)]);
-            self.lanes_avx2::<B>(k, found, texts.len(), lens, |j| {
+            // The columns every lane holds, read without a check of each
+            // lane's end (with the table of each byte's masks: 12% less
+            // CPU in the verification on `scripts/gen-evaluate.py --scale
+            // 2` than through the slots, the lanes' ends checked at every
+            // column).
+            let head = lens.iter().copied().min().unwrap_or(0);
+            let [h0, h1, h2, h3] = bytes.map(|b| &b[..head]);
+            let at = |b: u8| usize::from(b & 127) * B;
+            let heads = h0
+                .iter()
+                .zip(h1)
+                .zip(h2)
+                .zip(h3)
+                .map(|(((&a, &b), &c), &d)| [at(a), at(b), at(c), at(d)]);
+            let past = |b: Option<&u8>| b.map_or(128 * B, |&b| at(b));
+            self.lanes_avx2::<B>(k, found, count, lens, by_byte.as_flattened(), heads, |j| {
                 [
-                    slot(bytes[0].get(j)),
-                    slot(bytes[1].get(j)),
-                    slot(bytes[2].get(j)),
-                    slot(bytes[3].get(j)),
+                    past(bytes[0].get(j)),
+                    past(bytes[1].get(j)),
+                    past(bytes[2].get(j)),
+                    past(bytes[3].get(j)),
                 ]
             })
         } else {
             let (slots, lens) = self.lane_slots(texts);
-            self.lanes_avx2::<B>(k, found, texts.len(), lens, |j| {
-                let col = &slots[j * LANES..(j + 1) * LANES];
-                [col[0], col[1], col[2], col[3]]
-            })
+            self.lanes_avx2::<B>(
+                k,
+                found,
+                count,
+                lens,
+                &self.masks,
+                std::iter::empty(),
+                |j| {
+                    let col = &slots[j * LANES..(j + 1) * LANES];
+                    [
+                        col[0] as usize * B,
+                        col[1] as usize * B,
+                        col[2] as usize * B,
+                        col[3] as usize * B,
+                    ]
+                },
+            )
         }
     }
 
     /// The scan of [`Pattern::reaches_lanes_avx2`] over `count` lanes of
-    /// `lens` chars, column `j`'s mask slots from `column(j)` (slot 0
-    /// past a lane's end).
+    /// `lens` chars: the first columns from `heads` (columns every lane
+    /// holds), the rest from `column(j)`; a column is each lane's offset
+    /// of its `B` mask words in `table` (of zeros past a lane's end).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn lanes_avx2<const B: usize>(
         &self,
         k: u32,
         found: &mut [bool],
         count: usize,
         lens: [usize; LANES],
-        column: impl Fn(usize) -> [u32; LANES],
+        table: &[u64],
+        heads: impl Iterator<Item = [usize; LANES]>,
+        column: impl Fn(usize) -> [usize; LANES],
     ) {
         use std::arch::x86_64::*;
         const { assert!(LANES == 4) };
@@ -334,52 +372,79 @@ impl Pattern {
         let columns = lens.iter().copied().max().unwrap_or(0);
         // Bit l: lane l still scanning.
         let mut on: i32 = (1 << count.min(LANES)) - 1;
-        for j in 0..columns {
-            let col = column(j);
-            let (m0, m1, m2, m3) = (
-                &self.masks[col[0] as usize * B..],
-                &self.masks[col[1] as usize * B..],
-                &self.masks[col[2] as usize * B..],
-                &self.masks[col[3] as usize * B..],
-            );
-            let mut hneg = _mm256_setzero_si256();
-            let mut hpos = _mm256_setzero_si256();
-            for b in 0..B {
-                let eq = _mm256_set_epi64x(m3[b] as i64, m2[b] as i64, m1[b] as i64, m0[b] as i64);
-                let (p, m) = (pv[b], mv[b]);
-                let xv = _mm256_or_si256(eq, m);
-                let e = _mm256_or_si256(eq, hneg);
-                let xh = _mm256_or_si256(
-                    _mm256_xor_si256(_mm256_add_epi64(_mm256_and_si256(e, p), p), p),
-                    e,
+        // One column's step of every lane: the lanes whose score is past k
+        // (a macro: as a closure, it was not inlined).
+        macro_rules! step {
+            ($col:expr) => {{
+                let col: [usize; LANES] = $col;
+                let (m0, m1, m2, m3) = (
+                    &table[col[0]..],
+                    &table[col[1]..],
+                    &table[col[2]..],
+                    &table[col[3]..],
                 );
-                let ph = _mm256_or_si256(m, _mm256_andnot_si256(_mm256_or_si256(xh, p), ones));
-                let mh = _mm256_and_si256(p, xh);
-                let phs = _mm256_or_si256(_mm256_slli_epi64::<1>(ph), hpos);
-                let mhs = _mm256_or_si256(_mm256_slli_epi64::<1>(mh), hneg);
-                pv[b] = _mm256_or_si256(mhs, _mm256_andnot_si256(_mm256_or_si256(xv, phs), ones));
-                mv[b] = _mm256_and_si256(phs, xv);
-                if b + 1 < B {
-                    hpos = _mm256_srli_epi64::<63>(ph);
-                    hneg = _mm256_srli_epi64::<63>(mh);
-                } else {
-                    score = _mm256_sub_epi64(
-                        _mm256_add_epi64(score, _mm256_and_si256(_mm256_srl_epi64(ph, row), one)),
-                        _mm256_and_si256(_mm256_srl_epi64(mh, row), one),
+                let mut hneg = _mm256_setzero_si256();
+                let mut hpos = _mm256_setzero_si256();
+                for b in 0..B {
+                    let eq =
+                        _mm256_set_epi64x(m3[b] as i64, m2[b] as i64, m1[b] as i64, m0[b] as i64);
+                    let (p, m) = (pv[b], mv[b]);
+                    let xv = _mm256_or_si256(eq, m);
+                    let e = _mm256_or_si256(eq, hneg);
+                    let xh = _mm256_or_si256(
+                        _mm256_xor_si256(_mm256_add_epi64(_mm256_and_si256(e, p), p), p),
+                        e,
                     );
+                    let ph = _mm256_or_si256(m, _mm256_andnot_si256(_mm256_or_si256(xh, p), ones));
+                    let mh = _mm256_and_si256(p, xh);
+                    let phs = _mm256_or_si256(_mm256_slli_epi64::<1>(ph), hpos);
+                    let mhs = _mm256_or_si256(_mm256_slli_epi64::<1>(mh), hneg);
+                    pv[b] =
+                        _mm256_or_si256(mhs, _mm256_andnot_si256(_mm256_or_si256(xv, phs), ones));
+                    mv[b] = _mm256_and_si256(phs, xv);
+                    if b + 1 < B {
+                        hpos = _mm256_srli_epi64::<63>(ph);
+                        hneg = _mm256_srli_epi64::<63>(mh);
+                    } else {
+                        score = _mm256_sub_epi64(
+                            _mm256_add_epi64(
+                                score,
+                                _mm256_and_si256(_mm256_srl_epi64(ph, row), one),
+                            ),
+                            _mm256_and_si256(_mm256_srl_epi64(mh, row), one),
+                        );
+                    }
+                }
+                _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(score, limit)))
+            }};
+        }
+        let mut mark = |hit: i32, on: &mut i32| {
+            for (l, f) in found.iter_mut().enumerate() {
+                if hit & (1 << l) != 0 {
+                    *f = true;
                 }
             }
+            *on &= !hit;
+        };
+        // Every lane inside its window: a lane at an end within k is done.
+        let mut head = 0;
+        for col in heads {
+            head += 1;
+            let hit = on & !step!(col);
+            if hit != 0 {
+                mark(hit, &mut on);
+                if on == 0 {
+                    return;
+                }
+            }
+        }
+        for j in head..columns {
             // Lanes at an end within k, inside their windows.
-            let over = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(score, limit)));
+            let over = step!(column(j));
             let inside = (0..LANES).fold(0, |a, l| a | (i32::from(lens[l] > j) << l));
             let hit = on & !over & inside;
             if hit != 0 {
-                for (l, f) in found.iter_mut().enumerate() {
-                    if hit & (1 << l) != 0 {
-                        *f = true;
-                    }
-                }
-                on &= !hit;
+                mark(hit, &mut on);
             }
             // Every lane still to read has found, or is past its window.
             if on & inside == 0 {
