@@ -235,6 +235,14 @@ impl Pattern {
         // longest window (the windows in text order, the verification took
         // 8% more CPU on `scripts/gen-evaluate.py --scale 2`).
         short.sort_by_key(|&i| texts[i].len());
+        // Made once for every group (made for each group of four, the
+        // lanes took about 4% more CPU on `scripts/gen-evaluate.py --scale
+        // 2`: 285-297 samples against 273-285).
+        let by_byte = if short.is_empty() {
+            Vec::new()
+        } else {
+            self.byte_masks()
+        };
         for (g, group) in short.chunks(LANES).enumerate() {
             // A later group's windows are asked for from memory while this
             // one is scanned (they lie anywhere in the text).
@@ -246,8 +254,8 @@ impl Pattern {
             let windows: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
             let mut found = [false; LANES];
             match self.blocks {
-                1 => self.reaches_lanes::<1>(&windows, k, &mut found),
-                _ => self.reaches_lanes::<2>(&windows, k, &mut found),
+                1 => self.reaches_lanes::<1>(&windows, k, &by_byte, &mut found),
+                _ => self.reaches_lanes::<2>(&windows, k, &by_byte, &mut found),
             }
             for (&i, f) in group.iter().zip(found) {
                 out[i] = f;
@@ -256,17 +264,35 @@ impl Pattern {
         out
     }
 
+    /// Each ASCII byte's masks, `blocks` words a byte (no slot between),
+    /// and zeros after them (at byte 128: past a lane's end).
+    fn byte_masks(&self) -> Vec<u64> {
+        let b = self.blocks;
+        let mut out = vec![0u64; 129 * b];
+        for (masks, &slot) in out.chunks_exact_mut(b).zip(&self.ascii) {
+            masks.copy_from_slice(&self.masks[slot as usize * b..][..b]);
+        }
+        out
+    }
+
     /// Up to [`LANES`] windows scanned in lockstep by a pattern of `B`
     /// blocks, one lane each: a lane's answer is whether an end within `k`
     /// came before its window's end. Every lane steps at every column (a
     /// lane past its window reads a char of no mask and is not read), so
-    /// the columns' words are vectors of the lanes.
-    fn reaches_lanes<const B: usize>(&self, texts: &[&str], k: u32, found: &mut [bool]) {
+    /// the columns' words are vectors of the lanes. `by_byte` is
+    /// [`Pattern::byte_masks`].
+    fn reaches_lanes<const B: usize>(
+        &self,
+        texts: &[&str],
+        k: u32,
+        by_byte: &[u64],
+        found: &mut [bool],
+    ) {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2 (checked above).
-                return unsafe { self.reaches_lanes_avx2::<B>(texts, k, found) };
+                return unsafe { self.reaches_lanes_avx2::<B>(texts, k, by_byte, found) };
             }
         }
         self.reaches_lanes_portable::<B>(texts, k, found)
@@ -277,7 +303,13 @@ impl Pattern {
     /// through memory: a vector read of four scalar stores stalls).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn reaches_lanes_avx2<const B: usize>(&self, texts: &[&str], k: u32, found: &mut [bool]) {
+    fn reaches_lanes_avx2<const B: usize>(
+        &self,
+        texts: &[&str],
+        k: u32,
+        by_byte: &[u64],
+        found: &mut [bool],
+    ) {
         let count = texts.len().min(LANES);
         if count == 0 {
             return;
@@ -288,15 +320,10 @@ impl Pattern {
         // the verification took 0.55 s of CPU on `scripts/gen-evaluate.py
         // --scale 2` against 0.42 s).
         if texts.iter().all(|t| t.is_ascii()) {
-            // A missing lane reads the first one's window (its answer is
-            // never taken).
+            // A missing lane reads the last present one's window (its
+            // answer is never taken).
             let bytes: [&[u8]; LANES] = std::array::from_fn(|l| texts[l.min(count - 1)].as_bytes());
             let lens: [usize; LANES] = std::array::from_fn(|l| bytes[l].len());
-            // Each byte's masks, and zeros (at 128) past a lane's end.
-            let mut by_byte = [[0u64; B]; 129];
-            for (masks, &slot) in by_byte.iter_mut().zip(&self.ascii) {
-                masks.copy_from_slice(&self.masks[slot as usize * B..][..B]);
-            }
             // The columns every lane holds, read without a check of each
             // lane's end (with the table of each byte's masks: 12% less
             // CPU in the verification on `scripts/gen-evaluate.py --scale
@@ -312,7 +339,7 @@ impl Pattern {
                 .zip(h3)
                 .map(|(((&a, &b), &c), &d)| [at(a), at(b), at(c), at(d)]);
             let past = |b: Option<&u8>| b.map_or(128 * B, |&b| at(b));
-            self.lanes_avx2::<B>(k, found, count, lens, by_byte.as_flattened(), heads, |j| {
+            self.lanes_avx2::<B>(k, found, count, lens, by_byte, heads, |j| {
                 [
                     past(bytes[0].get(j)),
                     past(bytes[1].get(j)),

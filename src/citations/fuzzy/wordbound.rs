@@ -835,6 +835,13 @@ const RUN: usize = 64;
 /// read).
 const CHECK: usize = 16;
 
+/// Whether the kernels look at their sums after piece `i` (every
+/// [`CHECK`] pieces).
+#[inline(always)]
+fn looked_after(i: usize) -> bool {
+    i % CHECK == CHECK - 1
+}
+
 /// Hands `keep` each block of `range` whose sum of `reads` over `blocks`
 /// is within `k8`, with its sum, in order. [`RUN`] blocks at a time (two
 /// runs with AVX-512), their sums held in registers, the reads added in
@@ -923,7 +930,7 @@ fn within_portable(
             for l in 0..RUN {
                 sum[l] = sum[l].saturating_add(run[l].saturating_sub(r.bonus));
             }
-            if i % CHECK == CHECK - 1 && sum.iter().all(|&x| x > k8) {
+            if looked_after(i) && sum.iter().all(|&x| x > k8) {
                 alive = false;
                 break;
             }
@@ -965,7 +972,7 @@ fn within_avx2(
             };
             s0 = _mm256_adds_epu8(s0, _mm256_subs_epu8(v0, bonus));
             s1 = _mm256_adds_epu8(s1, _mm256_subs_epu8(v1, bonus));
-            if i % CHECK == CHECK - 1 {
+            if looked_after(i) {
                 // Zero in every lane when every sum is past k8.
                 let short = _mm256_subs_epu8(past, _mm256_min_epu8(s0, s1));
                 if _mm256_testz_si256(short, short) == 1 {
@@ -1027,7 +1034,7 @@ fn within_avx512(
         for (i, r) in reads.iter().enumerate() {
             s0 = _mm512_adds_epu8(s0, load(r, start));
             s1 = _mm512_adds_epu8(s1, load(r, start + RUN));
-            if i % CHECK == CHECK - 1 && _mm512_cmple_epu8_mask(_mm512_min_epu8(s0, s1), kv) == 0 {
+            if looked_after(i) && _mm512_cmple_epu8_mask(_mm512_min_epu8(s0, s1), kv) == 0 {
                 alive = false;
                 break;
             }
