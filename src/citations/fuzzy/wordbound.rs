@@ -205,6 +205,41 @@ struct Group {
     lanes: usize,
 }
 
+impl Group {
+    /// The group of `pieces` (at most [`LANES`]), their chars read through
+    /// `ids`; by byte through `ascii` (each ASCII byte's id) for an ASCII
+    /// text.
+    fn of(pieces: &[Vec<char>], ids: &FxMap<char, u8>, ascii: Option<&[u8]>) -> Group {
+        let mut eq = vec![[0u8; LANES]; 256];
+        let mut last = [0u8; LANES];
+        let mut len = [0u8; LANES];
+        for (lane, p) in pieces.iter().enumerate().take(LANES) {
+            let l = p.len().min(PIECE);
+            for (i, c) in p[..l].iter().rev().enumerate() {
+                let id = ids.get(c).copied().unwrap_or(0);
+                eq[id as usize][lane] |= 1 << i;
+            }
+            if l > 0 {
+                last[lane] = 1 << (l - 1);
+            }
+            len[lane] = l as u8;
+        }
+        if let Some(ascii) = ascii {
+            // By byte: a byte's masks are its char's id's.
+            let by_id = std::mem::replace(&mut eq, vec![[0u8; LANES]; 256]);
+            for (b, &id) in ascii.iter().enumerate() {
+                eq[b] = by_id[usize::from(id)];
+            }
+        }
+        Group {
+            eq,
+            last,
+            len,
+            lanes: pieces.len().min(LANES),
+        }
+    }
+}
+
 impl Tables {
     /// Tables for the pieces that two or more of `quotes` (normalized, as
     /// chars) share, over `text` (normalized); None when no piece is
@@ -299,35 +334,7 @@ impl Tables {
         let n = t.len();
         let groups: Vec<Group> = pieces
             .chunks(LANES)
-            .map(|g| {
-                let mut eq = vec![[0u8; LANES]; 256];
-                let mut last = [0u8; LANES];
-                let mut len = [0u8; LANES];
-                for (lane, p) in g.iter().enumerate() {
-                    let l = p.len().min(PIECE);
-                    for (i, c) in p[..l].iter().rev().enumerate() {
-                        let id = ids.get(c).copied().unwrap_or(0);
-                        eq[id as usize][lane] |= 1 << i;
-                    }
-                    if l > 0 {
-                        last[lane] = 1 << (l - 1);
-                    }
-                    len[lane] = l as u8;
-                }
-                if ascii_text {
-                    // By byte: a byte's masks are its char's id's.
-                    let by_id = std::mem::replace(&mut eq, vec![[0u8; LANES]; 256]);
-                    for (b, &id) in ascii.iter().enumerate() {
-                        eq[b] = by_id[usize::from(id)];
-                    }
-                }
-                Group {
-                    eq,
-                    last,
-                    len,
-                    lanes: g.len(),
-                }
-            })
+            .map(|g| Group::of(g, &ids, ascii_text.then_some(ascii.as_slice())))
             .collect();
         // Positions 0..=n: blocks 0..=n / BLOCK.
         let count = n / BLOCK + 1;
@@ -346,7 +353,6 @@ impl Tables {
             .max(1);
         // Each table's sum of its leasts.
         let mut means = vec![0u64; pieces.len()];
-        let mut tile = [[0u8; LANES]; TILE];
         for first in (0..chunks).step_by(wave) {
             let cs = first..(first + wave).min(chunks);
             let built: Vec<(usize, usize, Vec<[u8; LANES]>)> = (0..groups.len() * cs.len())
@@ -363,35 +369,10 @@ impl Tables {
                 // block is a low half.
                 let first = (PAD + c * CHUNK / BLOCK) / 2;
                 let lanes = LANES.min(pieces.len().saturating_sub(g * LANES));
-                let pairs = minima.len().div_ceil(2);
-                // A tile of pairs of blocks at a time: packed two a byte
-                // for every lane at once (with each table's sum), then
-                // moved lane by lane from the tile, in cache, into the
-                // tables. Each lane read across the whole chunk's minima
-                // instead, and the sums made over the tables after, this
-                // step took 0.25 s of CPU on `scripts/gen-evaluate.py
-                // --scale 2` against 0.11 s.
-                for t0 in (0..pairs).step_by(TILE) {
-                    let n = TILE.min(pairs - t0);
-                    let mut sum = [0u16; LANES];
-                    for (i, row) in tile[..n].iter_mut().enumerate() {
-                        let lo = &minima[2 * (t0 + i)];
-                        let hi = minima.get(2 * (t0 + i) + 1).unwrap_or(&[0; LANES]);
-                        for l in 0..LANES {
-                            // A least is at most PIECE (15 bounds any other).
-                            let (a, b) = (lo[l].min(15), hi[l].min(15));
-                            row[l] = a | b << 4;
-                            sum[l] += u16::from(a + b);
-                        }
-                    }
-                    for (l, &s) in sum.iter().enumerate().take(lanes) {
-                        let p = g * LANES + l;
-                        means[p] += u64::from(s);
-                        let out = &mut blocks[p * bytes + first + t0..][..n];
-                        for (o, row) in out.iter_mut().zip(&tile[..n]) {
-                            *o = row[l];
-                        }
-                    }
+                let group = &mut blocks[g * LANES * bytes..];
+                let sums = pack(&minima, lanes, bytes, first, group);
+                for (mean, s) in means[g * LANES..].iter_mut().zip(&sums[..lanes]) {
+                    *mean += s;
                 }
             }
         }
@@ -1058,6 +1039,156 @@ fn within_avx512(
     }
 }
 
+/// Packs one chunk's block minima of a group's `lanes` lanes into their
+/// tables (`tables`: the group's first table on, `bytes` a table, the
+/// chunk's pairs of blocks from byte `first` of each), two blocks a byte;
+/// each lane's sum of its minima.
+fn pack(
+    minima: &[[u8; LANES]],
+    lanes: usize,
+    bytes: usize,
+    first: usize,
+    tables: &mut [u8],
+) -> [u64; LANES] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512BW (checked above).
+            return unsafe { pack_avx512(minima, lanes, bytes, first, tables) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked above).
+            return unsafe { pack_avx2(minima, lanes, bytes, first, tables) };
+        }
+    }
+    pack_portable(minima, lanes, bytes, first, tables)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn pack_avx512(
+    minima: &[[u8; LANES]],
+    lanes: usize,
+    bytes: usize,
+    first: usize,
+    tables: &mut [u8],
+) -> [u64; LANES] {
+    pack_portable(minima, lanes, bytes, first, tables)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pack_avx2(
+    minima: &[[u8; LANES]],
+    lanes: usize,
+    bytes: usize,
+    first: usize,
+    tables: &mut [u8],
+) -> [u64; LANES] {
+    pack_portable(minima, lanes, bytes, first, tables)
+}
+
+/// [`pack`], a tile of pairs of blocks at a time: packed two a byte for
+/// every lane at once (with each lane's sum), then turned lane-major eight
+/// pairs at a time in registers ([`transpose_eights`]) and stored a lane's
+/// eight bytes at once. (Each lane read across the whole chunk's minima
+/// instead, and the sums made over the tables after, the packing took
+/// 0.25 s of CPU on `scripts/gen-evaluate.py --scale 2`; moved byte by
+/// byte from the tile, 0.11 s.)
+#[inline(always)]
+fn pack_portable(
+    minima: &[[u8; LANES]],
+    lanes: usize,
+    bytes: usize,
+    first: usize,
+    tables: &mut [u8],
+) -> [u64; LANES] {
+    let mut tile = [[0u8; LANES]; TILE];
+    let mut sums = [0u64; LANES];
+    let pairs = minima.len().div_ceil(2);
+    for t0 in (0..pairs).step_by(TILE) {
+        let n = TILE.min(pairs - t0);
+        let mut sum = [0u16; LANES];
+        for (i, row) in tile[..n].iter_mut().enumerate() {
+            let lo = &minima[2 * (t0 + i)];
+            let hi = minima.get(2 * (t0 + i) + 1).unwrap_or(&[0; LANES]);
+            for l in 0..LANES {
+                // A least is at most PIECE (15 bounds any other).
+                let (a, b) = (lo[l].min(15), hi[l].min(15));
+                row[l] = a | b << 4;
+                sum[l] += u16::from(a + b);
+            }
+        }
+        for (all, &s) in sums.iter_mut().zip(&sum) {
+            *all += u64::from(s);
+        }
+        let whole = n / 8 * 8;
+        for i in (0..whole).step_by(8) {
+            let rows: &[[u8; LANES]; 8] = match tile[i..i + 8].try_into() {
+                Ok(rows) => rows,
+                Err(_) => unreachable!("a slice of eight rows"),
+            };
+            let columns = transpose_eights(rows);
+            for (l, column) in columns.iter().enumerate().take(lanes) {
+                let at = l * bytes + first + t0 + i;
+                tables[at..at + 8].copy_from_slice(&column.to_le_bytes());
+            }
+        }
+        for l in 0..lanes {
+            let at = l * bytes + first + t0;
+            let out = &mut tables[at + whole..at + n];
+            for (o, row) in out.iter_mut().zip(&tile[whole..n]) {
+                *o = row[l];
+            }
+        }
+    }
+    sums
+}
+
+/// Eight rows of [`LANES`] bytes turned lane-major: word `l` holds lane
+/// `l` of rows 0 to 7 as its bytes 0 to 7 (little-endian). Each row is
+/// read as eight words of eight lanes, and the eight rows' words at one
+/// place are an 8x8 matrix of bytes, transposed by swapping its 1x1, then
+/// 2x2, then 4x4 blocks across the diagonal (the eight places side by side
+/// in vector registers). Byte by byte, the tables' packing took 0.11 s of
+/// CPU on `scripts/gen-evaluate.py --scale 2`.
+#[inline(always)]
+fn transpose_eights(rows: &[[u8; LANES]; 8]) -> [u64; LANES] {
+    const W: usize = LANES / 8;
+    let mut m: [[u64; W]; 8] = [[0; W]; 8];
+    for (words, row) in m.iter_mut().zip(rows) {
+        for (w, lanes) in words.iter_mut().zip(row.chunks_exact(8)) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(lanes);
+            *w = u64::from_le_bytes(b);
+        }
+    }
+    // Rows r and r + D swap the D-byte units that lie across the
+    // diagonal: unit j of row r + D (j even) with unit j + 1 of row r.
+    #[inline(always)]
+    fn swap<const D: usize>(m: &mut [[u64; W]; 8], mask: u64) {
+        let shift = 8 * D as u32;
+        for r in (0..8).filter(|r| r & D == 0) {
+            let (top, bottom) = m.split_at_mut(r + D);
+            for (a, b) in top[r].iter_mut().zip(bottom[0].iter_mut()) {
+                let t = ((*a >> shift) ^ *b) & mask;
+                *b ^= t;
+                *a ^= t << shift;
+            }
+        }
+    }
+    swap::<1>(&mut m, 0x00ff_00ff_00ff_00ff);
+    swap::<2>(&mut m, 0x0000_ffff_0000_ffff);
+    swap::<4>(&mut m, 0x0000_0000_ffff_ffff);
+    let mut out = [0u64; LANES];
+    for (w, eight) in out.chunks_exact_mut(8).enumerate() {
+        for (j, o) in eight.iter_mut().enumerate() {
+            *o = m[j][w];
+        }
+    }
+    out
+}
+
 /// `out[i]` = block `from + i` of a table packed two blocks a byte (low
 /// half first); `out` ends within the table.
 fn unpack(table: &[u8], from: usize, out: &mut [u8]) {
@@ -1103,9 +1234,16 @@ fn least_of_four(table: &[u8], out: &mut [u8]) {
 fn build(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512bw") {
-            // SAFETY: the CPU has AVX-512BW (checked above).
-            return unsafe { build_avx512(group, text, lo, hi, last) };
+        if std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            return if group.lanes <= LANES / 2 {
+                // SAFETY: the CPU has AVX-512BW and VL (checked above).
+                unsafe { build_masked_256(group, text, lo, hi, last) }
+            } else {
+                // SAFETY: the CPU has AVX-512BW and VL (checked above).
+                unsafe { build_masked_512(group, text, lo, hi, last) }
+            };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked above).
@@ -1127,11 +1265,193 @@ fn build_lanes(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> 
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw")]
-fn build_avx512(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
-    build_lanes(group, text, lo, hi, last)
+/// [`build_portable`] in AVX-512 registers (one for full groups in 512-bit
+/// registers, one for half groups in 256-bit ones), for two measured
+/// savings on `scripts/gen-evaluate.py --scale 2` (the build's CPU, in
+/// samples of `perf record`):
+/// - the blocks of both halves are scanned sixteen chars at a time, their
+///   leasts stored after each block: no check of the position at every
+///   char, no bounds check of the text or of the masks' table (371-381
+///   samples against 336-350);
+/// - a lane's score moves by one with a masked subtract or add where its
+///   last row's delta is set, written in assembly: the compiler turns the
+///   masked forms of its intrinsics back into a mask widened to a vector
+///   and added, two more operations a char (the full groups took 195-198
+///   samples against 230-240).
+macro_rules! masked_build {
+    ($name:ident, $n:literal, $vec:ty, $load:ident, $store:ident, $and:ident, $or:ident,
+     $andnot:ident, $xor:ident, $add:ident, $test:ident, $msub:ident, $madd:ident, $min:ident,
+     $set1:ident, $zero:ident, $reg:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512bw,avx512vl")]
+        fn $name(group: &Group, text: &[u8], lo: usize, hi: usize, last: bool) -> Vec<[u8; LANES]> {
+            use std::arch::x86_64::*;
+            const N: usize = $n;
+            const { assert!(N <= LANES) };
+            let n = text.len();
+            let first_block = lo / BLOCK;
+            let end_block = if last {
+                hi / BLOCK
+            } else {
+                (hi.max(1) - 1) / BLOCK
+            };
+            let mut out = vec![[u8::MAX; LANES]; end_block + 1 - first_block];
+            let eq: &[[u8; LANES]; 256] = match group.eq.as_slice().try_into() {
+                Ok(eq) => eq,
+                Err(_) => unreachable!("a row of masks per byte"),
+            };
+            // SAFETY (every load and store below): a row holds LANES >= N
+            // bytes; the first N are read or written.
+            macro_rules! load {
+                ($row:expr) => {{
+                    let row: &[u8; LANES] = $row;
+                    unsafe { $load(row.as_ptr().cast()) }
+                }};
+            }
+            macro_rules! store {
+                ($block:expr, $v:expr) => {{
+                    let row: &mut [u8; LANES] = &mut out[$block - first_block];
+                    unsafe { $store(row.as_mut_ptr().cast(), $v) }
+                }};
+            }
+            let ones: $vec = $set1(-1);
+            let last_row = load!(&group.last);
+            // A stream: (pv, mv, score, least of its block so far).
+            let fresh = (ones, $zero(), load!(&group.len), ones);
+            macro_rules! step {
+                ($s:ident, $byte:expr) => {{
+                    let e = load!(&eq[usize::from($byte)]);
+                    let (pv, mv) = ($s.0, $s.1);
+                    let xv = $or(e, mv);
+                    let xh = $or($xor($add($and(e, pv), pv), pv), e);
+                    let ph = $or(mv, $andnot($or(xh, pv), ones));
+                    let mh = $and(pv, xh);
+                    // +1 (less -1) where the last row's delta is up, -1
+                    // where it is down.
+                    let up = $test(ph, last_row);
+                    let down = $test(mh, last_row);
+                    masked_step!($s.2, up, down, ones);
+                    let phs = $add(ph, ph);
+                    let mhs = $add(mh, mh);
+                    $s.0 = $or(mhs, $andnot($or(xv, phs), ones));
+                    $s.1 = $and(phs, xv);
+                }};
+            }
+            macro_rules! record {
+                ($s:ident, $x:expr) => {{
+                    let x: usize = $x;
+                    $s.3 = $min($s.3, $s.2);
+                    if x.is_multiple_of(BLOCK) {
+                        store!(x / BLOCK, $s.3);
+                        $s.3 = ones;
+                    }
+                }};
+            }
+            // score += 1 where `up`, score -= 1 where `down` (`ones`: -1
+            // in every lane).
+            macro_rules! masked_step {
+                ($sc:expr, $up:expr, $down:expr, $ones:expr) => {{
+                    unsafe {
+                        std::arch::asm!(
+                            concat!("vpsubb {s", $reg, "}{{{u}}}, {s", $reg, "}, {o", $reg, "}"),
+                            concat!("vpaddb {s", $reg, "}{{{d}}}, {s", $reg, "}, {o", $reg, "}"),
+                            s = inout(zmm_reg) $sc,
+                            u = in(kreg) $up,
+                            d = in(kreg) $down,
+                            o = in(zmm_reg) $ones,
+                            options(pure, nomem, nostack),
+                        );
+                    }
+                }};
+            }
+            let mid = lo + (hi - lo) / 2 / BLOCK * BLOCK;
+            let (mut upper, mut lower) = (fresh, fresh);
+            if last {
+                // Position n: the empty rest, the whole piece deleted.
+                upper.3 = upper.2;
+                if n.is_multiple_of(BLOCK) {
+                    store!(n / BLOCK, upper.3);
+                    upper.3 = ones;
+                }
+            }
+            for x in (hi..(hi + 2 * PIECE).min(n)).rev() {
+                step!(upper, text[x]);
+            }
+            for x in (mid..(mid + 2 * PIECE).min(n)).rev() {
+                step!(lower, text[x]);
+            }
+            let below = mid - lo;
+            for x in (mid + below..hi).rev() {
+                step!(upper, text[x]);
+                record!(upper, x);
+            }
+            // Whole blocks from here on (lo, mid and mid + below are
+            // blocks' starts): block j of each half, its chars from the
+            // last.
+            let (low_text, high_text) = (&text[lo..mid], &text[mid..mid + below]);
+            for j in (0..below / BLOCK).rev() {
+                let bytes = |half: &[u8]| -> [u8; BLOCK] {
+                    match half[j * BLOCK..(j + 1) * BLOCK].try_into() {
+                        Ok(b) => b,
+                        Err(_) => unreachable!("a block of chars"),
+                    }
+                };
+                let (bl, bu) = (bytes(low_text), bytes(high_text));
+                for i in (0..BLOCK).rev() {
+                    step!(lower, bl[i]);
+                    step!(upper, bu[i]);
+                    lower.3 = $min(lower.3, lower.2);
+                    upper.3 = $min(upper.3, upper.2);
+                }
+                store!(lo / BLOCK + j, lower.3);
+                store!(mid / BLOCK + j, upper.3);
+                lower.3 = ones;
+                upper.3 = ones;
+            }
+            out
+        }
+    };
 }
+
+masked_build!(
+    build_masked_512,
+    64,
+    __m512i,
+    _mm512_loadu_si512,
+    _mm512_storeu_si512,
+    _mm512_and_si512,
+    _mm512_or_si512,
+    _mm512_andnot_si512,
+    _mm512_xor_si512,
+    _mm512_add_epi8,
+    _mm512_test_epi8_mask,
+    _mm512_mask_sub_epi8,
+    _mm512_mask_add_epi8,
+    _mm512_min_epu8,
+    _mm512_set1_epi8,
+    _mm512_setzero_si512,
+    ""
+);
+
+masked_build!(
+    build_masked_256,
+    32,
+    __m256i,
+    _mm256_loadu_si256,
+    _mm256_storeu_si256,
+    _mm256_and_si256,
+    _mm256_or_si256,
+    _mm256_andnot_si256,
+    _mm256_xor_si256,
+    _mm256_add_epi8,
+    _mm256_test_epi8_mask,
+    _mm256_mask_sub_epi8,
+    _mm256_mask_add_epi8,
+    _mm256_min_epu8,
+    _mm256_set1_epi8,
+    _mm256_setzero_si256,
+    ":y"
+);
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -1668,6 +1988,94 @@ mod tests {
                     want,
                     "table {pi} block {b}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn masked_builds_equal_the_portable_one() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if !(std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vl"))
+            {
+                return;
+            }
+            let text = made_up_text(300, 60, 5);
+            let t = text.as_bytes();
+            let n = t.len();
+            assert!(n > 900, "{n} chars");
+            let words: Vec<&str> = text.split(' ').collect();
+            let mut pieces: Vec<Vec<char>> = Vec::new();
+            for (i, w) in words.iter().enumerate() {
+                // Whole words, cut ones and one-char pieces, with and
+                // without their space.
+                let p: Vec<char> = match i % 3 {
+                    0 => format!(" {w}").chars().take(PIECE).collect(),
+                    1 => w.chars().take(1 + i % PIECE).collect(),
+                    _ => w.chars().rev().take(2).collect(),
+                };
+                if !p.is_empty() && !pieces.contains(&p) {
+                    pieces.push(p);
+                }
+                if pieces.len() == LANES {
+                    break;
+                }
+            }
+            assert!(pieces.len() > LANES / 2, "{} pieces", pieces.len());
+            let mut ids: FxMap<char, u8> = FxMap::default();
+            for c in pieces.iter().flatten() {
+                let next = ids.len() as u8 + 1;
+                ids.entry(*c).or_insert(next);
+            }
+            let ascii: Vec<u8> = (0u8..128)
+                .map(|b| ids.get(&char::from(b)).copied().unwrap_or(0))
+                .collect();
+            let full = Group::of(&pieces, &ids, Some(&ascii));
+            let half = Group::of(&pieces[..LANES / 2 - 5], &ids, Some(&ascii));
+            let spans = [
+                (0, n, true),
+                (0, n - 37, false),
+                (160, n, true),
+                (160, 803, false),
+                (BLOCK, 2 * BLOCK + 3, false),
+                (n / BLOCK * BLOCK, n, true),
+            ];
+            for (lo, hi, last) in spans {
+                // SAFETY: the CPU has AVX-512BW and VL (checked above).
+                let (wide, narrow) = unsafe {
+                    (
+                        build_masked_512(&full, t, lo, hi, last),
+                        build_masked_256(&half, t, lo, hi, last),
+                    )
+                };
+                assert_eq!(
+                    wide,
+                    build_portable::<LANES>(&full, t, lo, hi, last),
+                    "{lo}..{hi}"
+                );
+                assert_eq!(
+                    narrow,
+                    build_portable::<{ LANES / 2 }>(&half, t, lo, hi, last),
+                    "{lo}..{hi}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn eight_rows_turn_lane_major() {
+        let mut rows = [[0u8; LANES]; 8];
+        for (r, row) in rows.iter_mut().enumerate() {
+            for (l, b) in row.iter_mut().enumerate() {
+                *b = (r * 31 + l * 7 + r * l) as u8;
+            }
+        }
+        let columns = transpose_eights(&rows);
+        for (l, c) in columns.iter().enumerate() {
+            let bytes = c.to_le_bytes();
+            for r in 0..8 {
+                assert_eq!(bytes[r], rows[r][l], "lane {l} row {r}");
             }
         }
     }
