@@ -50,7 +50,7 @@
 //!
 //! **The pass over the tables.** A quote's bound sums its pieces' window
 //! minima over every block. The quotes announced together
-//! (`Tables::prepare`) are summed together, a slice of `PASS` (256) blocks of
+//! (`Tables::prepare`) are summed together, a slice of `PASS` (1,024) blocks of
 //! starts at a time for all of them, the slices in parallel, each for the
 //! edits its search allows (a match at the floor, or a better one than its
 //! word pairs found: on `scripts/gen-evaluate.py --scale 2`, the pass took
@@ -115,8 +115,12 @@ const STRIDE: usize = 64;
 /// Most edits the u8 sums can tell from saturation.
 const MAX_K: usize = 254;
 /// Blocks per slice of [`Tables::prepare`]'s pass (a slice of every table
-/// in L2).
-const PASS: usize = 256;
+/// in L2: some 300 KB at `scripts/gen-evaluate.py --scale 2`, where slices
+/// of 1,024 blocks took the pass and the slices' making about 65 samples of
+/// `perf record` fewer than slices of 256, each job's loop run more times
+/// in a row and less of each slice's reach past its blocks made twice;
+/// 0.99x the whole run's CPU).
+const PASS: usize = 1024;
 
 type FxMap<K, V> = std::collections::HashMap<K, V, rustc_hash::FxBuildHasher>;
 
