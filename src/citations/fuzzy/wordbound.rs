@@ -944,46 +944,66 @@ fn within_avx2(
     let past = _mm256_set1_epi8(k8.wrapping_add(1) as i8);
     let zero = _mm256_setzero_si256();
     let mut pad = [0u8; RUN];
-    let mut start = range.start;
-    while start < range.end {
-        let (mut s0, mut s1) = (zero, zero);
-        let mut alive = true;
-        for (i, r) in reads.iter().enumerate() {
-            let run = run_of(blocks, r, start, &mut pad);
-            let bonus = _mm256_set1_epi8(r.bonus as i8);
-            // SAFETY: the run holds RUN = 64 bytes: two unaligned 32-byte
-            // loads from its start.
-            let (v0, v1) = unsafe {
-                let at = run.as_ptr().cast::<__m256i>();
-                (_mm256_loadu_si256(at), _mm256_loadu_si256(at.add(1)))
-            };
-            s0 = _mm256_adds_epu8(s0, _mm256_subs_epu8(v0, bonus));
-            s1 = _mm256_adds_epu8(s1, _mm256_subs_epu8(v1, bonus));
-            if looked_after(i) {
-                // Zero in every lane when every sum is past k8.
-                let short = _mm256_subs_epu8(past, _mm256_min_epu8(s0, s1));
-                if _mm256_testz_si256(short, short) == 1 {
-                    alive = false;
-                    break;
+    // The pass with `$run` (a read's RUN bytes from a block of starts, as
+    // a pointer).
+    macro_rules! pass {
+        ($run:expr) => {{
+            let mut start = range.start;
+            while start < range.end {
+                let (mut s0, mut s1) = (zero, zero);
+                let mut alive = true;
+                for (i, r) in reads.iter().enumerate() {
+                    let at: *const u8 = $run(r, start);
+                    let bonus = _mm256_set1_epi8(r.bonus as i8);
+                    // SAFETY: `at` holds RUN = 64 bytes: two unaligned
+                    // 32-byte loads from it.
+                    let (v0, v1) = unsafe {
+                        let at = at.cast::<__m256i>();
+                        (_mm256_loadu_si256(at), _mm256_loadu_si256(at.add(1)))
+                    };
+                    s0 = _mm256_adds_epu8(s0, _mm256_subs_epu8(v0, bonus));
+                    s1 = _mm256_adds_epu8(s1, _mm256_subs_epu8(v1, bonus));
+                    if looked_after(i) {
+                        // Zero in every lane when every sum is past k8.
+                        let short = _mm256_subs_epu8(past, _mm256_min_epu8(s0, s1));
+                        if _mm256_testz_si256(short, short) == 1 {
+                            alive = false;
+                            break;
+                        }
+                    }
                 }
+                if alive {
+                    let mut sum = [0u8; RUN];
+                    // SAFETY: `sum` holds 64 bytes: two unaligned 32-byte
+                    // stores.
+                    unsafe {
+                        let at = sum.as_mut_ptr().cast::<__m256i>();
+                        _mm256_storeu_si256(at, s0);
+                        _mm256_storeu_si256(at.add(1), s1);
+                    }
+                    let within0 =
+                        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_subs_epu8(s0, kv), zero))
+                            as u32;
+                    let within1 =
+                        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_subs_epu8(s1, kv), zero))
+                            as u32;
+                    let mask = u64::from(within0) | (u64::from(within1) << 32);
+                    keep_marked(&sum, mask, start, range.end, keep);
+                }
+                start += RUN;
             }
-        }
-        if alive {
-            let mut sum = [0u8; RUN];
-            // SAFETY: `sum` holds 64 bytes: two unaligned 32-byte stores.
-            unsafe {
-                let at = sum.as_mut_ptr().cast::<__m256i>();
-                _mm256_storeu_si256(at, s0);
-                _mm256_storeu_si256(at.add(1), s1);
-            }
-            let within0 =
-                _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_subs_epu8(s0, kv), zero)) as u32;
-            let within1 =
-                _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_subs_epu8(s1, kv), zero)) as u32;
-            let mask = u64::from(within0) | (u64::from(within1) << 32);
-            keep_marked(&sum, mask, start, range.end, keep);
-        }
-        start += RUN;
+        }};
+    }
+    // As in `within_avx512`: no check of each load where every run of
+    // the call lies within every read's `len`.
+    let end = range.start + range.len().div_ceil(RUN) * RUN;
+    if reads.iter().all(|r| end <= r.len) {
+        let base = blocks.as_ptr();
+        // SAFETY (of the offset): start + RUN <= end <= r.len: blocks
+        // start..start + RUN of the read lie in `blocks`.
+        pass!(|r: &Read, start: usize| unsafe { base.add(r.at + start) });
+    } else {
+        pass!(|r: &Read, start: usize| run_of(blocks, r, start, &mut pad).as_ptr());
     }
 }
 
