@@ -594,8 +594,11 @@ impl Tables {
     /// a job that keeps more than an eighth of them).
     fn prepare_run(&self, layout: &Layout, jobs: &[Job], run: Range<usize>) -> Vec<Option<Blocks>> {
         let mut out: Vec<Option<Blocks>> = vec![Some(Vec::new()); jobs.len()];
-        // An eighth of the run's blocks: a quote past it is dropped.
-        let most = (run.len() * PASS / 8).max(LANES);
+        // An eighth of the run's blocks (those of the text: the last
+        // slice may hold fewer): a quote past it is dropped.
+        let count = self.chars / BLOCK + 1;
+        let blocks = (run.end * PASS).min(count).saturating_sub(run.start * PASS);
+        let most = (blocks / 8).max(LANES);
         layout.each_slice(self, run, |slice, first, len| {
             for ((reads, k), slot) in jobs.iter().zip(out.iter_mut()) {
                 let Some(kept) = slot else { continue };
@@ -997,7 +1000,10 @@ fn within_avx2(
     // As in `within_avx512`: no check of each load where every run of
     // the call lies within every read's `len`.
     let end = range.start + range.len().div_ceil(RUN) * RUN;
-    if reads.iter().all(|r| end <= r.len) {
+    if reads
+        .iter()
+        .all(|r| end <= r.len && r.at + end <= blocks.len())
+    {
         let base = blocks.as_ptr();
         // SAFETY (of the offset): start + RUN <= end <= r.len: blocks
         // start..start + RUN of the read lie in `blocks`.
@@ -1092,7 +1098,10 @@ fn within_avx512(
     // samples of `perf record` on `scripts/gen-evaluate.py --scale 2`
     // against 232-245).
     let end = range.start + range.len().div_ceil(2 * RUN) * 2 * RUN;
-    if reads.iter().all(|r| end <= r.len) {
+    if reads
+        .iter()
+        .all(|r| end <= r.len && r.at + end <= blocks.len())
+    {
         let at = blocks.as_ptr();
         pass!(|r: &Read, start: usize| {
             // SAFETY: start + RUN <= end <= r.len: blocks start..start +
@@ -1884,6 +1893,58 @@ mod tests {
             (1..=13).all(|w| widths.contains(&w)),
             "widths covered: {widths:?}"
         );
+    }
+
+    /// Reads that run past their `len` (the kernels' checked loads, which
+    /// read 0 from `len` on) and past the buffer's end give every kernel
+    /// the portable one's blocks and sums.
+    #[test]
+    fn every_kernel_reads_zeros_past_a_read_s_len() {
+        let mut x = 7u64;
+        let blocks: Vec<u8> = (0..700)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 33) % 5) as u8
+            })
+            .collect();
+        let n = blocks.len();
+        let reads = [
+            Read {
+                at: 3,
+                len: n - 3,
+                bonus: 1,
+            },
+            Read {
+                at: 200,
+                len: 150,
+                bonus: 0,
+            },
+            Read {
+                at: n - 90,
+                len: 90,
+                bonus: 0,
+            },
+            Read {
+                at: 410,
+                len: 40,
+                bonus: 0,
+            },
+        ];
+        for k8 in [0, 2, 5, 9] {
+            for range in [0..300, 37..250, 0..64, 100..101] {
+                let mut want = Vec::new();
+                within_portable(&blocks, &reads, range.clone(), k8, &mut |b, s| {
+                    want.push((b, s))
+                });
+                for (name, kernel) in kernels() {
+                    let mut got = Vec::new();
+                    kernel(&blocks, &reads, range.clone(), k8, &mut got);
+                    assert_eq!(got, want, "{name} {range:?} k8={k8}");
+                }
+            }
+        }
     }
 
     /// With no read (every window of a quote too wide, its first piece
