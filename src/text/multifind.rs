@@ -172,6 +172,11 @@ impl<'p> MultiFind<'p> {
                     let hits = &self.sites[self.runs[i] as usize..self.runs[i + 1] as usize];
                     starts.clear();
                     for &(id, offset) in hits {
+                        // A later key gives a later start: with
+                        // `first_only`, a pattern found is done.
+                        if first_only && !found[id as usize].is_empty() {
+                            continue;
+                        }
                         let Some(start) = at.checked_sub(usize::from(offset)) else {
                             continue;
                         };
