@@ -232,9 +232,9 @@ impl Pattern {
     /// [`Pattern::reaches`] for each of `texts` (the same answers), their
     /// scans side by side, [`LANES`] at a time in the lanes of one vector
     /// ([`WIDE_LANES`] with AVX-512) for quotes of up to 128 chars: one
-    /// window's scan is a chain of
-    /// dependent steps, and independent chains side by side keep the core
-    /// busy (longer quotes are scanned one window at a time).
+    /// window's scan is a chain of dependent steps, and independent chains
+    /// side by side keep the core busy (longer quotes are scanned one
+    /// window at a time).
     pub(crate) fn reaches_each(&self, texts: &[&str], k: u32) -> Vec<bool> {
         if self.len == 0 {
             return vec![true; texts.len()];
