@@ -407,6 +407,12 @@ impl Tables {
         }
     }
 
+    /// The blocks of starts of the text: one per [`BLOCK`] chars, and the
+    /// one its end falls in (or past it).
+    fn blocks_of_starts(&self) -> usize {
+        self.chars / BLOCK + 1
+    }
+
     /// Tabled pieces.
     pub fn len(&self) -> usize {
         self.index.len()
@@ -489,7 +495,7 @@ impl Tables {
     }
 
     fn survivors(&self, plan: &[(usize, isize, u8)], k: usize) -> Vec<usize> {
-        let count = self.chars / BLOCK + 1;
+        let count = self.blocks_of_starts();
         let windows = self.windows(plan, k);
         let layout = Layout::new(self, [windows.as_slice()], PASS);
         let reads = layout.reads(&windows);
@@ -568,7 +574,7 @@ impl Tables {
         }
         let layout = Layout::new(self, planned.iter().map(|(w, _)| w.as_slice()), PASS);
         let jobs: Vec<Job> = planned.iter().map(|(w, k)| (layout.reads(w), *k)).collect();
-        let count = self.chars / BLOCK + 1;
+        let count = self.blocks_of_starts();
         let slices = count.div_ceil(PASS);
         // A few tasks per thread, each a run of slices.
         let run = slices
@@ -596,7 +602,7 @@ impl Tables {
         let mut out: Vec<Option<Blocks>> = vec![Some(Vec::new()); jobs.len()];
         // An eighth of the run's blocks (those of the text: the last
         // slice may hold fewer): a quote past it is dropped.
-        let count = self.chars / BLOCK + 1;
+        let count = self.blocks_of_starts();
         let blocks = (run.end * PASS).min(count).saturating_sub(run.start * PASS);
         let most = (blocks / 8).max(LANES);
         layout.each_slice(self, run, |slice, first, len| {
@@ -776,7 +782,7 @@ impl Layout {
         slices: Range<usize>,
         mut f: impl FnMut(&[u8], usize, usize),
     ) {
-        let count = tables.chars / BLOCK + 1;
+        let count = tables.blocks_of_starts();
         let mut slice = Vec::new();
         for at in slices {
             let first = at * self.starts;
@@ -903,6 +909,16 @@ fn run_of<'b>(blocks: &'b [u8], r: &Read, start: usize, pad: &'b mut [u8; RUN]) 
     pad
 }
 
+/// Whether every read's blocks of starts up to `end` lie before its `len`
+/// and within `blocks`: the vector kernels' condition for loading every
+/// run of a call unchecked.
+#[inline]
+fn reads_lie_within(reads: &[Read], blocks: &[u8], end: usize) -> bool {
+    reads
+        .iter()
+        .all(|r| end <= r.len && r.at + end <= blocks.len())
+}
+
 fn within_portable(
     blocks: &[u8],
     reads: &[Read],
@@ -1000,10 +1016,7 @@ fn within_avx2(
     // As in `within_avx512`: no check of each load where every run of
     // the call lies within every read's `len`.
     let end = range.start + range.len().div_ceil(RUN) * RUN;
-    if reads
-        .iter()
-        .all(|r| end <= r.len && r.at + end <= blocks.len())
-    {
+    if reads_lie_within(reads, blocks, end) {
         let base = blocks.as_ptr();
         // SAFETY (of the offset): start + RUN <= end <= r.len: blocks
         // start..start + RUN of the read lie in `blocks`.
@@ -1098,10 +1111,7 @@ fn within_avx512(
     // samples of `perf record` on `scripts/gen-evaluate.py --scale 2`
     // against 232-245).
     let end = range.start + range.len().div_ceil(2 * RUN) * 2 * RUN;
-    if reads
-        .iter()
-        .all(|r| end <= r.len && r.at + end <= blocks.len())
-    {
+    if reads_lie_within(reads, blocks, end) {
         let at = blocks.as_ptr();
         pass!(|r: &Read, start: usize| {
             // SAFETY: start + RUN <= end <= r.len: blocks start..start +
@@ -1745,7 +1755,7 @@ mod tests {
             .map(|q| q.chars().collect())
             .collect();
         let tables = Tables::new(&text, &quotes).expect("shared pieces");
-        let count = tables.chars / BLOCK + 1;
+        let count = tables.blocks_of_starts();
         // Windows of the second quote only (a table may have no slot),
         // for edits that give widths of 1 to 12.
         let (plan, _) = tables.plan(&quotes[1]);
@@ -1826,7 +1836,7 @@ mod tests {
             .chain(std::iter::once(text.chars().take(300).collect()))
             .collect();
         let tables = Tables::new(&text, &quotes).expect("shared pieces");
-        let count = tables.chars / BLOCK + 1;
+        let count = tables.blocks_of_starts();
         let mut widths = std::collections::BTreeSet::new();
         let kernels = kernels();
         for q in &quotes {
